@@ -1,0 +1,727 @@
+//! Reading a message: which signals it carries, whether it states a goal, which slots an
+//! assistant asks for, and the values a user gives for slots.
+//!
+//! Every phrase list of the lexicon is compiled into one Aho-Corasick automaton, searched once per
+//! message with overlapping matches; each match is kept only on whole-word boundaries and then
+//! looked up in a table of what that phrase means (a phrase may mean several things: "ok" is a
+//! filler and an approval). Sentence logic — leads at sentence starts, negation scope, the
+//! `lead` position of cancel phrases — works on that list of hits. Slot extractors are regexes,
+//! compiled once by the pattern loader and run only for the slots of the goal at hand.
+
+use std::cmp::Reverse;
+use std::ops::Range;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use smallvec::SmallVec;
+
+use super::lexicon::{
+    DescriptionMode, Extractor, GoalDef, Lexicon, Position, Role, Settings, Signal, SlotDef,
+};
+
+/// The most slots a lexicon may define: `asked` sets are a `u64`.
+pub const MAX_SLOTS: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Meaning {
+    Filler,
+    Ack,
+    Intent,
+    /// Index into `Classifier::leads`.
+    Lead(u16),
+    /// Index into `Classifier::signals`.
+    Signal(u8),
+    Negation,
+    ClauseBreak,
+    SmallTalk,
+    NonAnswer,
+    /// Index into the lexicon's slots.
+    Asks(u16),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LeadInfo {
+    goal: u16,
+    mode: DescriptionMode,
+    object_must_match: Option<u16>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SignalInfo {
+    signal: Signal,
+    role: Role,
+    position: Position,
+}
+
+/// One whole-word match of a phrase in the message.
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    start: u32,
+    end: u32,
+    phrase: u32,
+    /// Inside a longer phrase that is a signal, an intent or a non-answer, and so read as part
+    /// of it: "sure" in "make sure", "not sure".
+    shadowed: bool,
+}
+
+impl Hit {
+    fn start(self) -> usize {
+        self.start as usize
+    }
+    fn end(self) -> usize {
+        self.end as usize
+    }
+}
+
+/// A set of signals, one bit each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Signals(u16);
+
+impl Signals {
+    pub fn of(signal: Signal) -> Signals {
+        Signals(signal.bit())
+    }
+    pub fn has(self, signal: Signal) -> bool {
+        self.0 & signal.bit() != 0
+    }
+    pub fn insert(&mut self, signal: Signal) {
+        self.0 |= signal.bit();
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Without `signal`.
+    pub fn without(self, signal: Signal) -> Signals {
+        Signals(self.0 & !signal.bit())
+    }
+    pub fn iter(self) -> impl Iterator<Item = Signal> {
+        Signal::ALL.into_iter().filter(move |s| self.has(*s))
+    }
+}
+
+/// A goal lead found in a user message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoalLead {
+    /// Index into the lexicon's goals.
+    pub goal: usize,
+    /// The goal's description, as a byte range of the message.
+    pub description: Range<usize>,
+}
+
+/// What a message says, before the rules decide what it does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// Role-gated, not negated signals (and the cancel phrase only when the message leads with
+    /// it).
+    pub signals: Signals,
+    /// The first goal lead of a user message.
+    pub goal: Option<GoalLead>,
+    /// Slots an assistant message asks for, one bit per slot index.
+    pub asks: u64,
+    /// A user reply that answers nothing ("not sure", "skip").
+    pub non_answer: bool,
+}
+
+/// The compiled lexicon.
+#[derive(Debug)]
+pub struct Classifier {
+    matcher: AhoCorasick,
+    /// `meanings[meaning_at[p]..meaning_at[p + 1]]` are the meanings of phrase `p`.
+    meaning_at: Vec<u32>,
+    meanings: Vec<Meaning>,
+    /// Whether phrase `p` starts and ends with a word character: only such edges need a word
+    /// boundary (`<artifact` matches inside `x<artifact`).
+    word_edges: Vec<(bool, bool)>,
+    leads: Vec<LeadInfo>,
+    signals: Vec<SignalInfo>,
+    goals: Vec<GoalDef>,
+    slots: Vec<SlotDef>,
+    articles: Vec<String>,
+    trailing: Vec<String>,
+    pronouns: Vec<String>,
+    noun_phrase_ends: Vec<String>,
+    small_talk_tail_words: u32,
+}
+
+/// The lexicon could not be compiled (only a pattern set far past any sane size does this).
+#[derive(Debug)]
+pub struct BuildError(pub String);
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl Classifier {
+    pub fn new(lexicon: &Lexicon, settings: &Settings) -> Result<Classifier, BuildError> {
+        if lexicon.slots.len() > MAX_SLOTS {
+            return Err(BuildError(format!("at most {MAX_SLOTS} slots are supported")));
+        }
+        let mut entries: Vec<(String, Meaning)> = Vec::new();
+        let lang = &lexicon.language;
+        let mut add = |list: &[String], m: Meaning| {
+            entries.extend(list.iter().map(|p| (normalize_phrase(p), m)));
+        };
+        add(&lang.fillers, Meaning::Filler);
+        add(&lang.acknowledgements, Meaning::Ack);
+        add(&lang.intents, Meaning::Intent);
+        add(&lang.small_talk, Meaning::SmallTalk);
+        add(&lang.negations, Meaning::Negation);
+        add(&lang.clause_breaks, Meaning::ClauseBreak);
+        add(&lang.non_answers, Meaning::NonAnswer);
+        let mut leads = Vec::new();
+        for (g, goal) in lexicon.goals.iter().enumerate() {
+            for group in &goal.leads {
+                let id = leads.len() as u16;
+                leads.push(LeadInfo {
+                    goal: g as u16,
+                    mode: group.description,
+                    object_must_match: group.object_must_match.map(|s| s as u16),
+                });
+                add(&group.phrases, Meaning::Lead(id));
+            }
+        }
+        let mut signals = Vec::new();
+        for def in &lexicon.signals {
+            let id = signals.len() as u8;
+            signals.push(SignalInfo {
+                signal: def.signal,
+                role: def.role,
+                position: def.position,
+            });
+            add(&def.phrases, Meaning::Signal(id));
+        }
+        for (s, slot) in lexicon.slots.iter().enumerate() {
+            add(&slot.cues, Meaning::Asks(s as u16));
+        }
+        entries.retain(|(p, _)| !p.is_empty());
+        // One automaton pattern per distinct phrase; its meanings are grouped in a table.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut phrases: Vec<String> = Vec::new();
+        let mut meaning_at = Vec::new();
+        let mut meanings = Vec::new();
+        for (phrase, meaning) in entries {
+            if phrases.last() != Some(&phrase) {
+                meaning_at.push(meanings.len() as u32);
+                phrases.push(phrase);
+            }
+            if !meanings[*meaning_at.last().unwrap_or(&0) as usize..].contains(&meaning) {
+                meanings.push(meaning);
+            }
+        }
+        meaning_at.push(meanings.len() as u32);
+        let word_edges = phrases
+            .iter()
+            .map(|p| {
+                let first = p.chars().next().is_some_and(is_word_char);
+                let last = p.chars().next_back().is_some_and(is_word_char);
+                (first, last)
+            })
+            .collect();
+        let matcher = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&phrases)
+            .or_else(|_| {
+                // A DFA too large for memory: the slower NFA does the same job.
+                AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::Standard)
+                    .build(&phrases)
+            })
+            .map_err(|e| BuildError(format!("phrase automaton: {e}")))?;
+        let lower = |list: &[String]| list.iter().map(|p| normalize_phrase(p)).collect();
+        Ok(Classifier {
+            matcher,
+            meaning_at,
+            meanings,
+            word_edges,
+            leads,
+            signals,
+            goals: lexicon.goals.clone(),
+            slots: lexicon.slots.clone(),
+            articles: lower(&lang.articles),
+            trailing: lower(&lang.trailing),
+            pronouns: lower(&lang.pronouns),
+            noun_phrase_ends: lower(&lang.noun_phrase_ends),
+            small_talk_tail_words: settings.small_talk_tail_words,
+        })
+    }
+
+    pub fn goals(&self) -> &[GoalDef] {
+        &self.goals
+    }
+
+    pub fn slots(&self) -> &[SlotDef] {
+        &self.slots
+    }
+
+    /// The goal definition of a goal type (every type is defined: the loader checks it).
+    pub fn goal_def(&self, goal_type: super::state::GoalType) -> Option<&GoalDef> {
+        self.goals.iter().find(|g| g.goal_type == goal_type)
+    }
+
+    /// Reads a message written by `role`. `text` should be normalised (see [`normalize`]).
+    pub fn read(&self, text: &str, role: Role) -> Reading {
+        let view = View::new(self, text);
+        let mut reading = Reading::default();
+        for hit in view.hits.iter().filter(|h| !h.shadowed) {
+            for &meaning in view.meanings(*hit) {
+                match meaning {
+                    Meaning::Signal(i) => {
+                        let info = self.signals[i as usize];
+                        if info.role != role {
+                            continue;
+                        }
+                        let counts = match info.position {
+                            Position::Anywhere => !view.negated(*hit),
+                            Position::Lead => view.leads_message(*hit),
+                        };
+                        if counts {
+                            reading.signals.insert(info.signal);
+                        }
+                    }
+                    Meaning::Asks(slot) if role == Role::Assistant => {
+                        reading.asks |= 1 << slot;
+                    }
+                    Meaning::NonAnswer if role == Role::User => reading.non_answer = true,
+                    _ => {}
+                }
+            }
+        }
+        if role == Role::User {
+            reading.goal = view.goal_lead();
+        }
+        reading
+    }
+
+    /// The value `text` gives for `slot`, as a byte range of `text`, from the slot's first
+    /// extractor that yields one.
+    pub fn extract(&self, text: &str, slot: usize) -> Option<Range<usize>> {
+        self.slots[slot]
+            .extractors
+            .iter()
+            .find_map(|x| self.extract_with(x, text))
+    }
+
+    fn extract_with(&self, x: &Extractor, text: &str) -> Option<Range<usize>> {
+        x.pattern.captures_iter(text).find_map(|caps| {
+            let m = caps.name("value").or_else(|| caps.get(0))?;
+            let span = self.clean(text, m.start()..m.end(), true);
+            let value = &text[span.clone()];
+            let rejected = x.unless.as_ref().is_some_and(|u| u.is_match(value));
+            (!span.is_empty() && !rejected).then_some(span)
+        })
+    }
+
+    /// The reply as the value of a slot that was asked for: the message without fillers,
+    /// leading articles and trailing punctuation.
+    pub fn answer_span(&self, text: &str) -> Range<usize> {
+        let view = View::new(self, text);
+        let start = view.skip(0, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+        self.clean(text, start..text.len(), true)
+    }
+
+    /// Trims `span` of `text`: white space and punctuation at both ends, the lexicon's trailing
+    /// words at the end and, when `articles`, its articles at the start.
+    fn clean(&self, text: &str, span: Range<usize>, articles: bool) -> Range<usize> {
+        let (mut s, mut e) = (span.start, span.end);
+        loop {
+            let before = (s, e);
+            let slice = &text[s..e];
+            let trimmed = slice.trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, ',' | ':' | ';' | '-' | '"' | '\'' | '(' | '—')
+            });
+            s = e - trimmed.len();
+            let slice = &text[s..e];
+            let trimmed = slice.trim_end_matches(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | '"' | '\'' | ')' | '—')
+            });
+            e = s + trimmed.len();
+            if articles {
+                if let Some(w) = self.articles.iter().find(|w| starts_with_word(&text[s..e], w)) {
+                    s += w.len();
+                }
+            }
+            if let Some(w) = self.trailing.iter().find(|w| ends_with_word(&text[s..e], w)) {
+                e -= w.len();
+            }
+            if (s, e) == before {
+                return s..e;
+            }
+        }
+    }
+
+    fn starts_with_any(&self, list: &[String], text: &str) -> bool {
+        list.iter().any(|w| starts_with_word(text, w))
+    }
+}
+
+/// A message with its hits, for the sentence logic.
+struct View<'a> {
+    cls: &'a Classifier,
+    text: &'a str,
+    hits: SmallVec<[Hit; 32]>,
+}
+
+impl<'a> View<'a> {
+    fn new(cls: &'a Classifier, text: &'a str) -> View<'a> {
+        let mut hits: SmallVec<[Hit; 32]> = SmallVec::new();
+        for m in cls.matcher.find_overlapping_iter(text) {
+            let (first, last) = cls.word_edges[m.pattern().as_usize()];
+            if (first && !boundary_before(text, m.start())) || (last && !boundary_after(text, m.end()))
+            {
+                continue;
+            }
+            hits.push(Hit {
+                start: m.start() as u32,
+                end: m.end() as u32,
+                phrase: m.pattern().as_u32(),
+                shadowed: false,
+            });
+        }
+        // By start, longest first: the first hit found at a position is its longest.
+        hits.sort_unstable_by_key(|h| (h.start, Reverse(h.end)));
+        let mut view = View { cls, text, hits };
+        for i in 0..view.hits.len() {
+            let h = view.hits[i];
+            view.hits[i].shadowed = view.hits.iter().any(|o| {
+                o.start <= h.start
+                    && o.end >= h.end
+                    && o.end - o.start > h.end - h.start
+                    && view.meanings(*o).iter().any(|m| {
+                        matches!(m, Meaning::Signal(_) | Meaning::Intent | Meaning::NonAnswer)
+                    })
+            });
+        }
+        view
+    }
+
+    fn meanings(&self, hit: Hit) -> &'a [Meaning] {
+        let p = hit.phrase as usize;
+        let (a, b) = (self.cls.meaning_at[p], self.cls.meaning_at[p + 1]);
+        &self.cls.meanings[a as usize..b as usize]
+    }
+
+    /// The longest hit starting at `at` with a meaning that `want` accepts.
+    fn at(&self, at: usize, want: impl Fn(Meaning) -> bool) -> Option<Hit> {
+        let first = self.hits.partition_point(|h| h.start() < at);
+        self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() == at)
+            .find(|h| self.meanings(**h).iter().any(|m| want(*m)))
+            .copied()
+    }
+
+    /// `at` moved past white space and soft punctuation, then past every phrase that `want`
+    /// accepts, repeatedly.
+    fn skip(&self, mut at: usize, want: impl Fn(Meaning) -> bool) -> usize {
+        loop {
+            at = skip_soft(self.text, at);
+            match self.at(at, &want) {
+                Some(h) => at = h.end(),
+                None => return at,
+            }
+        }
+    }
+
+    /// A signal phrase is negated when a negation stands before it in its clause.
+    fn negated(&self, hit: Hit) -> bool {
+        self.hits.iter().take_while(|n| n.start < hit.start).any(|n| {
+            n.end <= hit.start
+                && !n.shadowed
+                && self.meanings(*n).contains(&Meaning::Negation)
+                && !self.clause_ends_between(n.end(), hit.start())
+        })
+    }
+
+    fn clause_ends_between(&self, from: usize, to: usize) -> bool {
+        self.text.as_bytes()[from..to]
+            .iter()
+            .any(|b| is_clause_byte(*b))
+            || self.hits.iter().any(|h| {
+                h.start() >= from && h.end() <= to && self.meanings(*h).contains(&Meaning::ClauseBreak)
+            })
+    }
+
+    /// Whether the message leads with this hit (after fillers) and the hit ends its clause.
+    fn leads_message(&self, hit: Hit) -> bool {
+        let filler = |m| m == Meaning::Filler;
+        if self.skip(0, filler) != hit.start() {
+            return false;
+        }
+        let mut at = hit.end();
+        loop {
+            at += self.text[at..].len() - self.text[at..].trim_start().len();
+            match self.at(at, filler) {
+                Some(h) => at = h.end(),
+                None => break,
+            }
+        }
+        at == self.text.len()
+            || is_clause_byte(self.text.as_bytes()[at])
+            || self.at(at, |m| m == Meaning::ClauseBreak).is_some()
+    }
+
+    /// The first goal lead at the start of a sentence.
+    fn goal_lead(&self) -> Option<GoalLead> {
+        sentences(self.text).find_map(|s| self.lead_in(s))
+    }
+
+    fn lead_in(&self, sentence: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        // Before a lead: fillers, acknowledgements, and cancel or switch markers ("Forget that,
+        // build a calculator").
+        let start = self.skip(sentence.start, |m| match m {
+            Meaning::Filler | Meaning::Ack => true,
+            Meaning::Signal(i) => matches!(
+                cls.signals[i as usize].signal,
+                Signal::Cancel | Signal::Switch
+            ),
+            _ => false,
+        });
+        if start >= sentence.end {
+            return None;
+        }
+        if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
+            let tail = &self.text[h.end().min(sentence.end)..sentence.end];
+            if count_words(tail) <= cls.small_talk_tail_words as usize {
+                return None;
+            }
+        }
+        // Leads may follow intents ("could you", "I want to"); the longest lead wins, then the
+        // first declared.
+        let mut anchors: SmallVec<[usize; 4]> = SmallVec::new();
+        let mut at = start;
+        while anchors.len() < 8 {
+            anchors.push(at);
+            match self.at(at, |m| matches!(m, Meaning::Intent | Meaning::Filler)) {
+                Some(h) => at = skip_soft(self.text, h.end()),
+                None => break,
+            }
+        }
+        let mut candidates: SmallVec<[(Hit, u16); 8]> = SmallVec::new();
+        for h in &self.hits {
+            if h.end() > sentence.end || !anchors.contains(&h.start()) {
+                continue;
+            }
+            for m in self.meanings(*h) {
+                if let Meaning::Lead(id) = m {
+                    candidates.push((*h, *id));
+                }
+            }
+        }
+        candidates.sort_unstable_by_key(|(h, id)| (Reverse(h.end), *id));
+        candidates
+            .into_iter()
+            .find_map(|(h, id)| self.goal_from(h, cls.leads[id as usize], sentence.end))
+    }
+
+    /// The goal a lead states, if its object qualifies.
+    fn goal_from(&self, lead: Hit, info: LeadInfo, end: usize) -> Option<GoalLead> {
+        let cls = self.cls;
+        let object = cls.clean(self.text, lead.end()..end, true);
+        if object.is_empty() {
+            return None;
+        }
+        let object_text = &self.text[object.clone()];
+        if info.mode == DescriptionMode::Object && cls.starts_with_any(&cls.pronouns, object_text)
+        {
+            return None;
+        }
+        if let Some(slot) = info.object_must_match {
+            let np = noun_phrase(object_text, &cls.noun_phrase_ends);
+            cls.extract(np, slot as usize)?;
+        }
+        let description = match info.mode {
+            DescriptionMode::Object => object,
+            DescriptionMode::Sentence => cls.clean(self.text, lead.start()..end, false),
+        };
+        Some(GoalLead {
+            goal: info.goal as usize,
+            description,
+        })
+    }
+}
+
+/// Straight quotes for curly ones, so phrases written with `'` match "I’ll".
+pub fn normalize(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(['\u{2019}', '\u{2018}']) {
+        std::borrow::Cow::Owned(text.replace(['\u{2019}', '\u{2018}'], "'"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// A phrase as the automaton stores it: lowercase, single spaces, straight quotes.
+pub fn normalize_phrase(phrase: &str) -> String {
+    normalize(phrase)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `'` joins words ("don't"): it counts as a word character when a letter follows it.
+fn boundary_after(text: &str, at: usize) -> bool {
+    let mut rest = text[at..].chars();
+    match rest.next() {
+        None => true,
+        Some('\'') => !rest.next().is_some_and(char::is_alphabetic),
+        Some(c) => !is_word_char(c),
+    }
+}
+
+fn boundary_before(text: &str, at: usize) -> bool {
+    let mut before = text[..at].chars().rev();
+    match before.next() {
+        None => true,
+        Some('\'') => !before.next().is_some_and(char::is_alphabetic),
+        Some(c) => !is_word_char(c),
+    }
+}
+
+fn is_clause_byte(b: u8) -> bool {
+    matches!(b, b',' | b';' | b'.' | b'!' | b'?' | b'\n')
+}
+
+/// Past white space and punctuation that does not end a sentence.
+fn skip_soft(text: &str, at: usize) -> usize {
+    let rest = &text[at..];
+    at + rest.len()
+        - rest
+            .trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, ',' | ':' | '-' | '—' | '–' | '"' | '(' | '*')
+            })
+            .len()
+}
+
+/// Sentence spans: split on `!`, `?`, `;`, line breaks, and `.` followed by white space or the
+/// end (so `Node.js` and `3.5` stay whole).
+fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            let ends = match b {
+                b'!' | b'?' | b';' | b'\n' => true,
+                b'.' => i == bytes.len() || bytes[i].is_ascii_whitespace(),
+                _ => false,
+            };
+            if ends {
+                let s = start..i - 1;
+                start = i;
+                if !text[s.clone()].trim().is_empty() {
+                    return Some(s);
+                }
+            }
+        }
+        if start < bytes.len() {
+            let s = start..bytes.len();
+            start = bytes.len();
+            if !text[s.clone()].trim().is_empty() {
+                return Some(s);
+            }
+        }
+        None
+    })
+}
+
+fn count_words(text: &str) -> usize {
+    text.split(|c: char| !is_word_char(c) && c != '\'')
+        .filter(|w| !w.is_empty())
+        .count()
+}
+
+/// Whether `text` starts with the whole word (or words) `word`, ignoring ASCII case.
+fn starts_with_word(text: &str, word: &str) -> bool {
+    text.len() >= word.len()
+        && text.is_char_boundary(word.len())
+        && text[..word.len()].eq_ignore_ascii_case(word)
+        && boundary_after(text, word.len())
+}
+
+fn ends_with_word(text: &str, word: &str) -> bool {
+    let at = text.len().wrapping_sub(word.len());
+    text.len() >= word.len()
+        && text.is_char_boundary(at)
+        && text[at..].eq_ignore_ascii_case(word)
+        && boundary_before(text, at)
+}
+
+/// The noun phrase at the start of `text`: up to the first word of `ends` or clause
+/// punctuation.
+fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
+        if rest.starts_with(|c: char| c.is_ascii() && is_clause_byte(c as u8)) {
+            return &text[..at];
+        }
+        if boundary_before(text, at) && ends.iter().any(|w| starts_with_word(rest, w)) {
+            return text[..at].trim_end();
+        }
+        at += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_on_terminators_but_not_inside_words() {
+        let text = "Use Node.js 3.5 please. Then stop! Why? a;b\nc";
+        let got: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
+        assert_eq!(
+            got,
+            ["Use Node.js 3.5 please", " Then stop", " Why", " a", "b", "c"]
+        );
+    }
+
+    #[test]
+    fn word_boundaries_treat_apostrophes_as_joiners() {
+        assert!(boundary_after("ok then", 2));
+        assert!(!boundary_after("book", 2));
+        assert!(!boundary_after("don't", 3));
+        assert!(boundary_after("'ok'", 3));
+        assert!(!boundary_before("book", 2));
+        assert!(boundary_before("a book", 2));
+    }
+
+    #[test]
+    fn word_prefixes_and_suffixes_are_whole_words() {
+        assert!(starts_with_word("an app", "an"));
+        assert!(!starts_with_word("anvil", "an"));
+        assert!(ends_with_word("build it please", "please"));
+        assert!(!ends_with_word("displease", "please"));
+        assert!(!starts_with_word("é", "e"));
+    }
+
+    #[test]
+    fn noun_phrases_end_at_stop_words_and_punctuation() {
+        let ends = vec!["to".to_string(), "for".to_string()];
+        assert_eq!(noun_phrase("a minute to think", &ends), "a minute");
+        assert_eq!(noun_phrase("a landing page, today", &ends), "a landing page");
+        assert_eq!(noun_phrase("a tomato form", &ends), "a tomato form");
+    }
+
+    #[test]
+    fn curly_quotes_are_normalised() {
+        assert_eq!(normalize("I’ll start"), "I'll start");
+        assert!(matches!(normalize("plain"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(normalize_phrase("  Go   Ahead "), "go ahead");
+    }
+}

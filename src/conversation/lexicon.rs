@@ -1,0 +1,205 @@
+//! The vocabulary the classifier is compiled from: plain data, filled by `crate::patterns` from
+//! the files under `patterns/`, or by tests directly.
+
+use std::sync::Arc;
+
+use chrono::TimeDelta;
+use regex::Regex;
+
+use super::state::GoalType;
+
+/// Who wrote a message; signals are gated by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// The phrase classes the rule table reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    Approve,
+    StartWork,
+    WorkDone,
+    Satisfied,
+    ChangeRequest,
+    Cancel,
+    /// Marks a new goal as replacing the current one.
+    Switch,
+    /// Ends a finished conversation ("bye", "see you") wherever it stands in the message.
+    Farewell,
+}
+
+impl Signal {
+    pub const ALL: [Signal; 8] = [
+        Signal::Approve,
+        Signal::StartWork,
+        Signal::WorkDone,
+        Signal::Satisfied,
+        Signal::ChangeRequest,
+        Signal::Cancel,
+        Signal::Switch,
+        Signal::Farewell,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Signal::Approve => "approve",
+            Signal::StartWork => "start_work",
+            Signal::WorkDone => "work_done",
+            Signal::Satisfied => "satisfied",
+            Signal::ChangeRequest => "change_request",
+            Signal::Cancel => "cancel",
+            Signal::Switch => "switch",
+            Signal::Farewell => "farewell",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Signal> {
+        Signal::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// Whether a client may send it as an explicit signal (a button press).
+    pub fn is_explicit(self) -> bool {
+        !matches!(self, Signal::Switch | Signal::Farewell)
+    }
+
+    pub(crate) fn bit(self) -> u16 {
+        1 << self as u16
+    }
+}
+
+/// Where in a message a signal phrase counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    /// Anywhere, unless negated.
+    Anywhere,
+    /// Only when the message leads with it (after fillers) and it ends its clause: "Never mind,
+    /// ..." cancels, "Stop using semicolons" does not.
+    Lead,
+}
+
+/// How a goal's description is cut from its sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescriptionMode {
+    /// The words after the lead: "build a todo app" gives `todo app`.
+    Object,
+    /// The sentence from the lead on: "How do I make a cake?" gives `How do I make a cake`.
+    Sentence,
+}
+
+#[derive(Clone, Debug)]
+pub struct LeadGroup {
+    pub phrases: Vec<String>,
+    pub description: DescriptionMode,
+    /// A slot whose extractors must match the noun phrase right after the lead ("I need a
+    /// landing page" is a goal, "I need a minute" is not).
+    pub object_must_match: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GoalDef {
+    pub goal_type: GoalType,
+    /// Indices into [`Lexicon::slots`], in the order they are shown.
+    pub slots: Vec<usize>,
+    pub leads: Vec<LeadGroup>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Extractor {
+    /// Matches the slot's value; the `value` group (or the whole match) is the value.
+    pub pattern: Regex,
+    /// A value this matches is not taken from this extractor.
+    pub unless: Option<Regex>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SlotDef {
+    pub name: Arc<str>,
+    pub description: Arc<str>,
+    pub question: Arc<str>,
+    /// Phrases that, in an assistant message, ask for this slot.
+    pub cues: Vec<String>,
+    /// Tried in order; the first that yields a value wins.
+    pub extractors: Vec<Extractor>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SignalDef {
+    pub signal: Signal,
+    pub role: Role,
+    pub position: Position,
+    pub phrases: Vec<String>,
+}
+
+/// Word lists that shape how a sentence is read.
+#[derive(Clone, Debug, Default)]
+pub struct Language {
+    /// Skipped at the start of a sentence before a goal lead or a leading signal: hi, ok, so.
+    pub fillers: Vec<String>,
+    /// Skipped before a goal lead only: "Great, how do I deploy it?".
+    pub acknowledgements: Vec<String>,
+    /// Polite or intent prefixes between fillers and the lead: "could you", "I want to".
+    pub intents: Vec<String>,
+    /// Whole sentences that are never goals: "how are you".
+    pub small_talk: Vec<String>,
+    /// Negate signal phrases after them up to the end of their clause.
+    pub negations: Vec<String>,
+    /// Words that end a clause like a comma does: "but".
+    pub clause_breaks: Vec<String>,
+    /// Replies that answer no question: "not sure", "skip".
+    pub non_answers: Vec<String>,
+    /// Dropped from the start of descriptions and values: a, an, the.
+    pub articles: Vec<String>,
+    /// Dropped from the end of descriptions and values: please, instead.
+    pub trailing: Vec<String>,
+    /// An object starting with one of these refers to something already there ("make it blue"),
+    /// so the lead before it states no new goal.
+    pub pronouns: Vec<String>,
+    /// End the noun phrase after an "I need"-style lead: to, for, that.
+    pub noun_phrase_ends: Vec<String>,
+}
+
+/// Thresholds of the machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Time without a user message after which the session goes idle.
+    pub idle_timeout: TimeDelta,
+    /// User messages in `understanding` before the machine plans with what it has.
+    pub max_understanding_turns: u32,
+    /// Words a small-talk phrase may be followed by and still be small talk ("how are you
+    /// doing today").
+    pub small_talk_tail_words: u32,
+}
+
+impl Default for Settings {
+    /// The design's defaults: 10 minutes, 3 turns.
+    fn default() -> Settings {
+        Settings {
+            idle_timeout: TimeDelta::minutes(10),
+            max_understanding_turns: 3,
+            small_talk_tail_words: 2,
+        }
+    }
+}
+
+/// Everything the classifier is compiled from.
+#[derive(Clone, Debug)]
+pub struct Lexicon {
+    /// In declaration order, which is priority between leads of equal length.
+    pub goals: Vec<GoalDef>,
+    pub slots: Vec<SlotDef>,
+    pub signals: Vec<SignalDef>,
+    pub language: Language,
+}

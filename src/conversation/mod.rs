@@ -1,0 +1,373 @@
+//! The conversation engine: pure, synchronous, no I/O and no clock reads (`now` is an
+//! argument). It implements `conversation.md` of the project's spec.
+//!
+//! - [`state`]: the state a session keeps, serialised as the wire contract's `state` object;
+//! - [`lexicon`]: the vocabulary, filled from `patterns/` by `crate::patterns`;
+//! - [`classify`]: reads a message into signals, a goal lead, asked slots and slot values;
+//! - [`machine`]: the transition rules as one ordered decision;
+//! - [`summary`]: the text summary for an LLM's system prompt;
+//! - this module: [`Engine::step`], which puts them together for one input.
+
+pub mod classify;
+pub mod lexicon;
+pub mod machine;
+pub mod state;
+pub mod summary;
+
+use std::ops::Range;
+
+use chrono::{DateTime, Utc};
+use smallvec::SmallVec;
+
+pub use classify::{Classifier, Reading, Signals};
+pub use lexicon::{Lexicon, Role, Settings, Signal};
+pub use machine::{Facts, Outcome};
+pub use state::{
+    Conversation, Goal, GoalReason, GoalStatus, GoalType, Milestone, Phase, Slot, SlotStatus,
+    Transition, TransitionReason,
+};
+pub use summary::Summary;
+
+/// One input to a session.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// A turn. `artifact` is set when the message carries an artifact outside its text.
+    Message {
+        role: Role,
+        text: &'a str,
+        artifact: bool,
+    },
+    /// An explicit signal (a button press): not a turn.
+    Signal(Signal),
+    /// Start over from `greeting` with an empty history.
+    Reset,
+    /// Time passes: the idle rule runs, nothing else.
+    Tick,
+}
+
+/// The phase moves of one step: usually none or one, two when a step moves twice.
+pub type Transitions = SmallVec<[Transition; 2]>;
+
+/// What a step did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Step {
+    pub transitions: Transitions,
+    /// False only for a tick that found nothing to do: such a step is not a change.
+    pub changed: bool,
+}
+
+/// The compiled patterns and thresholds: everything a step needs besides the state.
+#[derive(Debug)]
+pub struct Engine {
+    classifier: Classifier,
+    settings: Settings,
+}
+
+/// Slot values read from one message: (position in the goal's `required_info`, byte range).
+type Fills = SmallVec<[(usize, Range<usize>); 4]>;
+
+impl Engine {
+    pub fn new(classifier: Classifier, settings: Settings) -> Engine {
+        Engine {
+            classifier,
+            settings,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// For overrides from the command line (`--idle-timeout`).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    pub fn classifier(&self) -> &Classifier {
+        &self.classifier
+    }
+
+    /// Applies one input at `now`.
+    pub fn step(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
+        let mut out = Transitions::new();
+        if let Input::Reset = input {
+            let from = conv.phase;
+            let goals_started = conv.goals_started;
+            *conv = Conversation::new(std::mem::take(&mut conv.session_id), now);
+            conv.goals_started = goals_started;
+            if from != Phase::Greeting {
+                out.push(Transition::new(from, Phase::Greeting, TransitionReason::Reset));
+            }
+            self.settle(conv, &out, false, now);
+            return Step {
+                transitions: out,
+                changed: true,
+            };
+        }
+        // Rule 1: the idle timeout, applied first, so a late turn is then read from `idle`.
+        let deadline = conv.last_activity() + self.settings.idle_timeout;
+        if conv.phase != Phase::Idle && now >= deadline {
+            finish_goal(conv, GoalReason::IdleTimeout, deadline);
+            move_to(conv, Phase::Idle, TransitionReason::IdleTimeout, &mut out);
+        }
+        let turn = match input {
+            Input::Reset => unreachable!("handled above"),
+            Input::Tick => {
+                let changed = !out.is_empty();
+                if changed {
+                    self.settle(conv, &out, false, now);
+                }
+                return Step {
+                    transitions: out,
+                    changed,
+                };
+            }
+            Input::Signal(signal) => {
+                let reading = Reading {
+                    signals: Signals::of(signal),
+                    ..Reading::default()
+                };
+                self.apply(conv, "", None, &reading, now, &mut out);
+                false
+            }
+            Input::Message {
+                role,
+                text,
+                artifact,
+            } => {
+                let text = classify::normalize(text);
+                let mut reading = self.classifier.read(&text, role);
+                if artifact && role == Role::Assistant {
+                    reading.signals.insert(Signal::WorkDone);
+                }
+                conv.turn_count += 1;
+                if role == Role::User {
+                    conv.last_user_message_at = Some(now);
+                }
+                if let Some(goal) = &mut conv.current_goal {
+                    goal.turns += 1;
+                }
+                self.apply(conv, &text, Some(role), &reading, now, &mut out);
+                true
+            }
+        };
+        self.settle(conv, &out, turn, now);
+        Step {
+            transitions: out,
+            changed: true,
+        }
+    }
+
+    /// Rules 2 to 4 for one classified input.
+    fn apply(
+        &self,
+        conv: &mut Conversation,
+        text: &str,
+        role: Option<Role>,
+        reading: &Reading,
+        now: DateTime<Utc>,
+        out: &mut Transitions,
+    ) {
+        let fills = match (&conv.current_goal, role) {
+            (Some(goal), Some(Role::User)) => self.read_slots(goal, text, reading),
+            _ => Fills::new(),
+        };
+        let goal = conv.current_goal.as_ref();
+        let in_understanding = conv.phase == Phase::Understanding && role == Some(Role::User);
+        let facts = Facts {
+            message: role,
+            signals: reading.signals,
+            goal: reading.goal.is_some(),
+            slots_complete: goal.is_some_and(|g| {
+                g.has_required_info()
+                    && g.required_info.iter().enumerate().all(|(i, s)| {
+                        s.status == SlotStatus::Provided || fills.iter().any(|f| f.0 == i)
+                    })
+            }),
+            understanding_turns: goal.map_or(0, |g| g.understanding_turns)
+                + u32::from(in_understanding),
+        };
+        match machine::decide(conv.phase, &facts, goal, &self.settings) {
+            Outcome::Stay => self.keep(conv, text, reading, &fills, facts.understanding_turns),
+            Outcome::Move(to, reason) => {
+                self.keep(conv, text, reading, &fills, facts.understanding_turns);
+                if to == Phase::Understanding {
+                    if let Some(goal) = &mut conv.current_goal {
+                        goal.understanding_turns = 0;
+                    }
+                }
+                move_to(conv, to, reason, out);
+            }
+            Outcome::Finish(to, reason, goal_reason) => {
+                finish_goal(conv, goal_reason, now);
+                move_to(conv, to, reason, out);
+            }
+            Outcome::Start(reason, previous) => {
+                let Some(lead) = &reading.goal else {
+                    return; // `decide` starts goals only for inputs with a lead
+                };
+                if let Some(why) = previous {
+                    finish_goal(conv, why, now);
+                }
+                self.start_goal(conv, text, lead, now);
+                move_to(conv, Phase::Understanding, reason, out);
+                // A goal whose message already fills every slot goes on to planning.
+                if conv
+                    .current_goal
+                    .as_ref()
+                    .is_some_and(|g| g.has_required_info() && g.all_provided())
+                {
+                    move_to(conv, Phase::Planning, TransitionReason::Gathered, out);
+                }
+            }
+        }
+    }
+
+    /// The current goal stays: it takes this turn's slot values, asked slots and counters.
+    fn keep(
+        &self,
+        conv: &mut Conversation,
+        text: &str,
+        reading: &Reading,
+        fills: &Fills,
+        understanding_turns: u32,
+    ) {
+        let in_understanding = conv.phase == Phase::Understanding;
+        let Some(goal) = &mut conv.current_goal else {
+            return;
+        };
+        if in_understanding {
+            goal.understanding_turns = understanding_turns;
+        }
+        for (i, span) in fills {
+            let slot = &mut goal.required_info[*i];
+            slot.status = SlotStatus::Provided;
+            slot.value = Some(text[span.clone()].to_string());
+        }
+        if reading.asks != 0 {
+            for slot in &mut goal.required_info {
+                let asked = self
+                    .slot_index(&slot.name)
+                    .is_some_and(|i| reading.asks & (1 << i) != 0);
+                if asked && slot.status == SlotStatus::Unknown {
+                    slot.status = SlotStatus::Asked;
+                }
+            }
+        }
+    }
+
+    /// The values a user message gives for the goal's slots: every extractor match, or else the
+    /// whole reply for a slot that was asked for, unless the reply answers nothing.
+    fn read_slots(&self, goal: &Goal, text: &str, reading: &Reading) -> Fills {
+        let mut fills = Fills::new();
+        for (i, slot) in goal.required_info.iter().enumerate() {
+            if let Some(span) = self
+                .slot_index(&slot.name)
+                .and_then(|s| self.classifier.extract(text, s))
+            {
+                fills.push((i, span));
+            }
+        }
+        // Change requests are how answers are worded ("make it blue"), so they do not stop a
+        // reply from answering; any other signal or a goal lead does.
+        let answers = !reading.non_answer
+            && reading.goal.is_none()
+            && reading.signals.without(Signal::ChangeRequest).is_empty();
+        if fills.is_empty() && answers {
+            if let Some(i) = goal
+                .required_info
+                .iter()
+                .position(|s| s.status == SlotStatus::Asked)
+            {
+                let span = self.classifier.answer_span(text);
+                if !span.is_empty() {
+                    fills.push((i, span));
+                }
+            }
+        }
+        fills
+    }
+
+    fn start_goal(
+        &self,
+        conv: &mut Conversation,
+        text: &str,
+        lead: &classify::GoalLead,
+        now: DateTime<Utc>,
+    ) {
+        let def = &self.classifier.goals()[lead.goal];
+        let slots = self.classifier.slots();
+        conv.goals_started += 1;
+        let mut goal = Goal {
+            id: format!("g-{}", conv.goals_started),
+            goal_type: def.goal_type,
+            description: text[lead.description.clone()].to_string(),
+            status: GoalStatus::Active,
+            required_info: def
+                .slots
+                .iter()
+                .map(|&s| Slot {
+                    name: slots[s].name.clone(),
+                    description: slots[s].description.clone(),
+                    question: slots[s].question.clone(),
+                    status: SlotStatus::Unknown,
+                    value: None,
+                })
+                .collect(),
+            created_at: now,
+            completed_at: None,
+            reason: None,
+            turns: 1,
+            understanding_turns: 0,
+        };
+        for (i, &s) in def.slots.iter().enumerate() {
+            if let Some(span) = self.classifier.extract(text, s) {
+                goal.required_info[i].status = SlotStatus::Provided;
+                goal.required_info[i].value = Some(text[span].to_string());
+            }
+        }
+        conv.current_goal = Some(goal);
+    }
+
+    fn slot_index(&self, name: &str) -> Option<usize> {
+        self.classifier
+            .slots()
+            .iter()
+            .position(|s| &*s.name == name)
+    }
+
+    /// Book-keeping after a step: times, the phase's turn counter, milestones, the deadline.
+    fn settle(&self, conv: &mut Conversation, out: &Transitions, turn: bool, now: DateTime<Utc>) {
+        conv.last_updated = now;
+        if !out.is_empty() {
+            conv.phase_turns = 0;
+        } else if turn {
+            conv.phase_turns += 1;
+        }
+        if let Some(t) = out.iter().rev().find(|t| t.milestone) {
+            conv.last_milestone = Some(Milestone {
+                phase: t.to,
+                turn: conv.turn_count,
+                at: now,
+            });
+        }
+        conv.idle_deadline = (conv.phase != Phase::Idle)
+            .then(|| conv.last_activity().checked_add_signed(self.settings.idle_timeout))
+            .flatten();
+    }
+}
+
+fn move_to(conv: &mut Conversation, to: Phase, reason: TransitionReason, out: &mut Transitions) {
+    out.push(Transition::new(conv.phase, to, reason));
+    conv.phase = to;
+}
+
+/// Moves the current goal, if any, to the history.
+fn finish_goal(conv: &mut Conversation, reason: GoalReason, at: DateTime<Utc>) {
+    if let Some(mut goal) = conv.current_goal.take() {
+        goal.status = reason.status();
+        goal.reason = Some(reason);
+        goal.completed_at = Some(at);
+        conv.completed_goals.push(goal);
+    }
+}

@@ -1,0 +1,69 @@
+//! The state summary text, in the design documents' format, ready for an LLM's system prompt.
+
+use std::fmt;
+
+use super::state::{Conversation, GoalStatus, SlotStatus};
+
+/// Displays a conversation's summary; serialise it with `collect_str` to write it without an
+/// intermediate string.
+#[derive(Clone, Copy, Debug)]
+pub struct Summary<'a>(pub &'a Conversation);
+
+impl fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.0;
+        write!(
+            f,
+            "Conversation Phase: {}\nTurn Count: {}",
+            c.phase, c.turn_count
+        )?;
+        if let Some(goal) = &c.current_goal {
+            write!(
+                f,
+                "\n\nCurrent Goal:\n  Type: {}\n  Description: {}",
+                goal.goal_type,
+                OneLine(&goal.description)
+            )?;
+            if !goal.required_info.is_empty() {
+                f.write_str("\n  Required Information:")?;
+                for slot in &goal.required_info {
+                    let mark = if slot.status == SlotStatus::Provided {
+                        '✓'
+                    } else {
+                        '?'
+                    };
+                    write!(f, "\n    {mark} {}: {}", slot.name, slot.description)?;
+                }
+            }
+        }
+        if !c.completed_goals.is_empty() {
+            let completed = c
+                .completed_goals
+                .iter()
+                .filter(|g| g.status == GoalStatus::Completed)
+                .count();
+            let abandoned = c.completed_goals.len() - completed;
+            write!(f, "\n\nCompleted Goals: {completed}")?;
+            if abandoned > 0 {
+                write!(f, "\nAbandoned Goals: {abandoned}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A description as one line, so a multi-line message cannot break the summary's layout.
+struct OneLine<'a>(&'a str);
+
+impl fmt::Display for OneLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut words = self.0.split_whitespace();
+        if let Some(first) = words.next() {
+            f.write_str(first)?;
+            for w in words {
+                write!(f, " {w}")?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,22 @@
+//! convstate: a conversational chat backend that keeps, for every session, the state of the
+//! conversation (phase, goal, required information, turns, history, idle deadline) and a text
+//! summary ready for an LLM's system prompt.
+//!
+//! # Layout
+//!
+//! - [`conversation`]: the pure engine (no I/O, no clock reads): state, classifier, the rule
+//!   table, the summary. Everything else depends on it; it depends on nothing of ours.
+//! - [`patterns`]: reads `patterns/*.toml` into the engine, reporting `path:line: message`.
+//! - [`protocol`]: the wire contract's frames.
+//! - [`replay`]: the offline `replay` command over the same engine and frames.
+//! - [`config`]: configuration values shared by the commands.
+//! - [`cli`]: the command line.
+//!
+//! Data flows one way: socket → protocol → engine → store → every client of the session.
+
+pub mod cli;
+pub mod config;
+pub mod conversation;
+pub mod patterns;
+pub mod protocol;
+pub mod replay;

@@ -1,0 +1,858 @@
+//! Reads the pattern files (`patterns/*.toml`) into a [`Lexicon`] and [`Settings`], checking
+//! everything and reporting every problem as `path:line: message`.
+//!
+//! The files are parsed into span-carrying TOML trees and walked by hand, rather than through
+//! serde, so that one run reports all problems of all files (unknown keys, wrong types, empty
+//! lists, invalid regexes, unknown or duplicate names) instead of stopping at the first.
+//!
+//! The default set is compiled into the binary, so the server runs wherever it is started;
+//! `--patterns DIR` reads another set.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use regex::{Regex, RegexBuilder};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::conversation::lexicon::{
+    DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Position, Role, Settings,
+    Signal, SignalDef, SlotDef,
+};
+use crate::conversation::{Classifier, Engine, GoalType};
+
+/// The files of a pattern set, in the order they are read.
+pub const FILES: [&str; 5] = [
+    "settings.toml",
+    "language.toml",
+    "signals.toml",
+    "slots.toml",
+    "goals.toml",
+];
+
+const BUILTIN: [&str; 5] = [
+    include_str!("../patterns/settings.toml"),
+    include_str!("../patterns/language.toml"),
+    include_str!("../patterns/signals.toml"),
+    include_str!("../patterns/slots.toml"),
+    include_str!("../patterns/goals.toml"),
+];
+
+/// Bounds that keep a pattern set's compiled size sane.
+const MAX_PHRASE_LEN: usize = 200;
+const MAX_PHRASES: usize = 50_000;
+const MAX_REGEX_BYTES: usize = 4 << 20;
+
+/// One problem in a pattern file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternError {
+    pub path: String,
+    /// 1-based; `None` when the problem is the file as a whole (it cannot be read).
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for PatternError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.path, line, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+/// Every problem found, in file and line order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternErrors(pub Vec<PatternError>);
+
+impl fmt::Display for PatternErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PatternErrors {}
+
+/// Where a pattern set comes from.
+#[derive(Clone, Debug)]
+pub enum PatternSource {
+    /// The set compiled into the binary (the repository's `patterns/`).
+    Builtin,
+    Dir(PathBuf),
+}
+
+impl PatternSource {
+    /// `Dir` for `Some(dir)`, else the built-in set.
+    pub fn from_option(dir: Option<PathBuf>) -> PatternSource {
+        dir.map_or(PatternSource::Builtin, PatternSource::Dir)
+    }
+}
+
+/// Reads, checks and compiles a pattern set into an engine.
+pub fn load(source: &PatternSource) -> Result<Engine, PatternErrors> {
+    let (lexicon, settings) = read(source)?;
+    let classifier = Classifier::new(&lexicon, &settings).map_err(|e| {
+        PatternErrors(vec![PatternError {
+            path: source_name(source),
+            line: None,
+            message: e.to_string(),
+        }])
+    })?;
+    Ok(Engine::new(classifier, settings))
+}
+
+/// The built-in engine. The built-in set is checked by the test suite, so this cannot fail in
+/// a tested build.
+pub fn builtin() -> Engine {
+    match load(&PatternSource::Builtin) {
+        Ok(engine) => engine,
+        Err(e) => panic!("the built-in patterns are invalid:\n{e}"),
+    }
+}
+
+fn source_name(source: &PatternSource) -> String {
+    match source {
+        PatternSource::Builtin => "patterns (built in)".to_string(),
+        PatternSource::Dir(dir) => dir.display().to_string(),
+    }
+}
+
+/// Reads and checks a pattern set without compiling the automaton.
+pub fn read(source: &PatternSource) -> Result<(Lexicon, Settings), PatternErrors> {
+    let mut errors = Vec::new();
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for (i, file) in FILES.iter().enumerate() {
+        match source {
+            PatternSource::Builtin => {
+                texts.push((format!("patterns/{file}"), BUILTIN[i].to_string()));
+            }
+            PatternSource::Dir(dir) => {
+                let path = dir.join(file);
+                let name = path.display().to_string();
+                match std::fs::read_to_string(&path) {
+                    Ok(text) => texts.push((name, text)),
+                    Err(e) => {
+                        errors.push(PatternError {
+                            path: name,
+                            line: None,
+                            message: format!("cannot read: {e}"),
+                        });
+                        texts.push((path.display().to_string(), String::new()));
+                    }
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(PatternErrors(errors));
+    }
+    let mut docs = Vec::new();
+    for (path, text) in &texts {
+        let (table, parse_errors) = DeTable::parse_recoverable(text);
+        for e in parse_errors {
+            let line = e.span().map(|s| line_of(text, s.start));
+            errors.push(PatternError {
+                path: path.clone(),
+                line,
+                message: e.message().trim().to_lowercase(),
+            });
+        }
+        docs.push(table);
+    }
+    if !errors.is_empty() {
+        return Err(PatternErrors(errors));
+    }
+    let cx = |i: usize| Cx {
+        path: &texts[i].0,
+        text: &texts[i].1,
+        errors: Vec::new(),
+    };
+    let mut settings_cx = cx(0);
+    let settings = settings_cx.settings(docs[0].get_ref());
+    let mut language_cx = cx(1);
+    let language = language_cx.language(docs[1].get_ref());
+    let mut signals_cx = cx(2);
+    let signals = signals_cx.signals(docs[2].get_ref());
+    let mut slots_cx = cx(3);
+    let slots = slots_cx.slots(docs[3].get_ref());
+    let mut goals_cx = cx(4);
+    let goals = goals_cx.goals(docs[4].get_ref(), &slots);
+    for c in [settings_cx, language_cx, signals_cx, slots_cx, goals_cx] {
+        errors.extend(c.errors);
+    }
+    let lexicon = Lexicon {
+        goals,
+        slots: slots.into_iter().map(|(_, s)| s).collect(),
+        signals,
+        language,
+    };
+    let phrases = count_phrases(&lexicon);
+    if phrases > MAX_PHRASES {
+        errors.push(PatternError {
+            path: source_name(source),
+            line: None,
+            message: format!("{phrases} phrases in all; at most {MAX_PHRASES} are allowed"),
+        });
+    }
+    if errors.is_empty() {
+        Ok((lexicon, settings))
+    } else {
+        Err(PatternErrors(errors))
+    }
+}
+
+fn count_phrases(lx: &Lexicon) -> usize {
+    let l = &lx.language;
+    [
+        &l.fillers,
+        &l.acknowledgements,
+        &l.intents,
+        &l.small_talk,
+        &l.negations,
+        &l.clause_breaks,
+        &l.non_answers,
+    ]
+    .iter()
+    .map(|v| v.len())
+    .sum::<usize>()
+        + lx.signals.iter().map(|s| s.phrases.len()).sum::<usize>()
+        + lx.slots.iter().map(|s| s.cues.len()).sum::<usize>()
+        + lx
+            .goals
+            .iter()
+            .flat_map(|g| &g.leads)
+            .map(|l| l.phrases.len())
+            .sum::<usize>()
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+type Table<'i> = DeTable<'i>;
+type Value<'i> = Spanned<DeValue<'i>>;
+
+/// The checking context of one file.
+struct Cx<'a> {
+    path: &'a str,
+    text: &'a str,
+    errors: Vec<PatternError>,
+}
+
+impl Cx<'_> {
+    fn error(&mut self, span: Range<usize>, message: impl Into<String>) {
+        self.errors.push(PatternError {
+            path: self.path.to_string(),
+            line: Some(line_of(self.text, span.start)),
+            message: message.into(),
+        });
+    }
+
+    /// Reports keys of `table` that are not in `known`.
+    fn known_keys(&mut self, table: &Table<'_>, known: &[&str], what: &str) {
+        for (key, _) in table.iter() {
+            if !known.contains(&key.get_ref().as_ref()) {
+                self.error(
+                    key.span(),
+                    format!(
+                        "unknown key `{}` in {what} (expected one of: {})",
+                        key.get_ref(),
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    fn get<'t, 'i>(&mut self, table: &'t Table<'i>, key: &str) -> Option<&'t Value<'i>> {
+        table.get(key)
+    }
+
+    fn missing(&mut self, at: Range<usize>, key: &str, what: &str) {
+        self.error(at, format!("missing key `{key}` in {what}"));
+    }
+
+    fn string(
+        &mut self,
+        table: &Table<'_>,
+        at: Range<usize>,
+        key: &str,
+        what: &str,
+    ) -> Option<(String, Range<usize>)> {
+        let Some(v) = self.get(table, key) else {
+            self.missing(at, key, what);
+            return None;
+        };
+        match v.get_ref().as_str() {
+            Some(s) if s.trim().is_empty() => {
+                self.error(v.span(), format!("`{key}` must not be empty"));
+                None
+            }
+            Some(s) => Some((s.to_string(), v.span())),
+            None => {
+                self.error(
+                    v.span(),
+                    format!("`{key}` must be a string, not {}", v.get_ref().type_str()),
+                );
+                None
+            }
+        }
+    }
+
+    fn optional_string(
+        &mut self,
+        table: &Table<'_>,
+        key: &str,
+        what: &str,
+    ) -> Option<(String, Range<usize>)> {
+        if table.get(key).is_some() {
+            self.string(table, 0..0, key, what)
+        } else {
+            None
+        }
+    }
+
+    /// A required, non-empty list of distinct, non-empty strings (phrases are compared as the
+    /// matcher sees them: lowercase, single spaces).
+    fn phrases(
+        &mut self,
+        table: &Table<'_>,
+        at: Range<usize>,
+        key: &str,
+        what: &str,
+    ) -> Vec<(String, Range<usize>)> {
+        let Some(v) = self.get(table, key) else {
+            self.missing(at, key, what);
+            return Vec::new();
+        };
+        let Some(items) = v.get_ref().as_array() else {
+            self.error(
+                v.span(),
+                format!(
+                    "`{key}` must be a list of strings, not {}",
+                    v.get_ref().type_str()
+                ),
+            );
+            return Vec::new();
+        };
+        if items.is_empty() {
+            self.error(v.span(), format!("`{key}` must not be empty"));
+        }
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for item in items.iter() {
+            match item.get_ref().as_str() {
+                None => self.error(
+                    item.span(),
+                    format!(
+                        "`{key}` must hold strings, not {}",
+                        item.get_ref().type_str()
+                    ),
+                ),
+                Some(s) if s.trim().is_empty() => {
+                    self.error(item.span(), format!("empty phrase in `{key}`"));
+                }
+                Some(s) if s.len() > MAX_PHRASE_LEN => self.error(
+                    item.span(),
+                    format!("phrase longer than {MAX_PHRASE_LEN} bytes in `{key}`"),
+                ),
+                Some(s) => {
+                    let norm = crate::conversation::classify::normalize_phrase(s);
+                    if !seen.insert(norm.clone()) {
+                        self.error(item.span(), format!("duplicate phrase \"{s}\" in `{key}`"));
+                    } else {
+                        out.push((s.to_string(), item.span()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn tables<'t, 'i>(
+        &mut self,
+        table: &'t Table<'i>,
+        key: &str,
+        what: &str,
+    ) -> Vec<(&'t Table<'i>, Range<usize>)> {
+        let Some(v) = self.get(table, key) else {
+            self.missing(0..0, &format!("[[{key}]]"), what);
+            return Vec::new();
+        };
+        let Some(items) = v.get_ref().as_array() else {
+            self.error(v.span(), format!("`{key}` must be an array of tables ([[{key}]])"));
+            return Vec::new();
+        };
+        if items.is_empty() {
+            self.error(v.span(), format!("`{key}` must not be empty"));
+        }
+        let mut out = Vec::new();
+        for item in items.iter() {
+            match item.get_ref().as_table() {
+                Some(t) => out.push((t, item.span())),
+                None => self.error(item.span(), format!("each `{key}` must be a table")),
+            }
+        }
+        out
+    }
+
+    fn integer(&mut self, table: &Table<'_>, key: &str, min: i64, max: i64) -> Option<i64> {
+        let Some(v) = self.get(table, key) else {
+            self.missing(0..0, key, "the settings");
+            return None;
+        };
+        let parsed = v
+            .get_ref()
+            .as_integer()
+            .and_then(|i| i64::from_str_radix(i.as_str(), i.radix()).ok());
+        match parsed {
+            Some(n) if (min..=max).contains(&n) => Some(n),
+            Some(n) => {
+                self.error(
+                    v.span(),
+                    format!("`{key}` must be between {min} and {max}, not {n}"),
+                );
+                None
+            }
+            None => {
+                self.error(v.span(), format!("`{key}` must be a whole number"));
+                None
+            }
+        }
+    }
+
+    fn regex(&mut self, pattern: &str, span: Range<usize>, vocab: &Vocab) -> Option<Regex> {
+        let expanded = match vocab.expand(pattern) {
+            Ok(p) => p,
+            Err(name) => {
+                self.error(span, format!("unknown vocabulary `{{:{name}}}` in pattern"));
+                return None;
+            }
+        };
+        match RegexBuilder::new(&expanded)
+            .case_insensitive(true)
+            .size_limit(MAX_REGEX_BYTES)
+            .build()
+        {
+            Ok(re) => Some(re),
+            Err(e) => {
+                self.error(span, format!("invalid regex: {}", regex_error(&e)));
+                None
+            }
+        }
+    }
+
+    // --- the files ---
+
+    fn settings(&mut self, doc: &Table<'_>) -> Settings {
+        self.known_keys(
+            doc,
+            &[
+                "idle_timeout",
+                "max_understanding_turns",
+                "small_talk_tail_words",
+            ],
+            "the settings",
+        );
+        let mut settings = Settings::default();
+        if let Some((text, span)) = self.string(doc, 0..0, "idle_timeout", "the settings") {
+            match crate::config::parse_duration(&text) {
+                Ok(d) => settings.idle_timeout = d,
+                Err(e) => self.error(span, format!("`idle_timeout`: {e}")),
+            }
+        }
+        if let Some(n) = self.integer(doc, "max_understanding_turns", 1, 1000) {
+            settings.max_understanding_turns = n as u32;
+        }
+        if let Some(n) = self.integer(doc, "small_talk_tail_words", 0, 20) {
+            settings.small_talk_tail_words = n as u32;
+        }
+        settings
+    }
+
+    fn language(&mut self, doc: &Table<'_>) -> Language {
+        const KEYS: [&str; 11] = [
+            "fillers",
+            "acknowledgements",
+            "intents",
+            "small_talk",
+            "negations",
+            "clause_breaks",
+            "non_answers",
+            "articles",
+            "trailing",
+            "pronouns",
+            "noun_phrase_ends",
+        ];
+        self.known_keys(doc, &KEYS, "the language file");
+        let mut lists: Vec<Vec<String>> = KEYS
+            .iter()
+            .map(|k| {
+                self.phrases(doc, 0..0, k, "the language file")
+                    .into_iter()
+                    .map(|(s, _)| s)
+                    .collect()
+            })
+            .collect();
+        let mut next = || std::mem::take(&mut lists.remove(0));
+        Language {
+            fillers: next(),
+            acknowledgements: next(),
+            intents: next(),
+            small_talk: next(),
+            negations: next(),
+            clause_breaks: next(),
+            non_answers: next(),
+            articles: next(),
+            trailing: next(),
+            pronouns: next(),
+            noun_phrase_ends: next(),
+        }
+    }
+
+    fn signals(&mut self, doc: &Table<'_>) -> Vec<SignalDef> {
+        self.known_keys(doc, &["signal"], "the signals file");
+        let mut out: Vec<SignalDef> = Vec::new();
+        for (t, span) in self.tables(doc, "signal", "the signals file") {
+            self.known_keys(t, &["name", "role", "position", "phrases"], "a [[signal]]");
+            let name = self.string(t, span.clone(), "name", "a [[signal]]");
+            let role = self.string(t, span.clone(), "role", "a [[signal]]");
+            let position = self.optional_string(t, "position", "a [[signal]]");
+            let phrases = self.phrases(t, span.clone(), "phrases", "a [[signal]]");
+            let signal = name.and_then(|(n, s)| match Signal::from_name(&n) {
+                Some(sig) if out.iter().any(|d| d.signal == sig) => {
+                    self.error(s, format!("duplicate signal `{n}`"));
+                    None
+                }
+                Some(sig) => Some(sig),
+                None => {
+                    let known: Vec<_> = Signal::ALL.iter().map(|s| s.as_str()).collect();
+                    self.error(
+                        s,
+                        format!("unknown signal `{n}` (expected one of: {})", known.join(", ")),
+                    );
+                    None
+                }
+            });
+            let role = role.and_then(|(r, s)| match r.as_str() {
+                "user" => Some(Role::User),
+                "assistant" => Some(Role::Assistant),
+                _ => {
+                    self.error(s, format!("unknown role `{r}` (expected user or assistant)"));
+                    None
+                }
+            });
+            let position = match position {
+                None => Some(Position::Anywhere),
+                Some((p, s)) => match p.as_str() {
+                    "anywhere" => Some(Position::Anywhere),
+                    "lead" => Some(Position::Lead),
+                    _ => {
+                        self.error(s, format!("unknown position `{p}` (expected anywhere or lead)"));
+                        None
+                    }
+                },
+            };
+            if let (Some(signal), Some(role), Some(position)) = (signal, role, position) {
+                out.push(SignalDef {
+                    signal,
+                    role,
+                    position,
+                    phrases: phrases.into_iter().map(|(p, _)| p).collect(),
+                });
+            }
+        }
+        for signal in Signal::ALL {
+            if !out.iter().any(|d| d.signal == signal) {
+                self.error(0..0, format!("signal `{}` is not defined", signal.as_str()));
+            }
+        }
+        out
+    }
+
+    fn slots(&mut self, doc: &Table<'_>) -> Vec<(Range<usize>, SlotDef)> {
+        self.known_keys(doc, &["vocab", "slot"], "the slots file");
+        let vocab = self.vocab(doc);
+        let mut out: Vec<(Range<usize>, SlotDef)> = Vec::new();
+        for (t, span) in self.tables(doc, "slot", "the slots file") {
+            const WHAT: &str = "a [[slot]]";
+            self.known_keys(
+                t,
+                &["name", "description", "question", "cues", "extractor"],
+                WHAT,
+            );
+            let name = self.string(t, span.clone(), "name", WHAT);
+            let description = self.string(t, span.clone(), "description", WHAT);
+            let question = self.string(t, span.clone(), "question", WHAT);
+            let cues = self.phrases(t, span.clone(), "cues", WHAT);
+            let mut extractors = Vec::new();
+            for (x, xspan) in self.tables(t, "extractor", WHAT) {
+                self.known_keys(x, &["pattern", "unless"], "an [[slot.extractor]]");
+                let pattern = self
+                    .string(x, xspan.clone(), "pattern", "an [[slot.extractor]]")
+                    .and_then(|(p, s)| self.regex(&p, s, &vocab));
+                let unless = match self.optional_string(x, "unless", "an [[slot.extractor]]") {
+                    Some((p, s)) => self.regex(&p, s, &vocab).map(Some),
+                    None => Some(None),
+                };
+                if let (Some(pattern), Some(unless)) = (pattern, unless) {
+                    extractors.push(Extractor { pattern, unless });
+                }
+            }
+            let Some((name, name_span)) = name else {
+                continue;
+            };
+            if out.iter().any(|(_, s)| *s.name == *name) {
+                self.error(name_span, format!("duplicate slot `{name}`"));
+                continue;
+            }
+            let arc = |v: Option<(String, Range<usize>)>| -> Arc<str> {
+                v.map(|(s, _)| s).unwrap_or_default().into()
+            };
+            out.push((
+                name_span,
+                SlotDef {
+                    name: name.into(),
+                    description: arc(description),
+                    question: arc(question),
+                    cues: cues.into_iter().map(|(c, _)| c).collect(),
+                    extractors,
+                },
+            ));
+        }
+        if out.len() > crate::conversation::classify::MAX_SLOTS {
+            self.error(
+                0..0,
+                format!(
+                    "at most {} slots are allowed",
+                    crate::conversation::classify::MAX_SLOTS
+                ),
+            );
+        }
+        out
+    }
+
+    fn vocab(&mut self, doc: &Table<'_>) -> Vocab {
+        let mut vocab = Vocab::default();
+        let Some(v) = doc.get("vocab") else {
+            return vocab;
+        };
+        let Some(table) = v.get_ref().as_table() else {
+            self.error(v.span(), "`vocab` must be a table of word lists");
+            return vocab;
+        };
+        for (key, _) in table.iter() {
+            let words = self.phrases(table, key.span(), key.get_ref(), "[vocab]");
+            vocab
+                .lists
+                .insert(key.get_ref().to_string(), words.into_iter().map(|(w, _)| w).collect());
+        }
+        vocab
+    }
+
+    fn goals(&mut self, doc: &Table<'_>, slots: &[(Range<usize>, SlotDef)]) -> Vec<GoalDef> {
+        self.known_keys(doc, &["goal"], "the goals file");
+        let slot_index = |name: &str| slots.iter().position(|(_, s)| &*s.name == name);
+        let mut out: Vec<GoalDef> = Vec::new();
+        for (t, span) in self.tables(doc, "goal", "the goals file") {
+            const WHAT: &str = "a [[goal]]";
+            self.known_keys(t, &["type", "slots", "lead"], WHAT);
+            let goal_type = self.string(t, span.clone(), "type", WHAT).and_then(|(n, s)| {
+                match GoalType::from_name(&n) {
+                    Some(g) if out.iter().any(|d| d.goal_type == g) => {
+                        self.error(s, format!("duplicate goal type `{n}`"));
+                        None
+                    }
+                    Some(g) => Some(g),
+                    None => {
+                        let known: Vec<_> = GoalType::ALL.iter().map(|g| g.as_str()).collect();
+                        self.error(
+                            s,
+                            format!(
+                                "unknown goal type `{n}` (expected one of: {})",
+                                known.join(", ")
+                            ),
+                        );
+                        None
+                    }
+                }
+            });
+            // `slots` may be empty: questions and explorations need no information.
+            let mut slot_ids = Vec::new();
+            match t.get("slots") {
+                None => self.missing(span.clone(), "slots", WHAT),
+                Some(v) => match v.get_ref().as_array() {
+                    None => self.error(v.span(), "`slots` must be a list of slot names"),
+                    Some(items) => {
+                        for item in items.iter() {
+                            match item.get_ref().as_str().map(|n| (n, slot_index(n))) {
+                                Some((_, Some(i))) if slot_ids.contains(&i) => {
+                                    self.error(item.span(), "duplicate slot in `slots`")
+                                }
+                                Some((_, Some(i))) => slot_ids.push(i),
+                                Some((n, None)) => {
+                                    self.error(item.span(), format!("unknown slot `{n}`"))
+                                }
+                                None => self.error(item.span(), "`slots` must hold slot names"),
+                            }
+                        }
+                    }
+                },
+            }
+            let mut leads = Vec::new();
+            for (l, lspan) in self.tables(t, "lead", WHAT) {
+                const LEAD: &str = "a [[goal.lead]]";
+                self.known_keys(l, &["phrases", "description", "object_must_match"], LEAD);
+                let phrases = self.phrases(l, lspan.clone(), "phrases", LEAD);
+                let mode = match self.optional_string(l, "description", LEAD) {
+                    None => Some(DescriptionMode::Object),
+                    Some((m, s)) => match m.as_str() {
+                        "object" => Some(DescriptionMode::Object),
+                        "sentence" => Some(DescriptionMode::Sentence),
+                        _ => {
+                            self.error(
+                                s,
+                                format!("unknown description `{m}` (expected object or sentence)"),
+                            );
+                            None
+                        }
+                    },
+                };
+                let must = match self.optional_string(l, "object_must_match", LEAD) {
+                    None => Some(None),
+                    Some((n, s)) => match slot_index(&n) {
+                        Some(i) => Some(Some(i)),
+                        None => {
+                            self.error(s, format!("unknown slot `{n}`"));
+                            None
+                        }
+                    },
+                };
+                if let (Some(description), Some(object_must_match)) = (mode, must) {
+                    leads.push(LeadGroup {
+                        phrases: phrases.into_iter().map(|(p, _)| p).collect(),
+                        description,
+                        object_must_match,
+                    });
+                }
+            }
+            if let Some(goal_type) = goal_type {
+                out.push(GoalDef {
+                    goal_type,
+                    slots: slot_ids,
+                    leads,
+                });
+            }
+        }
+        for goal_type in GoalType::ALL {
+            if !out.iter().any(|g| g.goal_type == goal_type) {
+                self.error(0..0, format!("goal type `{goal_type}` is not defined"));
+            }
+        }
+        out
+    }
+}
+
+/// Named word lists that extractor patterns reference as `{:name}`.
+#[derive(Default)]
+struct Vocab {
+    lists: HashMap<String, Vec<String>>,
+}
+
+impl Vocab {
+    /// The pattern with each `{:name}` replaced by an alternation of the list's words (spaces
+    /// match any white space). Errs with the unknown name.
+    fn expand(&self, pattern: &str) -> Result<String, String> {
+        let mut out = String::with_capacity(pattern.len());
+        let mut rest = pattern;
+        while let Some(at) = rest.find("{:") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 2..];
+            let Some(close) = after.find('}') else {
+                out.push_str(&rest[at..]);
+                return Ok(out);
+            };
+            let name = &after[..close];
+            let words = self.lists.get(name).ok_or_else(|| name.to_string())?;
+            let mut words: Vec<&String> = words.iter().collect();
+            // Longest first, so "landing page" is tried before "page".
+            words.sort_by_key(|w| std::cmp::Reverse(w.len()));
+            out.push_str("(?:");
+            for (i, w) in words.iter().enumerate() {
+                if i > 0 {
+                    out.push('|');
+                }
+                let escaped: Vec<String> = w.split_whitespace().map(regex::escape).collect();
+                out.push_str(&escaped.join(r"\s+"));
+            }
+            out.push(')');
+            rest = &after[close + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
+
+/// The regex crate's error without its multi-line drawing: the line that says what is wrong.
+fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .unwrap_or_else(|| text.lines().last().unwrap_or(""))
+        .trim()
+        .to_string()
+}
+
+/// Loads the pattern set in `dir` and returns every problem (the `check-patterns` command).
+pub fn check(dir: &Path) -> Result<(), PatternErrors> {
+    load(&PatternSource::Dir(dir.to_path_buf())).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_patterns_load() {
+        let (lexicon, settings) = read(&PatternSource::Builtin).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lexicon.goals.len(), 4);
+        assert_eq!(lexicon.signals.len(), Signal::ALL.len());
+        assert_eq!(settings, Settings::default());
+        load(&PatternSource::Builtin).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn vocab_expands_longest_first_and_rejects_unknown_names() {
+        let mut v = Vocab::default();
+        v.lists.insert(
+            "kind".into(),
+            vec!["page".into(), "landing page".into(), "c++".into()],
+        );
+        assert_eq!(
+            v.expand(r"\b{:kind}\b").unwrap(),
+            r"\b(?:landing\s+page|c\+\+|page)\b"
+        );
+        assert_eq!(v.expand("{:nope}"), Err("nope".to_string()));
+        assert_eq!(v.expand("a{0,3}").unwrap(), "a{0,3}");
+    }
+
+    #[test]
+    fn lines_are_counted_from_one() {
+        assert_eq!(line_of("a\nb\nc", 0), 1);
+        assert_eq!(line_of("a\nb\nc", 2), 2);
+        assert_eq!(line_of("a\nb\nc", 4), 3);
+    }
+}

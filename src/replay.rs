@@ -1,0 +1,196 @@
+//! `convstate replay`: runs a JSON Lines transcript through the engine offline and writes, for
+//! each line, the `state` frame a connected client would receive for that step.
+
+use std::io::{BufRead, Write};
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Deserialize;
+
+use crate::conversation::{Conversation, Engine, Input, Role, Signal};
+use crate::protocol::StateFrame;
+
+/// The time of a first line without `at`.
+pub const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
+
+/// One line of a transcript. Fields are optional here and checked together in [`Step::from`],
+/// so that a wrong combination gets a message saying what is wrong.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    role: Option<Role>,
+    text: Option<String>,
+    /// An artifact carried by an assistant message outside its text; any value but `null` and
+    /// `false` counts.
+    artifact: Option<serde_json::Value>,
+    signal: Option<String>,
+    tick: Option<DateTime<Utc>>,
+    reset: Option<bool>,
+    at: Option<DateTime<Utc>>,
+}
+
+/// A checked transcript line.
+#[derive(Debug)]
+enum Step {
+    Message {
+        role: Role,
+        text: String,
+        artifact: bool,
+        at: Option<DateTime<Utc>>,
+    },
+    Signal(Signal, Option<DateTime<Utc>>),
+    Reset(Option<DateTime<Utc>>),
+    Tick(DateTime<Utc>),
+}
+
+impl Step {
+    fn parse(line: &str) -> Result<Step, String> {
+        let l: Line = serde_json::from_str(line).map_err(|e| format!("invalid step: {e}"))?;
+        let artifact = match &l.artifact {
+            None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => false,
+            Some(_) => true,
+        };
+        let kinds = [
+            l.role.is_some() || l.text.is_some(),
+            l.signal.is_some(),
+            l.tick.is_some(),
+            l.reset.is_some(),
+        ];
+        match kinds.iter().filter(|k| **k).count() {
+            0 => return Err("a step needs `role` and `text`, `signal`, `tick` or `reset`".into()),
+            1 => {}
+            _ => {
+                return Err(
+                    "a step is one of a message (`role`, `text`), a `signal`, a `tick` or a `reset`"
+                        .into(),
+                );
+            }
+        }
+        if l.artifact.is_some() && l.role.is_none() {
+            return Err("`artifact` belongs to a message".into());
+        }
+        if let Some(tick) = l.tick {
+            if l.at.is_some() {
+                return Err("a `tick` is its own time; it takes no `at`".into());
+            }
+            return Ok(Step::Tick(tick));
+        }
+        if let Some(name) = l.signal {
+            return match Signal::from_name(&name) {
+                Some(s) if s.is_explicit() => Ok(Step::Signal(s, l.at)),
+                _ => Err(format!(
+                    "unknown signal \"{name}\" (expected approve, start_work, work_done, satisfied, change_request or cancel)"
+                )),
+            };
+        }
+        if let Some(reset) = l.reset {
+            return if reset {
+                Ok(Step::Reset(l.at))
+            } else {
+                Err("`reset` must be true".into())
+            };
+        }
+        match (l.role, l.text) {
+            (Some(role), Some(text)) => Ok(Step::Message {
+                role,
+                text,
+                artifact,
+                at: l.at,
+            }),
+            (None, _) => Err("a message needs a `role` (user or assistant)".into()),
+            (_, None) => Err("a message needs a `text`".into()),
+        }
+    }
+
+    fn at(&self) -> Option<DateTime<Utc>> {
+        match self {
+            Step::Message { at, .. } | Step::Signal(_, at) | Step::Reset(at) => *at,
+            Step::Tick(at) => Some(*at),
+        }
+    }
+}
+
+/// A failed replay: the line (1-based) and what is wrong, or an I/O error.
+#[derive(Debug)]
+pub enum ReplayError {
+    Line(usize, String),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplayError::Line(n, m) => write!(f, "line {n}: {m}"),
+            ReplayError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+impl From<std::io::Error> for ReplayError {
+    fn from(e: std::io::Error) -> Self {
+        ReplayError::Io(e)
+    }
+}
+
+/// Replays `input` into `output`, one `state` frame per non-blank input line. Stops at the first
+/// malformed line, after writing the frames of the lines before it.
+pub fn replay(
+    engine: &Engine,
+    session_id: &str,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> Result<(), ReplayError> {
+    let default_start: DateTime<Utc> = DEFAULT_START.parse().expect("a valid constant time");
+    let mut conv: Option<Conversation> = None;
+    let mut clock: Option<DateTime<Utc>> = None;
+    let mut seq = 0u64;
+    let mut buf = Vec::with_capacity(4096);
+    for (i, line) in input.lines().enumerate() {
+        let n = i + 1;
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let step = Step::parse(&line).map_err(|m| ReplayError::Line(n, m))?;
+        let now = match (step.at(), clock) {
+            (Some(at), Some(prev)) if at < prev => {
+                return Err(ReplayError::Line(
+                    n,
+                    format!("time goes backwards: {at} is before {prev}"),
+                ));
+            }
+            (Some(at), _) => at,
+            (None, Some(prev)) => prev + TimeDelta::seconds(1),
+            (None, None) => default_start,
+        };
+        clock = Some(now);
+        let conv = conv.get_or_insert_with(|| Conversation::new(session_id, now));
+        let input = match &step {
+            Step::Message {
+                role,
+                text,
+                artifact,
+                ..
+            } => Input::Message {
+                role: *role,
+                text,
+                artifact: *artifact,
+            },
+            Step::Signal(s, _) => Input::Signal(*s),
+            Step::Reset(_) => Input::Reset,
+            Step::Tick(_) => Input::Tick,
+        };
+        let result = engine.step(conv, input, now);
+        if result.changed {
+            seq += 1;
+        }
+        buf.clear();
+        serde_json::to_writer(&mut buf, &StateFrame::new(conv, seq, &result.transitions))
+            .map_err(|e| ReplayError::Line(n, format!("cannot write the state: {e}")))?;
+        buf.push(b'\n');
+        output.write_all(&buf)?;
+    }
+    output.flush()?;
+    Ok(())
+}
