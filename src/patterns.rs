@@ -843,7 +843,7 @@ mod tests {
         );
         assert_eq!(
             v.expand(r"\b{:kind}\b").unwrap(),
-            r"\b(?:landing\s+page|c\+\+|page)\b"
+            r"\b(?:landing\s+page|page|c\+\+)\b"
         );
         assert_eq!(v.expand("{:nope}"), Err("nope".to_string()));
         assert_eq!(v.expand("a{0,3}").unwrap(), "a{0,3}");

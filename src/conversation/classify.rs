@@ -59,7 +59,7 @@ struct Hit {
     end: u32,
     phrase: u32,
     /// Inside a longer phrase that is a signal, an intent or a non-answer, and so read as part
-    /// of it: "sure" in "make sure", "not sure".
+    /// of it: "sure" in "make sure" and "not sure" signals nothing. Negations still negate.
     shadowed: bool,
 }
 
@@ -432,9 +432,7 @@ impl<'a> View<'a> {
     /// A signal phrase is negated when a negation stands before it in its clause.
     fn negated(&self, hit: Hit) -> bool {
         self.hits.iter().take_while(|n| n.start < hit.start).any(|n| {
-            n.end <= hit.start
-                && !n.shadowed
-                && self.meanings(*n).contains(&Meaning::Negation)
+            n.end <= hit.start && self.meanings(*n).contains(&Meaning::Negation)
                 && !self.clause_ends_between(n.end(), hit.start())
         })
     }

@@ -14,6 +14,9 @@ pub mod machine;
 pub mod state;
 pub mod summary;
 
+#[cfg(test)]
+mod classify_table;
+
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
