@@ -259,8 +259,11 @@ impl Engine {
         }
     }
 
-    /// The values a user message gives for the goal's slots: every extractor match, or else the
-    /// whole reply for a slot that was asked for, unless the reply answers nothing.
+    /// The values a user message gives for the goal's slots. Every extractor match counts,
+    /// except while a slot is asked for: a reply that the asked slot's extractors do not match is
+    /// read as the answer ("A signup form and a pricing table" answers "What features?"), so it
+    /// replaces no value already provided, and fills the asked slot with itself when no missing
+    /// slot matched. A reply that is a non-answer, a signal or a goal answers nothing.
     fn read_slots(&self, goal: &Goal, text: &str, reading: &Reading) -> Fills {
         let mut fills = Fills::new();
         for (i, slot) in goal.required_info.iter().enumerate() {
@@ -271,21 +274,26 @@ impl Engine {
                 fills.push((i, span));
             }
         }
+        let Some(asked) = goal
+            .required_info
+            .iter()
+            .position(|s| s.status == SlotStatus::Asked)
+        else {
+            return fills;
+        };
         // Change requests are how answers are worded ("make it blue"), so they do not stop a
         // reply from answering; any other signal or a goal lead does.
         let answers = !reading.non_answer
             && reading.goal.is_none()
             && reading.signals.without(Signal::ChangeRequest).is_empty();
-        if fills.is_empty() && answers {
-            if let Some(i) = goal
-                .required_info
-                .iter()
-                .position(|s| s.status == SlotStatus::Asked)
-            {
-                let span = self.classifier.answer_span(text);
-                if !span.is_empty() {
-                    fills.push((i, span));
-                }
+        if !answers || fills.iter().any(|f| f.0 == asked) {
+            return fills;
+        }
+        fills.retain(|f| goal.required_info[f.0].status != SlotStatus::Provided);
+        if fills.is_empty() {
+            let span = self.classifier.answer_span(text);
+            if !span.is_empty() {
+                fills.push((asked, span));
             }
         }
         fills
