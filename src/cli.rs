@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use crate::patterns::{self, PatternSource};
 
 #[derive(Debug, Parser)]
-#[command(name = "convstate", version, about = "Live conversation state for chat frontends")]
+#[command(
+    name = "convstate",
+    version,
+    about = "Live conversation state for chat frontends"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -158,7 +158,9 @@ pub fn read(source: &PatternSource) -> Result<(Lexicon, Settings), PatternErrors
     let mut docs = Vec::new();
     for (path, text) in &texts {
         let (table, parse_errors) = DeTable::parse_recoverable(text);
-        for e in parse_errors {
+        // After a syntax error the parser's recovery cascades (an unclosed `[` swallows the
+        // lines after it): only the first error of a file is reliable.
+        for e in parse_errors.into_iter().take(1) {
             let line = e.span().map(|s| line_of(text, s.start));
             errors.push(PatternError {
                 path: path.clone(),
@@ -226,8 +228,7 @@ fn count_phrases(lx: &Lexicon) -> usize {
     .sum::<usize>()
         + lx.signals.iter().map(|s| s.phrases.len()).sum::<usize>()
         + lx.slots.iter().map(|s| s.cues.len()).sum::<usize>()
-        + lx
-            .goals
+        + lx.goals
             .iter()
             .flat_map(|g| &g.leads)
             .map(|l| l.phrases.len())
@@ -393,7 +394,10 @@ impl Cx<'_> {
             return Vec::new();
         };
         let Some(items) = v.get_ref().as_array() else {
-            self.error(v.span(), format!("`{key}` must be an array of tables ([[{key}]])"));
+            self.error(
+                v.span(),
+                format!("`{key}` must be an array of tables ([[{key}]])"),
+            );
             return Vec::new();
         };
         if items.is_empty() {
@@ -526,6 +530,8 @@ impl Cx<'_> {
     fn signals(&mut self, doc: &Table<'_>) -> Vec<SignalDef> {
         self.known_keys(doc, &["signal"], "the signals file");
         let mut out: Vec<SignalDef> = Vec::new();
+        // Named, even if another field of the entry is wrong: not reported as undefined.
+        let mut named: Vec<Signal> = Vec::new();
         for (t, span) in self.tables(doc, "signal", "the signals file") {
             self.known_keys(t, &["name", "role", "position", "phrases"], "a [[signal]]");
             let name = self.string(t, span.clone(), "name", "a [[signal]]");
@@ -533,16 +539,22 @@ impl Cx<'_> {
             let position = self.optional_string(t, "position", "a [[signal]]");
             let phrases = self.phrases(t, span.clone(), "phrases", "a [[signal]]");
             let signal = name.and_then(|(n, s)| match Signal::from_name(&n) {
-                Some(sig) if out.iter().any(|d| d.signal == sig) => {
+                Some(sig) if named.contains(&sig) => {
                     self.error(s, format!("duplicate signal `{n}`"));
                     None
                 }
-                Some(sig) => Some(sig),
+                Some(sig) => {
+                    named.push(sig);
+                    Some(sig)
+                }
                 None => {
                     let known: Vec<_> = Signal::ALL.iter().map(|s| s.as_str()).collect();
                     self.error(
                         s,
-                        format!("unknown signal `{n}` (expected one of: {})", known.join(", ")),
+                        format!(
+                            "unknown signal `{n}` (expected one of: {})",
+                            known.join(", ")
+                        ),
                     );
                     None
                 }
@@ -551,7 +563,10 @@ impl Cx<'_> {
                 "user" => Some(Role::User),
                 "assistant" => Some(Role::Assistant),
                 _ => {
-                    self.error(s, format!("unknown role `{r}` (expected user or assistant)"));
+                    self.error(
+                        s,
+                        format!("unknown role `{r}` (expected user or assistant)"),
+                    );
                     None
                 }
             });
@@ -561,7 +576,10 @@ impl Cx<'_> {
                     "anywhere" => Some(Position::Anywhere),
                     "lead" => Some(Position::Lead),
                     _ => {
-                        self.error(s, format!("unknown position `{p}` (expected anywhere or lead)"));
+                        self.error(
+                            s,
+                            format!("unknown position `{p}` (expected anywhere or lead)"),
+                        );
                         None
                     }
                 },
@@ -576,7 +594,7 @@ impl Cx<'_> {
             }
         }
         for signal in Signal::ALL {
-            if !out.iter().any(|d| d.signal == signal) {
+            if !named.contains(&signal) {
                 self.error(0..0, format!("signal `{}` is not defined", signal.as_str()));
             }
         }
@@ -656,9 +674,10 @@ impl Cx<'_> {
         };
         for (key, _) in table.iter() {
             let words = self.phrases(table, key.span(), key.get_ref(), "[vocab]");
-            vocab
-                .lists
-                .insert(key.get_ref().to_string(), words.into_iter().map(|(w, _)| w).collect());
+            vocab.lists.insert(
+                key.get_ref().to_string(),
+                words.into_iter().map(|(w, _)| w).collect(),
+            );
         }
         vocab
     }
@@ -667,16 +686,21 @@ impl Cx<'_> {
         self.known_keys(doc, &["goal"], "the goals file");
         let slot_index = |name: &str| slots.iter().position(|(_, s)| &*s.name == name);
         let mut out: Vec<GoalDef> = Vec::new();
+        let mut named: Vec<GoalType> = Vec::new();
         for (t, span) in self.tables(doc, "goal", "the goals file") {
             const WHAT: &str = "a [[goal]]";
             self.known_keys(t, &["type", "slots", "lead"], WHAT);
-            let goal_type = self.string(t, span.clone(), "type", WHAT).and_then(|(n, s)| {
-                match GoalType::from_name(&n) {
-                    Some(g) if out.iter().any(|d| d.goal_type == g) => {
+            let goal_type = self
+                .string(t, span.clone(), "type", WHAT)
+                .and_then(|(n, s)| match GoalType::from_name(&n) {
+                    Some(g) if named.contains(&g) => {
                         self.error(s, format!("duplicate goal type `{n}`"));
                         None
                     }
-                    Some(g) => Some(g),
+                    Some(g) => {
+                        named.push(g);
+                        Some(g)
+                    }
                     None => {
                         let known: Vec<_> = GoalType::ALL.iter().map(|g| g.as_str()).collect();
                         self.error(
@@ -688,8 +712,7 @@ impl Cx<'_> {
                         );
                         None
                     }
-                }
-            });
+                });
             // `slots` may be empty: questions and explorations need no information.
             let mut slot_ids = Vec::new();
             match t.get("slots") {
@@ -758,7 +781,7 @@ impl Cx<'_> {
             }
         }
         for goal_type in GoalType::ALL {
-            if !out.iter().any(|g| g.goal_type == goal_type) {
+            if !named.contains(&goal_type) {
                 self.error(0..0, format!("goal type `{goal_type}` is not defined"));
             }
         }

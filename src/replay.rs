@@ -165,7 +165,7 @@ pub fn replay(
             (None, None) => default_start,
         };
         clock = Some(now);
-        let conv = conv.get_or_insert_with(|| Conversation::new(session_id, now));
+        let conv = conv.get_or_insert_with(|| engine.start(session_id, now));
         let input = match &step {
             Step::Message {
                 role,

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use convstate::conversation::{
-    Conversation, Engine, GoalReason, GoalStatus, GoalType, Input, Phase, Role, Signal,
-    SlotStatus, Summary, TransitionReason as R,
+    Conversation, Engine, GoalReason, GoalStatus, GoalType, Input, Phase, Role, Signal, SlotStatus,
+    Summary, TransitionReason as R,
 };
 
 fn engine() -> &'static Engine {
@@ -27,7 +27,7 @@ struct Session {
 impl Session {
     fn new() -> Session {
         Session {
-            conv: Conversation::new("s-test", t0()),
+            conv: engine().start("s-test", t0()),
             now: t0(),
             moves: Vec::new(),
         }
@@ -106,17 +106,37 @@ impl Session {
 fn worked_example_of_the_spec() {
     let mut s = Session::new();
     let steps: [(Role, &str, Phase); 9] = [
-        (Role::User, "I want to build a todo app", Phase::Understanding),
-        (Role::Assistant, "What features do you need?", Phase::Understanding),
+        (
+            Role::User,
+            "I want to build a todo app",
+            Phase::Understanding,
+        ),
+        (
+            Role::Assistant,
+            "What features do you need?",
+            Phase::Understanding,
+        ),
         (
             Role::User,
             "I need add, delete, and mark as complete functionality with React components",
             Phase::Planning,
         ),
-        (Role::Assistant, "I'll create a React todo app component", Phase::Executing),
+        (
+            Role::Assistant,
+            "I'll create a React todo app component",
+            Phase::Executing,
+        ),
         (Role::User, "Sounds good, go ahead", Phase::Executing),
-        (Role::Assistant, "<artifact type=\"react\">...</artifact>", Phase::Reviewing),
-        (Role::User, "Perfect! This is exactly what I needed", Phase::Completed),
+        (
+            Role::Assistant,
+            "<artifact type=\"react\">...</artifact>",
+            Phase::Reviewing,
+        ),
+        (
+            Role::User,
+            "Perfect! This is exactly what I needed",
+            Phase::Completed,
+        ),
         (Role::User, "Now build a calculator", Phase::Understanding),
         (Role::User, "bye", Phase::Idle),
     ];
@@ -147,15 +167,24 @@ fn worked_example_of_the_spec() {
             }
             2 => assert_eq!(s.slot("requirements").0, SlotStatus::Asked),
             3 => {
-                assert_eq!(s.slot("component_type"), (SlotStatus::Provided, Some("React components")));
+                assert_eq!(
+                    s.slot("component_type"),
+                    (SlotStatus::Provided, Some("React components"))
+                );
                 assert_eq!(
                     s.slot("requirements"),
-                    (SlotStatus::Provided, Some("add, delete, and mark as complete functionality"))
+                    (
+                        SlotStatus::Provided,
+                        Some("add, delete, and mark as complete functionality")
+                    )
                 );
             }
             7 => {
                 assert!(s.conv.current_goal.is_none());
-                assert_eq!(s.history(), [(GoalStatus::Completed, Some(GoalReason::Satisfied))]);
+                assert_eq!(
+                    s.history(),
+                    [(GoalStatus::Completed, Some(GoalReason::Satisfied))]
+                );
             }
             8 => {
                 assert_eq!(s.goal().description, "calculator");
@@ -181,11 +210,21 @@ fn rule_1_the_sweep_idles_the_session_at_the_deadline_not_before() {
     s.user("Build a landing page");
     let deadline = s.now + TimeDelta::minutes(10);
     assert_eq!(s.conv.idle_deadline, Some(deadline));
-    let before = engine().step(&mut s.conv, Input::Tick, deadline - TimeDelta::milliseconds(1));
+    let before = engine().step(
+        &mut s.conv,
+        Input::Tick,
+        deadline - TimeDelta::milliseconds(1),
+    );
     assert!(!before.changed && before.transitions.is_empty());
     assert_eq!(s.step_at(Input::Tick, deadline), Phase::Idle);
-    assert_eq!(s.moves, [(Phase::Understanding, Phase::Idle, R::IdleTimeout)]);
-    assert_eq!(s.history(), [(GoalStatus::Abandoned, Some(GoalReason::IdleTimeout))]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Understanding, Phase::Idle, R::IdleTimeout)]
+    );
+    assert_eq!(
+        s.history(),
+        [(GoalStatus::Abandoned, Some(GoalReason::IdleTimeout))]
+    );
     assert_eq!(s.conv.completed_goals[0].completed_at, Some(deadline));
     assert_eq!(s.conv.idle_deadline, None);
     // Once idle, ticks change nothing.
@@ -196,7 +235,10 @@ fn rule_1_the_sweep_idles_the_session_at_the_deadline_not_before() {
 #[test]
 fn rule_1_a_new_session_idles_from_its_creation() {
     let mut s = Session::new();
-    assert_eq!(s.step_at(Input::Tick, t0() + TimeDelta::minutes(10)), Phase::Idle);
+    assert_eq!(
+        s.step_at(Input::Tick, t0() + TimeDelta::minutes(10)),
+        Phase::Idle
+    );
     assert_eq!(s.moves, [(Phase::Greeting, Phase::Idle, R::IdleTimeout)]);
     assert!(s.conv.completed_goals.is_empty());
 }
@@ -214,7 +256,10 @@ fn rule_1_assistant_messages_do_not_keep_a_session_alive() {
         },
         start + TimeDelta::minutes(9),
     );
-    assert_eq!(s.step_at(Input::Tick, start + TimeDelta::minutes(10)), Phase::Idle);
+    assert_eq!(
+        s.step_at(Input::Tick, start + TimeDelta::minutes(10)),
+        Phase::Idle
+    );
 }
 
 #[test]
@@ -241,7 +286,10 @@ fn rule_1_a_late_goal_is_kept_after_the_idle_transition() {
     );
     assert_eq!(s.goal().description, "calculator");
     assert_eq!(s.goal().status, GoalStatus::Active);
-    assert_eq!(s.history(), [(GoalStatus::Abandoned, Some(GoalReason::IdleTimeout))]);
+    assert_eq!(
+        s.history(),
+        [(GoalStatus::Abandoned, Some(GoalReason::IdleTimeout))]
+    );
     assert_eq!(s.conv.idle_deadline, Some(late + TimeDelta::minutes(10)));
 }
 
@@ -276,14 +324,20 @@ fn rule_2_cancel_abandons_the_goal() {
     assert_eq!(s.conv.phase, Phase::Planning);
     assert_eq!(s.user("Never mind."), Phase::Idle);
     assert_eq!(s.moves, [(Phase::Planning, Phase::Idle, R::Cancelled)]);
-    assert_eq!(s.history(), [(GoalStatus::Abandoned, Some(GoalReason::Cancelled))]);
+    assert_eq!(
+        s.history(),
+        [(GoalStatus::Abandoned, Some(GoalReason::Cancelled))]
+    );
 }
 
 #[test]
 fn rule_2_cancel_must_lead_the_message() {
     let mut s = Session::new();
     s.user("What is Rust?");
-    assert_eq!(s.user("It should never stop scrolling, bye"), Phase::Understanding);
+    assert_eq!(
+        s.user("It should never stop scrolling, bye"),
+        Phase::Understanding
+    );
     assert_eq!(s.user("Stop using semicolons"), Phase::Understanding);
     assert!(s.conv.current_goal.is_some());
 }
@@ -293,7 +347,10 @@ fn rule_2_an_explicit_cancel_abandons_the_goal() {
     let mut s = Session::new();
     s.user("Fix the header");
     assert_eq!(s.signal(Signal::Cancel), Phase::Idle);
-    assert_eq!(s.history(), [(GoalStatus::Abandoned, Some(GoalReason::Cancelled))]);
+    assert_eq!(
+        s.history(),
+        [(GoalStatus::Abandoned, Some(GoalReason::Cancelled))]
+    );
     assert_eq!(s.conv.turn_count, 1, "signals are not turns");
 }
 
@@ -311,9 +368,15 @@ fn rule_3_a_goal_with_a_switch_marker_supersedes_the_current_one() {
         s.user("go ahead");
         assert_eq!(s.conv.phase, Phase::Executing);
         assert_eq!(s.user(marker), Phase::Understanding, "{marker}");
-        assert_eq!(s.moves, [(Phase::Executing, Phase::Understanding, R::Switched)]);
+        assert_eq!(
+            s.moves,
+            [(Phase::Executing, Phase::Understanding, R::Switched)]
+        );
         assert_eq!(s.goal().description, "calculator");
-        assert_eq!(s.history(), [(GoalStatus::Abandoned, Some(GoalReason::Superseded))]);
+        assert_eq!(
+            s.history(),
+            [(GoalStatus::Abandoned, Some(GoalReason::Superseded))]
+        );
     }
 }
 
@@ -323,7 +386,10 @@ fn rule_3_a_goal_lead_without_marker_only_feeds_the_current_goal() {
     s.user("I want to build a todo app");
     assert_eq!(s.user("Also build a dark mode"), Phase::Planning);
     assert_eq!(s.goal().description, "todo app");
-    assert_eq!(s.slot("requirements"), (SlotStatus::Provided, Some("dark mode")));
+    assert_eq!(
+        s.slot("requirements"),
+        (SlotStatus::Provided, Some("dark mode"))
+    );
     assert!(s.conv.completed_goals.is_empty());
     assert_eq!(s.user("How long will it take?"), Phase::Planning);
     assert_eq!(s.goal().description, "todo app");
@@ -340,14 +406,20 @@ fn greeting_waits_for_a_goal() {
     assert_eq!(s.assistant("Hello! How can I help?"), Phase::Greeting);
     assert_eq!(s.user("I need a minute"), Phase::Greeting);
     assert_eq!(s.user("How do I make a cake?"), Phase::Understanding);
-    assert_eq!(s.moves, [(Phase::Greeting, Phase::Understanding, R::GoalStated)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Greeting, Phase::Understanding, R::GoalStated)]
+    );
     assert_eq!(s.goal().goal_type, GoalType::QuestionAnswer);
 }
 
 #[test]
 fn a_fully_specified_goal_goes_on_to_planning_in_the_same_step() {
     let mut s = Session::new();
-    assert_eq!(s.user("Fix the login button so it submits on enter"), Phase::Planning);
+    assert_eq!(
+        s.user("Fix the login button so it submits on enter"),
+        Phase::Planning
+    );
     assert_eq!(
         s.moves,
         [
@@ -355,9 +427,18 @@ fn a_fully_specified_goal_goes_on_to_planning_in_the_same_step() {
             (Phase::Understanding, Phase::Planning, R::Gathered),
         ]
     );
-    assert_eq!(s.slot("target"), (SlotStatus::Provided, Some("login button")));
-    assert_eq!(s.slot("desired_change"), (SlotStatus::Provided, Some("it submits on enter")));
-    assert_eq!(s.conv.last_milestone.map(|m| m.phase), Some(Phase::Understanding));
+    assert_eq!(
+        s.slot("target"),
+        (SlotStatus::Provided, Some("login button"))
+    );
+    assert_eq!(
+        s.slot("desired_change"),
+        (SlotStatus::Provided, Some("it submits on enter"))
+    );
+    assert_eq!(
+        s.conv.last_milestone.map(|m| m.phase),
+        Some(Phase::Understanding)
+    );
 }
 
 #[test]
@@ -367,7 +448,10 @@ fn understanding_moves_to_planning_when_the_last_slot_arrives() {
     s.user("Fix the checkout page");
     assert_eq!(s.slot("desired_change").0, SlotStatus::Unknown);
     assert_eq!(s.user("It should load in under a second"), Phase::Planning);
-    assert_eq!(s.moves, [(Phase::Understanding, Phase::Planning, R::Gathered)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Understanding, Phase::Planning, R::Gathered)]
+    );
 }
 
 #[test]
@@ -375,7 +459,10 @@ fn understanding_moves_to_planning_on_approval() {
     let mut s = Session::new();
     s.user("Build a landing page");
     assert_eq!(s.user("Sounds good"), Phase::Planning);
-    assert_eq!(s.moves, [(Phase::Understanding, Phase::Planning, R::Approved)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Understanding, Phase::Planning, R::Approved)]
+    );
     let mut s = Session::new();
     s.user("Build a landing page");
     assert_eq!(s.signal(Signal::Approve), Phase::Planning);
@@ -389,7 +476,10 @@ fn understanding_moves_to_planning_after_max_user_turns() {
     assert_eq!(s.assistant("Anything else?"), Phase::Understanding);
     assert_eq!(s.user("let me think"), Phase::Understanding);
     assert_eq!(s.user("not sure"), Phase::Planning);
-    assert_eq!(s.moves, [(Phase::Understanding, Phase::Planning, R::MaxTurns)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Understanding, Phase::Planning, R::MaxTurns)]
+    );
     assert_eq!(s.goal().understanding_turns, 3);
 }
 
@@ -400,10 +490,19 @@ fn a_question_is_answered_reviewed_and_completed() {
     s.user("What is a closure?");
     assert_eq!(s.signal(Signal::Approve), Phase::Understanding);
     assert_eq!(s.user("In JavaScript"), Phase::Understanding);
-    assert_eq!(s.assistant("A closure is a function with its scope."), Phase::Reviewing);
-    assert_eq!(s.moves, [(Phase::Understanding, Phase::Reviewing, R::AnswerGiven)]);
+    assert_eq!(
+        s.assistant("A closure is a function with its scope."),
+        Phase::Reviewing
+    );
+    assert_eq!(
+        s.moves,
+        [(Phase::Understanding, Phase::Reviewing, R::AnswerGiven)]
+    );
     assert_eq!(s.user("Thanks, that helps"), Phase::Completed);
-    assert_eq!(s.history(), [(GoalStatus::Completed, Some(GoalReason::Satisfied))]);
+    assert_eq!(
+        s.history(),
+        [(GoalStatus::Completed, Some(GoalReason::Satisfied))]
+    );
 }
 
 #[test]
@@ -415,11 +514,17 @@ fn planning_moves_on_approval_or_start_of_work_and_takes_more_information() {
     assert_eq!(s.slot("component_type").1, Some("React"));
     assert_eq!(s.signal(Signal::WorkDone), Phase::Planning);
     assert_eq!(s.user("Yes, go ahead"), Phase::Executing);
-    assert_eq!(s.moves, [(Phase::Planning, Phase::Executing, R::PlanApproved)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Planning, Phase::Executing, R::PlanApproved)]
+    );
 
     let mut s = Session::new();
     s.user("Build a landing page with a signup form");
-    assert_eq!(s.assistant("Great, I'll start with the hero section."), Phase::Executing);
+    assert_eq!(
+        s.assistant("Great, I'll start with the hero section."),
+        Phase::Executing
+    );
 }
 
 #[test]
@@ -435,15 +540,24 @@ fn executing_moves_to_reviewing_when_work_is_done() {
         artifact: true,
     });
     assert_eq!(phase, Phase::Reviewing);
-    assert_eq!(s.moves, [(Phase::Executing, Phase::Reviewing, R::WorkCompleted)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Executing, Phase::Reviewing, R::WorkCompleted)]
+    );
 }
 
 #[test]
 fn reviewing_a_change_request_goes_back_to_understanding_for_a_turn() {
     let mut s = Session::reviewing();
     let goal = s.goal().id.clone();
-    assert_eq!(s.user("Great, but please change the header color"), Phase::Understanding);
-    assert_eq!(s.moves, [(Phase::Reviewing, Phase::Understanding, R::ChangesRequested)]);
+    assert_eq!(
+        s.user("Great, but please change the header color"),
+        Phase::Understanding
+    );
+    assert_eq!(
+        s.moves,
+        [(Phase::Reviewing, Phase::Understanding, R::ChangesRequested)]
+    );
     assert_eq!(s.goal().id, goal);
     assert!(s.conv.completed_goals.is_empty());
     // Every slot is still provided: the next turn plans again.
@@ -454,7 +568,10 @@ fn reviewing_a_change_request_goes_back_to_understanding_for_a_turn() {
 fn reviewing_satisfaction_completes_the_goal() {
     let mut s = Session::reviewing();
     assert_eq!(s.user("Looks great, thanks!"), Phase::Completed);
-    assert_eq!(s.moves, [(Phase::Reviewing, Phase::Completed, R::Satisfied)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Reviewing, Phase::Completed, R::Satisfied)]
+    );
     assert!(s.conv.current_goal.is_none());
 }
 
@@ -462,10 +579,16 @@ fn reviewing_satisfaction_completes_the_goal() {
 fn reviewing_a_new_goal_completes_the_current_one() {
     let mut s = Session::reviewing();
     assert_eq!(s.user("Great! How do I deploy it?"), Phase::Understanding);
-    assert_eq!(s.moves, [(Phase::Reviewing, Phase::Understanding, R::MovedOn)]);
+    assert_eq!(
+        s.moves,
+        [(Phase::Reviewing, Phase::Understanding, R::MovedOn)]
+    );
     assert_eq!(s.goal().goal_type, GoalType::QuestionAnswer);
     assert_eq!(s.goal().description, "How do I deploy it");
-    assert_eq!(s.history(), [(GoalStatus::Completed, Some(GoalReason::MovedOn))]);
+    assert_eq!(
+        s.history(),
+        [(GoalStatus::Completed, Some(GoalReason::MovedOn))]
+    );
 }
 
 #[test]
@@ -485,8 +608,14 @@ fn completed_starts_new_goals_and_goes_idle_on_farewell() {
 
     let mut s = Session::reviewing();
     s.user("Perfect");
-    assert_eq!(s.user("Now write a Python script to rename files"), Phase::Understanding);
-    assert_eq!(s.moves, [(Phase::Completed, Phase::Understanding, R::NewGoal)]);
+    assert_eq!(
+        s.user("Now write a Python script to rename files"),
+        Phase::Understanding
+    );
+    assert_eq!(
+        s.moves,
+        [(Phase::Completed, Phase::Understanding, R::NewGoal)]
+    );
 
     let mut s = Session::reviewing();
     s.user("Perfect");
@@ -523,7 +652,11 @@ fn reset_starts_over_with_an_empty_history() {
     assert!(s.conv.current_goal.is_none() && s.conv.completed_goals.is_empty());
     assert_eq!(s.conv.session_id, "s-test");
     s.user("Build a form");
-    assert_eq!(s.goal().id, format!("g-{}", ids_so_far + 1), "goal ids stay unique");
+    assert_eq!(
+        s.goal().id,
+        format!("g-{}", ids_so_far + 1),
+        "goal ids stay unique"
+    );
 }
 
 // --- slots ---
@@ -536,16 +669,26 @@ fn an_asked_slot_is_filled_by_the_next_reply() {
     s.assistant("Sure, which part is failing?");
     assert_eq!(s.slot("target").0, SlotStatus::Asked);
     s.user("not sure");
-    assert_eq!(s.slot("target").0, SlotStatus::Asked, "a non-answer fills nothing");
+    assert_eq!(
+        s.slot("target").0,
+        SlotStatus::Asked,
+        "a non-answer fills nothing"
+    );
     s.user("The contact form");
-    assert_eq!(s.slot("target"), (SlotStatus::Provided, Some("contact form")));
+    assert_eq!(
+        s.slot("target"),
+        (SlotStatus::Provided, Some("contact form"))
+    );
 
     let mut s = Session::new();
     s.user("Fix the checkout page");
     s.assistant("How should it behave?");
     assert_eq!(s.slot("desired_change").0, SlotStatus::Asked);
     assert_eq!(s.user("Faster, with fewer steps"), Phase::Planning);
-    assert_eq!(s.slot("desired_change"), (SlotStatus::Provided, Some("Faster, with fewer steps")));
+    assert_eq!(
+        s.slot("desired_change"),
+        (SlotStatus::Provided, Some("Faster, with fewer steps"))
+    );
 }
 
 #[test]
@@ -553,7 +696,11 @@ fn a_reply_with_a_signal_answers_no_question() {
     let mut s = Session::new();
     s.user("Troubleshoot my deployment");
     s.assistant("Which part is failing?");
-    assert_eq!(s.user("Sounds good"), Phase::Planning, "an approval, not an answer");
+    assert_eq!(
+        s.user("Sounds good"),
+        Phase::Planning,
+        "an approval, not an answer"
+    );
     assert_eq!(s.slot("target").0, SlotStatus::Asked);
 }
 
@@ -572,10 +719,22 @@ fn a_later_value_replaces_an_earlier_one() {
 fn defect_substring_matches() {
     let mut s = Session::new();
     s.user("Build a landing page with a signup form");
-    assert_eq!(s.user("I read a book about it"), Phase::Planning, "ok in book");
-    assert_eq!(s.user("My stopwatch app is a model"), Phase::Planning, "stop in stopwatch");
+    assert_eq!(
+        s.user("I read a book about it"),
+        Phase::Planning,
+        "ok in book"
+    );
+    assert_eq!(
+        s.user("My stopwatch app is a model"),
+        Phase::Planning,
+        "stop in stopwatch"
+    );
     s.user("go ahead");
-    assert_eq!(s.assistant("The old approach was abandoned."), Phase::Executing, "done in abandoned");
+    assert_eq!(
+        s.assistant("The old approach was abandoned."),
+        Phase::Executing,
+        "done in abandoned"
+    );
     let mut s = Session::new();
     s.user("Show me how to use Tailwind");
     assert_eq!(s.goal().goal_type, GoalType::Exploration, "how in show");
@@ -585,10 +744,16 @@ fn defect_substring_matches() {
 fn defect_role_blind_signals() {
     let mut s = Session::new();
     s.user("Build a landing page");
-    assert_eq!(s.assistant("Sure! What features do you need?"), Phase::Understanding);
+    assert_eq!(
+        s.assistant("Sure! What features do you need?"),
+        Phase::Understanding
+    );
     assert_eq!(s.user("A signup form and a pricing table"), Phase::Planning);
     assert_eq!(s.user("I'll create the copy myself"), Phase::Planning);
-    assert_eq!(s.assistant("Sounds good! Shall I go ahead?"), Phase::Planning);
+    assert_eq!(
+        s.assistant("Sounds good! Shall I go ahead?"),
+        Phase::Planning
+    );
     s.user("go ahead");
     assert_eq!(s.user("Here it is, my logo"), Phase::Executing);
     assert_eq!(s.user("Done"), Phase::Executing);

@@ -157,7 +157,9 @@ impl std::error::Error for BuildError {}
 impl Classifier {
     pub fn new(lexicon: &Lexicon, settings: &Settings) -> Result<Classifier, BuildError> {
         if lexicon.slots.len() > MAX_SLOTS {
-            return Err(BuildError(format!("at most {MAX_SLOTS} slots are supported")));
+            return Err(BuildError(format!(
+                "at most {MAX_SLOTS} slots are supported"
+            )));
         }
         let mut entries: Vec<(String, Meaning)> = Vec::new();
         let lang = &lexicon.language;
@@ -339,15 +341,26 @@ impl Classifier {
             let slice = &text[s..e];
             let trimmed = slice.trim_end_matches(|c: char| {
                 c.is_whitespace()
-                    || matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | '"' | '\'' | ')' | '—')
+                    || matches!(
+                        c,
+                        '.' | ',' | '!' | '?' | ';' | ':' | '"' | '\'' | ')' | '—'
+                    )
             });
             e = s + trimmed.len();
             if articles {
-                if let Some(w) = self.articles.iter().find(|w| starts_with_word(&text[s..e], w)) {
+                if let Some(w) = self
+                    .articles
+                    .iter()
+                    .find(|w| starts_with_word(&text[s..e], w))
+                {
                     s += w.len();
                 }
             }
-            if let Some(w) = self.trailing.iter().find(|w| ends_with_word(&text[s..e], w)) {
+            if let Some(w) = self
+                .trailing
+                .iter()
+                .find(|w| ends_with_word(&text[s..e], w))
+            {
                 e -= w.len();
             }
             if (s, e) == before {
@@ -373,7 +386,8 @@ impl<'a> View<'a> {
         let mut hits: SmallVec<[Hit; 32]> = SmallVec::new();
         for m in cls.matcher.find_overlapping_iter(text) {
             let (first, last) = cls.word_edges[m.pattern().as_usize()];
-            if (first && !boundary_before(text, m.start())) || (last && !boundary_after(text, m.end()))
+            if (first && !boundary_before(text, m.start()))
+                || (last && !boundary_after(text, m.end()))
             {
                 continue;
             }
@@ -431,10 +445,14 @@ impl<'a> View<'a> {
 
     /// A signal phrase is negated when a negation stands before it in its clause.
     fn negated(&self, hit: Hit) -> bool {
-        self.hits.iter().take_while(|n| n.start < hit.start).any(|n| {
-            n.end <= hit.start && self.meanings(*n).contains(&Meaning::Negation)
-                && !self.clause_ends_between(n.end(), hit.start())
-        })
+        self.hits
+            .iter()
+            .take_while(|n| n.start < hit.start)
+            .any(|n| {
+                n.end <= hit.start
+                    && self.meanings(*n).contains(&Meaning::Negation)
+                    && !self.clause_ends_between(n.end(), hit.start())
+            })
     }
 
     fn clause_ends_between(&self, from: usize, to: usize) -> bool {
@@ -442,7 +460,9 @@ impl<'a> View<'a> {
             .iter()
             .any(|b| is_clause_byte(*b))
             || self.hits.iter().any(|h| {
-                h.start() >= from && h.end() <= to && self.meanings(*h).contains(&Meaning::ClauseBreak)
+                h.start() >= from
+                    && h.end() <= to
+                    && self.meanings(*h).contains(&Meaning::ClauseBreak)
             })
     }
 
@@ -527,8 +547,7 @@ impl<'a> View<'a> {
             return None;
         }
         let object_text = &self.text[object.clone()];
-        if info.mode == DescriptionMode::Object && cls.starts_with_any(&cls.pronouns, object_text)
-        {
+        if info.mode == DescriptionMode::Object && cls.starts_with_any(&cls.pronouns, object_text) {
             return None;
         }
         if let Some(slot) = info.object_must_match {
@@ -685,7 +704,14 @@ mod tests {
         let got: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
         assert_eq!(
             got,
-            ["Use Node.js 3.5 please", " Then stop", " Why", " a", "b", "c"]
+            [
+                "Use Node.js 3.5 please",
+                " Then stop",
+                " Why",
+                " a",
+                "b",
+                "c"
+            ]
         );
     }
 
@@ -712,7 +738,10 @@ mod tests {
     fn noun_phrases_end_at_stop_words_and_punctuation() {
         let ends = vec!["to".to_string(), "for".to_string()];
         assert_eq!(noun_phrase("a minute to think", &ends), "a minute");
-        assert_eq!(noun_phrase("a landing page, today", &ends), "a landing page");
+        assert_eq!(
+            noun_phrase("a landing page, today", &ends),
+            "a landing page"
+        );
         assert_eq!(noun_phrase("a tomato form", &ends), "a tomato form");
     }
 

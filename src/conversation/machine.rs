@@ -40,7 +40,7 @@ pub enum Outcome {
 
 /// Rules 2 to 4 of the spec, in its order.
 pub fn decide(phase: Phase, f: &Facts, goal: Option<&Goal>, settings: &Settings) -> Outcome {
-    use Outcome::{Finish, Move, Stay, Start};
+    use Outcome::{Finish, Move, Start, Stay};
     use Phase::*;
     use TransitionReason as R;
 
@@ -170,7 +170,14 @@ mod tests {
     #[test]
     fn rule_2_cancel_without_goal_goes_idle_from_any_active_phase() {
         let g = goal(2);
-        for phase in [Greeting, Understanding, Planning, Executing, Reviewing, Completed] {
+        for phase in [
+            Greeting,
+            Understanding,
+            Planning,
+            Executing,
+            Reviewing,
+            Completed,
+        ] {
             assert_eq!(
                 decide_with(phase, user(&[Signal::Cancel]), Some(&g)),
                 Finish(Idle, R::Cancelled, GoalReason::Cancelled),
@@ -278,7 +285,10 @@ mod tests {
                 Move(Executing, R::PlanApproved)
             );
         }
-        assert_eq!(decide_with(Planning, facts(None, &[Signal::WorkDone]), Some(&g)), Stay);
+        assert_eq!(
+            decide_with(Planning, facts(None, &[Signal::WorkDone]), Some(&g)),
+            Stay
+        );
     }
 
     #[test]
@@ -288,7 +298,10 @@ mod tests {
             decide_with(Executing, assistant(&[Signal::WorkDone]), Some(&g)),
             Move(Reviewing, R::WorkCompleted)
         );
-        assert_eq!(decide_with(Executing, user(&[Signal::Approve]), Some(&g)), Stay);
+        assert_eq!(
+            decide_with(Executing, user(&[Signal::Approve]), Some(&g)),
+            Stay
+        );
     }
 
     #[test]
@@ -323,7 +336,10 @@ mod tests {
             decide_with(Completed, user(&[Signal::Farewell]), None),
             Move(Idle, R::Farewell)
         );
-        assert_eq!(decide_with(Completed, user(&[Signal::Satisfied]), None), Stay);
+        assert_eq!(
+            decide_with(Completed, user(&[Signal::Satisfied]), None),
+            Stay
+        );
     }
 
     #[test]
@@ -338,6 +354,9 @@ mod tests {
         );
         assert_eq!(decide_with(Idle, assistant(&[]), None), Stay);
         assert_eq!(decide_with(Idle, user(&[Signal::Cancel]), None), Stay);
-        assert_eq!(decide_with(Idle, facts(None, &[Signal::Approve]), None), Stay);
+        assert_eq!(
+            decide_with(Idle, facts(None, &[Signal::Approve]), None),
+            Stay
+        );
     }
 }

@@ -90,6 +90,13 @@ impl Engine {
         &self.classifier
     }
 
+    /// A new session in `greeting`, created at `now`, with its idle deadline set.
+    pub fn start(&self, session_id: impl Into<String>, now: DateTime<Utc>) -> Conversation {
+        let mut conv = Conversation::new(session_id, now);
+        self.settle(&mut conv, &Transitions::new(), false, now);
+        conv
+    }
+
     /// Applies one input at `now`.
     pub fn step(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
         let mut out = Transitions::new();
@@ -99,7 +106,11 @@ impl Engine {
             *conv = Conversation::new(std::mem::take(&mut conv.session_id), now);
             conv.goals_started = goals_started;
             if from != Phase::Greeting {
-                out.push(Transition::new(from, Phase::Greeting, TransitionReason::Reset));
+                out.push(Transition::new(
+                    from,
+                    Phase::Greeting,
+                    TransitionReason::Reset,
+                ));
             }
             self.settle(conv, &out, false, now);
             return Step {
@@ -363,7 +374,10 @@ impl Engine {
             });
         }
         conv.idle_deadline = (conv.phase != Phase::Idle)
-            .then(|| conv.last_activity().checked_add_signed(self.settings.idle_timeout))
+            .then(|| {
+                conv.last_activity()
+                    .checked_add_signed(self.settings.idle_timeout)
+            })
             .flatten();
     }
 }

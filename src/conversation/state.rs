@@ -318,7 +318,8 @@ pub struct Conversation {
 }
 
 impl Conversation {
-    /// A fresh session in `greeting`, created at `now`.
+    /// A fresh session in `greeting`, created at `now`, without an idle deadline: sessions are
+    /// started by `Engine::start`, which knows the timeout.
     pub fn new(session_id: impl Into<String>, now: DateTime<Utc>) -> Conversation {
         Conversation {
             session_id: session_id.into(),

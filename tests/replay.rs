@@ -1,0 +1,256 @@
+//! `convstate replay` over the real binary, on the transcripts under `tests/transcripts/`.
+//! Each `NAME.jsonl` with a `NAME.expected.jsonl` beside it must replay to exactly that output;
+//! `UPDATE_GOLDEN=1 cargo test --test replay` rewrites the expected files after a deliberate
+//! change (review the diff).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn convstate(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_convstate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the convstate binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    input
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .expect("write stdin");
+    drop(input);
+    child.wait_with_output().expect("convstate finishes")
+}
+
+fn frames(out: &Output) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone())
+        .expect("utf-8 output")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+fn phases(frames: &[Value]) -> Vec<&str> {
+    frames
+        .iter()
+        .map(|f| f["state"]["phase"].as_str().unwrap())
+        .collect()
+}
+
+fn transcripts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transcripts")
+}
+
+#[test]
+fn worked_example_replays_the_phases_of_the_spec() {
+    let out = convstate(&["replay", "tests/transcripts/worked-example.jsonl"], None);
+    let frames = frames(&out);
+    assert_eq!(
+        phases(&frames),
+        [
+            "understanding",
+            "understanding",
+            "planning",
+            "executing",
+            "executing",
+            "reviewing",
+            "completed",
+            "understanding",
+            "idle"
+        ]
+    );
+    let milestones: Vec<bool> = frames
+        .iter()
+        .map(|f| {
+            f["transitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["milestone"] == true)
+        })
+        .collect();
+    assert_eq!(
+        milestones,
+        [true, false, false, true, false, false, true, true, false]
+    );
+    for (i, f) in frames.iter().enumerate() {
+        assert_eq!(f["type"], "state");
+        assert_eq!(f["seq"], i as u64 + 1);
+        assert_eq!(f["session_id"], "s-replay");
+        assert!(
+            f["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("Conversation Phase: ")
+        );
+    }
+    assert_eq!(frames[6]["state"]["current_goal"], Value::Null);
+    assert_eq!(
+        frames[7]["state"]["completed_goals"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let history = frames[8]["state"]["completed_goals"].as_array().unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[1]["status"], "abandoned");
+    assert_eq!(history[1]["reason"], "cancelled by user");
+}
+
+#[test]
+fn transcripts_replay_to_their_expected_output() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(transcripts()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Some(stem) = name.strip_suffix(".jsonl") else {
+            continue;
+        };
+        if stem.ends_with(".expected") {
+            continue;
+        }
+        let expected = transcripts().join(format!("{stem}.expected.jsonl"));
+        let out = convstate(&["replay", path.to_str().unwrap()], None);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(&expected, &out.stdout).unwrap();
+        }
+        let want = std::fs::read_to_string(&expected)
+            .unwrap_or_else(|e| panic!("{}: {e}", expected.display()));
+        let got = String::from_utf8(out.stdout).unwrap();
+        for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+            assert_eq!(g, w, "{name}, line {}", i + 1);
+        }
+        assert_eq!(
+            got.lines().count(),
+            want.lines().count(),
+            "{name}: line count"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} transcripts checked");
+}
+
+#[test]
+fn idle_ticks_change_the_state_only_at_the_deadline() {
+    let frames = frames(&convstate(
+        &["replay", "tests/transcripts/idle.jsonl"],
+        None,
+    ));
+    assert_eq!(
+        phases(&frames),
+        [
+            "understanding",
+            "understanding",
+            "idle",
+            "greeting",
+            "planning"
+        ]
+    );
+    let seqs: Vec<u64> = frames.iter().map(|f| f["seq"].as_u64().unwrap()).collect();
+    assert_eq!(
+        seqs,
+        [1, 1, 2, 3, 4],
+        "a tick that changes nothing is no change"
+    );
+    assert_eq!(
+        frames[2]["state"]["completed_goals"][0]["reason"],
+        "idle timeout"
+    );
+    // Late by more than the timeout: greeting -> idle -> understanding -> planning in one step.
+    let moves: Vec<(&str, &str)> = frames[4]["transitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["from"].as_str().unwrap(), t["to"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        moves,
+        [
+            ("greeting", "idle"),
+            ("idle", "understanding"),
+            ("understanding", "planning")
+        ]
+    );
+}
+
+#[test]
+fn idle_timeout_flag_overrides_the_patterns() {
+    let input = concat!(
+        r#"{"role":"user","text":"Build a landing page","at":"2026-11-21T10:00:00Z"}"#,
+        "\n",
+        r#"{"tick":"2026-11-21T10:00:02Z"}"#,
+        "\n"
+    );
+    let frames = frames(&convstate(
+        &["replay", "--idle-timeout", "2s", "-"],
+        Some(input),
+    ));
+    assert_eq!(phases(&frames), ["understanding", "idle"]);
+    assert_eq!(frames[0]["state"]["idle_deadline"], "2026-11-21T10:00:02Z");
+}
+
+#[test]
+fn times_default_to_one_second_apart_from_the_start_of_2026() {
+    let input = "{\"role\":\"user\",\"text\":\"hi\"}\n\n{\"role\":\"user\",\"text\":\"hey\"}\n";
+    let frames = frames(&convstate(&["replay", "-"], Some(input)));
+    assert_eq!(frames.len(), 2, "blank lines are skipped");
+    assert_eq!(frames[0]["state"]["created_at"], "2026-01-01T00:00:00Z");
+    assert_eq!(frames[1]["state"]["last_updated"], "2026-01-01T00:00:01Z");
+}
+
+#[test]
+fn malformed_lines_stop_the_replay_with_their_line_number() {
+    let good = r#"{"role":"user","text":"hi"}"#;
+    for (bad, message) in [
+        ("{not json", "invalid step"),
+        (r#"{"role":"user","txt":"hi"}"#, "unknown field `txt`"),
+        (r#"{"role":"robot","text":"hi"}"#, "unknown variant `robot`"),
+        (r#"{"role":"user"}"#, "needs a `text`"),
+        (r#"{"signal":"switch"}"#, "unknown signal"),
+        (
+            r#"{"signal":"approve","role":"user","text":"x"}"#,
+            "a step is one of",
+        ),
+        (r#"{"tick":"yesterday"}"#, "invalid step"),
+        (
+            r#"{"role":"user","text":"x","at":"2025-01-01T00:00:00Z"}"#,
+            "time goes backwards",
+        ),
+        (r#"{}"#, "a step needs"),
+        ("[1,2]", "invalid step"),
+    ] {
+        let input = format!("{good}\n{good}\n{bad}\n{good}\n");
+        let out = convstate(&["replay", "-"], Some(&input));
+        assert!(!out.status.success(), "{bad} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("-:3: "), "{bad}: {stderr}");
+        assert!(stderr.contains(message), "{bad}: {stderr}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            2,
+            "the steps before the bad line are written"
+        );
+    }
+}
+
+#[test]
+fn a_missing_file_is_an_error() {
+    let out = convstate(&["replay", "tests/transcripts/no-such-file.jsonl"], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-file.jsonl"));
+}
