@@ -1,1 +1,229 @@
-fn main() {}
+//! One turn of the engine on realistic messages: classify + transition + JSON `state` frame,
+//! with divan's allocation counts.
+//!
+//! Run: `cargo bench --bench turn`. Baselines in the same run:
+//! - `naive_classify`: what a hand-rolled classifier does with the same phrase lists
+//!   (lowercase the message, then `contains` for every phrase): substring matching, the very
+//!   defect the engine fixes, and its cost;
+//! - `json_frame`: serialising the `state` frame alone, the floor of a turn.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use convstate::conversation::{Conversation, Engine, Input, Role};
+use convstate::patterns::{self, PatternSource};
+use convstate::protocol::StateFrame;
+use divan::{AllocProfiler, Bencher, black_box};
+
+#[global_allocator]
+static ALLOC: AllocProfiler = AllocProfiler::system();
+
+fn main() {
+    divan::main();
+}
+
+/// Realistic conversations, each a list of (role, text).
+const CONVERSATIONS: &[&[(Role, &str)]] = &[
+    &[
+        (Role::User, "I want to build a todo app"),
+        (Role::Assistant, "What features do you need?"),
+        (
+            Role::User,
+            "I need add, delete, and mark as complete functionality with React components",
+        ),
+        (Role::Assistant, "I'll create a React todo app component"),
+        (Role::User, "Sounds good, go ahead"),
+        (
+            Role::Assistant,
+            "<artifact type=\"react\">function TodoApp() { return null }</artifact>",
+        ),
+        (Role::User, "Perfect! This is exactly what I needed"),
+        (Role::User, "Now build a calculator"),
+        (Role::User, "bye"),
+    ],
+    &[
+        (Role::User, "Hi there! How are you?"),
+        (
+            Role::Assistant,
+            "I'm doing well, thanks for asking! What can I help you with today?",
+        ),
+        (
+            Role::User,
+            "Fix the checkout page, it's really slow on mobile",
+        ),
+        (
+            Role::Assistant,
+            "Sure. What should be different afterwards, and which part is slowest?",
+        ),
+        (
+            Role::User,
+            "It should load in under a second, the payment form takes forever",
+        ),
+        (
+            Role::Assistant,
+            "Got it. I'll start by profiling the payment form and lazy-loading the scripts.",
+        ),
+        (
+            Role::Assistant,
+            "Done: I've updated the bundle split and deferred the analytics script.",
+        ),
+        (
+            Role::User,
+            "Great, but can you also make the button bigger?",
+        ),
+        (Role::Assistant, "Of course, I'll adjust the button size."),
+        (Role::User, "Thanks, that works!"),
+    ],
+    &[
+        (
+            Role::User,
+            "Quick question: how do I center a div with flexbox?",
+        ),
+        (
+            Role::Assistant,
+            "Use display: flex with justify-content: center and align-items: center on the parent.",
+        ),
+        (
+            Role::User,
+            "Nice, thank you! Can you explain how grid differs?",
+        ),
+        (
+            Role::Assistant,
+            "Grid lays out two dimensions at once, rows and columns, while flexbox handles one.",
+        ),
+        (Role::User, "Not sure I follow, show me an example"),
+    ],
+];
+
+fn engine() -> &'static Engine {
+    static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+    ENGINE.get_or_init(patterns::builtin)
+}
+
+fn start() -> DateTime<Utc> {
+    "2026-11-21T10:00:00Z".parse().unwrap()
+}
+
+fn turn_count() -> usize {
+    CONVERSATIONS.iter().map(|c| c.len()).sum()
+}
+
+/// Every message of the conversations.
+fn messages() -> impl Iterator<Item = (Role, &'static str)> {
+    CONVERSATIONS.iter().flat_map(|c| c.iter().copied())
+}
+
+/// Runs every conversation from a fresh session, calling `each` after every turn.
+fn run_all(
+    engine: &Engine,
+    mut each: impl FnMut(&Conversation, &[convstate::conversation::Transition]),
+) {
+    for conversation in CONVERSATIONS {
+        let mut now = start();
+        let mut conv = engine.start("s-bench", now);
+        for (role, text) in conversation.iter() {
+            now += TimeDelta::seconds(20);
+            let step = engine.step(
+                &mut conv,
+                Input::Message {
+                    role: *role,
+                    text,
+                    artifact: false,
+                },
+                now,
+            );
+            each(&conv, &step.transitions);
+        }
+    }
+}
+
+/// A whole turn: classify + transition + `state` frame into a reused buffer. Each iteration
+/// runs all conversations from fresh sessions, so goal creation is counted as it happens.
+#[divan::bench]
+fn turn(bencher: Bencher) {
+    let engine = engine();
+    let mut buf = Vec::with_capacity(8192);
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            run_all(engine, |conv, transitions| {
+                buf.clear();
+                serde_json::to_writer(&mut buf, &StateFrame::new(conv, 1, transitions)).unwrap();
+                black_box(&buf);
+            })
+        });
+}
+
+/// Classify + transition, without the frame.
+#[divan::bench]
+fn step(bencher: Bencher) {
+    let engine = engine();
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            run_all(engine, |conv, _| {
+                black_box(conv);
+            })
+        });
+}
+
+/// Classification alone.
+#[divan::bench]
+fn classify(bencher: Bencher) {
+    let engine = engine();
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            for (role, text) in messages() {
+                black_box(engine.classifier().read(black_box(text), role));
+            }
+        });
+}
+
+/// Baseline: the `state` frames alone, serialised into a reused buffer.
+#[divan::bench]
+fn json_frame(bencher: Bencher) {
+    let engine = engine();
+    let mut states = Vec::new();
+    run_all(engine, |conv, _| states.push(conv.clone()));
+    let mut buf = Vec::with_capacity(8192);
+    bencher
+        .counter(divan::counter::ItemsCount::new(states.len()))
+        .bench_local(|| {
+            for conv in &states {
+                buf.clear();
+                serde_json::to_writer(&mut buf, &StateFrame::new(conv, 1, &[])).unwrap();
+                black_box(&buf);
+            }
+        });
+}
+
+/// Baseline: a hand-rolled classifier over the same phrase lists: lowercase, then `contains`.
+#[divan::bench]
+fn naive_classify(bencher: Bencher) {
+    let (lexicon, _) = patterns::read(&PatternSource::Builtin).unwrap();
+    let phrases: Vec<String> = lexicon
+        .signals
+        .iter()
+        .flat_map(|s| s.phrases.iter())
+        .chain(
+            lexicon
+                .goals
+                .iter()
+                .flat_map(|g| g.leads.iter().flat_map(|l| l.phrases.iter())),
+        )
+        .chain(lexicon.slots.iter().flat_map(|s| s.cues.iter()))
+        .map(|p| p.to_lowercase())
+        .collect();
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            for (_, text) in messages() {
+                let lower = black_box(text).to_lowercase();
+                black_box(
+                    phrases
+                        .iter()
+                        .filter(|p| lower.contains(p.as_str()))
+                        .count(),
+                );
+            }
+        });
+}

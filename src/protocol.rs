@@ -38,7 +38,22 @@ impl<'a> StateFrame<'a> {
     }
 }
 
-/// Writes the summary straight into the output, without building a string first.
+/// Renders the summary into a reused per-thread buffer and writes it as one string: through
+/// `collect_str` the JSON escaper is fed one formatter fragment at a time, which showed in
+/// profiles of the frame.
 fn as_text<S: Serializer>(summary: &Summary<'_>, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(summary)
+    use std::cell::RefCell;
+    use std::fmt::Write;
+    thread_local! {
+        static BUF: RefCell<String> = RefCell::new(String::with_capacity(1024));
+    }
+    BUF.with(|buf| match buf.try_borrow_mut() {
+        Ok(mut buf) => {
+            buf.clear();
+            write!(buf, "{summary}").map_err(serde::ser::Error::custom)?;
+            s.serialize_str(&buf)
+        }
+        // Not reached (serialising a string does not come back here), but never panic.
+        Err(_) => s.collect_str(summary),
+    })
 }

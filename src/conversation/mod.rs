@@ -13,6 +13,7 @@ pub mod lexicon;
 pub mod machine;
 pub mod state;
 pub mod summary;
+pub mod time;
 
 #[cfg(test)]
 mod classify_table;

@@ -168,7 +168,9 @@ pub struct Goal {
     pub description: String,
     pub status: GoalStatus,
     pub required_info: Vec<Slot>,
+    #[serde(with = "super::time")]
     pub created_at: DateTime<Utc>,
+    #[serde(with = "super::time::option")]
     pub completed_at: Option<DateTime<Utc>>,
     /// Why the goal finished; `null` while it is active.
     pub reason: Option<GoalReason>,
@@ -290,6 +292,7 @@ pub struct Milestone {
     pub phase: Phase,
     /// `turn_count` when it was reached (0 when a signal reached it).
     pub turn: u64,
+    #[serde(with = "super::time")]
     pub at: DateTime<Utc>,
 }
 
@@ -308,12 +311,16 @@ pub struct Conversation {
     /// Goals stated so far in this session, resets included: numbers the next goal's id.
     pub goals_started: u32,
     pub last_milestone: Option<Milestone>,
+    #[serde(with = "super::time")]
     pub created_at: DateTime<Utc>,
+    #[serde(with = "super::time::option")]
     pub last_user_message_at: Option<DateTime<Utc>>,
+    #[serde(with = "super::time")]
     pub last_updated: DateTime<Utc>,
     /// When the session goes idle unless the user speaks; `null` while idle. Derived from
     /// `last_activity` and the idle timeout after every step, kept here so that the sweeper and
     /// clients need no configuration to know it.
+    #[serde(with = "super::time::option")]
     pub idle_deadline: Option<DateTime<Utc>>,
 }
 
