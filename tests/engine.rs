@@ -653,7 +653,7 @@ fn reset_starts_over_with_an_empty_history() {
     assert_eq!(s.conv.session_id, "s-test");
     s.user("Build a form");
     assert_eq!(
-        s.goal().id,
+        s.goal().id.to_string(),
         format!("g-{}", ids_so_far + 1),
         "goal ids stay unique"
     );
@@ -825,6 +825,7 @@ fn state_json_has_the_wire_contracts_fields() {
         assert!(json.get(key).is_some(), "{key}");
     }
     let goal = &json["current_goal"];
+    assert_eq!(goal["id"], "g-1");
     assert_eq!(goal["type"], "artifact_creation");
     assert_eq!(goal["status"], "active");
     assert_eq!(goal["required_info"][0]["name"], "component_type");

@@ -310,6 +310,8 @@ impl Classifier {
     }
 
     fn extract_with(&self, x: &Extractor, text: &str) -> Option<Range<usize>> {
+        // `find` allocates nothing; captures do, so they run only where the pattern matches.
+        x.pattern.find(text)?;
         x.pattern.captures_iter(text).find_map(|caps| {
             let m = caps.name("value").or_else(|| caps.get(0))?;
             let span = self.clean(text, m.start()..m.end(), true);

@@ -151,7 +151,7 @@ mod tests {
             value: None,
         };
         Goal {
-            id: "g-1".into(),
+            id: crate::conversation::state::GoalId(1),
             goal_type: GoalType::ArtifactCreation,
             description: "x".into(),
             status: GoalStatus::Active,

@@ -27,8 +27,8 @@ pub use classify::{Classifier, Reading, Signals};
 pub use lexicon::{Lexicon, Role, Settings, Signal};
 pub use machine::{Facts, Outcome};
 pub use state::{
-    Conversation, Goal, GoalReason, GoalStatus, GoalType, Milestone, Phase, Slot, SlotStatus,
-    Transition, TransitionReason,
+    Conversation, Goal, GoalId, GoalReason, GoalStatus, GoalType, Milestone, Phase, Slot,
+    SlotStatus, Transition, TransitionReason,
 };
 pub use summary::Summary;
 
@@ -257,7 +257,7 @@ impl Engine {
         for (i, span) in fills {
             let slot = &mut goal.required_info[*i];
             slot.status = SlotStatus::Provided;
-            slot.value = Some(text[span.clone()].to_string());
+            set_value(&mut slot.value, &text[span.clone()]);
         }
         if reading.asks != 0 {
             for slot in &mut goal.required_info {
@@ -322,7 +322,7 @@ impl Engine {
         let slots = self.classifier.slots();
         conv.goals_started += 1;
         let mut goal = Goal {
-            id: format!("g-{}", conv.goals_started),
+            id: state::GoalId(conv.goals_started),
             goal_type: def.goal_type,
             description: text[lead.description.clone()].to_string(),
             status: GoalStatus::Active,
@@ -380,6 +380,17 @@ impl Engine {
                     .checked_add_signed(self.settings.idle_timeout)
             })
             .flatten();
+    }
+}
+
+/// Sets a slot value, reusing the old value's buffer.
+fn set_value(value: &mut Option<String>, new: &str) {
+    match value {
+        Some(old) => {
+            old.clear();
+            old.push_str(new);
+        }
+        None => *value = Some(new.to_string()),
     }
 }
 

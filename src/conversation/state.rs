@@ -157,11 +157,51 @@ pub struct Slot {
     pub value: Option<String>,
 }
 
+/// A goal's number within its session, written `g-N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GoalId(pub u32);
+
+impl fmt::Display for GoalId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "g-{}", self.0)
+    }
+}
+
+impl Serialize for GoalId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // `g-` and at most ten digits, written without a heap string.
+        let mut buf = [0u8; 12];
+        let mut n = self.0;
+        let mut at = buf.len();
+        loop {
+            at -= 1;
+            buf[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(b"g-");
+        s.serialize_str(std::str::from_utf8(&buf[at..]).map_err(serde::ser::Error::custom)?)
+    }
+}
+
+impl<'de> Deserialize<'de> for GoalId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GoalId, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        text.strip_prefix("g-")
+            .and_then(|n| n.parse().ok())
+            .map(GoalId)
+            .ok_or_else(|| serde::de::Error::custom(format!("invalid goal id \"{text}\"")))
+    }
+}
+
 /// What the user is trying to get done, and how far the machine got with it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Goal {
-    /// `g-N`, numbered per session so that replaying a log gives the same ids.
-    pub id: String,
+    /// `g-N` on the wire, numbered per session so that replaying a log gives the same ids.
+    pub id: GoalId,
     #[serde(rename = "type")]
     pub goal_type: GoalType,
     /// The object of the request, without leading articles or trailing punctuation.
