@@ -549,7 +549,7 @@ fn executing_moves_to_reviewing_when_work_is_done() {
 #[test]
 fn reviewing_a_change_request_goes_back_to_understanding_for_a_turn() {
     let mut s = Session::reviewing();
-    let goal = s.goal().id.clone();
+    let goal = s.goal().id;
     assert_eq!(
         s.user("Great, but please change the header color"),
         Phase::Understanding

@@ -129,11 +129,7 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
 
         let mut ids = HashSet::new();
         for g in &conv.completed_goals {
-            prop_assert!(
-                ids.insert(g.id.clone()),
-                "goal {} in the history twice",
-                g.id
-            );
+            prop_assert!(ids.insert(g.id), "goal {} in the history twice", g.id);
             prop_assert!(g.completed_at.is_some() && g.reason.is_some());
         }
         if let Some(g) = &conv.current_goal {

@@ -322,7 +322,7 @@ impl Engine {
         let slots = self.classifier.slots();
         conv.goals_started += 1;
         let mut goal = Goal {
-            id: state::GoalId(conv.goals_started),
+            id: GoalId(conv.goals_started),
             goal_type: def.goal_type,
             description: text[lead.description.clone()].to_string(),
             status: GoalStatus::Active,
