@@ -627,7 +627,7 @@ impl Cx<'_> {
                     None => Some(None),
                 };
                 if let (Some(pattern), Some(unless)) = (pattern, unless) {
-                    extractors.push(Extractor { pattern, unless });
+                    extractors.push(Extractor::new(pattern, unless));
                 }
             }
             let Some((name, name_span)) = name else {

@@ -310,15 +310,22 @@ impl Classifier {
     }
 
     fn extract_with(&self, x: &Extractor, text: &str) -> Option<Range<usize>> {
+        let take = |m: regex::Match<'_>| {
+            let span = self.clean(text, m.start()..m.end(), true);
+            let rejected = x
+                .unless
+                .as_ref()
+                .is_some_and(|u| u.is_match(&text[span.clone()]));
+            (!span.is_empty() && !rejected).then_some(span)
+        };
+        if !x.value_group {
+            return x.pattern.find_iter(text).find_map(take);
+        }
         // `find` allocates nothing; captures do, so they run only where the pattern matches.
         x.pattern.find(text)?;
-        x.pattern.captures_iter(text).find_map(|caps| {
-            let m = caps.name("value").or_else(|| caps.get(0))?;
-            let span = self.clean(text, m.start()..m.end(), true);
-            let value = &text[span.clone()];
-            let rejected = x.unless.as_ref().is_some_and(|u| u.is_match(value));
-            (!span.is_empty() && !rejected).then_some(span)
-        })
+        x.pattern
+            .captures_iter(text)
+            .find_map(|caps| caps.name("value").and_then(take))
     }
 
     /// The reply as the value of a slot that was asked for: the message without fillers,

@@ -122,6 +122,20 @@ pub struct Extractor {
     pub pattern: Regex,
     /// A value this matches is not taken from this extractor.
     pub unless: Option<Regex>,
+    /// Whether `pattern` has a `value` group. Without one the whole match is the value and no
+    /// captures are needed, which for a large alternation is several times faster.
+    pub value_group: bool,
+}
+
+impl Extractor {
+    pub fn new(pattern: Regex, unless: Option<Regex>) -> Extractor {
+        let value_group = pattern.capture_names().any(|n| n == Some("value"));
+        Extractor {
+            pattern,
+            unless,
+            value_group,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
