@@ -263,7 +263,7 @@ fn rule_1_assistant_messages_do_not_keep_a_session_alive() {
 }
 
 #[test]
-fn rule_1_a_late_goal_is_kept_after_the_idle_transition() {
+fn rule_1_a_late_goal_is_kept_after_the_idle_transition_defect_swallowed_goal() {
     // The original design swallowed the returning user's goal.
     let mut s = Session::new();
     s.user("Build a landing page");
@@ -442,7 +442,7 @@ fn a_fully_specified_goal_goes_on_to_planning_in_the_same_step() {
 }
 
 #[test]
-fn understanding_moves_to_planning_when_the_last_slot_arrives() {
+fn understanding_moves_to_planning_when_the_last_slot_arrives_defect_lagging_slots() {
     // The original design saw slot values one turn late.
     let mut s = Session::new();
     s.user("Fix the checkout page");
@@ -484,7 +484,7 @@ fn understanding_moves_to_planning_after_max_user_turns() {
 }
 
 #[test]
-fn a_question_is_answered_reviewed_and_completed() {
+fn a_question_is_answered_reviewed_and_completed_defect_stalled_questions() {
     // The original design stalled question flows in understanding.
     let mut s = Session::new();
     s.user("What is a closure?");
@@ -760,7 +760,7 @@ fn defect_role_blind_signals() {
 }
 
 #[test]
-fn defect_clipped_descriptions() {
+fn defect_n_app_descriptions() {
     let mut s = Session::new();
     s.user("Build an app for notes");
     assert_eq!(s.goal().description, "app for notes");

@@ -98,6 +98,11 @@ impl Engine {
         conv
     }
 
+    /// The idle check the sweeper calls at a session's deadline: `step` with [`Input::Tick`].
+    pub fn tick(&self, conv: &mut Conversation, now: DateTime<Utc>) -> Step {
+        self.step(conv, Input::Tick, now)
+    }
+
     /// Applies one input at `now`.
     pub fn step(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
         let mut out = Transitions::new();
