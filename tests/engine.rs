@@ -210,11 +210,7 @@ fn rule_1_the_sweep_idles_the_session_at_the_deadline_not_before() {
     s.user("Build a landing page");
     let deadline = s.now + TimeDelta::minutes(10);
     assert_eq!(s.conv.idle_deadline, Some(deadline));
-    let before = engine().step(
-        &mut s.conv,
-        Input::Tick,
-        deadline - TimeDelta::milliseconds(1),
-    );
+    let before = engine().tick(&mut s.conv, deadline - TimeDelta::milliseconds(1));
     assert!(!before.changed && before.transitions.is_empty());
     assert_eq!(s.step_at(Input::Tick, deadline), Phase::Idle);
     assert_eq!(
