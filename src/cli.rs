@@ -32,6 +32,9 @@ pub enum Command {
         /// Session id written into the frames.
         #[arg(long, value_name = "ID", default_value = "s-replay")]
         session_id: String,
+        /// One line per step for a person (seq, phase, transitions, goal) instead of frames.
+        #[arg(long)]
+        brief: bool,
         /// Transcript file, or - for standard input.
         file: PathBuf,
     },
@@ -54,8 +57,14 @@ pub fn run(cli: Cli) -> ExitCode {
             patterns,
             idle_timeout,
             session_id,
+            brief,
             file,
         } => {
+            let format = if brief {
+                crate::replay::Format::Brief
+            } else {
+                crate::replay::Format::Frames
+            };
             let mut engine = match patterns::load(&PatternSource::from_option(patterns)) {
                 Ok(engine) => engine,
                 Err(errors) => return report_patterns(&errors),
@@ -66,10 +75,22 @@ pub fn run(cli: Cli) -> ExitCode {
             let stdout = std::io::stdout().lock();
             let name = file.display().to_string();
             let result = if name == "-" {
-                crate::replay::replay(&engine, &session_id, std::io::stdin().lock(), stdout)
+                crate::replay::replay(
+                    &engine,
+                    &session_id,
+                    format,
+                    std::io::stdin().lock(),
+                    stdout,
+                )
             } else {
                 match std::fs::File::open(&file) {
-                    Ok(f) => crate::replay::replay(&engine, &session_id, BufReader::new(f), stdout),
+                    Ok(f) => crate::replay::replay(
+                        &engine,
+                        &session_id,
+                        format,
+                        BufReader::new(f),
+                        stdout,
+                    ),
                     Err(e) => {
                         eprintln!("error: {name}: {e}");
                         return ExitCode::FAILURE;

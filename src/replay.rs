@@ -133,11 +133,22 @@ impl From<std::io::Error> for ReplayError {
     }
 }
 
-/// Replays `input` into `output`, one `state` frame per non-blank input line. Stops at the first
-/// malformed line, after writing the frames of the lines before it.
+/// What `replay` writes per step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// The `state` frame a connected client would receive (JSON, one per line).
+    #[default]
+    Frames,
+    /// One line for a person: seq, phase, the transitions, the current goal.
+    Brief,
+}
+
+/// Replays `input` into `output`, one line per non-blank input line. Stops at the first
+/// malformed line, after writing the lines of the steps before it.
 pub fn replay(
     engine: &Engine,
     session_id: &str,
+    format: Format,
     input: impl BufRead,
     mut output: impl Write,
 ) -> Result<(), ReplayError> {
@@ -186,11 +197,35 @@ pub fn replay(
             seq += 1;
         }
         buf.clear();
-        serde_json::to_writer(&mut buf, &StateFrame::new(conv, seq, &result.transitions))
-            .map_err(|e| ReplayError::Line(n, format!("cannot write the state: {e}")))?;
+        match format {
+            Format::Frames => {
+                serde_json::to_writer(&mut buf, &StateFrame::new(conv, seq, &result.transitions))
+                    .map_err(|e| ReplayError::Line(n, format!("cannot write the state: {e}")))?;
+            }
+            Format::Brief => brief(&mut buf, seq, conv, &result.transitions)?,
+        }
         buf.push(b'\n');
         output.write_all(&buf)?;
     }
     output.flush()?;
+    Ok(())
+}
+
+/// `  3  planning       understanding -> planning (Gathered sufficient information) | artifact_creation: todo app`
+fn brief(
+    out: &mut Vec<u8>,
+    seq: u64,
+    conv: &Conversation,
+    transitions: &[crate::conversation::Transition],
+) -> std::io::Result<()> {
+    write!(out, "{seq:>3}  {:<13}", conv.phase.as_str())?;
+    for (i, t) in transitions.iter().enumerate() {
+        let sep = if i == 0 { "  " } else { "; " };
+        let milestone = if t.milestone { ", milestone" } else { "" };
+        write!(out, "{sep}{} -> {} ({}{milestone})", t.from, t.to, t.reason)?;
+    }
+    if let Some(goal) = &conv.current_goal {
+        write!(out, "  | {}: {}", goal.goal_type, goal.description)?;
+    }
     Ok(())
 }
