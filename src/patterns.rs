@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use regex::{Regex, RegexBuilder};
-use toml::Spanned;
-use toml::de::{DeTable, DeValue};
+use toml::de::DeTable;
 
 use crate::conversation::lexicon::{
     DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Position, Role, Settings,
@@ -244,7 +243,6 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 type Table<'i> = DeTable<'i>;
-type Value<'i> = Spanned<DeValue<'i>>;
 
 /// The checking context of one file.
 struct Cx<'a> {
@@ -278,10 +276,6 @@ impl Cx<'_> {
         }
     }
 
-    fn get<'t, 'i>(&mut self, table: &'t Table<'i>, key: &str) -> Option<&'t Value<'i>> {
-        table.get(key)
-    }
-
     fn missing(&mut self, at: Range<usize>, key: &str, what: &str) {
         self.error(at, format!("missing key `{key}` in {what}"));
     }
@@ -293,7 +287,7 @@ impl Cx<'_> {
         key: &str,
         what: &str,
     ) -> Option<(String, Range<usize>)> {
-        let Some(v) = self.get(table, key) else {
+        let Some(v) = table.get(key) else {
             self.missing(at, key, what);
             return None;
         };
@@ -335,7 +329,7 @@ impl Cx<'_> {
         key: &str,
         what: &str,
     ) -> Vec<(String, Range<usize>)> {
-        let Some(v) = self.get(table, key) else {
+        let Some(v) = table.get(key) else {
             self.missing(at, key, what);
             return Vec::new();
         };
@@ -389,7 +383,7 @@ impl Cx<'_> {
         key: &str,
         what: &str,
     ) -> Vec<(&'t Table<'i>, Range<usize>)> {
-        let Some(v) = self.get(table, key) else {
+        let Some(v) = table.get(key) else {
             self.missing(0..0, &format!("[[{key}]]"), what);
             return Vec::new();
         };
@@ -414,7 +408,7 @@ impl Cx<'_> {
     }
 
     fn integer(&mut self, table: &Table<'_>, key: &str, min: i64, max: i64) -> Option<i64> {
-        let Some(v) = self.get(table, key) else {
+        let Some(v) = table.get(key) else {
             self.missing(0..0, key, "the settings");
             return None;
         };

@@ -257,12 +257,21 @@ fn a_missing_file_is_an_error() {
 
 #[test]
 fn brief_output_shows_one_line_per_step_for_a_person() {
-    let out = convstate(&["replay", "--brief", "tests/transcripts/worked-example.jsonl"], None);
+    let out = convstate(
+        &[
+            "replay",
+            "--brief",
+            "tests/transcripts/worked-example.jsonl",
+        ],
+        None,
+    );
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 9);
-    assert!(lines[0].contains("understanding") && lines[0].contains("User stated a goal, milestone"));
+    assert!(
+        lines[0].contains("understanding") && lines[0].contains("User stated a goal, milestone")
+    );
     assert!(lines[0].ends_with("| artifact_creation: todo app"));
     assert!(lines[8].contains("understanding -> idle (User cancelled)"));
 }

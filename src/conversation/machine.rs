@@ -170,14 +170,7 @@ mod tests {
     #[test]
     fn rule_2_cancel_without_goal_goes_idle_from_any_active_phase() {
         let g = goal(2);
-        for phase in [
-            Greeting,
-            Understanding,
-            Planning,
-            Executing,
-            Reviewing,
-            Completed,
-        ] {
+        for phase in Phase::ALL.into_iter().filter(|p| *p != Idle) {
             assert_eq!(
                 decide_with(phase, user(&[Signal::Cancel]), Some(&g)),
                 Finish(Idle, R::Cancelled, GoalReason::Cancelled),
