@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::config::{ConfigLayer, ServerConfig};
 use crate::patterns::{self, PatternSource};
 
 #[derive(Debug, Parser)]
@@ -21,6 +22,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Serve conversations over WebSocket (GET /ws) with live state pushes.
+    Serve(ServeArgs),
     /// Replay a JSON Lines transcript offline and print the state frame of each step.
     Replay {
         /// Pattern directory (default: the set built into the binary).
@@ -46,6 +49,73 @@ pub enum Command {
     },
 }
 
+/// Flags of `serve`. Each overrides the `CONVSTATE_*` variable of the same name, which
+/// overrides the config file, which overrides the default.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// TOML config file (also CONVSTATE_CONFIG).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Idle timeout, e.g. 2s, 10m [default: the patterns' setting, 10m].
+    #[arg(long, value_name = "DURATION")]
+    pub idle_timeout: Option<String>,
+    /// Pattern directory [default: the set built into the binary].
+    #[arg(long, value_name = "DIR")]
+    pub patterns: Option<PathBuf>,
+    /// Session store [default: memory:].
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// Evict sessions without activity for this long [default: 24h].
+    #[arg(long, value_name = "DURATION")]
+    pub retention: Option<String>,
+    /// Largest client frame in bytes [default: 65536].
+    #[arg(long, value_name = "BYTES")]
+    pub max_frame_bytes: Option<u64>,
+    /// Frames per second per connection [default: 20].
+    #[arg(long, value_name = "N")]
+    pub rate_limit: Option<u32>,
+    /// Frames a connection may send at once [default: 40].
+    #[arg(long, value_name = "N")]
+    pub rate_burst: Option<u32>,
+    /// Browser origins allowed besides the server's own and localhost, comma-separated.
+    #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Option<Vec<String>>,
+    /// Keep-alive ping interval [default: 30s].
+    #[arg(long, value_name = "DURATION")]
+    pub ping_interval: Option<String>,
+}
+
+impl ServeArgs {
+    /// The configuration: flags over environment over file over defaults.
+    pub fn resolve(self, env: impl Fn(&str) -> Option<String>) -> Result<ServerConfig, String> {
+        let file = match self
+            .config
+            .clone()
+            .or_else(|| env("CONVSTATE_CONFIG").map(PathBuf::from))
+        {
+            Some(path) => ConfigLayer::from_file(&path)?,
+            None => ConfigLayer::default(),
+        };
+        let env = ConfigLayer::from_env(env)?;
+        let flags = ConfigLayer {
+            listen: self.listen,
+            idle_timeout: self.idle_timeout,
+            patterns: self.patterns,
+            store: self.store,
+            retention: self.retention,
+            max_frame_bytes: self.max_frame_bytes,
+            rate_limit: self.rate_limit,
+            rate_burst: self.rate_burst,
+            allowed_origins: self.allowed_origins,
+            ping_interval: self.ping_interval,
+        };
+        flags.over(env.over(file)).resolve()
+    }
+}
+
 fn parse_duration(text: &str) -> Result<chrono::TimeDelta, String> {
     crate::config::parse_duration(text)
 }
@@ -53,6 +123,7 @@ fn parse_duration(text: &str) -> Result<chrono::TimeDelta, String> {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
+        Command::Serve(args) => serve(args),
         Command::Replay {
             patterns,
             idle_timeout,
@@ -127,4 +198,53 @@ fn report_patterns(errors: &patterns::PatternErrors) -> ExitCode {
         if n == 1 { "" } else { "s" }
     );
     ExitCode::FAILURE
+}
+
+fn serve(args: ServeArgs) -> ExitCode {
+    let config = match args.resolve(|var| std::env::var(var).ok()) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if config.store != "memory:" {
+        eprintln!(
+            "error: store \"{}\": the stores available are: memory:",
+            config.store
+        );
+        return ExitCode::FAILURE;
+    }
+    let mut engine = match patterns::load(&PatternSource::from_option(config.patterns.clone())) {
+        Ok(engine) => engine,
+        Err(errors) => return report_patterns(&errors),
+    };
+    if let Some(timeout) = config.idle_timeout {
+        engine.settings_mut().idle_timeout = timeout;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+        crate::server::run(listener, config, engine, crate::server::shutdown_signal())
+            .await
+            .map_err(|e| format!("server: {e}"))
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -35,3 +35,271 @@ mod tests {
         assert!(parse_duration("100000 days").is_err());
     }
 }
+
+/// The configuration of `convstate serve`. Each value comes from the first of: a command-line
+/// flag, a `CONVSTATE_*` environment variable, the TOML config file, the default below.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerConfig {
+    /// Address to listen on. Loopback by default: exposing the server is a decision.
+    pub listen: std::net::SocketAddr,
+    /// Idle timeout; `None` keeps the patterns' setting (10 minutes as shipped).
+    pub idle_timeout: Option<TimeDelta>,
+    /// Pattern directory; `None` uses the set built into the binary.
+    pub patterns: Option<std::path::PathBuf>,
+    /// Where sessions live: `memory:` (lost on restart).
+    pub store: String,
+    /// Sessions without activity for this long are evicted from memory (24 hours: a user who
+    /// comes back the next day still finds the conversation).
+    pub retention: TimeDelta,
+    /// Largest client frame accepted, in bytes (64 KiB: a long message, never a file).
+    pub max_frame_bytes: usize,
+    /// Frames per second a connection may send on average (a person types far slower; a
+    /// scripted client replaying a transcript fits).
+    pub rate_limit: u32,
+    /// Frames a connection may send at once above the average.
+    pub rate_burst: u32,
+    /// Browser origins allowed besides the server's own and localhost (`*` allows any).
+    pub allowed_origins: Vec<String>,
+    /// How often the server pings each client; a client silent for two intervals is dropped.
+    pub ping_interval: std::time::Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> ServerConfig {
+        ServerConfig {
+            listen: std::net::SocketAddr::from(([127, 0, 0, 1], 8080)),
+            idle_timeout: None,
+            patterns: None,
+            store: "memory:".to_string(),
+            retention: TimeDelta::hours(24),
+            max_frame_bytes: 64 * 1024,
+            rate_limit: 20,
+            rate_burst: 40,
+            allowed_origins: Vec::new(),
+            ping_interval: std::time::Duration::from_secs(30),
+        }
+    }
+}
+
+/// One source of configuration: every value optional. The config file has this shape.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigLayer {
+    pub listen: Option<String>,
+    pub idle_timeout: Option<String>,
+    pub patterns: Option<std::path::PathBuf>,
+    pub store: Option<String>,
+    pub retention: Option<String>,
+    pub max_frame_bytes: Option<u64>,
+    pub rate_limit: Option<u32>,
+    pub rate_burst: Option<u32>,
+    pub allowed_origins: Option<Vec<String>>,
+    pub ping_interval: Option<String>,
+}
+
+/// The environment variables read, with the keys they set.
+pub const ENV_VARS: [(&str, &str); 10] = [
+    ("CONVSTATE_LISTEN", "listen"),
+    ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
+    ("CONVSTATE_PATTERNS", "patterns"),
+    ("CONVSTATE_STORE", "store"),
+    ("CONVSTATE_RETENTION", "retention"),
+    ("CONVSTATE_MAX_FRAME_BYTES", "max_frame_bytes"),
+    ("CONVSTATE_RATE_LIMIT", "rate_limit"),
+    ("CONVSTATE_RATE_BURST", "rate_burst"),
+    ("CONVSTATE_ALLOWED_ORIGINS", "allowed_origins"),
+    ("CONVSTATE_PING_INTERVAL", "ping_interval"),
+];
+
+impl ConfigLayer {
+    /// Reads a TOML config file.
+    pub fn from_file(path: &std::path::Path) -> Result<ConfigLayer, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("config file {}: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| {
+            let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
+            match line {
+                Some(line) => format!("{}:{line}: {}", path.display(), e.message().trim()),
+                None => format!("{}: {}", path.display(), e.message().trim()),
+            }
+        })
+    }
+
+    /// Reads the `CONVSTATE_*` variables from `vars` (the process environment in practice).
+    pub fn from_env(vars: impl Fn(&str) -> Option<String>) -> Result<ConfigLayer, String> {
+        let mut layer = ConfigLayer::default();
+        for (var, _) in ENV_VARS {
+            let Some(value) = vars(var) else { continue };
+            let number = |v: &str| {
+                v.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("{var}: \"{v}\" is not a whole number"))
+            };
+            match var {
+                "CONVSTATE_LISTEN" => layer.listen = Some(value),
+                "CONVSTATE_IDLE_TIMEOUT" => layer.idle_timeout = Some(value),
+                "CONVSTATE_PATTERNS" => layer.patterns = Some(value.into()),
+                "CONVSTATE_STORE" => layer.store = Some(value),
+                "CONVSTATE_RETENTION" => layer.retention = Some(value),
+                "CONVSTATE_MAX_FRAME_BYTES" => layer.max_frame_bytes = Some(number(&value)?),
+                "CONVSTATE_RATE_LIMIT" => {
+                    layer.rate_limit = Some(
+                        number(&value)?
+                            .try_into()
+                            .map_err(|_| format!("{var}: \"{value}\" is too large"))?,
+                    );
+                }
+                "CONVSTATE_RATE_BURST" => {
+                    layer.rate_burst = Some(
+                        number(&value)?
+                            .try_into()
+                            .map_err(|_| format!("{var}: \"{value}\" is too large"))?,
+                    );
+                }
+                "CONVSTATE_ALLOWED_ORIGINS" => {
+                    layer.allowed_origins = Some(
+                        value
+                            .split(',')
+                            .map(str::trim)
+                            .filter(|s| !s.is_empty())
+                            .map(String::from)
+                            .collect(),
+                    );
+                }
+                "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
+                _ => {}
+            }
+        }
+        Ok(layer)
+    }
+
+    /// This layer's values over `base`'s.
+    pub fn over(self, base: ConfigLayer) -> ConfigLayer {
+        ConfigLayer {
+            listen: self.listen.or(base.listen),
+            idle_timeout: self.idle_timeout.or(base.idle_timeout),
+            patterns: self.patterns.or(base.patterns),
+            store: self.store.or(base.store),
+            retention: self.retention.or(base.retention),
+            max_frame_bytes: self.max_frame_bytes.or(base.max_frame_bytes),
+            rate_limit: self.rate_limit.or(base.rate_limit),
+            rate_burst: self.rate_burst.or(base.rate_burst),
+            allowed_origins: self.allowed_origins.or(base.allowed_origins),
+            ping_interval: self.ping_interval.or(base.ping_interval),
+        }
+    }
+
+    /// The configuration: this layer's values over the defaults, checked.
+    pub fn resolve(self) -> Result<ServerConfig, String> {
+        let mut c = ServerConfig::default();
+        if let Some(listen) = self.listen {
+            c.listen = listen.trim().parse().map_err(|_| {
+                format!("listen: \"{listen}\" is not an address such as 127.0.0.1:8080")
+            })?;
+        }
+        if let Some(d) = self.idle_timeout {
+            c.idle_timeout = Some(parse_duration(&d).map_err(|e| format!("idle_timeout: {e}"))?);
+        }
+        c.patterns = self.patterns.or(c.patterns);
+        if let Some(store) = self.store {
+            c.store = store;
+        }
+        if let Some(d) = self.retention {
+            c.retention = parse_duration(&d).map_err(|e| format!("retention: {e}"))?;
+        }
+        if let Some(n) = self.max_frame_bytes {
+            if !(256..=16 << 20).contains(&n) {
+                return Err(format!(
+                    "max_frame_bytes: {n} is outside 256 to 16777216 bytes"
+                ));
+            }
+            c.max_frame_bytes = n as usize;
+        }
+        if let Some(n) = self.rate_limit {
+            if n == 0 {
+                return Err("rate_limit: must be at least 1 frame per second".to_string());
+            }
+            c.rate_limit = n;
+        }
+        if let Some(n) = self.rate_burst {
+            c.rate_burst = n.max(1);
+        }
+        if let Some(origins) = self.allowed_origins {
+            c.allowed_origins = origins;
+        }
+        if let Some(d) = self.ping_interval {
+            let d = parse_duration(&d).map_err(|e| format!("ping_interval: {e}"))?;
+            c.ping_interval = d
+                .to_std()
+                .map_err(|_| "ping_interval: out of range".to_string())?;
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod layer_tests {
+    use super::*;
+
+    #[test]
+    fn flags_beat_env_beat_file_beat_defaults() {
+        let file = ConfigLayer {
+            listen: Some("0.0.0.0:9000".into()),
+            retention: Some("2h".into()),
+            rate_limit: Some(5),
+            ..ConfigLayer::default()
+        };
+        let env = ConfigLayer::from_env(|v| match v {
+            "CONVSTATE_LISTEN" => Some("127.0.0.1:9001".into()),
+            "CONVSTATE_ALLOWED_ORIGINS" => Some("https://a.example, https://b.example".into()),
+            "CONVSTATE_RATE_LIMIT" => Some("7".into()),
+            _ => None,
+        })
+        .unwrap();
+        let flags = ConfigLayer {
+            listen: Some("127.0.0.1:9002".into()),
+            ..ConfigLayer::default()
+        };
+        let c = flags.over(env.over(file)).resolve().unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:9002");
+        assert_eq!(c.rate_limit, 7);
+        assert_eq!(c.retention, TimeDelta::hours(2));
+        assert_eq!(
+            c.allowed_origins,
+            ["https://a.example", "https://b.example"]
+        );
+        assert_eq!(c.max_frame_bytes, 64 * 1024);
+        assert_eq!(
+            ConfigLayer::default().resolve().unwrap(),
+            ServerConfig::default()
+        );
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let err = |layer: ConfigLayer| layer.resolve().unwrap_err();
+        assert!(
+            err(ConfigLayer {
+                listen: Some("nowhere".into()),
+                ..Default::default()
+            })
+            .starts_with("listen:")
+        );
+        assert!(
+            err(ConfigLayer {
+                idle_timeout: Some("soon".into()),
+                ..Default::default()
+            })
+            .starts_with("idle_timeout:")
+        );
+        assert!(
+            err(ConfigLayer {
+                max_frame_bytes: Some(1),
+                ..Default::default()
+            })
+            .starts_with("max_frame_bytes:")
+        );
+        let env = ConfigLayer::from_env(|v| (v == "CONVSTATE_RATE_LIMIT").then(|| "lots".into()));
+        assert!(env.unwrap_err().starts_with("CONVSTATE_RATE_LIMIT:"));
+    }
+}

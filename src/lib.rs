@@ -9,6 +9,7 @@
 //! - [`patterns`]: reads `patterns/*.toml` into the engine, reporting `path:line: message`.
 //! - [`protocol`]: the wire contract's frames.
 //! - [`replay`]: the offline `replay` command over the same engine and frames.
+//! - [`server`]: the WebSocket server: sessions, live pushes, the idle sweeper, HTTP.
 //! - [`config`]: configuration values shared by the commands.
 //! - [`cli`]: the command line.
 //!
@@ -20,3 +21,4 @@ pub mod conversation;
 pub mod patterns;
 pub mod protocol;
 pub mod replay;
+pub mod server;

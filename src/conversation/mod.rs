@@ -58,6 +58,8 @@ pub struct Step {
     pub transitions: Transitions,
     /// False only for a tick that found nothing to do: such a step is not a change.
     pub changed: bool,
+    /// Goals this step completed or abandoned: the last ones of `completed_goals`.
+    pub finished: usize,
 }
 
 /// The compiled patterns and thresholds: everything a step needs besides the state.
@@ -105,6 +107,13 @@ impl Engine {
 
     /// Applies one input at `now`.
     pub fn step(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
+        let history = conv.completed_goals.len();
+        let mut step = self.step_inner(conv, input, now);
+        step.finished = conv.completed_goals.len().saturating_sub(history);
+        step
+    }
+
+    fn step_inner(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
         let mut out = Transitions::new();
         if let Input::Reset = input {
             let from = conv.phase;
@@ -122,6 +131,7 @@ impl Engine {
             return Step {
                 transitions: out,
                 changed: true,
+                finished: 0,
             };
         }
         // Rule 1: the idle timeout, applied first, so a late turn is then read from `idle`.
@@ -140,6 +150,7 @@ impl Engine {
                 return Step {
                     transitions: out,
                     changed,
+                    finished: 0,
                 };
             }
             Input::Signal(signal) => {
@@ -175,6 +186,7 @@ impl Engine {
         Step {
             transitions: out,
             changed: true,
+            finished: 0,
         }
     }
 

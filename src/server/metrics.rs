@@ -1,0 +1,269 @@
+//! Counters for `GET /metrics`, in the Prometheus text format. Plain atomics: recording is a
+//! handful of relaxed additions on the hot path, rendering happens on scrape.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::conversation::{Conversation, GoalReason, GoalType, Input, Phase, Role, Step};
+use crate::protocol::ErrorCode;
+
+#[derive(Debug, Default)]
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    pub fn inc(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Gauge(AtomicI64);
+
+impl Gauge {
+    pub fn inc(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn dec(&self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+    pub fn get(&self) -> i64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Upper bounds of the turn latency buckets, in seconds.
+const BUCKETS: [f64; 12] = [
+    0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.1, 1.0,
+];
+
+#[derive(Debug, Default)]
+pub struct Histogram {
+    buckets: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    sum_nanos: AtomicU64,
+}
+
+impl Histogram {
+    pub fn observe(&self, d: Duration) {
+        let secs = d.as_secs_f64();
+        if let Some(i) = BUCKETS.iter().position(|b| secs <= *b) {
+            self.buckets[i].fetch_add(1, Ordering::Relaxed);
+        }
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.sum_nanos
+            .fetch_add(d.as_nanos().min(u64::MAX as u128) as u64, Ordering::Relaxed);
+    }
+}
+
+const REASONS: [GoalReason; 5] = [
+    GoalReason::Satisfied,
+    GoalReason::MovedOn,
+    GoalReason::Cancelled,
+    GoalReason::Superseded,
+    GoalReason::IdleTimeout,
+];
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    pub connections: Gauge,
+    pub connections_total: Counter,
+    pub sessions_created: Counter,
+    pub sessions_evicted: Counter,
+    /// By role: user, assistant.
+    turns: [Counter; 2],
+    signals: Counter,
+    /// `[from][to]`, in `Phase::ALL` order.
+    transitions: [[Counter; 7]; 7],
+    /// `[goal type][reason]`, in `GoalType::ALL` and `REASONS` order.
+    goals_finished: [[Counter; 5]; 4],
+    errors: [Counter; ErrorCode::ALL.len()],
+    pub turn_latency: Histogram,
+}
+
+fn phase_index(p: Phase) -> usize {
+    Phase::ALL.iter().position(|x| *x == p).unwrap_or(0)
+}
+
+impl Metrics {
+    /// Records one applied step of `conv`.
+    pub fn record_step(&self, input: &Input<'_>, step: &Step, conv: &Conversation) {
+        match input {
+            Input::Message { role, .. } => self.turns[(*role == Role::Assistant) as usize].inc(),
+            Input::Signal(_) => self.signals.inc(),
+            Input::Reset | Input::Tick => {}
+        }
+        for t in &step.transitions {
+            self.transitions[phase_index(t.from)][phase_index(t.to)].inc();
+        }
+        for goal in conv.completed_goals.iter().rev().take(step.finished) {
+            if let Some(reason) = goal.reason {
+                let t = GoalType::ALL
+                    .iter()
+                    .position(|x| *x == goal.goal_type)
+                    .unwrap_or(0);
+                let r = REASONS.iter().position(|x| *x == reason).unwrap_or(0);
+                self.goals_finished[t][r].inc();
+            }
+        }
+    }
+
+    pub fn error(&self, code: ErrorCode) {
+        if let Some(i) = ErrorCode::ALL.iter().position(|c| *c == code) {
+            self.errors[i].inc();
+        }
+    }
+
+    /// The Prometheus text exposition. `phases` are the phases of the live sessions.
+    pub fn render(&self, phases: &[Phase]) -> String {
+        let mut out = String::with_capacity(8192);
+        fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+            let _ = writeln!(
+                out,
+                "# HELP convstate_{name} {help}\n# TYPE convstate_{name} {kind}"
+            );
+        }
+        family(
+            &mut out,
+            "connections",
+            "gauge",
+            "Open WebSocket connections.",
+        );
+        let _ = writeln!(out, "convstate_connections {}", self.connections.get());
+        family(
+            &mut out,
+            "connections_total",
+            "counter",
+            "WebSocket connections accepted.",
+        );
+        let _ = writeln!(
+            out,
+            "convstate_connections_total {}",
+            self.connections_total.get()
+        );
+        family(&mut out, "sessions", "gauge", "Live sessions by phase.");
+        for p in Phase::ALL {
+            let n = phases.iter().filter(|x| **x == p).count();
+            let _ = writeln!(out, "convstate_sessions{{phase=\"{p}\"}} {n}");
+        }
+        family(
+            &mut out,
+            "sessions_created_total",
+            "counter",
+            "Sessions created.",
+        );
+        let _ = writeln!(
+            out,
+            "convstate_sessions_created_total {}",
+            self.sessions_created.get()
+        );
+        family(
+            &mut out,
+            "sessions_evicted_total",
+            "counter",
+            "Sessions evicted from memory after the retention period.",
+        );
+        let _ = writeln!(
+            out,
+            "convstate_sessions_evicted_total {}",
+            self.sessions_evicted.get()
+        );
+        family(
+            &mut out,
+            "turns_total",
+            "counter",
+            "Turns applied, by role.",
+        );
+        for (i, role) in ["user", "assistant"].iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "convstate_turns_total{{role=\"{role}\"}} {}",
+                self.turns[i].get()
+            );
+        }
+        family(
+            &mut out,
+            "signals_total",
+            "counter",
+            "Explicit signals applied.",
+        );
+        let _ = writeln!(out, "convstate_signals_total {}", self.signals.get());
+        family(
+            &mut out,
+            "transitions_total",
+            "counter",
+            "Phase transitions, by from and to.",
+        );
+        for (f, from) in Phase::ALL.iter().enumerate() {
+            for (t, to) in Phase::ALL.iter().enumerate() {
+                let n = self.transitions[f][t].get();
+                if n > 0 {
+                    let _ = writeln!(
+                        out,
+                        "convstate_transitions_total{{from=\"{from}\",to=\"{to}\"}} {n}"
+                    );
+                }
+            }
+        }
+        family(
+            &mut out,
+            "goals_finished_total",
+            "counter",
+            "Goals completed or abandoned, by type, status and reason.",
+        );
+        for (t, goal_type) in GoalType::ALL.iter().enumerate() {
+            for (r, reason) in REASONS.iter().enumerate() {
+                let status = match reason.status() {
+                    crate::conversation::GoalStatus::Completed => "completed",
+                    _ => "abandoned",
+                };
+                let reason = serde_json::to_string(reason).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "convstate_goals_finished_total{{type=\"{goal_type}\",status=\"{status}\",reason={reason}}} {}",
+                    self.goals_finished[t][r].get()
+                );
+            }
+        }
+        family(
+            &mut out,
+            "errors_total",
+            "counter",
+            "Error frames sent, by code.",
+        );
+        for (i, code) in ErrorCode::ALL.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "convstate_errors_total{{code=\"{}\"}} {}",
+                code.as_str(),
+                self.errors[i].get()
+            );
+        }
+        family(
+            &mut out,
+            "turn_latency_seconds",
+            "histogram",
+            "Time from receiving a frame to pushing its state.",
+        );
+        let mut cumulative = 0;
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            cumulative += self.turn_latency.buckets[i].load(Ordering::Relaxed);
+            let _ = writeln!(
+                out,
+                "convstate_turn_latency_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
+            );
+        }
+        let count = self.turn_latency.count.load(Ordering::Relaxed);
+        let _ = writeln!(
+            out,
+            "convstate_turn_latency_seconds_bucket{{le=\"+Inf\"}} {count}"
+        );
+        let sum = self.turn_latency.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        let _ = writeln!(out, "convstate_turn_latency_seconds_sum {sum}");
+        let _ = writeln!(out, "convstate_turn_latency_seconds_count {count}");
+        out
+    }
+}

@@ -1,0 +1,354 @@
+//! The session registry: every live session, its conversation, its `seq`, and the channel that
+//! pushes its changes to every connected client.
+//!
+//! All methods are synchronous and return owned values: no map guard or session lock is ever
+//! held across an `.await`. A change is applied, serialised and sent to the session's channel
+//! under the session's lock, so every client receives the frames in `seq` order.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::extract::ws::Utf8Bytes;
+use chrono::{DateTime, TimeDelta, Utc};
+use dashmap::DashMap;
+use tokio::sync::broadcast;
+
+use super::deadlines::{Deadlines, Due};
+use super::metrics::Metrics;
+use crate::conversation::{Conversation, Engine, Input};
+use crate::protocol::{self, StateFrame, WelcomeFrame};
+
+/// Frames a slow client may fall behind before it is resynchronised with the current state.
+/// Small on purpose: a channel allocates its slots up front, for every session.
+const CHANNEL_CAPACITY: usize = 16;
+
+/// Turn ids remembered per session for idempotent retries.
+const RECENT_IDS: usize = 256;
+
+/// What a session's channel carries.
+#[derive(Clone, Debug)]
+pub enum Push {
+    /// A `state` frame, serialised once for every client.
+    Frame(Utf8Bytes),
+    /// The session was deleted: clients are told and disconnected.
+    Deleted,
+}
+
+/// One live session.
+#[derive(Debug)]
+pub struct Session {
+    pub id: Arc<str>,
+    inner: Mutex<Inner>,
+    tx: broadcast::Sender<Push>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    conv: Conversation,
+    /// Grows by one per change.
+    seq: u64,
+    /// Ids of recent turns and the `seq` they produced.
+    recent: RecentIds,
+    /// The idle deadline currently in the deadline queue, if any.
+    scheduled: Option<DateTime<Utc>>,
+    deleted: bool,
+}
+
+/// The outcome of an applied frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The session's `seq` after the frame.
+    pub seq: u64,
+    /// The id was seen before: the frame was acknowledged again, not applied again.
+    pub duplicate: bool,
+}
+
+/// The session was deleted while the frame was on its way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deleted;
+
+/// Every live session.
+#[derive(Debug)]
+pub struct Sessions {
+    map: DashMap<Arc<str>, Arc<Session>>,
+    engine: Engine,
+    deadlines: Deadlines,
+    metrics: Arc<Metrics>,
+    /// Sessions without activity for this long are evicted from memory.
+    retention: TimeDelta,
+}
+
+impl Sessions {
+    pub fn new(engine: Engine, metrics: Arc<Metrics>, retention: TimeDelta) -> Sessions {
+        Sessions {
+            map: DashMap::new(),
+            engine,
+            deadlines: Deadlines::default(),
+            metrics,
+            retention,
+        }
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn deadlines(&self) -> &Deadlines {
+        &self.deadlines
+    }
+
+    /// A new session in `greeting`.
+    pub fn create(&self, now: DateTime<Utc>) -> Arc<Session> {
+        let id: Arc<str> = new_session_id().into();
+        let conv = self.engine.start(&*id, now);
+        let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
+        let session = Arc::new(Session {
+            id: id.clone(),
+            inner: Mutex::new(Inner {
+                conv,
+                seq: 0,
+                recent: RecentIds::default(),
+                scheduled: None,
+                deleted: false,
+            }),
+            tx,
+        });
+        self.schedule(&session, &mut session.lock());
+        self.deadlines
+            .push(now + self.retention, Due::Evict, id.clone());
+        self.map.insert(id, session.clone());
+        self.metrics.sessions_created.inc();
+        session
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.map.get(id).map(|entry| entry.value().clone())
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Subscribes to a session's changes and returns its `welcome` frame: the state and `seq`
+    /// the subscription starts after.
+    pub fn join(&self, session: &Session) -> (Utf8Bytes, broadcast::Receiver<Push>) {
+        let inner = session.lock();
+        let rx = session.tx.subscribe();
+        let welcome = protocol::to_text(&WelcomeFrame::new(&inner.conv, inner.seq));
+        (welcome.into(), rx)
+    }
+
+    /// The current state as a `state` frame without transitions (for `get_state`, and for a
+    /// client that fell behind).
+    pub fn state_frame(&self, session: &Session) -> Utf8Bytes {
+        let inner = session.lock();
+        protocol::to_text(&StateFrame::new(&inner.conv, inner.seq, &[])).into()
+    }
+
+    /// A copy of the state and its `seq`.
+    pub fn snapshot(&self, id: &str) -> Option<(Conversation, u64)> {
+        let session = self.get(id)?;
+        let inner = session.lock();
+        Some((inner.conv.clone(), inner.seq))
+    }
+
+    /// Applies one input. With an `id` seen before, nothing is applied and the `seq` of the
+    /// first application is returned again.
+    pub fn apply(
+        &self,
+        session: &Session,
+        input: Input<'_>,
+        id: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Applied, Deleted> {
+        let mut inner = session.lock();
+        if inner.deleted {
+            return Err(Deleted);
+        }
+        if let Some(seq) = id.and_then(|id| inner.recent.get(id)) {
+            return Ok(Applied {
+                seq,
+                duplicate: true,
+            });
+        }
+        let step = self.engine.step(&mut inner.conv, input, now);
+        if step.changed {
+            inner.seq += 1;
+            let seq = inner.seq;
+            if let Some(id) = id {
+                inner.recent.insert(id, seq);
+            }
+            let frame = protocol::to_text(&StateFrame::new(&inner.conv, seq, &step.transitions));
+            // No receiver is not an error: nobody is connected right now.
+            let _ = session.tx.send(Push::Frame(frame.into()));
+            self.metrics.record_step(&input, &step, &inner.conv);
+            self.schedule(session, &mut inner);
+        }
+        Ok(Applied {
+            seq: inner.seq,
+            duplicate: false,
+        })
+    }
+
+    /// Deletes a session: its clients are told and disconnected.
+    pub fn remove(&self, id: &str) -> bool {
+        let Some((_, session)) = self.map.remove(id) else {
+            return false;
+        };
+        session.lock().deleted = true;
+        let _ = session.tx.send(Push::Deleted);
+        true
+    }
+
+    /// Runs what fell due at `now`: idle transitions and evictions. Returns how many entries
+    /// were handled.
+    pub fn run_due(&self, now: DateTime<Utc>) -> usize {
+        let due = self.deadlines.pop_due(now);
+        for (at, kind, id) in &due {
+            let Some(session) = self.get(id) else {
+                continue;
+            };
+            match kind {
+                Due::Idle => {
+                    {
+                        let mut inner = session.lock();
+                        if inner.scheduled != Some(*at) {
+                            continue; // an earlier deadline replaced this entry
+                        }
+                        inner.scheduled = None;
+                    }
+                    // The engine decides whether the session is idle; a deadline that moved
+                    // later is rescheduled by `apply`'s bookkeeping below.
+                    if self.apply(&session, Input::Tick, None, now).is_ok() {
+                        let mut inner = session.lock();
+                        self.schedule(&session, &mut inner);
+                    }
+                }
+                Due::Evict => {
+                    let (last, connected) = {
+                        let inner = session.lock();
+                        (inner.conv.last_updated, session.tx.receiver_count() > 0)
+                    };
+                    if connected {
+                        self.deadlines
+                            .push(now + self.retention, Due::Evict, session.id.clone());
+                    } else if now >= last + self.retention {
+                        self.map.remove(id);
+                        self.metrics.sessions_evicted.inc();
+                    } else {
+                        self.deadlines
+                            .push(last + self.retention, Due::Evict, session.id.clone());
+                    }
+                }
+            }
+        }
+        due.len()
+    }
+
+    /// Every session's phase, for the metrics.
+    pub fn phases(&self) -> Vec<crate::conversation::Phase> {
+        let sessions: Vec<Arc<Session>> = self.map.iter().map(|e| e.value().clone()).collect();
+        sessions.iter().map(|s| s.lock().conv.phase).collect()
+    }
+
+    /// Puts the session's idle deadline in the queue unless an earlier or equal one is there.
+    fn schedule(&self, session: &Session, inner: &mut Inner) {
+        let Some(deadline) = inner.conv.idle_deadline else {
+            return;
+        };
+        if inner.scheduled.is_none_or(|s| deadline < s) {
+            inner.scheduled = Some(deadline);
+            self.deadlines.push(deadline, Due::Idle, session.id.clone());
+        }
+    }
+}
+
+impl Session {
+    /// The session's lock. A panic while it was held (a bug) leaves the state as the last step
+    /// wrote it, which is consistent: the poison is cleared rather than spread.
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Clients connected to the session.
+    pub fn clients(&self) -> usize {
+        self.tx.receiver_count()
+    }
+}
+
+/// A bounded memory of turn ids.
+#[derive(Debug, Default)]
+struct RecentIds {
+    seqs: HashMap<String, u64>,
+    order: VecDeque<String>,
+}
+
+impl RecentIds {
+    fn get(&self, id: &str) -> Option<u64> {
+        self.seqs.get(id).copied()
+    }
+
+    fn insert(&mut self, id: &str, seq: u64) {
+        if self.order.len() == RECENT_IDS {
+            if let Some(old) = self.order.pop_front() {
+                self.seqs.remove(&old);
+            }
+        }
+        self.order.push_back(id.to_string());
+        self.seqs.insert(id.to_string(), seq);
+    }
+}
+
+/// `s-` and 24 random hex digits.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 12];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No system randomness: fall back on time and a counter, still unique per process.
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let t = Utc::now().timestamp_nanos_opt().unwrap_or_default() as u64;
+        bytes[..8].copy_from_slice(&t.to_le_bytes());
+        bytes[8..].copy_from_slice(&(n as u32).to_le_bytes());
+    }
+    let mut id = String::with_capacity(26);
+    id.push_str("s-");
+    for b in bytes {
+        id.push_str(&format!("{b:02x}"));
+    }
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_ids_are_bounded() {
+        let mut r = RecentIds::default();
+        for i in 0..(RECENT_IDS as u64 + 10) {
+            r.insert(&format!("c-{i}"), i);
+        }
+        assert_eq!(r.get("c-0"), None);
+        assert_eq!(
+            r.get(&format!("c-{}", RECENT_IDS + 9)),
+            Some(RECENT_IDS as u64 + 9)
+        );
+        assert_eq!(r.seqs.len(), RECENT_IDS);
+    }
+
+    #[test]
+    fn session_ids_are_random_hex() {
+        let a = new_session_id();
+        let b = new_session_id();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 26);
+        assert!(a.starts_with("s-") && a[2..].chars().all(|c| c.is_ascii_hexdigit()));
+    }
+}
