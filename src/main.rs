@@ -1,5 +1,7 @@
 //! The `convstate` binary: wiring only; everything lives in the library.
 
+use std::io::IsTerminal;
+
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
@@ -10,6 +12,7 @@ fn main() -> std::process::ExitCode {
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     convstate::cli::run(convstate::cli::Cli::parse())
 }

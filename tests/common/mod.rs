@@ -1,0 +1,226 @@
+//! Shared helpers of the end-to-end tests: an in-process server on port 0, a WebSocket client
+//! and a minimal HTTP client.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use convstate::config::ServerConfig;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for a frame that must come.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    handle: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl TestServer {
+    /// Starts a server with `config` (its `listen` is ignored: port 0 on loopback) and the
+    /// built-in patterns, with `idle` as the idle timeout when given.
+    pub async fn start(config: ServerConfig, idle: Option<chrono::TimeDelta>) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut engine = convstate::patterns::builtin();
+        if let Some(idle) = idle {
+            engine.settings_mut().idle_timeout = idle;
+        }
+        let (tx, rx) = oneshot::channel();
+        let handle = tokio::spawn(convstate::server::run(listener, config, engine, async {
+            let _ = rx.await;
+        }));
+        TestServer {
+            addr,
+            stop: Some(tx),
+            handle,
+        }
+    }
+
+    pub async fn default() -> TestServer {
+        TestServer::start(ServerConfig::default(), None).await
+    }
+
+    pub fn ws_url(&self, query: &str) -> String {
+        format!("ws://{}/ws{query}", self.addr)
+    }
+
+    /// Stops the server and waits for `run` to return.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        tokio::time::timeout(PATIENCE, &mut self.handle)
+            .await
+            .expect("the server stops")
+            .expect("the server task")
+            .expect("run returns Ok");
+    }
+}
+
+pub struct Client {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub session_id: String,
+}
+
+impl Client {
+    /// Connects and reads the `welcome` frame.
+    pub async fn connect(url: &str) -> (Client, Value) {
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("connects");
+        let mut client = Client {
+            ws,
+            session_id: String::new(),
+        };
+        let welcome = client.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        assert_eq!(welcome["protocol"], 1);
+        client.session_id = welcome["session_id"].as_str().unwrap().to_string();
+        (client, welcome)
+    }
+
+    pub async fn connect_with_origin(url: &str, origin: &str) -> Result<Client, String> {
+        let mut request = url.into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("Origin", origin.parse().unwrap());
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((ws, _)) => Ok(Client {
+                ws,
+                session_id: String::new(),
+            }),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    pub async fn send(&mut self, frame: Value) {
+        self.send_text(&frame.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.ws
+            .send(Message::Text(text.into()))
+            .await
+            .expect("sends");
+    }
+
+    /// The next text frame as JSON (pings and pongs skipped).
+    pub async fn recv(&mut self) -> Value {
+        loop {
+            let message = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("a frame in time")
+                .expect("the connection is open")
+                .expect("a valid frame");
+            match message {
+                Message::Text(text) => return serde_json::from_str(&text).expect("JSON"),
+                Message::Ping(_) | Message::Pong(_) => continue,
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+    }
+
+    /// Whether a text frame arrives within `wait`.
+    pub async fn quiet_for(&mut self, wait: Duration) -> bool {
+        match tokio::time::timeout(wait, self.ws.next()).await {
+            Err(_) => true,
+            Ok(Some(Ok(Message::Text(t)))) => panic!("unexpected frame {t}"),
+            Ok(_) => true,
+        }
+    }
+
+    /// The close frame's code, reading past any text frames.
+    pub async fn closed_with(&mut self) -> Option<u16> {
+        loop {
+            match tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("closes in time")
+            {
+                Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return None,
+            }
+        }
+    }
+
+    /// Sends a message turn with `id` and returns its `state` frame and `ack`.
+    pub async fn turn(&mut self, role: &str, text: &str, id: &str) -> (Value, Value) {
+        self.send(json!({"type": "message", "role": role, "text": text, "id": id}))
+            .await;
+        let state = self.recv().await;
+        assert_eq!(state["type"], "state", "{state}");
+        let ack = self.recv().await;
+        assert_eq!(ack["type"], "ack", "{ack}");
+        assert_eq!(ack["id"], id);
+        assert_eq!(ack["seq"], state["seq"]);
+        (state, ack)
+    }
+
+    pub async fn expect_error(&mut self, code: &str) -> Value {
+        let frame = self.recv().await;
+        assert_eq!(frame["type"], "error", "{frame}");
+        assert_eq!(frame["code"], code, "{frame}");
+        frame
+    }
+}
+
+/// A minimal HTTP/1.1 request: returns the status and the body.
+pub async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
+        .await
+        .expect("a response in time")
+        .unwrap();
+    let response = String::from_utf8_lossy(&response).to_string();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The worked example of the spec, with the phase after each step.
+pub const WORKED_EXAMPLE: [(&str, &str, &str); 9] = [
+    ("user", "I want to build a todo app", "understanding"),
+    ("assistant", "What features do you need?", "understanding"),
+    (
+        "user",
+        "I need add, delete, and mark as complete functionality with React components",
+        "planning",
+    ),
+    (
+        "assistant",
+        "I'll create a React todo app component",
+        "executing",
+    ),
+    ("user", "Sounds good, go ahead", "executing"),
+    (
+        "assistant",
+        "<artifact type=\"react\">...</artifact>",
+        "reviewing",
+    ),
+    (
+        "user",
+        "Perfect! This is exactly what I needed",
+        "completed",
+    ),
+    ("user", "Now build a calculator", "understanding"),
+    ("user", "bye", "idle"),
+];

@@ -1,0 +1,504 @@
+//! The WebSocket server end to end, over real sockets on port 0.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use chrono::TimeDelta;
+use common::{Client, PATIENCE, TestServer, WORKED_EXAMPLE, http};
+use convstate::config::ServerConfig;
+use futures_util::SinkExt;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+#[tokio::test]
+async fn the_worked_example_over_websocket() {
+    let server = TestServer::default().await;
+    let (mut client, welcome) = Client::connect(&server.ws_url("")).await;
+    assert_eq!(welcome["seq"], 0);
+    assert_eq!(welcome["state"]["phase"], "greeting");
+    assert!(
+        welcome["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("Conversation Phase: greeting")
+    );
+    for (i, (role, text, phase)) in WORKED_EXAMPLE.iter().enumerate() {
+        let (state, _) = client.turn(role, text, &format!("c-{i}")).await;
+        assert_eq!(state["seq"], i as u64 + 1);
+        assert_eq!(state["state"]["phase"], *phase, "step {}", i + 1);
+        assert_eq!(state["session_id"], client.session_id);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn two_clients_of_a_session_see_the_same_frames_in_the_same_order() {
+    let server = TestServer::default().await;
+    let (mut a, _) = Client::connect(&server.ws_url("")).await;
+    let url = server.ws_url(&format!("?session_id={}", a.session_id));
+    let (mut b, welcome) = Client::connect(&url).await;
+    assert_eq!(welcome["session_id"], a.session_id);
+    // Both send at once; each sees all ten changes.
+    for i in 0..5 {
+        a.send(json!({"type":"message","role":"user","text":format!("a says {i}")}))
+            .await;
+        b.send(json!({"type":"message","role":"assistant","text":format!("b says {i}")}))
+            .await;
+    }
+    let mut seen_a = Vec::new();
+    let mut seen_b = Vec::new();
+    for _ in 0..10 {
+        seen_a.push(a.recv().await);
+        seen_b.push(b.recv().await);
+    }
+    assert_eq!(seen_a, seen_b);
+    let seqs: Vec<u64> = seen_a.iter().map(|f| f["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=10).collect::<Vec<_>>());
+    assert_eq!(seen_a[9]["state"]["turn_count"], 10);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_resumes_after_a_dropped_connection() {
+    let server = TestServer::default().await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    client.turn("user", "Build a landing page", "c-1").await;
+    let (last, _) = client.turn("assistant", "Which features?", "c-2").await;
+    let id = client.session_id.clone();
+    drop(client); // the connection drops without a close handshake
+    // Meanwhile another client of the session moves it on.
+    let (mut other, _) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    other.turn("user", "A signup form", "o-1").await;
+    let url = server.ws_url(&format!("?session_id={id}&last_seq={}", last["seq"]));
+    let (mut back, welcome) = Client::connect(&url).await;
+    assert_eq!(welcome["session_id"], id);
+    assert_eq!(welcome["seq"], 3);
+    assert_eq!(welcome["state"]["phase"], "planning");
+    assert_eq!(welcome["state"]["turn_count"], 3);
+    let (state, _) = back.turn("user", "go ahead", "c-3").await;
+    assert_eq!(state["seq"], 4);
+    assert_eq!(state["state"]["phase"], "executing");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_retried_turn_is_acknowledged_again_and_not_applied_twice() {
+    let server = TestServer::default().await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let (state, ack) = client.turn("user", "Build a landing page", "c-1").await;
+    client
+        .send(json!({"type":"message","role":"user","text":"Build a landing page","id":"c-1"}))
+        .await;
+    let again = client.recv().await;
+    assert_eq!(
+        again, ack,
+        "the retry gets the same ack, and no state frame"
+    );
+    client
+        .send(json!({"type":"signal","signal":"approve","id":"s-1"}))
+        .await;
+    let moved = client.recv().await;
+    assert_eq!(moved["seq"], 2);
+    client.recv().await; // its ack
+    client
+        .send(json!({"type":"signal","signal":"approve","id":"s-1"}))
+        .await;
+    assert_eq!(
+        client.recv().await,
+        json!({"type":"ack","id":"s-1","seq":2})
+    );
+    client.send(json!({"type":"get_state"})).await;
+    let now = client.recv().await;
+    assert_eq!(now["seq"], 2);
+    assert_eq!(now["state"]["turn_count"], state["state"]["turn_count"]);
+    assert_eq!(now["transitions"], json!([]));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline() {
+    let timeout = TimeDelta::milliseconds(400);
+    let server = TestServer::start(ServerConfig::default(), Some(timeout)).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let (state, _) = client.turn("user", "Build a landing page", "c-1").await;
+    let sent = Instant::now();
+    let deadline = state["state"]["idle_deadline"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let idle = client.recv().await;
+    let waited = sent.elapsed();
+    assert_eq!(idle["type"], "state");
+    assert_eq!(idle["state"]["phase"], "idle");
+    assert_eq!(idle["transitions"][0]["reason"], "Idle timeout");
+    let goal = &idle["state"]["completed_goals"][0];
+    assert_eq!(goal["reason"], "idle timeout");
+    assert_eq!(goal["completed_at"], deadline.as_str());
+    // Not before the deadline (the turn's own time is a little before `sent`).
+    assert!(
+        waited >= Duration::from_millis(350),
+        "pushed after {waited:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn every_error_code_is_answered_and_the_connection_carries_on() {
+    let config = ServerConfig {
+        max_frame_bytes: 1024,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    client.send_text("{not json").await;
+    client.expect_error("bad_json").await;
+    client.send(json!({"role":"user","text":"no type"})).await;
+    client.expect_error("bad_request").await;
+    client.send(json!({"type":"message","role":"user"})).await;
+    let e = client.expect_error("bad_request").await;
+    assert!(e["message"].as_str().unwrap().contains("text"), "{e}");
+    client
+        .send(json!({"type":"message","role":"user","text":"x","colour":"red"}))
+        .await;
+    client.expect_error("bad_request").await;
+    client
+        .send(json!({"type":"signal","signal":"farewell"}))
+        .await;
+    client.expect_error("bad_request").await;
+    client
+        .ws
+        .send(Message::Binary(vec![1, 2, 3].into()))
+        .await
+        .unwrap();
+    client.expect_error("bad_request").await;
+    client.send(json!({"type":"dance"})).await;
+    client.expect_error("unknown_type").await;
+    client
+        .send_text(&format!(
+            r#"{{"type":"message","role":"user","text":"{}"}}"#,
+            "a".repeat(2000)
+        ))
+        .await;
+    client.expect_error("too_large").await;
+    // Still open, and nothing was applied.
+    client.send(json!({"type":"get_state"})).await;
+    let state = client.recv().await;
+    assert_eq!(state["seq"], 0);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn floods_are_rate_limited() {
+    let config = ServerConfig {
+        rate_limit: 2,
+        rate_burst: 3,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    for i in 0..6 {
+        client
+            .send(json!({"type":"message","role":"user","text":format!("hello {i}")}))
+            .await;
+    }
+    let mut states = 0;
+    let mut limited = 0;
+    for _ in 0..6 {
+        let frame = client.recv().await;
+        match frame["type"].as_str().unwrap() {
+            "state" => states += 1,
+            "error" => {
+                assert_eq!(frame["code"], "rate_limited");
+                limited += 1;
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+    assert!(
+        states >= 3 && limited >= 2,
+        "{states} applied, {limited} limited"
+    );
+    let (status, metrics) = http(server.addr, "GET", "/metrics").await;
+    assert_eq!(status, 200);
+    assert!(metrics.contains(&format!(
+        "convstate_errors_total{{code=\"rate_limited\"}} {limited}"
+    )));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_unknown_session_gets_an_error_then_a_close() {
+    let server = TestServer::default().await;
+    let (ws, _) = tokio_tungstenite::connect_async(server.ws_url("?session_id=s-nope"))
+        .await
+        .unwrap();
+    let mut client = Client {
+        ws,
+        session_id: String::new(),
+    };
+    let e = client.expect_error("unknown_session").await;
+    assert!(e["message"].as_str().unwrap().contains("s-nope"));
+    assert!(client.closed_with().await.is_some());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn deleting_a_session_disconnects_its_clients() {
+    let server = TestServer::default().await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    client.turn("user", "Build a landing page", "c-1").await;
+    let path = format!("/api/sessions/{}", client.session_id);
+    let (status, _) = http(server.addr, "DELETE", &path).await;
+    assert_eq!(status, 204);
+    client.expect_error("session_deleted").await;
+    assert_eq!(client.closed_with().await, Some(1000));
+    let (status, body) = http(server.addr, "GET", &path).await;
+    assert_eq!(status, 404);
+    assert!(body.contains("unknown_session"));
+    let (status, _) = http(server.addr, "DELETE", &path).await;
+    assert_eq!(status, 404);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_http_api_serves_state_summary_health_and_metrics() {
+    let server = TestServer::default().await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    for (i, (role, text, _)) in WORKED_EXAMPLE.iter().take(7).enumerate() {
+        client.turn(role, text, &format!("c-{i}")).await;
+    }
+    let (status, body) = http(server.addr, "GET", "/healthz").await;
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    let (status, body) = http(
+        server.addr,
+        "GET",
+        &format!("/api/sessions/{}", client.session_id),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let state: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(state["phase"], "completed");
+    assert_eq!(state["completed_goals"][0]["reason"], "user satisfied");
+    let (status, body) = http(
+        server.addr,
+        "GET",
+        &format!("/api/sessions/{}/summary", client.session_id),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        "Conversation Phase: completed\nTurn Count: 7\n\nCompleted Goals: 1\n"
+    );
+    let (status, metrics) = http(server.addr, "GET", "/metrics").await;
+    assert_eq!(status, 200);
+    for line in [
+        "convstate_connections 1",
+        "convstate_sessions{phase=\"completed\"} 1",
+        "convstate_turns_total{role=\"user\"} 4",
+        "convstate_turns_total{role=\"assistant\"} 3",
+        "convstate_transitions_total{from=\"greeting\",to=\"understanding\"} 1",
+        "convstate_transitions_total{from=\"reviewing\",to=\"completed\"} 1",
+        "convstate_goals_finished_total{type=\"artifact_creation\",status=\"completed\",reason=\"user satisfied\"} 1",
+        "convstate_turn_latency_seconds_count 7",
+    ] {
+        assert!(
+            metrics.lines().any(|l| l == line),
+            "no `{line}` in\n{metrics}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn browser_origins_are_checked() {
+    let server = TestServer::default().await;
+    let err = Client::connect_with_origin(&server.ws_url(""), "https://evil.example")
+        .await
+        .err();
+    assert!(err.is_some_and(|e| e.contains("403")));
+    assert!(
+        Client::connect_with_origin(&server.ws_url(""), "http://localhost:3000")
+            .await
+            .is_ok()
+    );
+    server.stop().await;
+
+    let config = ServerConfig {
+        allowed_origins: vec!["https://shop.example".into()],
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None).await;
+    assert!(
+        Client::connect_with_origin(&server.ws_url(""), "https://shop.example")
+            .await
+            .is_ok()
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn silent_peers_are_dropped() {
+    let config = ServerConfig {
+        ping_interval: Duration::from_millis(150),
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    // A client that reads nothing answers no ping.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+    assert!(
+        metrics.lines().any(|l| l == "convstate_connections 0"),
+        "{metrics}"
+    );
+    assert!(client.closed_with().await.is_none());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_closes_every_websocket_with_1001() {
+    let server = TestServer::default().await;
+    let (mut a, _) = Client::connect(&server.ws_url("")).await;
+    let (mut b, _) = Client::connect(&server.ws_url("")).await;
+    let stopping = tokio::spawn(server.stop());
+    assert_eq!(a.closed_with().await, Some(1001));
+    assert_eq!(b.closed_with().await, Some(1001));
+    tokio::time::timeout(PATIENCE, stopping)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
+/// A small deterministic generator of nasty frames.
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn frame(&mut self) -> Message {
+        let pieces = [
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"type\"",
+            ":",
+            ",",
+            "\"message\"",
+            "\"signal\"",
+            "\"role\"",
+            "\"user\"",
+            "\"text\"",
+            "\"id\"",
+            "null",
+            "1e999",
+            "-0",
+            "\"\\u0000\"",
+            "\"é\"",
+            "\"get_state\"",
+            "\"reset\"",
+            "\"approve\"",
+            "true",
+            " ",
+            "\"\\ud800\"",
+            "\"🙂\"",
+        ];
+        match self.next() % 5 {
+            0 => {
+                let n = (self.next() % 40) as usize;
+                let bytes: Vec<u8> = (0..n).map(|_| (self.next() % 256) as u8).collect();
+                Message::Text(String::from_utf8_lossy(&bytes).into_owned().into())
+            }
+            1 => {
+                let n = (self.next() % 30) as usize;
+                let text: String = (0..n)
+                    .map(|_| pieces[(self.next() % pieces.len() as u64) as usize])
+                    .collect();
+                Message::Text(text.into())
+            }
+            2 => {
+                let role = ["user", "assistant", "robot"][(self.next() % 3) as usize];
+                let n = (self.next() % 300) as usize;
+                let text: String = (0..n)
+                    .map(|_| char::from(b' ' + (self.next() % 95) as u8))
+                    .collect();
+                Message::Text(json!({"type":"message","role":role,"text":text,"id":format!("n-{}", self.next() % 50)}).to_string().into())
+            }
+            3 => Message::Binary(
+                (0..(self.next() % 64))
+                    .map(|i| i as u8)
+                    .collect::<Vec<u8>>()
+                    .into(),
+            ),
+            _ => {
+                let signal = ["approve", "cancel", "switch", "nope", "work_done"]
+                    [(self.next() % 5) as usize];
+                Message::Text(json!({"type":"signal","signal":signal}).to_string().into())
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn ten_thousand_random_or_malformed_frames_do_not_hurt_the_server() {
+    let config = ServerConfig {
+        rate_limit: 1_000_000,
+        rate_burst: 1_000_000,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None).await;
+    let (mut healthy, _) = Client::connect(&server.ws_url("")).await;
+    healthy.turn("user", "Build a landing page", "h-1").await;
+
+    let (noisy, _) = Client::connect(&server.ws_url("")).await;
+    let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+    let reader = {
+        // Read the answers concurrently so neither side's buffers fill up.
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Message>();
+        let (mut sink, mut stream) = futures_util::StreamExt::split(noisy.ws);
+        let writer = tokio::spawn(async move {
+            while let Some(m) = rx.recv().await {
+                if sink.send(m).await.is_err() {
+                    break;
+                }
+            }
+            sink
+        });
+        for _ in 0..10_000 {
+            tx.send(noise.frame()).unwrap();
+        }
+        drop(tx);
+        let counter = tokio::spawn(async move {
+            let mut answers = 0u32;
+            while let Ok(Some(Ok(m))) = tokio::time::timeout(
+                Duration::from_secs(3),
+                futures_util::StreamExt::next(&mut stream),
+            )
+            .await
+            {
+                if m.is_text() {
+                    answers += 1;
+                }
+            }
+            answers
+        });
+        let _ = writer.await;
+        counter.await.unwrap()
+    };
+    assert!(reader >= 10_000, "every frame got an answer: {reader}");
+    // The server still serves the healthy session and new ones.
+    let (state, _) = healthy.turn("user", "With a signup form", "h-2").await;
+    assert_eq!(state["state"]["phase"], "planning");
+    let (status, _) = http(server.addr, "GET", "/healthz").await;
+    assert_eq!(status, 200);
+    let (mut fresh, _) = Client::connect(&server.ws_url("")).await;
+    fresh.turn("user", "hello", "f-1").await;
+    server.stop().await;
+}
