@@ -41,6 +41,8 @@ pub enum Command {
         /// Transcript file, or - for standard input.
         file: PathBuf,
     },
+    /// Print the JSON Schema of every protocol frame.
+    Schema,
     /// Check a pattern directory and report every problem as path:line: message.
     CheckPatterns {
         /// Pattern directory.
@@ -124,6 +126,10 @@ fn parse_duration(text: &str) -> Result<chrono::TimeDelta, String> {
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Schema => {
+            let _ = std::io::stdout().write_all(crate::protocol::schema().as_bytes());
+            ExitCode::SUCCESS
+        }
         Command::Replay {
             patterns,
             idle_timeout,

@@ -4,6 +4,7 @@
 //! handler sees raw JSON. Server frames are written from borrowed data, so pushing a state
 //! costs one serialisation, shared by every client of the session.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::conversation::{Conversation, Role, Signal, Summary, Transition};
@@ -14,7 +15,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 // --- client to server ------------------------------------------------------------------------
 
 /// A frame from a client.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientFrame {
     /// One turn. `id` makes a retried turn idempotent.
@@ -123,8 +124,24 @@ pub fn has_artifact(artifact: &Option<serde_json::Value>) -> bool {
 
 // --- server to client ------------------------------------------------------------------------
 
+/// The `type` of a server frame, one unit type per frame so the schema names the value.
+macro_rules! tag {
+    ($name:ident, $value:literal) => {
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+        pub enum $name {
+            #[default]
+            #[serde(rename = $value)]
+            Tag,
+        }
+    };
+}
+tag!(WelcomeTag, "welcome");
+tag!(StateTag, "state");
+tag!(AckTag, "ack");
+tag!(ErrorTag, "error");
+
 /// The codes of `error` frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The frame is not JSON.
@@ -173,22 +190,24 @@ impl ErrorCode {
 }
 
 /// `{"type":"welcome", ...}`: the first frame of every connection.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct WelcomeFrame<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: WelcomeTag,
     pub session_id: &'a str,
     pub protocol: u32,
     pub seq: u64,
     pub state: &'a Conversation,
+    /// The text summary, ready for an LLM's system prompt.
     #[serde(serialize_with = "as_text")]
+    #[schemars(with = "String")]
     pub summary: Summary<'a>,
 }
 
 impl<'a> WelcomeFrame<'a> {
     pub fn new(state: &'a Conversation, seq: u64) -> Self {
         WelcomeFrame {
-            kind: "welcome",
+            kind: WelcomeTag::Tag,
             session_id: &state.session_id,
             protocol: PROTOCOL_VERSION,
             seq,
@@ -200,23 +219,25 @@ impl<'a> WelcomeFrame<'a> {
 
 /// `{"type":"state", ...}`: sent to every client of a session after each change, and written by
 /// `replay` for each step.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct StateFrame<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: StateTag,
     pub session_id: &'a str,
     /// Grows by one per change of the session.
     pub seq: u64,
     pub state: &'a Conversation,
     pub transitions: &'a [Transition],
+    /// The text summary, ready for an LLM's system prompt.
     #[serde(serialize_with = "as_text")]
+    #[schemars(with = "String")]
     pub summary: Summary<'a>,
 }
 
 impl<'a> StateFrame<'a> {
     pub fn new(state: &'a Conversation, seq: u64, transitions: &'a [Transition]) -> Self {
         StateFrame {
-            kind: "state",
+            kind: StateTag::Tag,
             session_id: &state.session_id,
             seq,
             state,
@@ -227,10 +248,10 @@ impl<'a> StateFrame<'a> {
 }
 
 /// `{"type":"ack","id":"c-17","seq":N}`: to the sender of a frame with an `id`, once applied.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct AckFrame<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: AckTag,
     pub id: &'a str,
     pub seq: u64,
 }
@@ -238,7 +259,7 @@ pub struct AckFrame<'a> {
 impl<'a> AckFrame<'a> {
     pub fn new(id: &'a str, seq: u64) -> Self {
         AckFrame {
-            kind: "ack",
+            kind: AckTag::Tag,
             id,
             seq,
         }
@@ -246,10 +267,10 @@ impl<'a> AckFrame<'a> {
 }
 
 /// `{"type":"error","code":"...","message":"..."}`: a refused request.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ErrorFrame<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: ErrorTag,
     pub code: ErrorCode,
     pub message: &'a str,
 }
@@ -257,11 +278,38 @@ pub struct ErrorFrame<'a> {
 impl<'a> ErrorFrame<'a> {
     pub fn new(code: ErrorCode, message: &'a str) -> Self {
         ErrorFrame {
-            kind: "error",
+            kind: ErrorTag::Tag,
             code,
             message,
         }
     }
+}
+
+/// Any frame the server sends (for the schema; each is written on its own).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ServerFrame<'a> {
+    Welcome(WelcomeFrame<'a>),
+    State(StateFrame<'a>),
+    Ack(AckFrame<'a>),
+    Error(ErrorFrame<'a>),
+}
+
+/// The whole wire contract, for its JSON Schema.
+#[derive(Debug, JsonSchema)]
+#[schemars(title = "convstate protocol 1")]
+#[allow(dead_code)]
+struct Protocol {
+    /// A frame a client sends.
+    client_frame: ClientFrame,
+    /// A frame the server sends.
+    server_frame: ServerFrame<'static>,
+}
+
+/// The JSON Schema of every frame, generated from these types (`docs/protocol.schema.json`).
+pub fn schema() -> String {
+    let schema = schemars::schema_for!(Protocol);
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
 }
 
 /// Serialises a server frame to its JSON text.

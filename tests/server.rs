@@ -502,3 +502,41 @@ async fn ten_thousand_random_or_malformed_frames_do_not_hurt_the_server() {
     fresh.turn("user", "hello", "f-1").await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn sessions_are_evicted_after_the_retention_period_unless_connected() {
+    let config = ServerConfig {
+        retention: TimeDelta::milliseconds(300),
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None).await;
+    let (mut kept, _) = Client::connect(&server.ws_url("")).await;
+    let (mut left, _) = Client::connect(&server.ws_url("")).await;
+    left.turn("user", "Build a landing page", "c-1").await;
+    let left_id = left.session_id.clone();
+    left.ws.close(None).await.unwrap();
+    drop(left);
+    let started = Instant::now();
+    loop {
+        let (status, _) = http(server.addr, "GET", &format!("/api/sessions/{left_id}")).await;
+        if status == 404 {
+            break;
+        }
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the session was never evicted"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The connected session stays.
+    let (state, _) = kept.turn("user", "still here", "k-1").await;
+    assert_eq!(state["seq"], 1);
+    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l == "convstate_sessions_evicted_total 1"),
+        "{metrics}"
+    );
+    server.stop().await;
+}

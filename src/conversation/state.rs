@@ -7,10 +7,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where the conversation stands. A new session starts in `Greeting`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     Greeting,
@@ -63,7 +64,7 @@ impl fmt::Display for Phase {
 }
 
 /// What the user is trying to get done.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GoalType {
     ArtifactCreation,
@@ -100,7 +101,7 @@ impl fmt::Display for GoalType {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GoalStatus {
     Active,
@@ -109,7 +110,7 @@ pub enum GoalStatus {
 }
 
 /// Why a goal finished. Serialised as the spec's phrases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum GoalReason {
     #[serde(rename = "user satisfied")]
     Satisfied,
@@ -135,7 +136,7 @@ impl GoalReason {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SlotStatus {
     Unknown,
@@ -144,7 +145,7 @@ pub enum SlotStatus {
 }
 
 /// One piece of required information of a goal.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Slot {
     /// The slot's name from `patterns/slots.toml`; shared with the pattern set, never copied.
     pub name: Arc<str>,
@@ -187,6 +188,20 @@ impl Serialize for GoalId {
     }
 }
 
+impl JsonSchema for GoalId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "GoalId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A goal's number within its session.",
+            "type": "string",
+            "pattern": "^g-[0-9]+$"
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for GoalId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GoalId, D::Error> {
         let text = std::borrow::Cow::<str>::deserialize(d)?;
@@ -198,7 +213,7 @@ impl<'de> Deserialize<'de> for GoalId {
 }
 
 /// What the user is trying to get done, and how far the machine got with it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Goal {
     /// `g-N` on the wire, numbered per session so that replaying a log gives the same ids.
     pub id: GoalId,
@@ -209,8 +224,10 @@ pub struct Goal {
     pub status: GoalStatus,
     pub required_info: Vec<Slot>,
     #[serde(with = "super::time")]
+    #[schemars(with = "DateTime<Utc>")]
     pub created_at: DateTime<Utc>,
     #[serde(with = "super::time::option")]
+    #[schemars(with = "Option<DateTime<Utc>>")]
     pub completed_at: Option<DateTime<Utc>>,
     /// Why the goal finished; `null` while it is active.
     pub reason: Option<GoalReason>,
@@ -234,7 +251,7 @@ impl Goal {
 }
 
 /// The reason of a transition, serialised as the spec's phrases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum TransitionReason {
     #[serde(rename = "Idle timeout")]
     IdleTimeout,
@@ -306,7 +323,7 @@ impl fmt::Display for TransitionReason {
 }
 
 /// One move of the phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Transition {
     pub from: Phase,
     pub to: Phase,
@@ -327,17 +344,18 @@ impl Transition {
 }
 
 /// The last milestone reached, so a client that joins late still sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Milestone {
     pub phase: Phase,
     /// `turn_count` when it was reached (0 when a signal reached it).
     pub turn: u64,
     #[serde(with = "super::time")]
+    #[schemars(with = "DateTime<Utc>")]
     pub at: DateTime<Utc>,
 }
 
 /// The whole state of one session's conversation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Conversation {
     pub session_id: String,
     pub phase: Phase,
@@ -352,15 +370,19 @@ pub struct Conversation {
     pub goals_started: u32,
     pub last_milestone: Option<Milestone>,
     #[serde(with = "super::time")]
+    #[schemars(with = "DateTime<Utc>")]
     pub created_at: DateTime<Utc>,
     #[serde(with = "super::time::option")]
+    #[schemars(with = "Option<DateTime<Utc>>")]
     pub last_user_message_at: Option<DateTime<Utc>>,
     #[serde(with = "super::time")]
+    #[schemars(with = "DateTime<Utc>")]
     pub last_updated: DateTime<Utc>,
     /// When the session goes idle unless the user speaks; `null` while idle. Derived from
     /// `last_activity` and the idle timeout after every step, kept here so that the sweeper and
     /// clients need no configuration to know it.
     #[serde(with = "super::time::option")]
+    #[schemars(with = "Option<DateTime<Utc>>")]
     pub idle_deadline: Option<DateTime<Utc>>,
 }
 
