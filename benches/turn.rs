@@ -146,7 +146,7 @@ fn turn(bencher: Bencher) {
         .bench_local(|| {
             run_all(engine, |conv, transitions| {
                 buf.clear();
-                serde_json::to_writer(&mut buf, &StateFrame::new(conv, 1, transitions)).unwrap();
+                convstate::protocol::json::write_state_frame(&mut buf, conv, 1, transitions);
                 black_box(&buf);
             })
         });
@@ -178,9 +178,27 @@ fn classify(bencher: Bencher) {
         });
 }
 
-/// Baseline: the `state` frames alone, serialised into a reused buffer.
+/// The `state` frames alone, written into a reused buffer.
 #[divan::bench]
 fn json_frame(bencher: Bencher) {
+    let engine = engine();
+    let mut states = Vec::new();
+    run_all(engine, |conv, _| states.push(conv.clone()));
+    let mut buf = Vec::with_capacity(8192);
+    bencher
+        .counter(divan::counter::ItemsCount::new(states.len()))
+        .bench_local(|| {
+            for conv in &states {
+                buf.clear();
+                convstate::protocol::json::write_state_frame(&mut buf, conv, 1, &[]);
+                black_box(&buf);
+            }
+        });
+}
+
+/// Baseline: the same frames through serde_json (the reference the frame writer must equal).
+#[divan::bench]
+fn serde_json_frame(bencher: Bencher) {
     let engine = engine();
     let mut states = Vec::new();
     run_all(engine, |conv, _| states.push(conv.clone()));

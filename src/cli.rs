@@ -43,12 +43,45 @@ pub enum Command {
     },
     /// Print the JSON Schema of every protocol frame.
     Schema,
+    /// Load a server with concurrent sessions and report turns per second and latency.
+    Loadgen(LoadgenArgs),
     /// Check a pattern directory and report every problem as path:line: message.
     CheckPatterns {
         /// Pattern directory.
         #[arg(default_value = "patterns")]
         dir: PathBuf,
     },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LoadgenArgs {
+    /// WebSocket URL of the server.
+    #[arg(long, default_value = "ws://127.0.0.1:8080/ws")]
+    pub url: String,
+    /// Concurrent sessions, one connection each.
+    #[arg(long, default_value_t = 1000)]
+    pub sessions: usize,
+    /// Measured time.
+    #[arg(long, default_value = "10s", value_parser = parse_std_duration)]
+    pub duration: std::time::Duration,
+    /// Time before measuring.
+    #[arg(long, default_value = "2s", value_parser = parse_std_duration)]
+    pub warmup: std::time::Duration,
+    /// Turns per second for all sessions together (default: as fast as answered).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// The server sends no greeting (an echo server).
+    #[arg(long)]
+    pub no_welcome: bool,
+    /// Only open this many connections and hold them idle for --duration.
+    #[arg(long, value_name = "N")]
+    pub idle: Option<usize>,
+}
+
+fn parse_std_duration(text: &str) -> Result<std::time::Duration, String> {
+    crate::config::parse_duration(text)?
+        .to_std()
+        .map_err(|_| "duration out of range".to_string())
 }
 
 /// Flags of `serve`. Each overrides the `CONVSTATE_*` variable of the same name, which
@@ -126,6 +159,7 @@ fn parse_duration(text: &str) -> Result<chrono::TimeDelta, String> {
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args),
+        Command::Loadgen(args) => loadgen(args),
         Command::Schema => {
             let _ = std::io::stdout().write_all(crate::protocol::schema().as_bytes());
             ExitCode::SUCCESS
@@ -248,6 +282,47 @@ fn serve(args: ServeArgs) -> ExitCode {
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn loadgen(args: LoadgenArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let welcome = !args.no_welcome;
+    let result = runtime.block_on(async move {
+        if let Some(n) = args.idle {
+            let open =
+                crate::client::loadgen::hold_idle(&args.url, n, args.duration, welcome).await?;
+            return Ok(format!("{{\"idle_connections\":{open}}}"));
+        }
+        let report = crate::client::loadgen::run(crate::client::loadgen::LoadOptions {
+            url: args.url,
+            sessions: args.sessions,
+            duration: args.duration,
+            warmup: args.warmup,
+            rate: args.rate,
+            welcome,
+        })
+        .await?;
+        serde_json::to_string(&report).map_err(|e| e.to_string())
+    });
+    match result {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE

@@ -11,11 +11,13 @@
 //! - [`replay`]: the offline `replay` command over the same engine and frames.
 //! - [`server`]: the WebSocket server: sessions, live pushes, the idle sweeper, HTTP.
 //! - [`config`]: configuration values shared by the commands.
+//! - [`client`]: clients of the protocol (the load generator).
 //! - [`cli`]: the command line.
 //!
 //! Data flows one way: socket → protocol → engine → store → every client of the session.
 
 pub mod cli;
+pub mod client;
 pub mod config;
 pub mod conversation;
 pub mod patterns;

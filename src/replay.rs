@@ -7,7 +7,6 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::Deserialize;
 
 use crate::conversation::{Conversation, Engine, Input, Role, Signal};
-use crate::protocol::StateFrame;
 
 /// The time of a first line without `at`.
 pub const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
@@ -199,8 +198,7 @@ pub fn replay(
         buf.clear();
         match format {
             Format::Frames => {
-                serde_json::to_writer(&mut buf, &StateFrame::new(conv, seq, &result.transitions))
-                    .map_err(|e| ReplayError::Line(n, format!("cannot write the state: {e}")))?;
+                crate::protocol::json::write_state_frame(&mut buf, conv, seq, &result.transitions)
             }
             Format::Brief => brief(&mut buf, seq, conv, &result.transitions)?,
         }

@@ -167,6 +167,22 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
         }
         prop_assert_eq!(conv.idle_deadline.is_none(), conv.phase == Phase::Idle);
 
+        // The dedicated frame writer writes exactly what the serde derives write.
+        let fast = convstate::protocol::state_frame_text(&conv, i as u64, &step.transitions);
+        let reference = serde_json::to_string(&convstate::protocol::StateFrame::new(
+            &conv,
+            i as u64,
+            &step.transitions,
+        ))
+        .unwrap();
+        prop_assert_eq!(fast, reference);
+        let fast = convstate::protocol::welcome_frame_text(&conv, i as u64);
+        let reference =
+            serde_json::to_string(&convstate::protocol::WelcomeFrame::new(&conv, i as u64))
+                .unwrap();
+        prop_assert_eq!(fast, reference);
+        prop_assert_eq!(step.finished <= 2, true);
+
         // The summary renders and the state round-trips through its JSON.
         let _ = Summary(&conv).to_string();
         let json = serde_json::to_string(&conv).unwrap();

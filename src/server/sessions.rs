@@ -16,7 +16,7 @@ use tokio::sync::broadcast;
 use super::deadlines::{Deadlines, Due};
 use super::metrics::Metrics;
 use crate::conversation::{Conversation, Engine, Input};
-use crate::protocol::{self, StateFrame, WelcomeFrame};
+use crate::protocol;
 
 /// Frames a slow client may fall behind before it is resynchronised with the current state.
 /// Small on purpose: a channel allocates its slots up front, for every session.
@@ -138,7 +138,7 @@ impl Sessions {
     pub fn join(&self, session: &Session) -> (Utf8Bytes, broadcast::Receiver<Push>) {
         let inner = session.lock();
         let rx = session.tx.subscribe();
-        let welcome = protocol::to_text(&WelcomeFrame::new(&inner.conv, inner.seq));
+        let welcome = protocol::welcome_frame_text(&inner.conv, inner.seq);
         (welcome.into(), rx)
     }
 
@@ -146,7 +146,7 @@ impl Sessions {
     /// client that fell behind).
     pub fn state_frame(&self, session: &Session) -> Utf8Bytes {
         let inner = session.lock();
-        protocol::to_text(&StateFrame::new(&inner.conv, inner.seq, &[])).into()
+        protocol::state_frame_text(&inner.conv, inner.seq, &[]).into()
     }
 
     /// A copy of the state and its `seq`.
@@ -182,7 +182,7 @@ impl Sessions {
             if let Some(id) = id {
                 inner.recent.insert(id, seq);
             }
-            let frame = protocol::to_text(&StateFrame::new(&inner.conv, seq, &step.transitions));
+            let frame = protocol::state_frame_text(&inner.conv, seq, &step.transitions);
             // No receiver is not an error: nobody is connected right now.
             let _ = session.tx.send(Push::Frame(frame.into()));
             self.metrics.record_step(&input, &step, &inner.conv);

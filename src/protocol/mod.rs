@@ -9,36 +9,38 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::conversation::{Conversation, Role, Signal, Summary, Transition};
 
+pub mod json;
+
 /// The protocol version in the `welcome` frame.
 pub const PROTOCOL_VERSION: u32 = 1;
 
 // --- client to server ------------------------------------------------------------------------
 
 /// A frame from a client.
-#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientFrame {
     /// One turn. `id` makes a retried turn idempotent.
     Message {
         role: Role,
         text: String,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
         /// An artifact carried outside the text (any value but `null` and `false` counts).
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         artifact: Option<serde_json::Value>,
     },
     /// An explicit signal (a button), no text.
     Signal {
         signal: Signal,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
     },
     /// The current state, to this client only.
     GetState {},
     /// Start the session over from `greeting` with an empty history.
     Reset {
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
     },
 }
@@ -310,6 +312,20 @@ struct Protocol {
 pub fn schema() -> String {
     let schema = schemars::schema_for!(Protocol);
     serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
+}
+
+/// The `state` frame's JSON text (the hot path: see [`json`]).
+pub fn state_frame_text(state: &Conversation, seq: u64, transitions: &[Transition]) -> String {
+    let mut out = Vec::with_capacity(2048);
+    json::write_state_frame(&mut out, state, seq, transitions);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The `welcome` frame's JSON text.
+pub fn welcome_frame_text(state: &Conversation, seq: u64) -> String {
+    let mut out = Vec::with_capacity(2048);
+    json::write_welcome_frame(&mut out, state, seq);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Serialises a server frame to its JSON text.

@@ -1,0 +1,221 @@
+//! `convstate loadgen`: many concurrent sessions sending turns over WebSocket, measuring turns
+//! per second and the latency from sending a turn to receiving its frame.
+//!
+//! Any server that answers each text frame with one text frame can be measured the same way,
+//! which is what makes the echo-server baseline comparable: against convstate the answer is the
+//! turn's `state` frame.
+
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::conversation::Role;
+use crate::protocol::ClientFrame;
+
+/// The worked example of the spec, cycled by every session.
+const SCRIPT: [(Role, &str); 9] = [
+    (Role::User, "I want to build a todo app"),
+    (Role::Assistant, "What features do you need?"),
+    (
+        Role::User,
+        "I need add, delete, and mark as complete functionality with React components",
+    ),
+    (Role::Assistant, "I'll create a React todo app component"),
+    (Role::User, "Sounds good, go ahead"),
+    (Role::Assistant, "<artifact type=\"react\">...</artifact>"),
+    (Role::User, "Perfect! This is exactly what I needed"),
+    (Role::User, "Now build a calculator"),
+    (Role::User, "bye"),
+];
+
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// `ws://host:port/ws` (or an echo server's URL).
+    pub url: String,
+    /// Concurrent sessions, one connection each.
+    pub sessions: usize,
+    /// Measured time, after the warm-up.
+    pub duration: Duration,
+    pub warmup: Duration,
+    /// Turns per second for all sessions together; `None` sends each turn as soon as the last
+    /// was answered (the most the server sustains).
+    pub rate: Option<f64>,
+    /// Whether the server greets each connection with a frame (convstate's `welcome`; an echo
+    /// server sends none).
+    pub welcome: bool,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LoadReport {
+    pub sessions: usize,
+    pub turns: u64,
+    pub seconds: f64,
+    pub turns_per_second: f64,
+    pub p50_us: u64,
+    pub p99_us: u64,
+    pub max_us: u64,
+    pub errors: u64,
+}
+
+/// Runs the load and reports. Connections are opened first, in batches, then every session
+/// starts at once.
+pub async fn run(options: LoadOptions) -> Result<LoadReport, String> {
+    let mut sockets = Vec::with_capacity(options.sessions);
+    for chunk in (0..options.sessions).collect::<Vec<_>>().chunks(200) {
+        let connects = chunk.iter().map(|_| connect(&options.url, options.welcome));
+        for socket in futures_util::future::join_all(connects).await {
+            sockets.push(socket?);
+        }
+    }
+    let start = Instant::now() + Duration::from_millis(200);
+    let measure_from = start + options.warmup;
+    let end = measure_from + options.duration;
+    // Open loop: each session sends at its share of the rate, spread evenly.
+    let interval = options
+        .rate
+        .map(|r| Duration::from_secs_f64(options.sessions as f64 / r.max(0.001)));
+    let tasks: Vec<_> = sockets
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut ws)| {
+            let offset = interval.map_or(Duration::ZERO, |iv| {
+                iv.mul_f64(i as f64 / options.sessions as f64)
+            });
+            tokio::spawn(async move {
+                let mut latencies: Vec<u32> = Vec::new();
+                let mut errors = 0u64;
+                let mut next_send = start + offset;
+                let mut n = i;
+                loop {
+                    let now = Instant::now();
+                    if now >= end {
+                        break;
+                    }
+                    if next_send > now {
+                        tokio::time::sleep_until(next_send.into()).await;
+                    }
+                    let (role, text) = SCRIPT[n % SCRIPT.len()];
+                    n += 1;
+                    let frame = ClientFrame::Message {
+                        role,
+                        text: text.to_string(),
+                        id: None,
+                        artifact: None,
+                    };
+                    let json = serde_json::to_string(&frame).unwrap_or_default();
+                    let sent = Instant::now();
+                    if ws.send(Message::Text(json.into())).await.is_err() {
+                        errors += 1;
+                        break;
+                    }
+                    match next_text(&mut ws).await {
+                        Some(text) if !text.starts_with(r#"{"type":"error""#) => {
+                            if sent >= measure_from && sent < end {
+                                let us = sent.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                                latencies.push(us);
+                            }
+                        }
+                        Some(_) => errors += 1,
+                        None => {
+                            errors += 1;
+                            break;
+                        }
+                    }
+                    next_send = match interval {
+                        Some(iv) => (next_send + iv).max(Instant::now() - iv),
+                        None => Instant::now(),
+                    };
+                }
+                let _ = ws.close(None).await;
+                (latencies, errors)
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for t in tasks {
+        let (latencies, e) = t.await.map_err(|e| format!("a session task failed: {e}"))?;
+        all.extend(latencies);
+        errors += e;
+    }
+    all.sort_unstable();
+    let pct = |p: f64| -> u64 {
+        if all.is_empty() {
+            0
+        } else {
+            u64::from(all[((all.len() - 1) as f64 * p).round() as usize])
+        }
+    };
+    let seconds = options.duration.as_secs_f64();
+    Ok(LoadReport {
+        sessions: options.sessions,
+        turns: all.len() as u64,
+        seconds,
+        turns_per_second: all.len() as f64 / seconds,
+        p50_us: pct(0.50),
+        p99_us: pct(0.99),
+        max_us: all.last().copied().map_or(0, u64::from),
+        errors,
+    })
+}
+
+/// Opens `count` connections, reads their first frame, and holds them for `hold`: the server's
+/// memory per idle connection is measured meanwhile.
+pub async fn hold_idle(
+    url: &str,
+    count: usize,
+    hold: Duration,
+    welcome: bool,
+) -> Result<usize, String> {
+    let mut sockets = Vec::with_capacity(count);
+    for chunk in (0..count).collect::<Vec<_>>().chunks(250) {
+        let connects = chunk.iter().map(|_| connect(url, welcome));
+        for socket in futures_util::future::join_all(connects).await {
+            sockets.push(socket?);
+        }
+    }
+    let open = sockets.len();
+    tracing::info!(connections = open, "holding idle connections");
+    // Keep reading, so pings are answered and the connections stay alive.
+    let readers: Vec<_> = sockets
+        .into_iter()
+        .map(|mut ws| {
+            tokio::spawn(async move {
+                let _ =
+                    tokio::time::timeout(hold, async { while ws.next().await.is_some() {} }).await;
+            })
+        })
+        .collect();
+    for r in readers {
+        let _ = r.await;
+    }
+    Ok(open)
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Connects and, when the server greets, reads the greeting.
+async fn connect(url: &str, welcome: bool) -> Result<Socket, String> {
+    let (mut ws, _) = tokio_tungstenite::connect_async(url)
+        .await
+        .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+    if welcome {
+        next_text(&mut ws)
+            .await
+            .ok_or_else(|| format!("{url} closed before its first frame"))?;
+    }
+    Ok(ws)
+}
+
+async fn next_text(ws: &mut Socket) -> Option<String> {
+    loop {
+        match ws.next().await? {
+            Ok(Message::Text(t)) => return Some(t.to_string()),
+            Ok(Message::Close(_)) | Err(_) => return None,
+            Ok(_) => continue,
+        }
+    }
+}

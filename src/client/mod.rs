@@ -1,0 +1,3 @@
+//! Clients of the protocol, over the same frame types as the server: the load generator.
+
+pub mod loadgen;
