@@ -140,7 +140,7 @@ fn run_all(
 #[divan::bench]
 fn turn(bencher: Bencher) {
     let engine = engine();
-    let mut buf = Vec::with_capacity(8192);
+    let mut buf = String::with_capacity(8192);
     bencher
         .counter(divan::counter::ItemsCount::new(turn_count()))
         .bench_local(|| {
@@ -184,7 +184,7 @@ fn json_frame(bencher: Bencher) {
     let engine = engine();
     let mut states = Vec::new();
     run_all(engine, |conv, _| states.push(conv.clone()));
-    let mut buf = Vec::with_capacity(8192);
+    let mut buf = String::with_capacity(8192);
     bencher
         .counter(divan::counter::ItemsCount::new(states.len()))
         .bench_local(|| {

@@ -155,7 +155,7 @@ pub fn replay(
     let mut conv: Option<Conversation> = None;
     let mut clock: Option<DateTime<Utc>> = None;
     let mut seq = 0u64;
-    let mut buf = Vec::with_capacity(4096);
+    let mut buf = String::with_capacity(4096);
     for (i, line) in input.lines().enumerate() {
         let n = i + 1;
         let line = line?;
@@ -200,10 +200,11 @@ pub fn replay(
             Format::Frames => {
                 crate::protocol::json::write_state_frame(&mut buf, conv, seq, &result.transitions)
             }
-            Format::Brief => brief(&mut buf, seq, conv, &result.transitions)?,
+            Format::Brief => brief(&mut buf, seq, conv, &result.transitions)
+                .map_err(|e| ReplayError::Line(n, format!("cannot write the step: {e}")))?,
         }
-        buf.push(b'\n');
-        output.write_all(&buf)?;
+        buf.push('\n');
+        output.write_all(buf.as_bytes())?;
     }
     output.flush()?;
     Ok(())
@@ -211,11 +212,12 @@ pub fn replay(
 
 /// `  3  planning       understanding -> planning (Gathered sufficient information) | artifact_creation: todo app`
 fn brief(
-    out: &mut Vec<u8>,
+    out: &mut String,
     seq: u64,
     conv: &Conversation,
     transitions: &[crate::conversation::Transition],
-) -> std::io::Result<()> {
+) -> std::fmt::Result {
+    use std::fmt::Write as _;
     write!(out, "{seq:>3}  {:<13}", conv.phase.as_str())?;
     for (i, t) in transitions.iter().enumerate() {
         let sep = if i == 0 { "  " } else { "; " };

@@ -96,28 +96,32 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, String> {
                     if next_send > now {
                         tokio::time::sleep_until(next_send.into()).await;
                     }
-                    let (role, text) = SCRIPT[n % SCRIPT.len()];
-                    n += 1;
-                    let frame = ClientFrame::Message {
-                        role,
-                        text: text.to_string(),
-                        id: None,
-                        artifact: None,
+                    // The script, then a reset: every session holds a run of fresh
+                    // conversations, as a chat does, rather than one endless history.
+                    let frame = match SCRIPT.get(n % (SCRIPT.len() + 1)) {
+                        Some((role, text)) => ClientFrame::Message {
+                            role: *role,
+                            text: text.to_string(),
+                            id: None,
+                            artifact: None,
+                        },
+                        None => ClientFrame::Reset { id: None },
                     };
+                    n += 1;
                     let json = serde_json::to_string(&frame).unwrap_or_default();
                     let sent = Instant::now();
                     if ws.send(Message::Text(json.into())).await.is_err() {
                         errors += 1;
                         break;
                     }
-                    match next_text(&mut ws).await {
-                        Some(text) if !text.starts_with(r#"{"type":"error""#) => {
+                    match next_reply(&mut ws).await {
+                        Some(Reply::Answer) => {
                             if sent >= measure_from && sent < end {
                                 let us = sent.elapsed().as_micros().min(u32::MAX as u128) as u32;
                                 latencies.push(us);
                             }
                         }
-                        Some(_) => errors += 1,
+                        Some(Reply::Error) => errors += 1,
                         None => {
                             errors += 1;
                             break;
@@ -203,17 +207,27 @@ async fn connect(url: &str, welcome: bool) -> Result<Socket, String> {
         .await
         .map_err(|e| format!("cannot connect to {url}: {e}"))?;
     if welcome {
-        next_text(&mut ws)
+        next_reply(&mut ws)
             .await
             .ok_or_else(|| format!("{url} closed before its first frame"))?;
     }
     Ok(ws)
 }
 
-async fn next_text(ws: &mut Socket) -> Option<String> {
+enum Reply {
+    Answer,
+    Error,
+}
+
+/// The next text frame, told apart by its first bytes only: the load generator shares the
+/// machine with the server, so it reads as little as it can.
+async fn next_reply(ws: &mut Socket) -> Option<Reply> {
     loop {
         match ws.next().await? {
-            Ok(Message::Text(t)) => return Some(t.to_string()),
+            Ok(Message::Text(t)) if t.as_str().starts_with(r#"{"type":"error""#) => {
+                return Some(Reply::Error);
+            }
+            Ok(Message::Text(_)) => return Some(Reply::Answer),
             Ok(Message::Close(_)) | Err(_) => return None,
             Ok(_) => continue,
         }

@@ -14,151 +14,151 @@ use crate::conversation::{Conversation, Goal, Summary, Transition};
 
 /// Appends the `state` frame of `conv` to `out`.
 pub fn write_state_frame(
-    out: &mut Vec<u8>,
+    out: &mut String,
     conv: &Conversation,
     seq: u64,
     transitions: &[Transition],
 ) {
-    out.extend_from_slice(br#"{"type":"state","session_id":"#);
+    out.push_str(r#"{"type":"state","session_id":"#);
     string(out, &conv.session_id);
-    out.extend_from_slice(br#","seq":"#);
+    out.push_str(r#","seq":"#);
     number(out, seq);
-    out.extend_from_slice(br#","state":"#);
+    out.push_str(r#","state":"#);
     write_state(out, conv);
-    out.extend_from_slice(br#","transitions":["#);
+    out.push_str(r#","transitions":["#);
     for (i, t) in transitions.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.push(',');
         }
-        out.extend_from_slice(br#"{"from":""#);
-        out.extend_from_slice(t.from.as_str().as_bytes());
-        out.extend_from_slice(br#"","to":""#);
-        out.extend_from_slice(t.to.as_str().as_bytes());
-        out.extend_from_slice(br#"","reason":"#);
+        out.push_str(r#"{"from":""#);
+        out.push_str(t.from.as_str());
+        out.push_str(r#"","to":""#);
+        out.push_str(t.to.as_str());
+        out.push_str(r#"","reason":"#);
         string(out, t.reason.as_str());
-        out.extend_from_slice(br#","milestone":"#);
-        out.extend_from_slice(if t.milestone { b"true" } else { b"false" });
-        out.push(b'}');
+        out.push_str(r#","milestone":"#);
+        out.push_str(if t.milestone { "true" } else { "false" });
+        out.push('}');
     }
-    out.extend_from_slice(br#"],"summary":"#);
+    out.push_str(r#"],"summary":"#);
     summary(out, conv);
-    out.push(b'}');
+    out.push('}');
 }
 
 /// Appends the `welcome` frame of `conv` to `out`.
-pub fn write_welcome_frame(out: &mut Vec<u8>, conv: &Conversation, seq: u64) {
-    out.extend_from_slice(br#"{"type":"welcome","session_id":"#);
+pub fn write_welcome_frame(out: &mut String, conv: &Conversation, seq: u64) {
+    out.push_str(r#"{"type":"welcome","session_id":"#);
     string(out, &conv.session_id);
-    out.extend_from_slice(br#","protocol":"#);
+    out.push_str(r#","protocol":"#);
     number(out, u64::from(super::PROTOCOL_VERSION));
-    out.extend_from_slice(br#","seq":"#);
+    out.push_str(r#","seq":"#);
     number(out, seq);
-    out.extend_from_slice(br#","state":"#);
+    out.push_str(r#","state":"#);
     write_state(out, conv);
-    out.extend_from_slice(br#","summary":"#);
+    out.push_str(r#","summary":"#);
     summary(out, conv);
-    out.push(b'}');
+    out.push('}');
 }
 
 /// Appends the `state` object.
-pub fn write_state(out: &mut Vec<u8>, c: &Conversation) {
-    out.extend_from_slice(br#"{"session_id":"#);
+pub fn write_state(out: &mut String, c: &Conversation) {
+    out.push_str(r#"{"session_id":"#);
     string(out, &c.session_id);
-    out.extend_from_slice(br#","phase":""#);
-    out.extend_from_slice(c.phase.as_str().as_bytes());
-    out.extend_from_slice(br#"","turn_count":"#);
+    out.push_str(r#","phase":""#);
+    out.push_str(c.phase.as_str());
+    out.push_str(r#"","turn_count":"#);
     number(out, c.turn_count);
-    out.extend_from_slice(br#","phase_turns":"#);
+    out.push_str(r#","phase_turns":"#);
     number(out, u64::from(c.phase_turns));
-    out.extend_from_slice(br#","current_goal":"#);
+    out.push_str(r#","current_goal":"#);
     match &c.current_goal {
         Some(goal) => write_goal(out, goal),
-        None => out.extend_from_slice(b"null"),
+        None => out.push_str("null"),
     }
-    out.extend_from_slice(br#","completed_goals":["#);
+    out.push_str(r#","completed_goals":["#);
     for (i, goal) in c.completed_goals.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.push(',');
         }
         write_goal(out, goal);
     }
-    out.extend_from_slice(br#"],"goals_started":"#);
+    out.push_str(r#"],"goals_started":"#);
     number(out, u64::from(c.goals_started));
-    out.extend_from_slice(br#","last_milestone":"#);
+    out.push_str(r#","last_milestone":"#);
     match &c.last_milestone {
         Some(m) => {
-            out.extend_from_slice(br#"{"phase":""#);
-            out.extend_from_slice(m.phase.as_str().as_bytes());
-            out.extend_from_slice(br#"","turn":"#);
+            out.push_str(r#"{"phase":""#);
+            out.push_str(m.phase.as_str());
+            out.push_str(r#"","turn":"#);
             number(out, m.turn);
-            out.extend_from_slice(br#","at":"#);
+            out.push_str(r#","at":"#);
             time(out, &m.at);
-            out.push(b'}');
+            out.push('}');
         }
-        None => out.extend_from_slice(b"null"),
+        None => out.push_str("null"),
     }
-    out.extend_from_slice(br#","created_at":"#);
+    out.push_str(r#","created_at":"#);
     time(out, &c.created_at);
-    out.extend_from_slice(br#","last_user_message_at":"#);
+    out.push_str(r#","last_user_message_at":"#);
     optional_time(out, &c.last_user_message_at);
-    out.extend_from_slice(br#","last_updated":"#);
+    out.push_str(r#","last_updated":"#);
     time(out, &c.last_updated);
-    out.extend_from_slice(br#","idle_deadline":"#);
+    out.push_str(r#","idle_deadline":"#);
     optional_time(out, &c.idle_deadline);
-    out.push(b'}');
+    out.push('}');
 }
 
-fn write_goal(out: &mut Vec<u8>, g: &Goal) {
-    out.extend_from_slice(br#"{"id":"g-"#);
+fn write_goal(out: &mut String, g: &Goal) {
+    out.push_str(r#"{"id":"g-"#);
     number(out, u64::from(g.id.0));
-    out.extend_from_slice(br#"","type":""#);
-    out.extend_from_slice(g.goal_type.as_str().as_bytes());
-    out.extend_from_slice(br#"","description":"#);
+    out.push_str(r#"","type":""#);
+    out.push_str(g.goal_type.as_str());
+    out.push_str(r#"","description":"#);
     string(out, &g.description);
-    out.extend_from_slice(br#","status":""#);
-    out.extend_from_slice(match g.status {
-        crate::conversation::GoalStatus::Active => b"active".as_slice(),
-        crate::conversation::GoalStatus::Completed => b"completed",
-        crate::conversation::GoalStatus::Abandoned => b"abandoned",
+    out.push_str(r#","status":""#);
+    out.push_str(match g.status {
+        crate::conversation::GoalStatus::Active => "active",
+        crate::conversation::GoalStatus::Completed => "completed",
+        crate::conversation::GoalStatus::Abandoned => "abandoned",
     });
-    out.extend_from_slice(br#"","required_info":["#);
+    out.push_str(r#"","required_info":["#);
     for (i, s) in g.required_info.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.push(',');
         }
-        out.extend_from_slice(br#"{"name":"#);
+        out.push_str(r#"{"name":"#);
         string(out, &s.name);
-        out.extend_from_slice(br#","description":"#);
+        out.push_str(r#","description":"#);
         string(out, &s.description);
-        out.extend_from_slice(br#","question":"#);
+        out.push_str(r#","question":"#);
         string(out, &s.question);
-        out.extend_from_slice(br#","status":""#);
-        out.extend_from_slice(match s.status {
-            crate::conversation::SlotStatus::Unknown => b"unknown".as_slice(),
-            crate::conversation::SlotStatus::Asked => b"asked",
-            crate::conversation::SlotStatus::Provided => b"provided",
+        out.push_str(r#","status":""#);
+        out.push_str(match s.status {
+            crate::conversation::SlotStatus::Unknown => "unknown",
+            crate::conversation::SlotStatus::Asked => "asked",
+            crate::conversation::SlotStatus::Provided => "provided",
         });
-        out.extend_from_slice(br#"","value":"#);
+        out.push_str(r#"","value":"#);
         match &s.value {
             Some(v) => string(out, v),
-            None => out.extend_from_slice(b"null"),
+            None => out.push_str("null"),
         }
-        out.push(b'}');
+        out.push('}');
     }
-    out.extend_from_slice(br#"],"created_at":"#);
+    out.push_str(r#"],"created_at":"#);
     time(out, &g.created_at);
-    out.extend_from_slice(br#","completed_at":"#);
+    out.push_str(r#","completed_at":"#);
     optional_time(out, &g.completed_at);
-    out.extend_from_slice(br#","reason":"#);
+    out.push_str(r#","reason":"#);
     match g.reason {
         Some(r) => string(out, goal_reason(r)),
-        None => out.extend_from_slice(b"null"),
+        None => out.push_str("null"),
     }
-    out.extend_from_slice(br#","turns":"#);
+    out.push_str(r#","turns":"#);
     number(out, u64::from(g.turns));
-    out.extend_from_slice(br#","understanding_turns":"#);
+    out.push_str(r#","understanding_turns":"#);
     number(out, u64::from(g.understanding_turns));
-    out.push(b'}');
+    out.push('}');
 }
 
 fn goal_reason(r: crate::conversation::GoalReason) -> &'static str {
@@ -172,21 +172,21 @@ fn goal_reason(r: crate::conversation::GoalReason) -> &'static str {
     }
 }
 
-fn time(out: &mut Vec<u8>, t: &DateTime<Utc>) {
+fn time(out: &mut String, t: &DateTime<Utc>) {
     let mut buf = [0u8; crate::conversation::time::MAX_LEN];
-    out.push(b'"');
-    out.extend_from_slice(crate::conversation::time::format(t, &mut buf).as_bytes());
-    out.push(b'"');
+    out.push('"');
+    out.push_str(crate::conversation::time::format(t, &mut buf));
+    out.push('"');
 }
 
-fn optional_time(out: &mut Vec<u8>, t: &Option<DateTime<Utc>>) {
+fn optional_time(out: &mut String, t: &Option<DateTime<Utc>>) {
     match t {
         Some(t) => time(out, t),
-        None => out.extend_from_slice(b"null"),
+        None => out.push_str("null"),
     }
 }
 
-fn summary(out: &mut Vec<u8>, conv: &Conversation) {
+fn summary(out: &mut String, conv: &Conversation) {
     use std::cell::RefCell;
     thread_local! {
         static BUF: RefCell<String> = RefCell::new(String::with_capacity(1024));
@@ -203,7 +203,7 @@ fn summary(out: &mut Vec<u8>, conv: &Conversation) {
 }
 
 /// Appends a decimal number.
-fn number(out: &mut Vec<u8>, mut n: u64) {
+fn number(out: &mut String, mut n: u64) {
     let mut buf = [0u8; 20];
     let mut at = buf.len();
     loop {
@@ -214,13 +214,14 @@ fn number(out: &mut Vec<u8>, mut n: u64) {
             break;
         }
     }
-    out.extend_from_slice(&buf[at..]);
+    // Only ASCII digits were written.
+    out.extend(buf[at..].iter().map(|b| char::from(*b)));
 }
 
 /// Appends `s` as a JSON string, escaped exactly as serde_json escapes: `"`, `\` and control
 /// characters (with the short forms `\b \f \n \r \t`, others as `\u00xx`).
-pub fn string(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
+pub fn string(out: &mut String, s: &str) {
+    out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
@@ -235,20 +236,22 @@ pub fn string(out: &mut Vec<u8>, s: &str) {
             }
         }
         let b = bytes[i];
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
+        // Every byte that needs escaping is ASCII, so `start..i` always ends on a character
+        // boundary.
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
             0x00..=0x1f => {
-                out.extend_from_slice(&bytes[start..i]);
+                out.push_str(&s[start..i]);
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[(b >> 4) as usize]);
-                out.push(HEX[(b & 0xf) as usize]);
+                out.push_str("\\u00");
+                out.push(char::from(HEX[(b >> 4) as usize]));
+                out.push(char::from(HEX[(b & 0xf) as usize]));
                 i += 1;
                 start = i;
                 continue;
@@ -258,13 +261,13 @@ pub fn string(out: &mut Vec<u8>, s: &str) {
                 continue;
             }
         };
-        out.extend_from_slice(&bytes[start..i]);
-        out.extend_from_slice(escape);
+        out.push_str(&s[start..i]);
+        out.push_str(escape);
         i += 1;
         start = i;
     }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 /// Whether any byte of the word is `"`, `\` or below 0x20.
@@ -282,8 +285,8 @@ fn needs_escape(w: u64) -> bool {
 mod tests {
     use super::*;
 
-    fn serde_string(s: &str) -> Vec<u8> {
-        serde_json::to_vec(s).unwrap()
+    fn serde_string(s: &str) -> String {
+        serde_json::to_string(s).unwrap()
     }
 
     #[test]
@@ -306,7 +309,7 @@ mod tests {
             "aaaaaaa\n",
             "\u{8}\u{c}",
         ] {
-            let mut out = Vec::new();
+            let mut out = String::new();
             string(&mut out, s);
             assert_eq!(out, serde_string(s), "{s:?}");
         }
@@ -318,7 +321,7 @@ mod tests {
             for at in 0..20 {
                 let mut s: String = "x".repeat(20);
                 s.replace_range(at..at + 1, &special.to_string());
-                let mut out = Vec::new();
+                let mut out = String::new();
                 string(&mut out, &s);
                 assert_eq!(out, serde_string(&s), "{s:?}");
             }
@@ -328,9 +331,9 @@ mod tests {
     #[test]
     fn numbers_are_decimal() {
         for n in [0, 7, 10, 99, 12345, u64::MAX] {
-            let mut out = Vec::new();
+            let mut out = String::new();
             number(&mut out, n);
-            assert_eq!(String::from_utf8(out).unwrap(), n.to_string());
+            assert_eq!(out, n.to_string());
         }
     }
 }

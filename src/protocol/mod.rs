@@ -316,16 +316,16 @@ pub fn schema() -> String {
 
 /// The `state` frame's JSON text (the hot path: see [`json`]).
 pub fn state_frame_text(state: &Conversation, seq: u64, transitions: &[Transition]) -> String {
-    let mut out = Vec::with_capacity(2048);
+    let mut out = String::with_capacity(2048);
     json::write_state_frame(&mut out, state, seq, transitions);
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
 /// The `welcome` frame's JSON text.
 pub fn welcome_frame_text(state: &Conversation, seq: u64) -> String {
-    let mut out = Vec::with_capacity(2048);
+    let mut out = String::with_capacity(2048);
     json::write_welcome_frame(&mut out, state, seq);
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
 /// Serialises a server frame to its JSON text.

@@ -16,9 +16,10 @@ use crate::conversation::Summary;
 use crate::protocol::{self, ErrorCode, ErrorFrame};
 
 /// Read buffer of a WebSocket. The library default, 128 KiB allocated up front per
-/// connection, would be most of an idle connection's memory; frames are small, and a large one
-/// grows the buffer as it arrives.
-const READ_BUFFER: usize = 4 * 1024;
+/// connection, would be nearly all of an idle connection's memory; client frames are small,
+/// and a large one grows the buffer as it arrives. Measured: 9.1 KB per idle connection at
+/// 4 KiB, 6.0 KB at 1 KiB, with no change in turns per second (docs/benchmarks.md).
+const READ_BUFFER: usize = 1024;
 /// Bytes buffered before a write goes to the socket; every frame is flushed anyway.
 const WRITE_BUFFER: usize = 0;
 
