@@ -41,9 +41,10 @@ fn spawn(
     (child, addr, rest)
 }
 
+/// Sends a signal with the shell's builtin `kill` (no procps needed).
 fn signal(child: &Child, name: &str) {
-    let status = Command::new("kill")
-        .args([&format!("-{name}"), &child.id().to_string()])
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -{name} {}", child.id())])
         .status()
         .unwrap();
     assert!(status.success());
