@@ -100,9 +100,12 @@ pub struct ServeArgs {
     /// Pattern directory [default: the set built into the binary].
     #[arg(long, value_name = "DIR")]
     pub patterns: Option<PathBuf>,
-    /// Session store [default: memory:].
+    /// Session store: sqlite:PATH or memory: [default: sqlite:data/convstate.db].
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
+    /// Most changes one store transaction commits; 1 disables group commit [default: 4096].
+    #[arg(long, value_name = "N")]
+    pub store_batch: Option<u64>,
     /// Evict sessions without activity for this long [default: 24h].
     #[arg(long, value_name = "DURATION")]
     pub retention: Option<String>,
@@ -140,6 +143,7 @@ impl ServeArgs {
             idle_timeout: self.idle_timeout,
             patterns: self.patterns,
             store: self.store,
+            store_batch: self.store_batch,
             retention: self.retention,
             max_frame_bytes: self.max_frame_bytes,
             rate_limit: self.rate_limit,
@@ -248,13 +252,6 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if config.store != "memory:" {
-        eprintln!(
-            "error: store \"{}\": the stores available are: memory:",
-            config.store
-        );
-        return ExitCode::FAILURE;
-    }
     let mut engine = match patterns::load(&PatternSource::from_option(config.patterns.clone())) {
         Ok(engine) => engine,
         Err(errors) => return report_patterns(&errors),
@@ -272,13 +269,28 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // A store that cannot be opened (a damaged or foreign file) stops the server here, before
+    // it serves anything.
+    let store = match crate::store::open(&config.store, config.retention, config.store_batch) {
+        Ok(store) => store,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
-        crate::server::run(listener, config, engine, crate::server::shutdown_signal())
-            .await
-            .map_err(|e| format!("server: {e}"))
+        crate::server::run(
+            listener,
+            config,
+            engine,
+            store,
+            crate::server::shutdown_signal(),
+        )
+        .await
+        .map_err(|e| format!("server: {e}"))
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

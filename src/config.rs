@@ -46,8 +46,11 @@ pub struct ServerConfig {
     pub idle_timeout: Option<TimeDelta>,
     /// Pattern directory; `None` uses the set built into the binary.
     pub patterns: Option<std::path::PathBuf>,
-    /// Where sessions live: `memory:` (lost on restart).
+    /// Where sessions live: `sqlite:PATH` (durable, the default) or `memory:` (lost on
+    /// restart).
     pub store: String,
+    /// Most changes one SQLite transaction commits (group commit); 1 commits each on its own.
+    pub store_batch: usize,
     /// Sessions without activity for this long are evicted from memory (24 hours: a user who
     /// comes back the next day still finds the conversation).
     pub retention: TimeDelta,
@@ -70,7 +73,8 @@ impl Default for ServerConfig {
             listen: std::net::SocketAddr::from(([127, 0, 0, 1], 8080)),
             idle_timeout: None,
             patterns: None,
-            store: "memory:".to_string(),
+            store: "sqlite:data/convstate.db".to_string(),
+            store_batch: 4096,
             retention: TimeDelta::hours(24),
             max_frame_bytes: 64 * 1024,
             rate_limit: 20,
@@ -89,6 +93,7 @@ pub struct ConfigLayer {
     pub idle_timeout: Option<String>,
     pub patterns: Option<std::path::PathBuf>,
     pub store: Option<String>,
+    pub store_batch: Option<u64>,
     pub retention: Option<String>,
     pub max_frame_bytes: Option<u64>,
     pub rate_limit: Option<u32>,
@@ -98,11 +103,12 @@ pub struct ConfigLayer {
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 10] = [
+pub const ENV_VARS: [(&str, &str); 11] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
     ("CONVSTATE_STORE", "store"),
+    ("CONVSTATE_STORE_BATCH", "store_batch"),
     ("CONVSTATE_RETENTION", "retention"),
     ("CONVSTATE_MAX_FRAME_BYTES", "max_frame_bytes"),
     ("CONVSTATE_RATE_LIMIT", "rate_limit"),
@@ -140,6 +146,7 @@ impl ConfigLayer {
                 "CONVSTATE_IDLE_TIMEOUT" => layer.idle_timeout = Some(value),
                 "CONVSTATE_PATTERNS" => layer.patterns = Some(value.into()),
                 "CONVSTATE_STORE" => layer.store = Some(value),
+                "CONVSTATE_STORE_BATCH" => layer.store_batch = Some(number(&value)?),
                 "CONVSTATE_RETENTION" => layer.retention = Some(value),
                 "CONVSTATE_MAX_FRAME_BYTES" => layer.max_frame_bytes = Some(number(&value)?),
                 "CONVSTATE_RATE_LIMIT" => {
@@ -180,6 +187,7 @@ impl ConfigLayer {
             idle_timeout: self.idle_timeout.or(base.idle_timeout),
             patterns: self.patterns.or(base.patterns),
             store: self.store.or(base.store),
+            store_batch: self.store_batch.or(base.store_batch),
             retention: self.retention.or(base.retention),
             max_frame_bytes: self.max_frame_bytes.or(base.max_frame_bytes),
             rate_limit: self.rate_limit.or(base.rate_limit),
@@ -203,6 +211,12 @@ impl ConfigLayer {
         c.patterns = self.patterns.or(c.patterns);
         if let Some(store) = self.store {
             c.store = store;
+        }
+        if let Some(n) = self.store_batch {
+            if !(1..=1_000_000).contains(&n) {
+                return Err(format!("store_batch: {n} is outside 1 to 1000000"));
+            }
+            c.store_batch = n as usize;
         }
         if let Some(d) = self.retention {
             c.retention = parse_duration(&d).map_err(|e| format!("retention: {e}"))?;

@@ -10,6 +10,7 @@
 //! - [`protocol`]: the wire contract's frames.
 //! - [`replay`]: the offline `replay` command over the same engine and frames.
 //! - [`server`]: the WebSocket server: sessions, live pushes, the idle sweeper, HTTP.
+//! - [`store`]: where sessions live: an event log per session (memory, SQLite).
 //! - [`config`]: configuration values shared by the commands.
 //! - [`client`]: clients of the protocol (the load generator).
 //! - [`cli`]: the command line.
@@ -24,3 +25,4 @@ pub mod patterns;
 pub mod protocol;
 pub mod replay;
 pub mod server;
+pub mod store;

@@ -19,6 +19,7 @@ fn spawn(
     let mut child = Command::new(env!("CARGO_BIN_EXE_convstate"))
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(args)
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
         .env("RUST_LOG", "info")
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
@@ -106,7 +107,7 @@ fn bad_configuration_is_refused_with_a_clear_error() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("stores available"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected memory: or sqlite:PATH"));
 
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join("bad-config.toml");
@@ -130,7 +131,7 @@ async fn the_config_file_and_environment_are_read() {
     let file = dir.join("good-config.toml");
     std::fs::write(&file, "idle_timeout = \"1h\"\nmax_frame_bytes = 2048\n").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_convstate"))
-        .args(["serve", "--config"])
+        .args(["serve", "--store", "memory:", "--config"])
         .arg(&file)
         .env("CONVSTATE_LISTEN", "127.0.0.1:0")
         .env("CONVSTATE_MAX_FRAME_BYTES", "1024")

@@ -5,15 +5,14 @@ mod common;
 use std::time::{Duration, Instant};
 
 use chrono::TimeDelta;
-use common::{Client, PATIENCE, TestServer, WORKED_EXAMPLE, http};
+use common::{Client, PATIENCE, StoreKind, TestServer, WORKED_EXAMPLE, http};
 use convstate::config::ServerConfig;
 use futures_util::SinkExt;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-#[tokio::test]
-async fn the_worked_example_over_websocket() {
-    let server = TestServer::default().await;
+async fn the_worked_example_over_websocket(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (mut client, welcome) = Client::connect(&server.ws_url("")).await;
     assert_eq!(welcome["seq"], 0);
     assert_eq!(welcome["state"]["phase"], "greeting");
@@ -32,9 +31,8 @@ async fn the_worked_example_over_websocket() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn two_clients_of_a_session_see_the_same_frames_in_the_same_order() {
-    let server = TestServer::default().await;
+async fn two_clients_of_a_session_see_the_same_frames_in_the_same_order(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (mut a, _) = Client::connect(&server.ws_url("")).await;
     let url = server.ws_url(&format!("?session_id={}", a.session_id));
     let (mut b, welcome) = Client::connect(&url).await;
@@ -59,9 +57,8 @@ async fn two_clients_of_a_session_see_the_same_frames_in_the_same_order() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn a_client_resumes_after_a_dropped_connection() {
-    let server = TestServer::default().await;
+async fn a_client_resumes_after_a_dropped_connection(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     client.turn("user", "Build a landing page", "c-1").await;
     let (last, _) = client.turn("assistant", "Which features?", "c-2").await;
@@ -82,9 +79,8 @@ async fn a_client_resumes_after_a_dropped_connection() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn a_retried_turn_is_acknowledged_again_and_not_applied_twice() {
-    let server = TestServer::default().await;
+async fn a_retried_turn_is_acknowledged_again_and_not_applied_twice(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     let (state, ack) = client.turn("user", "Build a landing page", "c-1").await;
     client
@@ -116,10 +112,9 @@ async fn a_retried_turn_is_acknowledged_again_and_not_applied_twice() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline() {
+async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline(store: StoreKind) {
     let timeout = TimeDelta::milliseconds(400);
-    let server = TestServer::start(ServerConfig::default(), Some(timeout)).await;
+    let server = TestServer::start(ServerConfig::default(), Some(timeout), store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     let (state, _) = client.turn("user", "Build a landing page", "c-1").await;
     let sent = Instant::now();
@@ -143,13 +138,12 @@ async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn every_error_code_is_answered_and_the_connection_carries_on() {
+async fn every_error_code_is_answered_and_the_connection_carries_on(store: StoreKind) {
     let config = ServerConfig {
         max_frame_bytes: 1024,
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None).await;
+    let server = TestServer::start(config, None, store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     client.send_text("{not json").await;
     client.expect_error("bad_json").await;
@@ -188,14 +182,13 @@ async fn every_error_code_is_answered_and_the_connection_carries_on() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn floods_are_rate_limited() {
+async fn floods_are_rate_limited(store: StoreKind) {
     let config = ServerConfig {
         rate_limit: 2,
         rate_burst: 3,
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None).await;
+    let server = TestServer::start(config, None, store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     for i in 0..6 {
         client
@@ -227,9 +220,8 @@ async fn floods_are_rate_limited() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn an_unknown_session_gets_an_error_then_a_close() {
-    let server = TestServer::default().await;
+async fn an_unknown_session_gets_an_error_then_a_close(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (ws, _) = tokio_tungstenite::connect_async(server.ws_url("?session_id=s-nope"))
         .await
         .unwrap();
@@ -243,9 +235,8 @@ async fn an_unknown_session_gets_an_error_then_a_close() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn deleting_a_session_disconnects_its_clients() {
-    let server = TestServer::default().await;
+async fn deleting_a_session_disconnects_its_clients(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     client.turn("user", "Build a landing page", "c-1").await;
     let path = format!("/api/sessions/{}", client.session_id);
@@ -261,9 +252,8 @@ async fn deleting_a_session_disconnects_its_clients() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn the_http_api_serves_state_summary_health_and_metrics() {
-    let server = TestServer::default().await;
+async fn the_http_api_serves_state_summary_health_and_metrics(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     for (i, (role, text, _)) in WORKED_EXAMPLE.iter().take(7).enumerate() {
         client.turn(role, text, &format!("c-{i}")).await;
@@ -311,9 +301,8 @@ async fn the_http_api_serves_state_summary_health_and_metrics() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn browser_origins_are_checked() {
-    let server = TestServer::default().await;
+async fn browser_origins_are_checked(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let err = Client::connect_with_origin(&server.ws_url(""), "https://evil.example")
         .await
         .err();
@@ -329,7 +318,7 @@ async fn browser_origins_are_checked() {
         allowed_origins: vec!["https://shop.example".into()],
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None).await;
+    let server = TestServer::start(config, None, store).await;
     assert!(
         Client::connect_with_origin(&server.ws_url(""), "https://shop.example")
             .await
@@ -338,13 +327,12 @@ async fn browser_origins_are_checked() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn silent_peers_are_dropped() {
+async fn silent_peers_are_dropped(store: StoreKind) {
     let config = ServerConfig {
         ping_interval: Duration::from_millis(150),
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None).await;
+    let server = TestServer::start(config, None, store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     // A client that reads nothing answers no ping.
     tokio::time::sleep(Duration::from_millis(700)).await;
@@ -357,9 +345,8 @@ async fn silent_peers_are_dropped() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn shutdown_closes_every_websocket_with_1001() {
-    let server = TestServer::default().await;
+async fn shutdown_closes_every_websocket_with_1001(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
     let (mut a, _) = Client::connect(&server.ws_url("")).await;
     let (mut b, _) = Client::connect(&server.ws_url("")).await;
     let stopping = tokio::spawn(server.stop());
@@ -446,14 +433,13 @@ impl Noise {
     }
 }
 
-#[tokio::test]
-async fn ten_thousand_random_or_malformed_frames_do_not_hurt_the_server() {
+async fn ten_thousand_random_or_malformed_frames_do_not_hurt_the_server(store: StoreKind) {
     let config = ServerConfig {
         rate_limit: 1_000_000,
         rate_burst: 1_000_000,
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None).await;
+    let server = TestServer::start(config, None, store).await;
     let (mut healthy, _) = Client::connect(&server.ws_url("")).await;
     healthy.turn("user", "Build a landing page", "h-1").await;
 
@@ -503,40 +489,69 @@ async fn ten_thousand_random_or_malformed_frames_do_not_hurt_the_server() {
     server.stop().await;
 }
 
-#[tokio::test]
-async fn sessions_are_evicted_after_the_retention_period_unless_connected() {
+async fn sessions_are_evicted_after_the_retention_period_unless_connected(store: StoreKind) {
     let config = ServerConfig {
         retention: TimeDelta::milliseconds(300),
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None).await;
+    let server = TestServer::start(config, None, store).await;
     let (mut kept, _) = Client::connect(&server.ws_url("")).await;
-    let (mut left, _) = Client::connect(&server.ws_url("")).await;
-    left.turn("user", "Build a landing page", "c-1").await;
-    let left_id = left.session_id.clone();
-    left.ws.close(None).await.unwrap();
-    drop(left);
+    let (mut open, _) = Client::connect(&server.ws_url("")).await;
+    let (mut done, _) = Client::connect(&server.ws_url("")).await;
+    open.turn("user", "Build a landing page", "o-1").await;
+    done.turn("user", "Build a landing page", "d-1").await;
+    done.turn("user", "bye", "d-2").await;
+    let (open_id, done_id) = (open.session_id.clone(), done.session_id.clone());
+    for client in [open, done] {
+        let mut client = client;
+        client.ws.close(None).await.unwrap();
+    }
+    // Both leave memory after the retention period without a client; the finished one is
+    // deleted from the store too. (Reading a session's state would load it back into memory;
+    // its events are read from the store directly.)
     let started = Instant::now();
     loop {
-        let (status, _) = http(server.addr, "GET", &format!("/api/sessions/{left_id}")).await;
-        if status == 404 {
+        let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+        let path = format!("/api/sessions/{done_id}/events");
+        let (status, _) = http(server.addr, "GET", &path).await;
+        if status == 404
+            && metrics
+                .lines()
+                .any(|l| l == "convstate_sessions_evicted_total 2")
+        {
             break;
         }
         assert!(
             started.elapsed() < PATIENCE,
-            "the session was never evicted"
+            "not evicted and purged:\n{metrics}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The unfinished one is still in the store, and comes back when asked for.
+    let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{open_id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let state: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(state["turn_count"], 1);
     // The connected session stays.
     let (state, _) = kept.turn("user", "still here", "k-1").await;
     assert_eq!(state["seq"], 1);
-    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
-    assert!(
-        metrics
-            .lines()
-            .any(|l| l == "convstate_sessions_evicted_total 1"),
-        "{metrics}"
-    );
     server.stop().await;
 }
+
+on_both_stores!(
+    the_worked_example_over_websocket,
+    two_clients_of_a_session_see_the_same_frames_in_the_same_order,
+    a_client_resumes_after_a_dropped_connection,
+    a_retried_turn_is_acknowledged_again_and_not_applied_twice,
+    the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline,
+    every_error_code_is_answered_and_the_connection_carries_on,
+    floods_are_rate_limited,
+    an_unknown_session_gets_an_error_then_a_close,
+    deleting_a_session_disconnects_its_clients,
+    the_http_api_serves_state_summary_health_and_metrics,
+    browser_origins_are_checked,
+    silent_peers_are_dropped,
+    shutdown_closes_every_websocket_with_1001,
+    ten_thousand_random_or_malformed_frames_do_not_hurt_the_server,
+    sessions_are_evicted_after_the_retention_period_unless_connected,
+);

@@ -160,10 +160,12 @@ pub enum ErrorCode {
     UnknownSession,
     /// The session was deleted; the connection is closed after this frame.
     SessionDeleted,
+    /// The store cannot make changes durable: the frame was not applied.
+    StoreUnavailable,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 7] = [
+    pub const ALL: [ErrorCode; 8] = [
         ErrorCode::BadJson,
         ErrorCode::BadRequest,
         ErrorCode::UnknownType,
@@ -171,6 +173,7 @@ impl ErrorCode {
         ErrorCode::RateLimited,
         ErrorCode::UnknownSession,
         ErrorCode::SessionDeleted,
+        ErrorCode::StoreUnavailable,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -182,6 +185,7 @@ impl ErrorCode {
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::UnknownSession => "unknown_session",
             ErrorCode::SessionDeleted => "session_deleted",
+            ErrorCode::StoreUnavailable => "store_unavailable",
         }
     }
 
@@ -326,6 +330,11 @@ pub fn welcome_frame_text(state: &Conversation, seq: u64) -> String {
     let mut out = String::with_capacity(2048);
     json::write_welcome_frame(&mut out, state, seq);
     out
+}
+
+/// Serialises any of our types to JSON text (the HTTP API's bodies).
+pub fn json_text(value: &impl Serialize) -> String {
+    to_text(value)
 }
 
 /// Serialises a server frame to its JSON text.

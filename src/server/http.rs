@@ -12,8 +12,9 @@ use chrono::Utc;
 use serde::Deserialize;
 
 use super::{App, ws};
-use crate::conversation::Summary;
+use crate::conversation::{Conversation, Summary};
 use crate::protocol::{self, ErrorCode, ErrorFrame};
+use crate::store::StoreError;
 
 /// Read buffer of a WebSocket. The library default, 128 KiB allocated up front per
 /// connection, would be nearly all of an idle connection's memory; client frames are small,
@@ -33,6 +34,7 @@ pub fn router(app: Arc<App>) -> Router {
             get(session_state).delete(delete_session),
         )
         .route("/api/sessions/{id}/summary", get(session_summary))
+        .route("/api/sessions/{id}/events", get(session_events))
         .with_state(app)
 }
 
@@ -67,17 +69,40 @@ async fn upgrade(
         .max_write_buffer_size(4 << 20)
         .max_message_size(hard_limit)
         .max_frame_size(hard_limit);
-    let session = match &params.session_id {
-        None => Some(app.sessions.create(Utc::now())),
-        Some(id) => app.sessions.get(id),
+    let session = match params.session_id.clone() {
+        None => app.sessions.create(Utc::now()).map(Some),
+        Some(id) => {
+            let loading = app.clone();
+            blocking(move || loading.sessions.get_or_load(&id)).await
+        }
     };
     match session {
-        Some(session) => upgrade.on_upgrade(move |socket| ws::serve(socket, app, session)),
-        None => {
+        Ok(Some(session)) => upgrade.on_upgrade(move |socket| ws::serve(socket, app, session)),
+        Ok(None) => {
             let id = params.session_id.unwrap_or_default();
             upgrade.on_upgrade(move |socket| ws::unknown_session(socket, app, id))
         }
+        Err(e) => store_unavailable(&e),
     }
+}
+
+/// Runs a blocking store call off the runtime's workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(StoreError(format!("store task failed: {e}"))))
+}
+
+fn store_unavailable(e: &StoreError) -> Response {
+    tracing::error!(error = %e, "store");
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::CONTENT_TYPE, "application/json")],
+        protocol::to_text(&ErrorFrame::new(ErrorCode::StoreUnavailable, &e.0)),
+    )
+        .into_response()
 }
 
 /// Browsers send `Origin`; other clients usually do not, and are let in. A browser may connect
@@ -135,33 +160,67 @@ fn unknown_session(id: &str) -> Response {
         .into_response()
 }
 
+async fn snapshot(app: &Arc<App>, id: &str) -> Result<Option<Conversation>, StoreError> {
+    let (app, id) = (app.clone(), id.to_string());
+    blocking(move || Ok(app.sessions.snapshot(&id)?.map(|(conv, _)| conv))).await
+}
+
 async fn session_state(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    match app.sessions.snapshot(&id) {
-        Some((conv, _)) => (
+    match snapshot(&app, &id).await {
+        Ok(Some(conv)) => (
             [(header::CONTENT_TYPE, "application/json")],
-            protocol::to_text(&conv),
+            protocol::json_text(&conv),
         )
             .into_response(),
-        None => unknown_session(&id),
+        Ok(None) => unknown_session(&id),
+        Err(e) => store_unavailable(&e),
     }
 }
 
 async fn session_summary(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    match app.sessions.snapshot(&id) {
-        Some((conv, _)) => (
+    match snapshot(&app, &id).await {
+        Ok(Some(conv)) => (
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
             format!("{}\n", Summary(&conv)),
         )
             .into_response(),
-        None => unknown_session(&id),
+        Ok(None) => unknown_session(&id),
+        Err(e) => store_unavailable(&e),
     }
 }
 
+/// The session's event log: the transcript, as the store keeps it.
+async fn session_events(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let (reading, key) = (app.clone(), id.clone());
+    match blocking(move || reading.sessions.events(&key)).await {
+        Ok(Some(events)) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            protocol::json_text(&events),
+        )
+            .into_response(),
+        Ok(None) => unknown_session(&id),
+        Err(e) => store_unavailable(&e),
+    }
+}
+
+/// Deletes a session and its log for good; answers once the deletion is committed.
 async fn delete_session(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    if app.sessions.remove(&id) {
-        StatusCode::NO_CONTENT.into_response()
-    } else {
-        unknown_session(&id)
+    let (deleting, key) = (app.clone(), id.clone());
+    match blocking(move || deleting.sessions.remove(&key)).await {
+        Ok(Some(ticket)) => {
+            let mut durable = app.sessions.store().durable();
+            match durable
+                .wait_for(|d| d.committed >= ticket || d.failed.is_some())
+                .await
+                .map(|d| d.failed.clone())
+            {
+                Ok(None) => StatusCode::NO_CONTENT.into_response(),
+                Ok(Some(e)) => store_unavailable(&StoreError(e.to_string())),
+                Err(e) => store_unavailable(&StoreError(e.to_string())),
+            }
+        }
+        Ok(None) => unknown_session(&id),
+        Err(e) => store_unavailable(&e),
     }
 }
 

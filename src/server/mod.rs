@@ -24,6 +24,7 @@ use tracing::{info, warn};
 
 use crate::config::ServerConfig;
 use crate::conversation::Engine;
+use crate::store::Store;
 use metrics::Metrics;
 use sessions::Sessions;
 
@@ -41,10 +42,15 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(config: ServerConfig, engine: Engine, stop: watch::Receiver<bool>) -> App {
+    pub fn new(
+        config: ServerConfig,
+        engine: Engine,
+        store: Arc<dyn Store>,
+        stop: watch::Receiver<bool>,
+    ) -> App {
         let metrics = Arc::new(Metrics::default());
         App {
-            sessions: Sessions::new(engine, metrics.clone(), config.retention),
+            sessions: Sessions::new(engine, store, metrics.clone(), config.retention),
             metrics,
             config,
             stop,
@@ -83,18 +89,31 @@ impl Drop for ConnectionGuard<'_> {
     }
 }
 
-/// Serves `listener` until `shutdown` resolves, then closes every WebSocket with 1001 and
-/// returns once they are closed (or after a few seconds).
+/// Serves `listener` until `shutdown` resolves, then closes every WebSocket with 1001, waits
+/// for their close handshakes (a few seconds at most) and for the store to commit what it
+/// holds.
+///
+/// Before serving, sessions whose idle deadline is pending in the store are loaded, so the
+/// idle transitions that fell due while the server was down are applied at once.
 pub async fn run(
     listener: TcpListener,
     config: ServerConfig,
     engine: Engine,
+    store: Arc<dyn Store>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
-    let app = Arc::new(App::new(config, engine, stop_rx.clone()));
-    info!(address = %listener.local_addr()?, "listening");
-    let sweeper = tokio::spawn(sweep(app.clone(), stop_rx));
+    let app = Arc::new(App::new(config, engine, store, stop_rx.clone()));
+    let recovering = app.clone();
+    match tokio::task::spawn_blocking(move || recovering.sessions.recover()).await {
+        Ok(Ok(n)) if n > 0 => info!(sessions = n, "recovered sessions with a pending deadline"),
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => return Err(std::io::Error::other(e)),
+        Err(e) => return Err(std::io::Error::other(e)),
+    }
+    info!(address = %listener.local_addr()?, store = %app.sessions.store().describe(), "listening");
+    let sweeper = tokio::spawn(sweep(app.clone(), stop_rx.clone()));
+    let purger = tokio::spawn(purge(app.clone(), stop_rx));
     let router = http::router(app.clone());
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
@@ -110,7 +129,34 @@ pub async fn run(
         warn!("some WebSockets did not close within 5 s");
     }
     sweeper.abort();
+    purger.abort();
+    let closing = app.clone();
+    let _ = tokio::task::spawn_blocking(move || closing.sessions.store().close()).await;
     Ok(())
+}
+
+/// Deletes finished sessions past the retention period from the store: at start-up, then every
+/// hour (or every retention period when that is shorter).
+async fn purge(app: Arc<App>, mut stop: watch::Receiver<bool>) {
+    let every = app
+        .config
+        .retention
+        .to_std()
+        .unwrap_or(Duration::from_secs(3600))
+        .min(Duration::from_secs(3600));
+    loop {
+        let purging = app.clone();
+        match tokio::task::spawn_blocking(move || purging.sessions.purge(Utc::now())).await {
+            Ok(Ok(n)) if n > 0 => info!(sessions = n, "deleted finished sessions past retention"),
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => warn!(error = %e, "retention purge failed"),
+            Err(e) => warn!(error = %e, "retention purge failed"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = stop.changed() => return,
+        }
+    }
 }
 
 /// The sweeper: sleeps until the earliest deadline, then lets the sessions handle what fell
@@ -127,7 +173,9 @@ async fn sweep(app: Arc<App>, mut stop: watch::Receiver<bool>) {
             _ = deadlines.changed() => continue,
             _ = stop.changed() => return,
         }
-        app.sessions.run_due(Utc::now());
+        // Sessions are in memory when scheduled, but the store may be written: off the runtime.
+        let due = app.clone();
+        let _ = tokio::task::spawn_blocking(move || due.sessions.run_due(Utc::now())).await;
     }
 }
 

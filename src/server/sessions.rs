@@ -1,9 +1,11 @@
-//! The session registry: every live session, its conversation, its `seq`, and the channel that
-//! pushes its changes to every connected client.
+//! The session registry: the live sessions, a cache over the store, each with its
+//! conversation, its `seq`, and the channel that pushes its changes to every connected client.
 //!
 //! All methods are synchronous and return owned values: no map guard or session lock is ever
-//! held across an `.await`. A change is applied, serialised and sent to the session's channel
-//! under the session's lock, so every client receives the frames in `seq` order.
+//! held across an `.await`. A change is applied, serialised, sent to the session's channel and
+//! queued to the store under the session's lock, so every client receives the frames in `seq`
+//! order and the log holds them in the same order. Store reads (loading a session that is not
+//! in memory) block: async callers run them with `spawn_blocking`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -17,6 +19,7 @@ use super::deadlines::{Deadlines, Due};
 use super::metrics::Metrics;
 use crate::conversation::{Conversation, Engine, Input};
 use crate::protocol;
+use crate::store::{self, Change, Event, Store, StoreError, Write};
 
 /// Frames a slow client may fall behind before it is resynchronised with the current state.
 /// Small on purpose: a channel allocates its slots up front, for every session.
@@ -24,6 +27,10 @@ const CHANNEL_CAPACITY: usize = 16;
 
 /// Turn ids remembered per session for idempotent retries.
 const RECENT_IDS: usize = 256;
+
+/// A snapshot of the state goes with every this many events, so recovery replays at most
+/// this many.
+const SNAPSHOT_EVERY: u64 = 64;
 
 /// What a session's channel carries.
 #[derive(Clone, Debug)]
@@ -51,6 +58,8 @@ struct Inner {
     recent: RecentIds,
     /// The idle deadline currently in the deadline queue, if any.
     scheduled: Option<DateTime<Utc>>,
+    /// The store ticket of the session's latest write.
+    last_ticket: u64,
     deleted: bool,
 }
 
@@ -61,31 +70,50 @@ pub struct Applied {
     pub seq: u64,
     /// The id was seen before: the frame was acknowledged again, not applied again.
     pub duplicate: bool,
+    /// The store ticket that makes this `seq` durable: acks wait for it.
+    pub ticket: u64,
 }
 
-/// The session was deleted while the frame was on its way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Deleted;
+/// Why a frame could not be applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The session was deleted while the frame was on its way.
+    Deleted,
+    /// The store cannot take the change: it was not applied.
+    Store(String),
+}
 
 /// Every live session.
 #[derive(Debug)]
 pub struct Sessions {
     map: DashMap<Arc<str>, Arc<Session>>,
     engine: Engine,
+    store: Arc<dyn Store>,
     deadlines: Deadlines,
     metrics: Arc<Metrics>,
-    /// Sessions without activity for this long are evicted from memory.
+    /// Sessions without activity for this long are evicted from memory, and deleted from the
+    /// store once finished.
     retention: TimeDelta,
+    /// Held while a session is loaded from the store or finished sessions are purged from it,
+    /// so a purge never deletes a session being loaded.
+    loading: Mutex<()>,
 }
 
 impl Sessions {
-    pub fn new(engine: Engine, metrics: Arc<Metrics>, retention: TimeDelta) -> Sessions {
+    pub fn new(
+        engine: Engine,
+        store: Arc<dyn Store>,
+        metrics: Arc<Metrics>,
+        retention: TimeDelta,
+    ) -> Sessions {
         Sessions {
             map: DashMap::new(),
             engine,
+            store,
             deadlines: Deadlines::default(),
             metrics,
             retention,
+            loading: Mutex::new(()),
         }
     }
 
@@ -93,36 +121,94 @@ impl Sessions {
         &self.engine
     }
 
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
     pub fn deadlines(&self) -> &Deadlines {
         &self.deadlines
     }
 
     /// A new session in `greeting`.
-    pub fn create(&self, now: DateTime<Utc>) -> Arc<Session> {
+    pub fn create(&self, now: DateTime<Utc>) -> Result<Arc<Session>, StoreError> {
         let id: Arc<str> = new_session_id().into();
         let conv = self.engine.start(&*id, now);
+        let ticket = self.store.write(Write::Create {
+            session: id.clone(),
+            created_at: now,
+            idle_deadline: conv.idle_deadline,
+        })?;
+        let session = self.insert(id, conv, 0, Vec::new(), ticket, now);
+        self.metrics.sessions_created.inc();
+        Ok(session)
+    }
+
+    fn insert(
+        &self,
+        id: Arc<str>,
+        conv: Conversation,
+        seq: u64,
+        recent_ids: Vec<(String, u64)>,
+        last_ticket: u64,
+        now: DateTime<Utc>,
+    ) -> Arc<Session> {
         let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
+        let mut recent = RecentIds::default();
+        let skip = recent_ids.len().saturating_sub(RECENT_IDS);
+        for (client_id, seq) in recent_ids.into_iter().skip(skip) {
+            recent.insert(&client_id, seq);
+        }
         let session = Arc::new(Session {
             id: id.clone(),
             inner: Mutex::new(Inner {
                 conv,
-                seq: 0,
-                recent: RecentIds::default(),
+                seq,
+                recent,
                 scheduled: None,
+                last_ticket,
                 deleted: false,
             }),
             tx,
         });
+        // A concurrent load of the same session may have won: keep the first.
+        let session = self
+            .map
+            .entry(id.clone())
+            .or_insert(session)
+            .value()
+            .clone();
         self.schedule(&session, &mut session.lock());
-        self.deadlines
-            .push(now + self.retention, Due::Evict, id.clone());
-        self.map.insert(id, session.clone());
-        self.metrics.sessions_created.inc();
+        self.deadlines.push(now + self.retention, Due::Evict, id);
         session
     }
 
+    /// A session in memory.
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {
         self.map.get(id).map(|entry| entry.value().clone())
+    }
+
+    /// A session, loaded from the store if it is not in memory (blocks on the store).
+    pub fn get_or_load(&self, id: &str) -> Result<Option<Arc<Session>>, StoreError> {
+        if let Some(session) = self.get(id) {
+            return Ok(Some(session));
+        }
+        let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(session) = self.get(id) {
+            return Ok(Some(session));
+        }
+        let Some(stored) = self.store.load(id)? else {
+            return Ok(None);
+        };
+        let folded = store::fold(&self.engine, &stored)?;
+        let ticket = self.store.durable().borrow().committed;
+        Ok(Some(self.insert(
+            id.into(),
+            folded.conv,
+            folded.seq,
+            folded.recent_ids,
+            ticket,
+            Utc::now(),
+        )))
     }
 
     pub fn len(&self) -> usize {
@@ -149,11 +235,17 @@ impl Sessions {
         protocol::state_frame_text(&inner.conv, inner.seq, &[]).into()
     }
 
-    /// A copy of the state and its `seq`.
-    pub fn snapshot(&self, id: &str) -> Option<(Conversation, u64)> {
-        let session = self.get(id)?;
-        let inner = session.lock();
-        Some((inner.conv.clone(), inner.seq))
+    /// A copy of the state and its `seq` (loading the session if needed).
+    pub fn snapshot(&self, id: &str) -> Result<Option<(Conversation, u64)>, StoreError> {
+        Ok(self.get_or_load(id)?.map(|session| {
+            let inner = session.lock();
+            (inner.conv.clone(), inner.seq)
+        }))
+    }
+
+    /// A session's event log.
+    pub fn events(&self, id: &str) -> Result<Option<Vec<Event>>, StoreError> {
+        self.store.events(id)
     }
 
     /// Applies one input. With an `id` seen before, nothing is applied and the `seq` of the
@@ -164,16 +256,20 @@ impl Sessions {
         input: Input<'_>,
         id: Option<&str>,
         now: DateTime<Utc>,
-    ) -> Result<Applied, Deleted> {
+    ) -> Result<Applied, Refused> {
         let mut inner = session.lock();
         if inner.deleted {
-            return Err(Deleted);
+            return Err(Refused::Deleted);
         }
         if let Some(seq) = id.and_then(|id| inner.recent.get(id)) {
             return Ok(Applied {
                 seq,
                 duplicate: true,
+                ticket: inner.last_ticket,
             });
+        }
+        if let Some(failed) = &self.store.durable().borrow().failed {
+            return Err(Refused::Store(failed.to_string()));
         }
         let step = self.engine.step(&mut inner.conv, input, now);
         if step.changed {
@@ -183,25 +279,79 @@ impl Sessions {
                 inner.recent.insert(id, seq);
             }
             let frame = protocol::state_frame_text(&inner.conv, seq, &step.transitions);
-            // No receiver is not an error: nobody is connected right now.
+            // State frames may go out before the change is durable; acks may not.
             let _ = session.tx.send(Push::Frame(frame.into()));
+            let snapshot = (seq % SNAPSHOT_EVERY == 0)
+                .then(|| serde_json::to_string(&inner.conv).ok())
+                .flatten();
+            let write = Write::Append {
+                session: session.id.clone(),
+                event: Event {
+                    seq,
+                    at: now,
+                    change: Change::from_input(&input),
+                    id: id.map(str::to_string),
+                },
+                phase: inner.conv.phase,
+                idle_deadline: inner.conv.idle_deadline,
+                snapshot,
+            };
+            match self.store.write(write) {
+                Ok(ticket) => inner.last_ticket = ticket,
+                Err(e) => return Err(Refused::Store(e.0)),
+            }
             self.metrics.record_step(&input, &step, &inner.conv);
             self.schedule(session, &mut inner);
         }
         Ok(Applied {
             seq: inner.seq,
             duplicate: false,
+            ticket: inner.last_ticket,
         })
     }
 
-    /// Deletes a session: its clients are told and disconnected.
-    pub fn remove(&self, id: &str) -> bool {
-        let Some((_, session)) = self.map.remove(id) else {
-            return false;
-        };
-        session.lock().deleted = true;
-        let _ = session.tx.send(Push::Deleted);
-        true
+    /// Deletes a session and its log: its clients are told and disconnected. Returns the store
+    /// ticket of the deletion (wait for it before saying it is done), or `None` when there was
+    /// no such session.
+    pub fn remove(&self, id: &str) -> Result<Option<u64>, StoreError> {
+        let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+        let in_memory = self.map.remove(id).map(|(_, session)| {
+            session.lock().deleted = true;
+            let _ = session.tx.send(Push::Deleted);
+        });
+        if in_memory.is_none() && self.store.load(id)?.is_none() {
+            return Ok(None);
+        }
+        self.store
+            .write(Write::Delete { session: id.into() })
+            .map(Some)
+    }
+
+    /// Sessions that were not idle when the store last saw them are loaded, so deadlines that
+    /// fell due meanwhile are applied now. Returns how many were loaded.
+    pub fn recover(&self) -> Result<usize, StoreError> {
+        let pending = self.store.pending_deadlines()?;
+        for (id, _) in &pending {
+            self.get_or_load(id)?;
+        }
+        Ok(pending.len())
+    }
+
+    /// Deletes from the store the finished sessions without activity for the retention period
+    /// that are not in memory (those in memory are evicted by the sweeper first). Returns how
+    /// many were deleted.
+    pub fn purge(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
+        let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+        let mut n = 0;
+        for id in self.store.expired(now - self.retention)? {
+            if !self.map.contains_key(id.as_str()) {
+                self.store.write(Write::Delete {
+                    session: id.as_str().into(),
+                })?;
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     /// Runs what fell due at `now`: idle transitions and evictions. Returns how many entries
@@ -221,8 +371,11 @@ impl Sessions {
                         }
                         inner.scheduled = None;
                     }
+                    if !self.store.claim_deadline(id, *at) {
+                        continue; // another node applies it
+                    }
                     // The engine decides whether the session is idle; a deadline that moved
-                    // later is rescheduled by `apply`'s bookkeeping below.
+                    // later is put back in the queue.
                     if self.apply(&session, Input::Tick, None, now).is_ok() {
                         let mut inner = session.lock();
                         self.schedule(&session, &mut inner);

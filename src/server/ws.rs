@@ -10,7 +10,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tracing::{debug, info};
 
 use super::App;
-use super::sessions::{Push, Session};
+use super::sessions::{Push, Refused, Session};
 use crate::conversation::Input;
 use crate::protocol::{self, AckFrame, ClientFrame, ErrorCode, ErrorFrame};
 
@@ -32,6 +32,7 @@ pub async fn serve(mut socket: WebSocket, app: Arc<App>, session: Arc<Session>) 
     let ping_every = app.config.ping_interval;
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
     let mut last_heard = Instant::now();
+    let mut durable = app.sessions.store().durable();
 
     let end = if socket.send(Message::Text(welcome)).await.is_err() {
         End::Gone
@@ -45,14 +46,26 @@ pub async fn serve(mut socket: WebSocket, app: Arc<App>, session: Arc<Session>) 
                         Message::Text(text) => {
                             let received = Instant::now();
                             match handle_text(&app, &session, &mut limiter, &text) {
-                                Reply::Applied { ack } => {
+                                Reply::Applied { ack, ticket } => {
                                     // The state frame of this change goes out before its ack.
                                     if forward_pending(&mut socket, &app, &session, &mut pushes).await.is_err() {
                                         break End::Gone;
                                     }
                                     app.metrics.turn_latency.observe(received.elapsed());
                                     if let Some(ack) = ack {
-                                        if socket.send(Message::Text(ack)).await.is_err() {
+                                        // An ack promises the change is durable: wait for the
+                                        // commit that holds it.
+                                        let committed = durable
+                                            .wait_for(|d| d.committed >= ticket || d.failed.is_some())
+                                            .await
+                                            .map(|d| d.committed >= ticket)
+                                            .unwrap_or(false);
+                                        let sent = if committed {
+                                            socket.send(Message::Text(ack)).await
+                                        } else {
+                                            send_error(&mut socket, &app, ErrorCode::StoreUnavailable, "the change could not be made durable").await
+                                        };
+                                        if sent.is_err() {
                                             break End::Gone;
                                         }
                                     }
@@ -142,9 +155,11 @@ pub async fn unknown_session(mut socket: WebSocket, app: Arc<App>, id: String) {
 }
 
 enum Reply {
-    /// A change was applied (or acknowledged again): forward pending pushes, then the ack.
+    /// A change was applied (or acknowledged again): forward pending pushes, then, once the
+    /// store has committed `ticket`, the ack.
     Applied {
         ack: Option<Utf8Bytes>,
+        ticket: u64,
     },
     /// A frame for this client only.
     Frame(Utf8Bytes),
@@ -195,10 +210,15 @@ fn handle_text(app: &App, session: &Session, limiter: &mut RateLimiter, text: &s
             ack: frame
                 .id()
                 .map(|id| protocol::to_text(&AckFrame::new(id, applied.seq)).into()),
+            ticket: applied.ticket,
         },
-        Err(_) => Reply::Error(
+        Err(Refused::Deleted) => Reply::Error(
             ErrorCode::SessionDeleted,
             "the session was deleted".to_string(),
+        ),
+        Err(Refused::Store(e)) => Reply::Error(
+            ErrorCode::StoreUnavailable,
+            format!("the change was not applied: {e}"),
         ),
     }
 }

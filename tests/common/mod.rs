@@ -23,20 +23,68 @@ pub struct TestServer {
     handle: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
+/// The stores the end-to-end tests run against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreKind {
+    Memory,
+    Sqlite,
+}
+
+impl StoreKind {
+    /// A store URL: memory, or a new SQLite file of its own under the target directory.
+    pub fn url(self) -> String {
+        match self {
+            StoreKind::Memory => "memory:".to_string(),
+            StoreKind::Sqlite => format!("sqlite:{}", temp_path("store", "db").display()),
+        }
+    }
+}
+
+/// A fresh path under the target directory's temporary folder.
+pub fn temp_path(stem: &str, ext: &str) -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("stores");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{stem}-{}-{n}.{ext}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
 impl TestServer {
-    /// Starts a server with `config` (its `listen` is ignored: port 0 on loopback) and the
-    /// built-in patterns, with `idle` as the idle timeout when given.
-    pub async fn start(config: ServerConfig, idle: Option<chrono::TimeDelta>) -> TestServer {
+    /// Starts a server with `config` (its `listen` is ignored: port 0 on loopback, its store
+    /// replaced by `store`) and the built-in patterns, with `idle` as the idle timeout when
+    /// given.
+    pub async fn start(
+        mut config: ServerConfig,
+        idle: Option<chrono::TimeDelta>,
+        store: StoreKind,
+    ) -> TestServer {
+        config.store = store.url();
+        TestServer::start_on(config, idle).await
+    }
+
+    /// Starts a server on `config.store` as it is.
+    pub async fn start_on(config: ServerConfig, idle: Option<chrono::TimeDelta>) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let mut engine = convstate::patterns::builtin();
         if let Some(idle) = idle {
             engine.settings_mut().idle_timeout = idle;
         }
+        let store = convstate::store::open(&config.store, config.retention, config.store_batch)
+            .expect("the store opens");
         let (tx, rx) = oneshot::channel();
-        let handle = tokio::spawn(convstate::server::run(listener, config, engine, async {
-            let _ = rx.await;
-        }));
+        let handle = tokio::spawn(convstate::server::run(
+            listener,
+            config,
+            engine,
+            store,
+            async {
+                let _ = rx.await;
+            },
+        ));
         TestServer {
             addr,
             stop: Some(tx),
@@ -44,8 +92,12 @@ impl TestServer {
         }
     }
 
+    pub async fn with_store(store: StoreKind) -> TestServer {
+        TestServer::start(ServerConfig::default(), None, store).await
+    }
+
     pub async fn default() -> TestServer {
-        TestServer::start(ServerConfig::default(), None).await
+        TestServer::with_store(StoreKind::Memory).await
     }
 
     pub fn ws_url(&self, query: &str) -> String {
@@ -224,3 +276,21 @@ pub const WORKED_EXAMPLE: [(&str, &str, &str); 9] = [
     ("user", "Now build a calculator", "understanding"),
     ("user", "bye", "idle"),
 ];
+
+/// Runs each named test body `async fn NAME(store: StoreKind)` once per store, as the tests
+/// `NAME::memory` and `NAME::sqlite`.
+#[macro_export]
+macro_rules! on_both_stores {
+    ($($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[tokio::test]
+            async fn memory() {
+                super::$name($crate::common::StoreKind::Memory).await
+            }
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name($crate::common::StoreKind::Sqlite).await
+            }
+        })*
+    };
+}
