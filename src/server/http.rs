@@ -189,8 +189,12 @@ async fn session_summary(State(app): State<Arc<App>>, Path(id): Path<String>) ->
     }
 }
 
-/// The session's event log: the transcript, as the store keeps it.
+/// The session's event log: the transcript, as the store keeps it, including every change made
+/// before this request.
 async fn session_events(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if let Err(e) = committed(&app).await {
+        return store_unavailable(&e);
+    }
     let (reading, key) = (app.clone(), id.clone());
     match blocking(move || reading.sessions.events(&key)).await {
         Ok(Some(events)) => (
@@ -200,6 +204,21 @@ async fn session_events(State(app): State<Arc<App>>, Path(id): Path<String>) -> 
             .into_response(),
         Ok(None) => unknown_session(&id),
         Err(e) => store_unavailable(&e),
+    }
+}
+
+/// Waits until the store has committed every write queued so far.
+async fn committed(app: &App) -> Result<(), StoreError> {
+    let store = app.sessions.store();
+    let target = store.queued();
+    let mut durable = store.durable();
+    let state = durable
+        .wait_for(|d| d.committed >= target || d.failed.is_some())
+        .await
+        .map_err(|e| StoreError(e.to_string()))?;
+    match &state.failed {
+        Some(e) if state.committed < target => Err(StoreError(e.to_string())),
+        _ => Ok(()),
     }
 }
 

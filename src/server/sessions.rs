@@ -201,14 +201,23 @@ impl Sessions {
         };
         let folded = store::fold(&self.engine, &stored)?;
         let ticket = self.store.durable().borrow().committed;
-        Ok(Some(self.insert(
+        let now = Utc::now();
+        let session = self.insert(
             id.into(),
             folded.conv,
             folded.seq,
             folded.recent_ids,
             ticket,
-            Utc::now(),
-        )))
+            now,
+        );
+        // A deadline that passed while the session was not in memory (the server was down) is
+        // applied before anyone sees the session.
+        self.apply(&session, Input::Tick, None, now)
+            .map_err(|e| match e {
+                Refused::Store(e) => StoreError(e),
+                Refused::Deleted => StoreError(format!("session {id} was deleted")),
+            })?;
+        Ok(Some(session))
     }
 
     pub fn len(&self) -> usize {

@@ -110,6 +110,10 @@ impl Store for MemoryStore {
         self.durable.subscribe()
     }
 
+    fn queued(&self) -> u64 {
+        self.lock().next_ticket
+    }
+
     fn load(&self, session: &str) -> Result<Option<Stored>, StoreError> {
         let inner = self.lock();
         let Some(s) = inner.sessions.get(session) else {

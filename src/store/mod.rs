@@ -154,6 +154,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Watches the committed ticket.
     fn durable(&self) -> watch::Receiver<Durable>;
 
+    /// The last ticket given: once `durable` reaches it, reads see every write queued so far.
+    fn queued(&self) -> u64;
+
     /// A session's snapshot and the events after it, or `None` for an unknown session.
     fn load(&self, session: &str) -> Result<Option<Stored>, StoreError>;
 

@@ -77,9 +77,13 @@ impl SqliteStore {
             std::fs::create_dir_all(dir).map_err(|e| fail(dir, format!("cannot create: {e}")))?;
         }
         check_header(path)?;
-        let writer = connect(path)?;
+        // Check before configuring: switching a file to WAL writes to it, and a file that is
+        // not ours must be left exactly as it was.
+        let writer = Connection::open(path).map_err(|e| fail(path, e))?;
         check_or_create(&writer, path)?;
-        let reader = connect(path)?;
+        configure(&writer, path)?;
+        let reader = Connection::open(path).map_err(|e| fail(path, e))?;
+        configure(&reader, path)?;
         let durable = Arc::new(watch::Sender::new(Durable::default()));
         let (tx, rx) = mpsc::channel();
         let thread = {
@@ -147,8 +151,7 @@ fn check_header(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn connect(path: &Path) -> Result<Connection, StoreError> {
-    let conn = Connection::open(path).map_err(|e| fail(path, e))?;
+fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(|e| fail(path, e))?;
     // WAL: readers do not wait for the writer. FULL: a commit is on disk before it returns.
@@ -157,7 +160,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;",
     )
     .map_err(|e| fail(path, e))?;
-    Ok(conn)
+    Ok(())
 }
 
 /// Creates the schema in an empty file; checks that a non-empty one is ours, current and whole.
@@ -227,11 +230,12 @@ fn write_loop(
         let ticket = writes.last().map_or(0, |(t, _)| *t);
         match commit(&mut conn, &writes, &mut last_seqs) {
             Ok(deleted) => {
-                durable.send_modify(|d| d.committed = ticket);
                 if deleted {
-                    // Erasure: deleted rows must leave the write-ahead log too.
+                    // Erasure: deleted rows must leave the write-ahead log too, before the
+                    // deletion is reported done.
                     let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
                 }
+                durable.send_modify(|d| d.committed = ticket);
             }
             Err(e) => {
                 let message = format!("{}: {e}", path.display());
@@ -380,6 +384,10 @@ impl Store for SqliteStore {
 
     fn durable(&self) -> watch::Receiver<Durable> {
         self.durable.subscribe()
+    }
+
+    fn queued(&self) -> u64 {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner()).0
     }
 
     fn load(&self, session: &str) -> Result<Option<Stored>, StoreError> {

@@ -294,3 +294,79 @@ macro_rules! on_both_stores {
         })*
     };
 }
+
+/// `convstate serve` as a child process, on port 0, in the target directory.
+pub struct ServerProcess {
+    pub child: std::process::Child,
+    pub addr: SocketAddr,
+    log: Option<std::thread::JoinHandle<Vec<String>>>,
+}
+
+impl ServerProcess {
+    /// Starts the binary with `args` after `serve --listen 127.0.0.1:0`, and waits for the
+    /// address it logs. Returns the log instead when it exits before listening.
+    pub fn start(args: &[&str]) -> Result<ServerProcess, String> {
+        use std::io::{BufRead, BufReader};
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .current_dir(env!("CARGO_TARGET_TMPDIR"))
+            .env("RUST_LOG", "info")
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("the binary starts");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut seen = Vec::new();
+        let addr = loop {
+            let Some(Ok(line)) = lines.next() else {
+                let _ = child.wait();
+                return Err(seen.join("\n"));
+            };
+            if line.contains("listening") {
+                if let Some(at) = line.find("address=") {
+                    break line[at + 8..]
+                        .split_whitespace()
+                        .next()
+                        .unwrap()
+                        .parse()
+                        .unwrap();
+                }
+            }
+            seen.push(line);
+        };
+        let log = std::thread::spawn(move || lines.map_while(Result::ok).collect());
+        Ok(ServerProcess {
+            child,
+            addr,
+            log: Some(log),
+        })
+    }
+
+    pub fn ws_url(&self, query: &str) -> String {
+        format!("ws://{}/ws{query}", self.addr)
+    }
+
+    /// Sends a signal with the shell's builtin `kill` (no procps needed).
+    pub fn signal(&self, name: &str) {
+        let status = std::process::Command::new("sh")
+            .args(["-c", &format!("kill -{name} {}", self.child.id())])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// SIGKILL: no shutdown, no flush.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// SIGTERM, and the exit status and log.
+    pub fn stop(mut self) -> (std::process::ExitStatus, Vec<String>) {
+        self.signal("TERM");
+        let status = self.child.wait().unwrap();
+        let log = self.log.take().unwrap().join().unwrap();
+        (status, log)
+    }
+}

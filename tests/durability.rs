@@ -1,0 +1,402 @@
+//! Durability of the SQLite store, with the real binary: nothing acknowledged is lost across a
+//! SIGKILL, nothing is applied twice, the recovered state is a fold of the log, idle deadlines
+//! survive restarts, deletion erases, and damaged or foreign files are refused.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::{Client, ServerProcess, WORKED_EXAMPLE, http, temp_path};
+use convstate::store::{self, Event, Stored};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+fn sqlite_args(db: &std::path::Path) -> Vec<String> {
+    vec![
+        "--store".into(),
+        format!("sqlite:{}", db.display()),
+        "--rate-limit".into(),
+        "100000".into(),
+        "--rate-burst".into(),
+        "100000".into(),
+    ]
+}
+
+fn start(args: &[String]) -> ServerProcess {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ServerProcess::start(&args).unwrap_or_else(|log| panic!("the server did not start:\n{log}"))
+}
+
+/// One session of the load: sends turns with ids and records what was acknowledged.
+async fn drive(
+    url: String,
+    session: usize,
+    acked_total: Arc<AtomicUsize>,
+) -> (String, Vec<(String, u64)>) {
+    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(&url).await else {
+        return (String::new(), Vec::new());
+    };
+    let welcome = match ws.next().await {
+        Some(Ok(Message::Text(t))) => serde_json::from_str::<Value>(&t).unwrap(),
+        _ => return (String::new(), Vec::new()),
+    };
+    let id = welcome["session_id"].as_str().unwrap().to_string();
+    let mut acked = Vec::new();
+    for k in 0.. {
+        let (role, text, _) = WORKED_EXAMPLE[(session + k) % WORKED_EXAMPLE.len()];
+        let turn_id = format!("t{session}-{k}");
+        let frame =
+            json!({"type":"message","role":role,"text":format!("{text} ({turn_id})"),"id":turn_id});
+        if ws
+            .send(Message::Text(frame.to_string().into()))
+            .await
+            .is_err()
+        {
+            break;
+        }
+        // The state frame, then the ack.
+        let mut got_ack = None;
+        while got_ack.is_none() {
+            match ws.next().await {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(&t).unwrap();
+                    if v["type"] == "ack" {
+                        got_ack = Some(v["seq"].as_u64().unwrap());
+                    }
+                }
+                Some(Ok(_)) => {}
+                _ => return (id, acked), // the server died
+            }
+        }
+        acked.push((turn_id, got_ack.unwrap()));
+        acked_total.fetch_add(1, Ordering::Relaxed);
+    }
+    (id, acked)
+}
+
+/// The crash test of one seed: `sessions` sessions, killed once `kill_after` turns are acked.
+async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
+    let db = temp_path(&format!("crash-{seed}"), "db");
+    let args = sqlite_args(&db);
+    let server = start(&args);
+    let acked_total = Arc::new(AtomicUsize::new(0));
+    let url = server.ws_url("");
+    let tasks: Vec<_> = (0..sessions)
+        .map(|i| tokio::spawn(drive(url.clone(), i + seed as usize, acked_total.clone())))
+        .collect();
+    while acked_total.load(Ordering::Relaxed) < kill_after {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    server.kill(); // mid-load: every session is still sending
+    let mut acked: HashMap<String, Vec<(String, u64)>> = HashMap::new();
+    for t in tasks {
+        let (id, turns) = t.await.unwrap();
+        if !id.is_empty() {
+            acked.insert(id, turns);
+        }
+    }
+    let total: usize = acked.values().map(Vec::len).sum();
+    assert!(
+        acked.len() >= sessions * 9 / 10,
+        "{} sessions connected",
+        acked.len()
+    );
+    assert!(total >= kill_after, "{total} turns acknowledged");
+
+    let server = start(&args);
+    let engine = convstate::patterns::builtin();
+    for (id, turns) in &acked {
+        let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+        assert_eq!(status, 200, "session {id}: {body}");
+        let events: Vec<Event> = serde_json::from_str(&body).unwrap();
+        // Contiguous, each turn at most once, every acknowledged turn present at its seq.
+        for (i, e) in events.iter().enumerate() {
+            assert_eq!(e.seq, i as u64 + 1, "session {id}: a gap in the log");
+        }
+        let ids: Vec<&str> = events.iter().filter_map(|e| e.id.as_deref()).collect();
+        let unique: HashSet<&str> = ids.iter().copied().collect();
+        assert_eq!(
+            ids.len(),
+            unique.len(),
+            "session {id}: a turn applied twice"
+        );
+        let by_id: HashMap<&str, u64> = events
+            .iter()
+            .filter_map(|e| e.id.as_deref().map(|i| (i, e.seq)))
+            .collect();
+        for (turn, seq) in turns {
+            assert_eq!(
+                by_id.get(turn.as_str()),
+                Some(seq),
+                "session {id}: acknowledged turn {turn} lost"
+            );
+        }
+        // The recovered state is a fresh fold of the log.
+        let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+        assert_eq!(status, 200);
+        let recovered: Value = serde_json::from_str(&body).unwrap();
+        let stored = Stored {
+            session_id: id.clone(),
+            created_at: recovered["created_at"].as_str().unwrap().parse().unwrap(),
+            snapshot: None,
+            events: events.clone(),
+        };
+        let folded = store::fold(&engine, &stored).unwrap();
+        assert_eq!(
+            recovered,
+            serde_json::to_value(&folded.conv).unwrap(),
+            "session {id}"
+        );
+        assert_eq!(
+            folded.conv.turn_count as usize,
+            events.len(),
+            "session {id}: turns"
+        );
+    }
+    // A client resumes, and a retried turn is acknowledged again, not applied again.
+    let (id, turns) = acked.iter().find(|(_, t)| !t.is_empty()).unwrap();
+    let (last_id, last_seq) = turns.last().unwrap();
+    let (mut client, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq={last_seq}"))).await;
+    let seq = welcome["seq"].as_u64().unwrap();
+    assert!(seq >= *last_seq);
+    client
+        .send(json!({"type":"message","role":"user","text":"again","id":last_id}))
+        .await;
+    assert_eq!(
+        client.recv().await,
+        json!({"type":"ack","id":last_id,"seq":last_seq})
+    );
+    client.send(json!({"type":"get_state"})).await;
+    assert_eq!(client.recv().await["seq"].as_u64().unwrap(), seq);
+    let (status, _) = server.stop();
+    assert!(status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_turns_survive_sigkill_over_several_seeds() {
+    for (seed, kill_after) in [(1, 5_000), (2, 5_600), (3, 6_200)] {
+        crash_and_recover(seed, 500, kill_after).await;
+    }
+}
+
+#[tokio::test]
+async fn idle_deadlines_survive_a_restart() {
+    let db = temp_path("deadline", "db");
+    let mut args = sqlite_args(&db);
+    args.extend(["--idle-timeout".to_string(), "1s".to_string()]);
+    let server = start(&args);
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    client.turn("user", "Build a landing page", "c-1").await;
+    let id = client.session_id.clone();
+    server.kill(); // down before the deadline
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let server = start(&args);
+    // Applied at start-up, before anyone reconnects: visible to the client that does.
+    let (mut client, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome["state"]["phase"], "idle");
+    let goal = &welcome["state"]["completed_goals"][0];
+    assert_eq!(goal["status"], "abandoned");
+    assert_eq!(goal["reason"], "idle timeout");
+    assert_eq!(welcome["seq"], 2);
+    let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+    assert_eq!(status, 200);
+    let events: Vec<Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(events[1]["type"], "idle");
+    // The session goes on from idle.
+    let (state, _) = client.turn("user", "Now build a calculator", "c-2").await;
+    assert_eq!(state["state"]["phase"], "understanding");
+    assert!(server.stop().0.success());
+}
+
+#[tokio::test]
+async fn long_sessions_recover_from_snapshots() {
+    let db = temp_path("snapshots", "db");
+    let args = sqlite_args(&db);
+    let server = start(&args);
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let mut last = Value::Null;
+    for i in 0..150 {
+        let (role, text, _) = WORKED_EXAMPLE[i % WORKED_EXAMPLE.len()];
+        last = client.turn(role, text, &format!("c-{i}")).await.0;
+    }
+    let id = client.session_id.clone();
+    assert!(server.stop().0.success());
+    let server = start(&args);
+    let (_, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome["seq"], 150);
+    assert_eq!(welcome["state"], last["state"]);
+    assert!(server.stop().0.success());
+    // The snapshot is there, and folding from it equals folding the whole log.
+    let store = store::open(
+        &format!("sqlite:{}", db.display()),
+        chrono::TimeDelta::hours(1),
+        64,
+    )
+    .unwrap();
+    let stored = store.load(&id).unwrap().unwrap();
+    assert_eq!(stored.snapshot.as_ref().map(|(seq, _)| *seq), Some(128));
+    assert_eq!(stored.events.len(), 22);
+    let engine = convstate::patterns::builtin();
+    let from_snapshot = store::fold(&engine, &stored).unwrap();
+    let all = Stored {
+        snapshot: None,
+        events: store.events(&id).unwrap().unwrap(),
+        ..stored
+    };
+    assert_eq!(from_snapshot.conv, store::fold(&engine, &all).unwrap().conv);
+}
+
+#[tokio::test]
+async fn deleting_a_session_erases_it_from_the_file() {
+    let db = temp_path("erasure", "db");
+    let args = sqlite_args(&db);
+    let server = start(&args);
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    client
+        .turn("user", "Build a page about zebra-quartz-umbrella", "c-1")
+        .await;
+    for i in 0..70 {
+        client
+            .turn(
+                "user",
+                &format!("more about zebra-quartz-umbrella {i}"),
+                &format!("c-{}", i + 2),
+            )
+            .await;
+    }
+    let id = client.session_id.clone();
+    let (status, _) = http(server.addr, "DELETE", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 204);
+    let (status, _) = http(server.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+    assert_eq!(status, 404);
+    for file in [db.clone(), db.with_extension("db-wal")] {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        let found = bytes.windows(22).any(|w| w == b"zebra-quartz-umbrella ");
+        assert!(!found, "{} still holds the deleted text", file.display());
+    }
+    assert!(server.stop().0.success());
+}
+
+/// A store file with a few sessions in it, closed.
+fn populated_db(name: &str) -> std::path::PathBuf {
+    let db = temp_path(name, "db");
+    let s = store::open(
+        &format!("sqlite:{}", db.display()),
+        chrono::TimeDelta::hours(1),
+        64,
+    )
+    .unwrap();
+    let engine = convstate::patterns::builtin();
+    let now = chrono::Utc::now();
+    for n in 0..200 {
+        let id: Arc<str> = format!("s-{n:04}").into();
+        s.write(store::Write::Create {
+            session: id.clone(),
+            created_at: now,
+            idle_deadline: None,
+        })
+        .unwrap();
+        let mut conv = engine.start(&*id, now);
+        for (seq, (role, text, _)) in WORKED_EXAMPLE.iter().enumerate() {
+            let role = if *role == "user" {
+                convstate::conversation::Role::User
+            } else {
+                convstate::conversation::Role::Assistant
+            };
+            let input = convstate::conversation::Input::Message {
+                role,
+                text,
+                artifact: false,
+            };
+            engine.step(&mut conv, input, now);
+            let event = Event {
+                seq: seq as u64 + 1,
+                at: now,
+                change: store::Change::from_input(&input),
+                id: None,
+            };
+            s.write(store::Write::Append {
+                session: id.clone(),
+                event,
+                phase: conv.phase,
+                idle_deadline: conv.idle_deadline,
+                snapshot: None,
+            })
+            .unwrap();
+        }
+    }
+    s.close();
+    drop(s);
+    db
+}
+
+fn refused(db: &std::path::Path, expect: &str) {
+    let before = std::fs::read(db).unwrap();
+    let err = ServerProcess::start(&["--store", &format!("sqlite:{}", db.display())])
+        .err()
+        .expect("the server refuses to start");
+    assert!(
+        err.contains(&db.display().to_string()),
+        "the error names the file: {err}"
+    );
+    assert!(err.contains(expect), "{expect:?} not in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        std::fs::read(db).unwrap() == before,
+        "{} was changed",
+        db.display()
+    );
+}
+
+#[test]
+fn damaged_or_foreign_files_are_refused_at_start_up() {
+    // Not SQLite at all.
+    let db = temp_path("garbage", "db");
+    std::fs::write(&db, b"these are my notes, not a database\n".repeat(100)).unwrap();
+    refused(&db, "not a SQLite database");
+
+    // Another application's SQLite database.
+    let db = temp_path("foreign", "db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('cake');")
+        .unwrap();
+    drop(conn);
+    refused(&db, "another application");
+
+    // Ours, from a newer version.
+    let db = populated_db("newer");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("PRAGMA user_version = 99;").unwrap();
+    drop(conn);
+    refused(&db, "newer convstate");
+
+    // Ours, damaged in the middle.
+    let db = populated_db("corrupt");
+    let mut bytes = std::fs::read(&db).unwrap();
+    assert!(bytes.len() > 40_000, "a file of {} bytes", bytes.len());
+    for b in &mut bytes[20_000..24_000] {
+        *b = 0xA5;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+    refused(&db, "refusing to serve from it");
+
+    // Ours, truncated.
+    let db = populated_db("truncated");
+    let bytes = std::fs::read(&db).unwrap();
+    std::fs::write(&db, &bytes[..bytes.len() / 2]).unwrap();
+    refused(&db, "refusing to serve from it");
+}
+
+#[test]
+fn a_new_store_file_and_its_directory_are_created() {
+    let dir = temp_path("fresh-dir", "d");
+    let db = dir.join("nested").join("convstate.db");
+    let server = ServerProcess::start(&["--store", &format!("sqlite:{}", db.display())]).unwrap();
+    assert!(db.exists());
+    assert!(server.stop().0.success());
+}
