@@ -73,6 +73,9 @@ pub struct LoadgenArgs {
     /// The server sends no greeting (an echo server).
     #[arg(long)]
     pub no_welcome: bool,
+    /// Send turns with ids and measure until their acks (durable changes).
+    #[arg(long)]
+    pub ack: bool,
     /// Only open this many connections and hold them idle for --duration.
     #[arg(long, value_name = "N")]
     pub idle: Option<usize>,
@@ -326,6 +329,7 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
             warmup: args.warmup,
             rate: args.rate,
             welcome,
+            ack: args.ack,
         })
         .await?;
         serde_json::to_string(&report).map_err(|e| e.to_string())

@@ -44,6 +44,9 @@ pub struct LoadOptions {
     /// Whether the server greets each connection with a frame (convstate's `welcome`; an echo
     /// server sends none).
     pub welcome: bool,
+    /// Send every turn with an id and measure until its `ack`, which the server sends once the
+    /// change is durable (instead of until its `state` frame).
+    pub ack: bool,
 }
 
 /// What a run measured.
@@ -80,6 +83,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, String> {
         .into_iter()
         .enumerate()
         .map(|(i, mut ws)| {
+            let ack = options.ack;
             let offset = interval.map_or(Duration::ZERO, |iv| {
                 iv.mul_f64(i as f64 / options.sessions as f64)
             });
@@ -102,10 +106,12 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, String> {
                         Some((role, text)) => ClientFrame::Message {
                             role: *role,
                             text: text.to_string(),
-                            id: None,
+                            id: ack.then(|| format!("l{i}-{n}")),
                             artifact: None,
                         },
-                        None => ClientFrame::Reset { id: None },
+                        None => ClientFrame::Reset {
+                            id: ack.then(|| format!("l{i}-{n}")),
+                        },
                     };
                     n += 1;
                     let json = serde_json::to_string(&frame).unwrap_or_default();
@@ -114,7 +120,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, String> {
                         errors += 1;
                         break;
                     }
-                    match next_reply(&mut ws).await {
+                    match next_reply(&mut ws, ack).await {
                         Some(Reply::Answer) => {
                             if sent >= measure_from && sent < end {
                                 let us = sent.elapsed().as_micros().min(u32::MAX as u128) as u32;
@@ -207,7 +213,7 @@ async fn connect(url: &str, welcome: bool) -> Result<Socket, String> {
         .await
         .map_err(|e| format!("cannot connect to {url}: {e}"))?;
     if welcome {
-        next_reply(&mut ws)
+        next_reply(&mut ws, false)
             .await
             .ok_or_else(|| format!("{url} closed before its first frame"))?;
     }
@@ -219,14 +225,15 @@ enum Reply {
     Error,
 }
 
-/// The next text frame, told apart by its first bytes only: the load generator shares the
-/// machine with the server, so it reads as little as it can.
-async fn next_reply(ws: &mut Socket) -> Option<Reply> {
+/// The next text frame (with `ack`, the next `ack` frame), told apart by its first bytes only:
+/// the load generator shares the machine with the server, so it reads as little as it can.
+async fn next_reply(ws: &mut Socket, ack: bool) -> Option<Reply> {
     loop {
         match ws.next().await? {
             Ok(Message::Text(t)) if t.as_str().starts_with(r#"{"type":"error""#) => {
                 return Some(Reply::Error);
             }
+            Ok(Message::Text(t)) if ack && !t.as_str().starts_with(r#"{"type":"ack""#) => continue,
             Ok(Message::Text(_)) => return Some(Reply::Answer),
             Ok(Message::Close(_)) | Err(_) => return None,
             Ok(_) => continue,

@@ -210,34 +210,21 @@ async fn session_events(State(app): State<Arc<App>>, Path(id): Path<String>) -> 
 /// Waits until the store has committed every write queued so far.
 async fn committed(app: &App) -> Result<(), StoreError> {
     let store = app.sessions.store();
-    let target = store.queued();
-    let mut durable = store.durable();
-    let state = durable
-        .wait_for(|d| d.committed >= target || d.failed.is_some())
+    store
+        .when_committed(store.queued())
         .await
-        .map_err(|e| StoreError(e.to_string()))?;
-    match &state.failed {
-        Some(e) if state.committed < target => Err(StoreError(e.to_string())),
-        _ => Ok(()),
-    }
+        .unwrap_or_else(|e| Err(StoreError(e.to_string())))
 }
 
 /// Deletes a session and its log for good; answers once the deletion is committed.
 async fn delete_session(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let (deleting, key) = (app.clone(), id.clone());
     match blocking(move || deleting.sessions.remove(&key)).await {
-        Ok(Some(ticket)) => {
-            let mut durable = app.sessions.store().durable();
-            match durable
-                .wait_for(|d| d.committed >= ticket || d.failed.is_some())
-                .await
-                .map(|d| d.failed.clone())
-            {
-                Ok(None) => StatusCode::NO_CONTENT.into_response(),
-                Ok(Some(e)) => store_unavailable(&StoreError(e.to_string())),
-                Err(e) => store_unavailable(&StoreError(e.to_string())),
-            }
-        }
+        Ok(Some(ticket)) => match app.sessions.store().when_committed(ticket).await {
+            Ok(Ok(())) => StatusCode::NO_CONTENT.into_response(),
+            Ok(Err(e)) => store_unavailable(&e),
+            Err(e) => store_unavailable(&StoreError(e.to_string())),
+        },
         Ok(None) => unknown_session(&id),
         Err(e) => store_unavailable(&e),
     }

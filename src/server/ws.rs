@@ -32,7 +32,6 @@ pub async fn serve(mut socket: WebSocket, app: Arc<App>, session: Arc<Session>) 
     let ping_every = app.config.ping_interval;
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
     let mut last_heard = Instant::now();
-    let mut durable = app.sessions.store().durable();
 
     let end = if socket.send(Message::Text(welcome)).await.is_err() {
         End::Gone
@@ -55,11 +54,10 @@ pub async fn serve(mut socket: WebSocket, app: Arc<App>, session: Arc<Session>) 
                                     if let Some(ack) = ack {
                                         // An ack promises the change is durable: wait for the
                                         // commit that holds it.
-                                        let committed = durable
-                                            .wait_for(|d| d.committed >= ticket || d.failed.is_some())
-                                            .await
-                                            .map(|d| d.committed >= ticket)
-                                            .unwrap_or(false);
+                                        let committed = matches!(
+                                            app.sessions.store().when_committed(ticket).await,
+                                            Ok(Ok(()))
+                                        );
                                         let sent = if committed {
                                             socket.send(Message::Text(ack)).await
                                         } else {

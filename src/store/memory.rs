@@ -114,6 +114,16 @@ impl Store for MemoryStore {
         self.lock().next_ticket
     }
 
+    fn when_committed(
+        &self,
+        _ticket: u64,
+    ) -> tokio::sync::oneshot::Receiver<Result<(), StoreError>> {
+        // Every write is committed as it is made.
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let _ = tx.send(Ok(()));
+        rx
+    }
+
     fn load(&self, session: &str) -> Result<Option<Stored>, StoreError> {
         let inner = self.lock();
         let Some(s) = inner.sessions.get(session) else {

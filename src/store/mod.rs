@@ -157,6 +157,11 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// The last ticket given: once `durable` reaches it, reads see every write queued so far.
     fn queued(&self) -> u64;
 
+    /// Resolves once `ticket` is committed, or with the store's error if it never will be. Only
+    /// the waiter of a ticket is woken, not every waiter on every commit.
+    fn when_committed(&self, ticket: u64)
+    -> tokio::sync::oneshot::Receiver<Result<(), StoreError>>;
+
     /// A session's snapshot and the events after it, or `None` for an unknown session.
     fn load(&self, session: &str) -> Result<Option<Stored>, StoreError>;
 
@@ -252,4 +257,82 @@ pub fn fold(engine: &Engine, stored: &Stored) -> Result<Folded, StoreError> {
         seq,
         recent_ids,
     })
+}
+
+/// Waiters for tickets, completed as commits come in. Each waiter is woken once, when its
+/// ticket is committed (or the store fails), not on every commit.
+#[derive(Debug, Default)]
+pub struct Waiters {
+    inner: std::sync::Mutex<WaitersInner>,
+}
+
+type Waiter = tokio::sync::oneshot::Sender<Result<(), StoreError>>;
+
+#[derive(Debug, Default)]
+struct WaitersInner {
+    committed: u64,
+    failed: Option<StoreError>,
+    waiting: std::collections::BTreeMap<u64, Vec<Waiter>>,
+}
+
+impl Waiters {
+    pub fn wait(&self, ticket: u64) -> tokio::sync::oneshot::Receiver<Result<(), StoreError>> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if ticket <= inner.committed {
+            let _ = tx.send(Ok(()));
+        } else if let Some(e) = &inner.failed {
+            let _ = tx.send(Err(e.clone()));
+        } else {
+            inner.waiting.entry(ticket).or_default().push(tx);
+        }
+        rx
+    }
+
+    /// Every ticket up to `ticket` is committed.
+    pub fn committed(&self, ticket: u64) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.committed = inner.committed.max(ticket);
+        let later = inner.waiting.split_off(&(ticket + 1));
+        let done = std::mem::replace(&mut inner.waiting, later);
+        drop(inner);
+        for tx in done.into_values().flatten() {
+            let _ = tx.send(Ok(()));
+        }
+    }
+
+    /// Nothing more will be committed.
+    pub fn failed(&self, error: StoreError) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.failed = Some(error.clone());
+        let all = std::mem::take(&mut inner.waiting);
+        drop(inner);
+        for tx in all.into_values().flatten() {
+            let _ = tx.send(Err(error.clone()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiters_wake_when_their_ticket_is_committed() {
+        let w = Waiters::default();
+        let mut a = w.wait(1);
+        let mut b = w.wait(3);
+        w.committed(2);
+        assert_eq!(a.try_recv().unwrap(), Ok(()));
+        assert!(b.try_recv().is_err(), "not yet");
+        w.committed(3);
+        assert_eq!(b.try_recv().unwrap(), Ok(()));
+        let mut c = w.wait(2);
+        assert_eq!(c.try_recv().unwrap(), Ok(()), "already committed");
+        let mut d = w.wait(9);
+        w.failed(StoreError("disk full".into()));
+        assert_eq!(d.try_recv().unwrap(), Err(StoreError("disk full".into())));
+        let mut e = w.wait(10);
+        assert!(e.try_recv().unwrap().is_err());
+    }
 }
