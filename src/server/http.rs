@@ -5,13 +5,13 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use chrono::Utc;
 use serde::Deserialize;
 
-use super::{App, ws};
+use super::{App, web, ws};
 use crate::conversation::{Conversation, Summary};
 use crate::protocol::{self, ErrorCode, ErrorFrame};
 use crate::store::StoreError;
@@ -26,6 +26,11 @@ const WRITE_BUFFER: usize = 0;
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
+        .route("/", get(web::index))
+        .route("/demo", get(web::index))
+        .route("/demo/app.js", get(web::app))
+        .route("/demo/style.css", get(web::style))
+        .route("/embed.js", get(web::embed))
         .route("/ws", get(upgrade))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics))
@@ -35,7 +40,30 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/api/sessions/{id}/summary", get(session_summary))
         .route("/api/sessions/{id}/events", get(session_events))
+        .layer(axum::middleware::from_fn_with_state(app.clone(), cors))
         .with_state(app)
+}
+
+/// Lets allowed browser origins read the API and load the widget's module: the embedded widget
+/// runs on another site and imports `/demo/app.js` and reads `/api/sessions/...` from there.
+/// The same allowlist decides who may open a WebSocket.
+async fn cors(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .filter(|_| check_origin(request.headers(), &app.config.allowed_origins).is_ok())
+        .cloned();
+    let mut response = next.run(request).await;
+    if let Some(origin) = origin {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        headers.insert(header::VARY, HeaderValue::from_static("Origin"));
+    }
+    response
 }
 
 #[derive(Debug, Deserialize)]

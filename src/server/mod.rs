@@ -3,13 +3,15 @@
 //! - [`sessions`]: the registry of live sessions (synchronous, lock per session);
 //! - [`deadlines`]: the sweeper's queue of idle deadlines and evictions;
 //! - [`ws`]: one task per WebSocket;
-//! - [`http`]: the routes (`/ws`, `/healthz`, `/metrics`, `/api/sessions/...`);
+//! - [`http`]: the routes (`/ws`, `/healthz`, `/metrics`, `/api/sessions/...`, the demo);
+//! - [`web`]: the demo page and embed script, compiled in;
 //! - [`metrics`]: the counters behind `/metrics`.
 
 pub mod deadlines;
 pub mod http;
 pub mod metrics;
 pub mod sessions;
+pub mod web;
 pub mod ws;
 
 use std::future::Future;

@@ -1,0 +1,231 @@
+// The convstate demo widget: a chat pane and the live state of its session.
+//
+// mount(container, options) renders it into `container`. options:
+//   server  base URL of the convstate server (default: this page's origin)
+//   session a session id to join (default: the page's ?session= or the last one used)
+//   page    true when the widget is the whole page: the session id goes into the address bar
+//
+// It speaks the wire protocol: `welcome` then `state` frames over /ws, turns and signals sent
+// as frames; the transcript comes from /api/sessions/{id}/events.
+
+const PHASES = ["greeting", "understanding", "planning", "executing", "reviewing", "completed", "idle"];
+const MILESTONES = new Set(["understanding", "executing", "completed"]);
+const SIGNALS = ["approve", "start_work", "work_done", "satisfied", "change_request", "cancel"];
+const STORE_KEY = "convstate.session";
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+export function mount(container, options = {}) {
+  const server = (options.server || location.origin).replace(/\/$/, "");
+  const params = new URLSearchParams(location.search);
+  let session = options.session || params.get("session") || localStorage.getItem(STORE_KEY) || null;
+  let seq = 0;
+  let state = null;
+  let socket = null;
+  let retry = 0;
+  let nextId = 1;
+  let shownEvents = 0;
+  const reached = new Set();
+
+  // --- the layout: built once, then only texts and lists change ---
+  const connection = el("span", { class: "connection", "data-testid": "connection", "data-state": "connecting", text: "connecting…", role: "status" });
+  const sessionLabel = el("span", { class: "session", "data-testid": "session" });
+  const messages = el("div", { class: "messages", "data-testid": "messages", "aria-live": "polite" });
+  const input = el("input", { type: "text", "data-testid": "message-input", placeholder: "Type a message, Enter sends", "aria-label": "Message" });
+  const role = el("select", { "data-testid": "role", "aria-label": "Speak as" },
+    el("option", { value: "user", text: "user" }), el("option", { value: "assistant", text: "assistant" }));
+  const send = el("button", { class: "primary", "data-testid": "send", type: "button", text: "Send" });
+  const signals = el("div", { class: "signals" });
+  for (const s of SIGNALS) {
+    signals.append(el("button", { type: "button", "data-testid": `signal-${s}`, "data-signal": s, text: s.replace("_", " ") }));
+  }
+  signals.append(el("button", { type: "button", "data-testid": "reset", text: "reset" }));
+
+  const timeline = el("ol", { class: "timeline", "aria-label": "Phases" });
+  const phaseItems = Object.fromEntries(PHASES.map((p) => [p, el("li", { "data-phase": p, text: p })]));
+  timeline.append(...Object.values(phaseItems));
+  const phase = el("strong", { "data-testid": "phase" });
+  const turns = el("strong", { class: "num", "data-testid": "turn-count", text: "0" });
+  const countdown = el("strong", { class: "num", "data-testid": "idle-countdown", text: "–" });
+  const goalType = el("dd", { "data-testid": "goal-type" });
+  const goalDescription = el("dd", { "data-testid": "goal-description" });
+  const slots = el("ul", { class: "slots", "data-testid": "required-info" });
+  const historyList = el("ul", { class: "history", "data-testid": "history" });
+  const log = el("ul", { class: "log", "data-testid": "transitions" });
+  const summary = el("pre", { class: "summary", "data-testid": "summary" });
+
+  const root = el("div", { class: "cs" },
+    el("header", {}, el("h1", { text: "convstate" }), sessionLabel, connection),
+    el("div", { class: "chat" },
+      el("h2", { text: "Chat" }), messages,
+      el("div", { class: "compose" }, role, input, send), signals),
+    el("div", { class: "state" },
+      el("section", { class: "wide" }, el("h2", { text: "Phase" }), timeline,
+        el("div", { class: "now" }, "Now: ", phase, " · turns: ", turns, " · idle in: ", countdown)),
+      el("section", { class: "wide" }, el("h2", { text: "Current goal" }),
+        el("dl", {}, el("dt", { text: "Type" }), goalType, el("dt", { text: "Description" }), goalDescription),
+        slots),
+      el("section", {}, el("h2", { text: "Finished goals" }), historyList),
+      el("section", {}, el("h2", { text: "Transitions" }), log),
+      el("section", { class: "wide" }, el("h2", { text: "Summary for the LLM" }), summary)));
+  container.replaceChildren(root);
+
+  // --- talking to the server ---
+  function setConnection(what, text) {
+    connection.dataset.state = what;
+    connection.textContent = text;
+  }
+
+  function connect() {
+    const url = new URL(server.replace(/^http/, "ws") + "/ws");
+    if (session) {
+      url.searchParams.set("session_id", session);
+      url.searchParams.set("last_seq", String(seq));
+    }
+    socket = new WebSocket(url);
+    socket.onmessage = (event) => receive(JSON.parse(event.data));
+    socket.onclose = () => {
+      socket = null;
+      const wait = Math.min(5000, 250 * 2 ** retry++);
+      setConnection("reconnecting", `reconnecting in ${Math.ceil(wait / 1000)} s…`);
+      setTimeout(connect, wait);
+    };
+  }
+
+  function receive(frame) {
+    if (frame.type === "welcome") {
+      retry = 0;
+      setSession(frame.session_id);
+      setConnection("connected", "connected");
+      render(frame.state, frame.seq, frame.summary, []);
+      loadTranscript();
+    } else if (frame.type === "state") {
+      render(frame.state, frame.seq, frame.summary, frame.transitions);
+      loadTranscript();
+    } else if (frame.type === "error") {
+      if (frame.code === "unknown_session" || frame.code === "session_deleted") {
+        // Start a new conversation rather than retrying a session that is gone.
+        setSession(null);
+        messages.replaceChildren();
+        shownEvents = 0;
+        log.replaceChildren();
+      }
+      log.prepend(el("li", { text: `error ${frame.code}: ${frame.message}` }));
+    }
+  }
+
+  function setSession(id) {
+    session = id;
+    sessionLabel.textContent = id ? `session ${id}` : "";
+    if (id) localStorage.setItem(STORE_KEY, id);
+    else localStorage.removeItem(STORE_KEY);
+    if (options.page) {
+      const url = new URL(location.href);
+      if (id) url.searchParams.set("session", id);
+      else url.searchParams.delete("session");
+      window.history.replaceState(null, "", url);
+    }
+  }
+
+  function sendFrame(frame) {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ ...frame, id: `w-${Date.now()}-${nextId++}` }));
+      return true;
+    }
+    return false;
+  }
+
+  function sendMessage() {
+    const text = input.value.trim();
+    if (!text) return;
+    if (sendFrame({ type: "message", role: role.value, text })) input.value = "";
+  }
+
+  // The transcript is the session's event log: the same for every page of the session.
+  let loading = false;
+  let again = false;
+  async function loadTranscript() {
+    if (!session) return;
+    if (loading) { again = true; return; }
+    loading = true;
+    try {
+      const response = await fetch(`${server}/api/sessions/${encodeURIComponent(session)}/events`);
+      if (response.ok) {
+        const events = await response.json();
+        if (events.length < shownEvents) { messages.replaceChildren(); shownEvents = 0; }
+        for (const e of events.slice(shownEvents)) {
+          if (e.type === "message") {
+            messages.append(el("div", { class: `msg ${e.role}` }, el("span", { class: "who", text: e.role }), e.text));
+          }
+        }
+        if (events.length !== shownEvents) messages.scrollTop = messages.scrollHeight;
+        shownEvents = events.length;
+      }
+    } catch (_) {
+      // The live state still updates; the transcript catches up on the next change.
+    } finally {
+      loading = false;
+      if (again) { again = false; loadTranscript(); }
+    }
+  }
+
+  // --- rendering ---
+  function render(next, nextSeq, text, transitions) {
+    state = next;
+    seq = nextSeq;
+    for (const t of transitions) {
+      if (t.milestone) reached.add(t.to);
+      log.prepend(el("li", { text: `${t.from} → ${t.to}: ${t.reason}${t.milestone ? " ★" : ""}` }));
+    }
+    if (state.last_milestone) reached.add(state.last_milestone.phase);
+    for (const p of PHASES) {
+      phaseItems[p].classList.toggle("current", p === state.phase);
+      phaseItems[p].classList.toggle("milestone", MILESTONES.has(p) && reached.has(p));
+    }
+    phase.textContent = state.phase;
+    turns.textContent = String(state.turn_count);
+    const goal = state.current_goal;
+    goalType.textContent = goal ? goal.type : "none";
+    goalDescription.textContent = goal ? goal.description : "";
+    slots.replaceChildren(...(goal ? goal.required_info : []).map((s) =>
+      el("li", { class: s.status, "data-slot": s.name }, `${s.name}: ${s.description}`,
+        s.value ? el("span", { class: "value", text: ` — ${s.value}` }) : "")));
+    historyList.replaceChildren(...state.completed_goals.slice().reverse().map((g) =>
+      el("li", { class: g.status, text: `${g.type}: ${g.description} — ${g.status} (${g.reason})` })));
+    if (!state.completed_goals.length) historyList.append(el("li", { class: "empty", text: "none yet" }));
+    summary.textContent = text;
+    tick();
+  }
+
+  function tick() {
+    if (!state || !state.idle_deadline) { countdown.textContent = "–"; return; }
+    const left = Math.max(0, Date.parse(state.idle_deadline) - Date.now());
+    const s = Math.ceil(left / 1000);
+    countdown.textContent = s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s` : `${s} s`;
+  }
+  setInterval(tick, 250);
+
+  // --- input ---
+  send.addEventListener("click", sendMessage);
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); sendMessage(); }
+  });
+  signals.addEventListener("click", (e) => {
+    const button = e.target.closest("button");
+    if (!button) return;
+    if (button.dataset.signal) sendFrame({ type: "signal", signal: button.dataset.signal });
+    else { sendFrame({ type: "reset" }); messages.replaceChildren(); shownEvents = 0; log.replaceChildren(); reached.clear(); }
+  });
+
+  connect();
+  return { get session() { return session; } };
+}
