@@ -196,8 +196,9 @@ export function mount(container, options = {}) {
     const goal = state.current_goal;
     goalType.textContent = goal ? goal.type : "none";
     goalDescription.textContent = goal ? goal.description : "";
+    goalDescription.title = goalDescription.textContent;
     slots.replaceChildren(...(goal ? goal.required_info : []).map((s) =>
-      el("li", { class: s.status, "data-slot": s.name }, `${s.name}: ${s.description}`,
+      el("li", { class: s.status, "data-slot": s.name, title: `${s.name}: ${s.value || s.description}` }, `${s.name}: ${s.description}`,
         s.value ? el("span", { class: "value", text: ` — ${s.value}` }) : "")));
     historyList.replaceChildren(...state.completed_goals.slice().reverse().map((g) =>
       el("li", { class: g.status, text: `${g.type}: ${g.description} — ${g.status} (${g.reason})` })));

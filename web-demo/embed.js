@@ -21,7 +21,18 @@
     style.href = `${server}/demo/style.css`;
     const mountPoint = document.createElement("div");
     shadow.append(style, mountPoint);
-    import(`${server}/demo/app.js`).then((m) => m.mount(mountPoint, { server }));
+    import(`${server}/demo/app.js`)
+      .then((m) => m.mount(mountPoint, { server }))
+      .catch(() => {
+        // The server grants its module only to allowed origins (CORS), as it grants its
+        // WebSocket: say so in the widget's place rather than leaving it blank.
+        const note = document.createElement("p");
+        note.className = "connection";
+        note.dataset.testid = "connection";
+        note.dataset.state = "refused";
+        note.textContent = `convstate: this site (${location.origin}) is not allowed to connect to ${server}`;
+        mountPoint.append(note);
+      });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

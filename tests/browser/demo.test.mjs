@@ -1,0 +1,234 @@
+// The demo page in a real browser: Debian's Chromium driven by playwright-core, against the
+// real server binary (target/debug/convstate, built by the test command first).
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const BINARY = process.env.CONVSTATE_BIN || path.join(ROOT, "target/debug/convstate");
+const OUTPUT = path.join(ROOT, "tests/output");
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+
+const WORKED_EXAMPLE = [
+  ["user", "I want to build a todo app", "understanding"],
+  ["assistant", "What features do you need?", "understanding"],
+  ["user", "I need add, delete, and mark as complete functionality with React components", "planning"],
+  ["assistant", "I'll create a React todo app component", "executing"],
+  ["user", "Sounds good, go ahead", "executing"],
+  ["assistant", '<artifact type="react">...</artifact>', "reviewing"],
+  ["user", "Perfect! This is exactly what I needed", "completed"],
+  ["user", "Now build a calculator", "understanding"],
+  ["user", "bye", "idle"],
+];
+
+/** Starts `convstate serve` on port 0 and resolves with its process and base URL. */
+function startServer(args = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BINARY, ["serve", "--listen", "127.0.0.1:0", "--store", "memory:", ...args], {
+      env: { ...process.env, RUST_LOG: "info", NO_COLOR: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let log = "";
+    child.stderr.on("data", (chunk) => {
+      log += chunk;
+      const m = log.match(/listening address=(\S+)/);
+      if (m) resolve({ child, url: `http://${m[1]}` });
+    });
+    child.on("exit", (code) => reject(new Error(`convstate exited (${code}):\n${log}`)));
+  });
+}
+
+let browser;
+before(async () => {
+  mkdirSync(OUTPUT, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+});
+after(async () => {
+  await browser?.close();
+});
+
+const text = (page, id) => page.getByTestId(id).textContent();
+
+async function expectText(page, id, expected) {
+  const locator = page.getByTestId(id);
+  await locator.filter({ hasText: expected }).waitFor({ timeout: 10_000 }).catch(async () => {
+    assert.fail(`${id}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(await locator.textContent())}`);
+  });
+}
+
+async function say(page, role, message) {
+  await page.getByTestId("role").selectOption(role);
+  await page.getByTestId("message-input").fill(message);
+  await page.getByTestId("message-input").press("Enter");
+}
+
+test("the worked example through the page, a reload, and a second page in step", async () => {
+  const { child, url } = await startServer();
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${url}/`);
+    await expectText(page, "connection", "connected");
+    assert.equal(await text(page, "phase"), "greeting");
+    let second = null;
+    let boxes = null;
+    for (const [i, [role, message, phase]] of WORKED_EXAMPLE.entries()) {
+      const step = i + 1;
+      await say(page, role, message);
+      await expectText(page, "turn-count", String(step));
+      for (const p of second ? [page, second] : [page]) {
+        await expectText(p, "turn-count", String(step));
+        assert.equal(await text(p, "phase"), phase, `step ${step}`);
+        assert.match(await text(p, "summary"), new RegExp(`^Conversation Phase: ${phase}\\nTurn Count: ${step}`));
+      }
+      if (step === 1) {
+        assert.equal(await text(page, "goal-type"), "artifact_creation");
+        assert.equal(await text(page, "goal-description"), "todo app");
+        assert.match(await text(page, "required-info"), /component_type.*— app/);
+      }
+      if (step === 3) {
+        assert.match(await text(page, "required-info"), /React components/);
+        assert.match(await text(page, "required-info"), /add, delete, and mark as complete functionality/);
+        boxes = await layout(page);
+      }
+      if (step === 4) {
+        // A reload resumes the session: same id, same state, the transcript back.
+        const session = new URL(page.url()).searchParams.get("session");
+        assert.ok(session, "the session id is in the address");
+        await page.reload();
+        await expectText(page, "connection", "connected");
+        await expectText(page, "turn-count", "4");
+        assert.equal(new URL(page.url()).searchParams.get("session"), session);
+        assert.equal(await text(page, "phase"), "executing");
+        await page.locator(".msg").nth(3).waitFor();
+        assert.equal(await page.locator(".msg").count(), 4);
+        // A second page on the same session stays in step from here on.
+        second = await context.newPage();
+        await second.goto(`${url}/?session=${session}`);
+        await expectText(second, "connection", "connected");
+        await expectText(second, "turn-count", "4");
+      }
+      if (step === 7) {
+        assert.equal(await text(page, "goal-type"), "none");
+        assert.match(await text(page, "history"), /artifact_creation: todo app — completed \(user satisfied\)/);
+        assert.deepEqual(await layout(page), boxes, "panels do not move while the state updates");
+      }
+      if (step === 8) {
+        assert.equal(await text(page, "goal-description"), "calculator");
+        assert.equal(await page.getByTestId("history").locator("li").count(), 1);
+      }
+    }
+    const history = await text(page, "history");
+    assert.match(history, /calculator — abandoned \(cancelled by user\)/);
+    assert.match(await text(page, "transitions"), /understanding → idle: User cancelled/);
+    assert.equal(await text(second, "phase"), "idle");
+    assert.equal(await second.locator(".msg").count(), 9, "the second page shows the whole transcript");
+    await page.screenshot({ path: path.join(OUTPUT, "demo-final.png"), fullPage: true });
+    await context.close();
+  } finally {
+    child.kill();
+  }
+});
+
+/** The boxes of the state panels, to check that updates do not move them. */
+async function layout(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".cs section, .cs .chat")].map((s) => {
+      const r = s.getBoundingClientRect();
+      return [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+    }));
+}
+
+test("signal buttons, the idle countdown and the idle transition", async () => {
+  const { child, url } = await startServer(["--idle-timeout", "3s"]);
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${url}/demo`);
+    await expectText(page, "connection", "connected");
+    await say(page, "user", "Build a landing page");
+    await expectText(page, "phase", "understanding");
+    assert.match(await text(page, "idle-countdown"), /^[0-3] s$/);
+    await page.getByTestId("signal-approve").click();
+    await expectText(page, "phase", "planning");
+    await page.getByTestId("signal-start_work").click();
+    await expectText(page, "phase", "executing");
+    // Nothing more: the sweeper idles the session and the page shows it.
+    await expectText(page, "phase", "idle");
+    assert.match(await text(page, "history"), /abandoned \(idle timeout\)/);
+    assert.equal(await text(page, "idle-countdown"), "–");
+    await page.close();
+  } finally {
+    child.kill();
+  }
+});
+
+test("readable on a phone-sized screen", async () => {
+  const { child, url } = await startServer();
+  try {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(`${url}/`);
+    await expectText(page, "connection", "connected");
+    await say(page, "user", "Fix the login button so it submits on enter");
+    await expectText(page, "phase", "planning");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px too wide)`);
+    await page.screenshot({ path: path.join(OUTPUT, "demo-phone.png"), fullPage: true });
+    await context.close();
+  } finally {
+    child.kill();
+  }
+});
+
+test("the widget embeds in another site with one script tag, if the site is allowed", async () => {
+  // 127.0.0.2 and 127.0.0.3 are loopback addresses, but other sites to the server (not
+  // "localhost"): the first is on its allowlist, the second is not.
+  let server = null;
+  const snippet = () => `<!doctype html><html><body>
+    <h1>A shop</h1>
+    <div id="convstate"></div>
+    <script src="${server.url}/embed.js" data-target="#convstate"></script>
+  </body></html>`;
+  const page = (host) => new Promise((resolve) => {
+    const s = createServer((_, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(snippet());
+    });
+    s.listen(0, host, () => resolve({ server: s, url: `http://${host}:${s.address().port}` }));
+  });
+  const allowed = await page("127.0.0.2");
+  const refused = await page("127.0.0.3");
+  server = await startServer(["--allowed-origins", allowed.url]);
+  try {
+    const shop = await browser.newPage();
+    await shop.goto(`${allowed.url}/`);
+    await expectText(shop, "connection", "connected");
+    await say(shop, "user", "How do I make a cake?");
+    await expectText(shop, "phase", "understanding");
+    assert.equal(await text(shop, "goal-type"), "question_answer");
+    await shop.locator(".msg").first().waitFor();
+    await shop.screenshot({ path: path.join(OUTPUT, "embed-allowed.png"), fullPage: true });
+
+    // A site not on the allowlist gets neither the widget nor a connection, and is told so.
+    const other = await browser.newPage();
+    await other.goto(`${refused.url}/`);
+    await expectText(other, "connection", "not allowed to connect");
+    assert.equal(await other.getByTestId("phase").count(), 0, "a site not allowed sees no state");
+    await other.close();
+    await shop.close();
+  } finally {
+    server.child.kill();
+    allowed.server.close();
+    refused.server.close();
+  }
+});
