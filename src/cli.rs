@@ -45,12 +45,36 @@ pub enum Command {
     Schema,
     /// Load a server with concurrent sessions and report turns per second and latency.
     Loadgen(LoadgenArgs),
+    /// Run conversation scripts against a server (or record one from a conversation).
+    Script(ScriptArgs),
     /// Check a pattern directory and report every problem as path:line: message.
     CheckPatterns {
         /// Pattern directory.
         #[arg(default_value = "patterns")]
         dir: PathBuf,
     },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ScriptArgs {
+    /// Script files (TOML); with --record and no --session, one replay transcript (JSON Lines).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// A running server (ws://host:port/ws); without it each script gets a server of its own.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Scripts run at once, each in its own session.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Write a JUnit XML report here.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Write a script recorded from the transcript (or from --session on --url) here.
+    #[arg(long, value_name = "OUT.toml")]
+    pub record: Option<PathBuf>,
+    /// With --record: the live session to record (needs --url).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -167,6 +191,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve(args),
         Command::Loadgen(args) => loadgen(args),
+        Command::Script(args) => script(args),
         Command::Schema => {
             let _ = std::io::stdout().write_all(crate::protocol::schema().as_bytes());
             ExitCode::SUCCESS
@@ -343,5 +368,91 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn script(args: ScriptArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(out) = args.record {
+        let steps = match (&args.session, &args.url) {
+            (Some(session), Some(url)) => {
+                runtime.block_on(crate::client::record::live_steps(url, session))
+            }
+            (Some(_), None) => Err("--record --session needs the server's --url".to_string()),
+            (None, _) if args.files.len() == 1 => std::fs::File::open(&args.files[0])
+                .map_err(|e| format!("{}: {e}", args.files[0].display()))
+                .and_then(|f| {
+                    crate::replay::read_transcript(BufReader::new(f))
+                        .map_err(|e| format!("{}: {e}", args.files[0].display()))
+                }),
+            (None, _) => Err("--record takes one transcript".to_string()),
+        };
+        let steps = match steps {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let name = out
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "recorded".into());
+        let text = crate::client::record::script(&patterns::builtin(), &name, &steps);
+        return match std::fs::write(&out, text) {
+            Ok(()) => {
+                println!("recorded {} steps into {}", steps.len(), out.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", out.display());
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let mut scripts = Vec::new();
+    for path in &args.files {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        };
+        match crate::client::script::parse_text(path, &text) {
+            Ok(s) => scripts.push((s, text)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let options = crate::client::runner::Options {
+        url: args.url,
+        jobs: args.jobs.max(1),
+        junit: args.junit.clone(),
+    };
+    let outcomes = runtime.block_on(crate::client::runner::run_all(scripts, &options));
+    if let Some(path) = &args.junit {
+        if let Err(e) = std::fs::write(path, crate::client::runner::junit(&outcomes)) {
+            eprintln!("error: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    let failed = outcomes.iter().filter(|o| !o.passed()).count();
+    println!("{} passed, {failed} failed", outcomes.len() - failed);
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

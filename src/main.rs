@@ -6,13 +6,19 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> std::process::ExitCode {
-    // Logs go to standard error; RUST_LOG overrides the level (info by default).
+    let cli = convstate::cli::Cli::parse();
+    // Logs go to standard error; RUST_LOG overrides the level: info for the server, warnings
+    // only for the client commands (which may run a server of their own).
+    let level = match cli.command {
+        convstate::cli::Command::Serve(_) => "info",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level)),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    convstate::cli::run(convstate::cli::Cli::parse())
+    convstate::cli::run(cli)
 }

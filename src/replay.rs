@@ -142,6 +142,58 @@ pub enum Format {
     Brief,
 }
 
+/// The steps of a transcript with their times, for recording scripts: messages, signals and
+/// resets as store changes, ticks as [`Change::Idle`](crate::store::Change::Idle) at their
+/// instant.
+pub fn read_transcript(
+    input: impl BufRead,
+) -> Result<Vec<(DateTime<Utc>, crate::store::Change)>, ReplayError> {
+    let mut clock = None;
+    let mut out = Vec::new();
+    for (i, line) in input.lines().enumerate() {
+        let n = i + 1;
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let step = Step::parse(&line).map_err(|m| ReplayError::Line(n, m))?;
+        let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
+        clock = Some(now);
+        let change = match step {
+            Step::Message {
+                role,
+                text,
+                artifact,
+                ..
+            } => crate::store::Change::Message {
+                role,
+                text,
+                artifact,
+            },
+            Step::Signal(signal, _) => crate::store::Change::Signal { signal },
+            Step::Reset(_) => crate::store::Change::Reset,
+            Step::Tick(_) => crate::store::Change::Idle,
+        };
+        out.push((now, change));
+    }
+    Ok(out)
+}
+
+/// A step's time: its own, or a second after the previous one (the first: the default start).
+fn step_time(
+    at: Option<DateTime<Utc>>,
+    previous: Option<DateTime<Utc>>,
+) -> Result<DateTime<Utc>, String> {
+    match (at, previous) {
+        (Some(at), Some(prev)) if at < prev => {
+            Err(format!("time goes backwards: {at} is before {prev}"))
+        }
+        (Some(at), _) => Ok(at),
+        (None, Some(prev)) => Ok(prev + TimeDelta::seconds(1)),
+        (None, None) => Ok(DEFAULT_START.parse().expect("a valid constant time")),
+    }
+}
+
 /// Replays `input` into `output`, one line per non-blank input line. Stops at the first
 /// malformed line, after writing the lines of the steps before it.
 pub fn replay(
@@ -151,7 +203,6 @@ pub fn replay(
     input: impl BufRead,
     mut output: impl Write,
 ) -> Result<(), ReplayError> {
-    let default_start: DateTime<Utc> = DEFAULT_START.parse().expect("a valid constant time");
     let mut conv: Option<Conversation> = None;
     let mut clock: Option<DateTime<Utc>> = None;
     let mut seq = 0u64;
@@ -163,17 +214,7 @@ pub fn replay(
             continue;
         }
         let step = Step::parse(&line).map_err(|m| ReplayError::Line(n, m))?;
-        let now = match (step.at(), clock) {
-            (Some(at), Some(prev)) if at < prev => {
-                return Err(ReplayError::Line(
-                    n,
-                    format!("time goes backwards: {at} is before {prev}"),
-                ));
-            }
-            (Some(at), _) => at,
-            (None, Some(prev)) => prev + TimeDelta::seconds(1),
-            (None, None) => default_start,
-        };
+        let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
         clock = Some(now);
         let conv = conv.get_or_insert_with(|| engine.start(session_id, now));
         let input = match &step {

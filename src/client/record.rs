@@ -1,0 +1,176 @@
+//! Turns a conversation into a script whose expectations are the states it went through: from a
+//! `replay` transcript, or from a live session's event log. Keep a good conversation as a
+//! regression test.
+
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::conversation::{Engine, Input};
+use crate::store::Change;
+
+/// Writes the script of `steps` (times and changes), folding them with `engine` for the
+/// expectations. A tick or idle event becomes a `wait` of the time since the step before.
+pub fn script(engine: &Engine, name: &str, steps: &[(DateTime<Utc>, Change)]) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Recorded by `convstate script --record`: the expectations are the states"
+    );
+    let _ = writeln!(out, "# the conversation went through. Edit freely.");
+    let _ = writeln!(out, "name = {}", q(name));
+    let Some((start, _)) = steps.first() else {
+        return out;
+    };
+    let timeout = engine.settings().idle_timeout;
+    let _ = writeln!(
+        out,
+        "\n[settings]\nidle_timeout = {}",
+        q(&humantime::format_duration(timeout.to_std().unwrap_or_default()).to_string())
+    );
+    let mut conv = engine.start("s-record", *start);
+    let mut previous = *start;
+    for (at, change) in steps {
+        let _ = writeln!(out, "\n[[step]]");
+        match change {
+            Change::Message {
+                role,
+                text,
+                artifact,
+            } => {
+                let _ = writeln!(out, "{} = {}", role.as_str(), q(text));
+                if *artifact {
+                    let _ = writeln!(out, "artifact = true");
+                }
+            }
+            Change::Signal { signal } => {
+                let _ = writeln!(out, "signal = {}", q(signal.as_str()));
+            }
+            Change::Reset => {
+                let _ = writeln!(out, "reset = true");
+            }
+            Change::Idle => {
+                let gap = (*at - previous).to_std().unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "wait = {}",
+                    q(&humantime::format_duration(gap).to_string())
+                );
+            }
+        }
+        let input: Input<'_> = change.input();
+        let step = engine.step(&mut conv, input, *at);
+        previous = *at;
+        let state = serde_json::to_value(&conv).unwrap_or_default();
+        expectations(&mut out, &state, &step.transitions);
+    }
+    out
+}
+
+fn expectations(out: &mut String, state: &Value, transitions: &[crate::conversation::Transition]) {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let _ = writeln!(out, "[step.expect]");
+    let _ = writeln!(out, "phase = {}", q(state["phase"].as_str().unwrap_or("")));
+    let goal = &state["current_goal"];
+    match goal["type"].as_str() {
+        Some(t) => {
+            let _ = writeln!(out, "goal_type = {}", q(t));
+            let _ = writeln!(
+                out,
+                "description = {}",
+                q(goal["description"].as_str().unwrap_or(""))
+            );
+            let slots = goal["required_info"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            if !slots.is_empty() {
+                let statuses: Vec<String> = slots
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{} = {}",
+                            s["name"].as_str().unwrap_or(""),
+                            q(s["status"].as_str().unwrap_or(""))
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(out, "slots = {{ {} }}", statuses.join(", "));
+                let values: Vec<String> = slots
+                    .iter()
+                    .filter_map(|s| {
+                        Some(format!(
+                            "{} = {}",
+                            s["name"].as_str()?,
+                            q(s["value"].as_str()?)
+                        ))
+                    })
+                    .collect();
+                if !values.is_empty() {
+                    let _ = writeln!(out, "slot_values = {{ {} }}", values.join(", "));
+                }
+            }
+        }
+        None => {
+            let _ = writeln!(out, "goal_type = \"none\"");
+        }
+    }
+    let _ = writeln!(out, "turn_count = {}", state["turn_count"]);
+    let history = state["completed_goals"].as_array().map_or(0, Vec::len);
+    let _ = writeln!(out, "history = {history}");
+    let reasons: Vec<String> = transitions.iter().map(|t| q(t.reason.as_str())).collect();
+    let _ = writeln!(out, "transitions = [{}]", reasons.join(", "));
+}
+
+/// The steps of a live session, from its event log (`GET /api/sessions/{id}/events`).
+pub async fn live_steps(url: &str, session: &str) -> Result<Vec<(DateTime<Utc>, Change)>, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let base = url
+        .strip_prefix("ws://")
+        .ok_or_else(|| format!("{url}: expected ws://host:port/ws"))?;
+    let host = base.split('/').next().unwrap_or(base);
+    let mut stream = tokio::net::TcpStream::connect(host)
+        .await
+        .map_err(|e| format!("cannot connect to {host}: {e}"))?;
+    let request = format!(
+        "GET /api/sessions/{session}/events HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    );
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut response = Vec::new();
+    stream
+        .read_to_end(&mut response)
+        .await
+        .map_err(|e| e.to_string())?;
+    let response = String::from_utf8_lossy(&response);
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    if !head.starts_with("HTTP/1.1 200") {
+        return Err(format!("session {session}: {}", body.trim()));
+    }
+    let events: Vec<crate::store::Event> =
+        serde_json::from_str(body).map_err(|e| format!("the event log: {e}"))?;
+    Ok(events.into_iter().map(|e| (e.at, e.change)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_transcript_is_a_script_that_parses() {
+        let engine = crate::patterns::builtin();
+        let transcript = "{\"role\":\"user\",\"text\":\"I want to build a \\\"todo\\\" app\"}\n{\"signal\":\"approve\"}\n{\"tick\":\"2026-01-01T01:00:00Z\"}\n";
+        let steps = crate::replay::read_transcript(transcript.as_bytes()).unwrap();
+        let text = script(&engine, "recorded", &steps);
+        let parsed =
+            crate::client::script::parse_text(std::path::Path::new("r.toml"), &text).unwrap();
+        assert_eq!(parsed.steps.len(), 3);
+        assert!(text.contains("phase = \"planning\""), "{text}");
+        assert!(text.contains("wait = \"59m 58s\""), "{text}");
+        assert!(text.contains("transitions = [\"Idle timeout\"]"), "{text}");
+    }
+}

@@ -1,0 +1,476 @@
+//! Runs conversation scripts against a server and reports: a line per step (or a progress line
+//! per script on a terminal), a diff per failed expectation with file, line and step, a final
+//! `N passed, N failed`, and optionally a JUnit XML report.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+use super::script::{Action, Mismatch, Script, check};
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// How long a step may wait for its answer.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A live server (`ws://host:port/ws`); `None` starts one in the process per script.
+    pub url: Option<String>,
+    pub jobs: usize,
+    pub junit: Option<PathBuf>,
+}
+
+/// The outcome of one step.
+#[derive(Clone, Debug)]
+pub struct StepOutcome {
+    pub line: usize,
+    pub action: String,
+    pub phase: String,
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// The outcome of one script.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub path: PathBuf,
+    pub name: String,
+    pub steps: Vec<StepOutcome>,
+    /// The script could not run to its end (no server, a closed connection, an error frame).
+    pub error: Option<String>,
+    pub seconds: f64,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.error.is_none() && self.steps.iter().all(|s| s.mismatches.is_empty())
+    }
+
+    /// The readable report of the failures: file, line, step, expected and got.
+    pub fn diff(&self) -> String {
+        let mut out = String::new();
+        let file = self.path.display();
+        for (i, step) in self.steps.iter().enumerate() {
+            for m in &step.mismatches {
+                out.push_str(&format!(
+                    "  {file}:{}: step {} ({}): {}\n    expected: {}\n    got:      {}\n",
+                    m.line,
+                    i + 1,
+                    step.action,
+                    m.what,
+                    m.expected,
+                    m.got
+                ));
+            }
+        }
+        if let Some(e) = &self.error {
+            out.push_str(&format!("  {file}: {e}\n"));
+        }
+        out
+    }
+}
+
+/// Runs the scripts, `jobs` at a time, printing as it goes. Returns the outcomes in the order
+/// of `scripts`.
+pub async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -> Vec<Outcome> {
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let live = options.jobs <= 1;
+    let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
+    let mut tasks = Vec::new();
+    for (script, text) in scripts {
+        let permits = permits.clone();
+        let url = options.url.clone();
+        tasks.push(tokio::spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let outcome = run_one(&script, &text, url.as_deref(), live, tty).await;
+            if !live {
+                print_outcome(&outcome, true);
+            }
+            outcome
+        }));
+    }
+    let mut outcomes = Vec::new();
+    for t in tasks {
+        match t.await {
+            Ok(o) => outcomes.push(o),
+            Err(e) => eprintln!("error: a script task failed: {e}"),
+        }
+    }
+    outcomes
+}
+
+fn print_outcome(o: &Outcome, with_steps: bool) {
+    let mut out = std::io::stdout().lock();
+    if with_steps {
+        for (i, s) in o.steps.iter().enumerate() {
+            let mark = if s.mismatches.is_empty() {
+                "ok  "
+            } else {
+                "FAIL"
+            };
+            let _ = writeln!(
+                out,
+                "  {mark} {}:{} step {} {} -> {}",
+                o.path.display(),
+                s.line,
+                i + 1,
+                s.action,
+                s.phase
+            );
+        }
+    }
+    let verdict = if o.passed() { "PASS" } else { "FAIL" };
+    let _ = writeln!(
+        out,
+        "{verdict} {} ({}, {} steps, {:.2} s)",
+        o.name,
+        o.path.display(),
+        o.steps.len(),
+        o.seconds
+    );
+    if !o.passed() {
+        let _ = write!(out, "{}", o.diff());
+    }
+}
+
+/// Runs one script; when `live`, prints its steps as they run (or a progress line on a
+/// terminal).
+async fn run_one(script: &Script, text: &str, url: Option<&str>, live: bool, tty: bool) -> Outcome {
+    let started = Instant::now();
+    let mut outcome = Outcome {
+        path: script.path.clone(),
+        name: script.name.clone(),
+        steps: Vec::new(),
+        error: None,
+        seconds: 0.0,
+    };
+    // Without a URL, a server of our own, with the script's idle timeout.
+    let mut local = None;
+    let url = match url {
+        Some(u) => u.to_string(),
+        None => match start_local(script.idle_timeout).await {
+            Ok((u, stop)) => {
+                local = Some(stop);
+                u
+            }
+            Err(e) => {
+                outcome.error = Some(e);
+                return outcome;
+            }
+        },
+    };
+    let result = drive(script, text, &url, &mut outcome, live, tty).await;
+    if let Err(e) = result {
+        outcome.error = Some(e);
+    }
+    if let Some(stop) = local {
+        let _ = stop.send(());
+    }
+    outcome.seconds = started.elapsed().as_secs_f64();
+    if live {
+        if tty {
+            print!("\r\x1b[K");
+        }
+        print_outcome(&outcome, false);
+    }
+    outcome
+}
+
+async fn start_local(
+    idle: Option<chrono::TimeDelta>,
+) -> Result<(String, tokio::sync::oneshot::Sender<()>), String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("cannot start a server: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut engine = crate::patterns::builtin();
+    if let Some(idle) = idle {
+        engine.settings_mut().idle_timeout = idle;
+    }
+    let config = crate::config::ServerConfig {
+        store: "memory:".into(),
+        rate_limit: 100_000,
+        rate_burst: 100_000,
+        ..crate::config::ServerConfig::default()
+    };
+    let store = crate::store::open("memory:", config.retention, 1).map_err(|e| e.0)?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(crate::server::run(listener, config, engine, store, async {
+        let _ = rx.await;
+    }));
+    Ok((format!("ws://{addr}/ws"), tx))
+}
+
+/// What a step saw: the state after it, its transitions, the summary.
+struct Seen {
+    state: Value,
+    transitions: Vec<Value>,
+    summary: String,
+    seq: u64,
+}
+
+async fn drive(
+    script: &Script,
+    text: &str,
+    url: &str,
+    outcome: &mut Outcome,
+    live: bool,
+    tty: bool,
+) -> Result<(), String> {
+    let (mut ws, welcome) = connect(url).await?;
+    let session = welcome["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let mut seq = welcome["seq"].as_u64().unwrap_or(0);
+    let file = script.path.display();
+    for (i, step) in script.steps.iter().enumerate() {
+        let id = format!("script-{}", i + 1);
+        let seen = match &step.action {
+            Action::Message {
+                role,
+                text,
+                artifact,
+            } => {
+                let mut frame = json!({"type":"message","role":role.as_str(),"text":text,"id":id});
+                if *artifact {
+                    frame["artifact"] = json!(true);
+                }
+                exchange(&mut ws, frame, &id).await?
+            }
+            Action::Signal(s) => {
+                exchange(
+                    &mut ws,
+                    json!({"type":"signal","signal":s.as_str(),"id":id}),
+                    &id,
+                )
+                .await?
+            }
+            Action::Reset => exchange(&mut ws, json!({"type":"reset","id":id}), &id).await?,
+            Action::Wait(d) => wait(&mut ws, *d).await?,
+            Action::Reconnect => {
+                let _ = ws.close(None).await;
+                let (again, welcome) =
+                    connect(&format!("{url}?session_id={session}&last_seq={seq}")).await?;
+                ws = again;
+                Seen {
+                    seq: welcome["seq"].as_u64().unwrap_or(0),
+                    summary: welcome["summary"].as_str().unwrap_or_default().to_string(),
+                    state: welcome["state"].clone(),
+                    transitions: Vec::new(),
+                }
+            }
+        };
+        seq = seen.seq;
+        let mismatches = check(
+            &step.expect,
+            &seen.state,
+            &seen.transitions,
+            &seen.summary,
+            text,
+        );
+        let phase = seen.state["phase"].as_str().unwrap_or("?").to_string();
+        let action = step.action.describe();
+        if live {
+            if tty {
+                print!(
+                    "\r\x1b[K[{}/{}] {} {action} -> {phase}",
+                    i + 1,
+                    script.steps.len(),
+                    script.name
+                );
+                let _ = std::io::stdout().flush();
+            } else {
+                let mark = if mismatches.is_empty() {
+                    "ok  "
+                } else {
+                    "FAIL"
+                };
+                println!(
+                    "  {mark} {file}:{} step {} {action} -> {phase}",
+                    step.line,
+                    i + 1
+                );
+            }
+        }
+        outcome.steps.push(StepOutcome {
+            line: step.line,
+            action,
+            phase,
+            mismatches,
+        });
+    }
+    let _ = ws.close(None).await;
+    Ok(())
+}
+
+async fn connect(url: &str) -> Result<(Socket, Value), String> {
+    let (mut ws, _) = tokio_tungstenite::connect_async(url)
+        .await
+        .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+    let welcome = next_frame(&mut ws).await?;
+    if welcome["type"] != "welcome" {
+        return Err(format!("expected a welcome frame, got {welcome}"));
+    }
+    Ok((ws, welcome))
+}
+
+async fn next_frame(ws: &mut Socket) -> Result<Value, String> {
+    loop {
+        let message = tokio::time::timeout(PATIENCE, ws.next())
+            .await
+            .map_err(|_| "no answer from the server in 10 s".to_string())?
+            .ok_or("the server closed the connection")?
+            .map_err(|e| format!("connection: {e}"))?;
+        match message {
+            Message::Text(t) => {
+                return serde_json::from_str(&t)
+                    .map_err(|e| format!("a frame that is not JSON: {e}"));
+            }
+            Message::Close(_) => return Err("the server closed the connection".into()),
+            _ => continue,
+        }
+    }
+}
+
+/// Sends a frame with `id` and returns the state frame of its change (matched by the ack's
+/// `seq`). A rate-limited frame is sent again a second later.
+async fn exchange(ws: &mut Socket, frame: Value, id: &str) -> Result<Seen, String> {
+    let mut frames: Vec<Value> = Vec::new();
+    ws.send(Message::Text(frame.to_string().into()))
+        .await
+        .map_err(|e| format!("send: {e}"))?;
+    loop {
+        let f = next_frame(ws).await?;
+        match f["type"].as_str() {
+            Some("state") => frames.push(f),
+            Some("ack") if f["id"] == id => {
+                let seq = f["seq"].as_u64().unwrap_or(0);
+                let own = frames.iter().rev().find(|s| s["seq"].as_u64() == Some(seq));
+                return Ok(match own {
+                    Some(s) => seen(s),
+                    None => {
+                        // Acknowledged without a change of its own: the current state.
+                        ws.send(Message::Text(
+                            json!({"type":"get_state"}).to_string().into(),
+                        ))
+                        .await
+                        .map_err(|e| format!("send: {e}"))?;
+                        let mut now = seen(&next_state(ws).await?);
+                        now.transitions.clear();
+                        now
+                    }
+                });
+            }
+            Some("error") if f["code"] == "rate_limited" => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                ws.send(Message::Text(frame.to_string().into()))
+                    .await
+                    .map_err(|e| format!("send: {e}"))?;
+            }
+            Some("error") => {
+                return Err(format!(
+                    "the server refused the step: {} ({})",
+                    f["message"], f["code"]
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+async fn next_state(ws: &mut Socket) -> Result<Value, String> {
+    loop {
+        let f = next_frame(ws).await?;
+        if f["type"] == "state" {
+            return Ok(f);
+        }
+    }
+}
+
+fn seen(frame: &Value) -> Seen {
+    Seen {
+        seq: frame["seq"].as_u64().unwrap_or(0),
+        summary: frame["summary"].as_str().unwrap_or_default().to_string(),
+        state: frame["state"].clone(),
+        transitions: frame["transitions"].as_array().cloned().unwrap_or_default(),
+    }
+}
+
+/// Waits, keeping what the server pushes meanwhile (an idle transition); the step's state is
+/// the state after the wait, its transitions those pushed during it.
+async fn wait(ws: &mut Socket, d: Duration) -> Result<Seen, String> {
+    let until = tokio::time::Instant::now() + d;
+    let mut transitions = Vec::new();
+    loop {
+        match tokio::time::timeout_at(until, ws.next()).await {
+            Err(_) => break,
+            Ok(Some(Ok(Message::Text(t)))) => {
+                let f: Value = serde_json::from_str(&t).map_err(|e| e.to_string())?;
+                if f["type"] == "state" {
+                    transitions.extend(f["transitions"].as_array().cloned().unwrap_or_default());
+                }
+            }
+            Ok(Some(Ok(_))) => {}
+            Ok(_) => return Err("the server closed the connection during a wait".into()),
+        }
+    }
+    ws.send(Message::Text(
+        json!({"type":"get_state"}).to_string().into(),
+    ))
+    .await
+    .map_err(|e| format!("send: {e}"))?;
+    let mut now = seen(&next_state(ws).await?);
+    now.transitions = transitions;
+    Ok(now)
+}
+
+/// A JUnit XML report: one test case per script.
+pub fn junit(outcomes: &[Outcome]) -> String {
+    fn esc(s: &str) -> String {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    }
+    let failures = outcomes.iter().filter(|o| !o.passed()).count();
+    let total: f64 = outcomes.iter().map(|o| o.seconds).sum();
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"convstate scripts\" tests=\"{}\" failures=\"{failures}\" time=\"{total:.3}\">\n<testsuite name=\"convstate scripts\" tests=\"{}\" failures=\"{failures}\" time=\"{total:.3}\">\n",
+        outcomes.len(),
+        outcomes.len()
+    );
+    for o in outcomes {
+        out.push_str(&format!(
+            "  <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\">",
+            esc(&o.name),
+            esc(&o.path.display().to_string()),
+            o.seconds
+        ));
+        if o.passed() {
+            out.push_str("</testcase>\n");
+        } else {
+            let first = o
+                .steps
+                .iter()
+                .flat_map(|s| s.mismatches.first())
+                .next()
+                .map(|m| format!("{}: expected {}, got {}", m.what, m.expected, m.got))
+                .or_else(|| o.error.clone())
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n",
+                esc(&first),
+                esc(&o.diff())
+            ));
+        }
+    }
+    out.push_str("</testsuite>\n</testsuites>\n");
+    out
+}
