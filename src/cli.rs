@@ -58,7 +58,6 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct ScriptArgs {
     /// Script files (TOML); with --record and no --session, one replay transcript (JSON Lines).
-    #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// A running server (ws://host:port/ws); without it each script gets a server of its own.
     #[arg(long)]
@@ -418,6 +417,10 @@ fn script(args: ScriptArgs) -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+    if args.files.is_empty() {
+        eprintln!("error: no script given (convstate script FILE... [--url ws://...])");
+        return ExitCode::FAILURE;
     }
     let mut scripts = Vec::new();
     for path in &args.files {
