@@ -170,7 +170,9 @@ mod tests {
             crate::client::script::parse_text(std::path::Path::new("r.toml"), &text).unwrap();
         assert_eq!(parsed.steps.len(), 3);
         assert!(text.contains("phase = \"planning\""), "{text}");
-        assert!(text.contains("wait = \"59m 58s\""), "{text}");
+        // The tick comes 59 min 59 s after the approval (one second after the first line).
+        assert!(text.contains("wait = \"59m 59s\""), "{text}");
+        assert!(text.contains(r#"description = "\"todo\" app""#), "{text}");
         assert!(text.contains("transitions = [\"Idle timeout\"]"), "{text}");
     }
 }

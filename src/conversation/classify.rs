@@ -344,18 +344,24 @@ impl Classifier {
             let before = (s, e);
             let slice = &text[s..e];
             let trimmed = slice.trim_start_matches(|c: char| {
-                c.is_whitespace() || matches!(c, ',' | ':' | ';' | '-' | '"' | '\'' | '(' | '—')
+                c.is_whitespace() || matches!(c, ',' | ':' | ';' | '-' | '(' | '—')
             });
             s = e - trimmed.len();
             let slice = &text[s..e];
             let trimmed = slice.trim_end_matches(|c: char| {
-                c.is_whitespace()
-                    || matches!(
-                        c,
-                        '.' | ',' | '!' | '?' | ';' | ':' | '"' | '\'' | ')' | '—'
-                    )
+                c.is_whitespace() || matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | ')' | '—')
             });
             e = s + trimmed.len();
+            // Quotes go only in pairs: `"todo" app` keeps its quotes, `"contact form"` loses them.
+            let slice = &text[s..e];
+            if slice.len() >= 2
+                && (slice.starts_with('"') && slice.ends_with('"')
+                    || slice.starts_with('\'') && slice.ends_with('\''))
+                && !slice[1..slice.len() - 1].contains(['"', '\''])
+            {
+                s += 1;
+                e -= 1;
+            }
             if articles {
                 if let Some(w) = self
                     .articles
