@@ -261,6 +261,20 @@ pub fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// The async runtime of the commands that need one; says why when it cannot start.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            None
+        }
+    }
+}
+
 fn report_patterns(errors: &patterns::PatternErrors) -> ExitCode {
     eprintln!("{errors}");
     let n = errors.0.len();
@@ -286,15 +300,8 @@ fn serve(args: ServeArgs) -> ExitCode {
     if let Some(timeout) = config.idle_timeout {
         engine.settings_mut().idle_timeout = timeout;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     // A store that cannot be opened (a damaged or foreign file) stops the server here, before
     // it serves anything.
@@ -329,15 +336,8 @@ fn serve(args: ServeArgs) -> ExitCode {
 }
 
 fn loadgen(args: LoadgenArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     let welcome = !args.no_welcome;
     let result = runtime.block_on(async move {
@@ -371,15 +371,8 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
 }
 
 fn script(args: ScriptArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
     };
     if let Some(out) = args.record {
         let steps = match (&args.session, &args.url) {

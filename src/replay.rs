@@ -6,7 +6,8 @@ use std::io::{BufRead, Write};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Deserialize;
 
-use crate::conversation::{Conversation, Engine, Input, Role, Signal};
+use crate::conversation::{Conversation, Engine, Role, Signal};
+use crate::store::Change;
 
 /// The time of a first line without `at`.
 pub const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
@@ -100,6 +101,25 @@ impl Step {
         }
     }
 
+    /// The change this step makes (a tick: the idle sweep).
+    fn into_change(self) -> Change {
+        match self {
+            Step::Message {
+                role,
+                text,
+                artifact,
+                ..
+            } => Change::Message {
+                role,
+                text,
+                artifact,
+            },
+            Step::Signal(signal, _) => Change::Signal { signal },
+            Step::Reset(_) => Change::Reset,
+            Step::Tick(_) => Change::Idle,
+        }
+    }
+
     fn at(&self) -> Option<DateTime<Utc>> {
         match self {
             Step::Message { at, .. } | Step::Signal(_, at) | Step::Reset(at) => *at,
@@ -145,9 +165,7 @@ pub enum Format {
 /// The steps of a transcript with their times, for recording scripts: messages, signals and
 /// resets as store changes, ticks as [`Change::Idle`](crate::store::Change::Idle) at their
 /// instant.
-pub fn read_transcript(
-    input: impl BufRead,
-) -> Result<Vec<(DateTime<Utc>, crate::store::Change)>, ReplayError> {
+pub fn read_transcript(input: impl BufRead) -> Result<Vec<(DateTime<Utc>, Change)>, ReplayError> {
     let mut clock = None;
     let mut out = Vec::new();
     for (i, line) in input.lines().enumerate() {
@@ -159,21 +177,7 @@ pub fn read_transcript(
         let step = Step::parse(&line).map_err(|m| ReplayError::Line(n, m))?;
         let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
         clock = Some(now);
-        let change = match step {
-            Step::Message {
-                role,
-                text,
-                artifact,
-                ..
-            } => crate::store::Change::Message {
-                role,
-                text,
-                artifact,
-            },
-            Step::Signal(signal, _) => crate::store::Change::Signal { signal },
-            Step::Reset(_) => crate::store::Change::Reset,
-            Step::Tick(_) => crate::store::Change::Idle,
-        };
+        let change = step.into_change();
         out.push((now, change));
     }
     Ok(out)
@@ -217,21 +221,8 @@ pub fn replay(
         let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
         clock = Some(now);
         let conv = conv.get_or_insert_with(|| engine.start(session_id, now));
-        let input = match &step {
-            Step::Message {
-                role,
-                text,
-                artifact,
-                ..
-            } => Input::Message {
-                role: *role,
-                text,
-                artifact: *artifact,
-            },
-            Step::Signal(s, _) => Input::Signal(*s),
-            Step::Reset(_) => Input::Reset,
-            Step::Tick(_) => Input::Tick,
-        };
+        let change = step.into_change();
+        let input = change.input();
         let result = engine.step(conv, input, now);
         if result.changed {
             seq += 1;

@@ -3,84 +3,37 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
-use common::{Client, http};
-
-/// Starts the binary on port 0 and returns it with the address it logged.
-fn spawn(
-    args: &[&str],
-) -> (
-    Child,
-    std::net::SocketAddr,
-    std::thread::JoinHandle<Vec<String>>,
-) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_convstate"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .current_dir(env!("CARGO_TARGET_TMPDIR"))
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("the binary starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().expect("a log line before exit").unwrap();
-        if let Some(at) = line.find("address=") {
-            break line[at + 8..]
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-        }
-    };
-    // Keep draining the log so the server never blocks on a full pipe.
-    let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect());
-    (child, addr, rest)
-}
-
-/// Sends a signal with the shell's builtin `kill` (no procps needed).
-fn signal(child: &Child, name: &str) {
-    let status = Command::new("sh")
-        .args(["-c", &format!("kill -{name} {}", child.id())])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
+use common::{Client, ServerProcess, http};
 
 #[tokio::test]
 async fn sigterm_closes_websockets_with_1001_and_exits_0() {
-    let (mut child, addr, log) = spawn(&["--idle-timeout", "2s"]);
-    let (status, _) = http(addr, "GET", "/healthz").await;
+    let server = ServerProcess::start(&["--idle-timeout", "2s", "--store", "memory:"]).unwrap();
+    let (status, _) = http(server.addr, "GET", "/healthz").await;
     assert_eq!(status, 200);
-    let url = format!("ws://{addr}/ws");
+    let url = server.ws_url("");
     let (mut a, _) = Client::connect(&url).await;
     a.turn("user", "Build a landing page", "c-1").await;
     let (mut b, _) = Client::connect(&format!("{url}?session_id={}", a.session_id)).await;
-    signal(&child, "TERM");
+    server.signal("TERM");
     assert_eq!(a.closed_with().await, Some(1001));
     assert_eq!(b.closed_with().await, Some(1001));
-    let status = tokio::task::spawn_blocking(move || child.wait())
+    let (status, log) = tokio::task::spawn_blocking(move || server.wait())
         .await
-        .unwrap()
         .unwrap();
     assert!(status.success(), "{status}");
-    let log = log.join().unwrap();
     assert!(log.iter().any(|l| l.contains("shutting down")), "{log:?}");
 }
 
 #[tokio::test]
 async fn sigint_exits_0_too() {
-    let (mut child, addr, _) = spawn(&[]);
-    let (mut client, _) = Client::connect(&format!("ws://{addr}/ws")).await;
-    signal(&child, "INT");
+    let server = ServerProcess::start(&["--store", "memory:"]).unwrap();
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    server.signal("INT");
     assert_eq!(client.closed_with().await, Some(1001));
-    let status = tokio::task::spawn_blocking(move || child.wait())
+    let (status, _) = tokio::task::spawn_blocking(move || server.wait())
         .await
-        .unwrap()
         .unwrap();
     assert!(status.success(), "{status}");
 }
@@ -130,27 +83,16 @@ async fn the_config_file_and_environment_are_read() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join("good-config.toml");
     std::fs::write(&file, "idle_timeout = \"1h\"\nmax_frame_bytes = 2048\n").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_convstate"))
-        .args(["serve", "--store", "memory:", "--config"])
-        .arg(&file)
-        .env("CONVSTATE_LISTEN", "127.0.0.1:0")
-        .env("CONVSTATE_MAX_FRAME_BYTES", "1024")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr: std::net::SocketAddr = loop {
-        let line = lines.next().unwrap().unwrap();
-        if let Some(at) = line.find("address=") {
-            break line[at + 8..]
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-        }
-    };
-    let (mut client, welcome) = Client::connect(&format!("ws://{addr}/ws")).await;
+    let config = file.to_str().unwrap();
+    let server = ServerProcess::spawn(
+        &["--store", "memory:", "--config", config],
+        &[
+            ("CONVSTATE_LISTEN", "127.0.0.1:0"),
+            ("CONVSTATE_MAX_FRAME_BYTES", "1024"),
+        ],
+    )
+    .unwrap();
+    let (mut client, welcome) = Client::connect(&server.ws_url("")).await;
     // The file's idle timeout (1h) applies; the environment's frame limit beats the file's.
     let created =
         chrono::DateTime::parse_from_rfc3339(welcome["state"]["created_at"].as_str().unwrap())
@@ -166,12 +108,8 @@ async fn the_config_file_and_environment_are_read() {
         ))
         .await;
     client.expect_error("too_large").await;
-    signal(&child, "TERM");
-    assert!(
-        tokio::task::spawn_blocking(move || child.wait())
-            .await
-            .unwrap()
-            .unwrap()
-            .success()
-    );
+    let (status, _) = tokio::task::spawn_blocking(move || server.stop())
+        .await
+        .unwrap();
+    assert!(status.success());
 }

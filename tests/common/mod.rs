@@ -306,10 +306,18 @@ impl ServerProcess {
     /// Starts the binary with `args` after `serve --listen 127.0.0.1:0`, and waits for the
     /// address it logs. Returns the log instead when it exits before listening.
     pub fn start(args: &[&str]) -> Result<ServerProcess, String> {
+        let mut all = vec!["--listen", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        ServerProcess::spawn(&all, &[])
+    }
+
+    /// Starts `convstate serve ARGS` with extra environment variables.
+    pub fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Result<ServerProcess, String> {
         use std::io::{BufRead, BufReader};
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .arg("serve")
             .args(args)
+            .envs(envs.iter().copied())
             .current_dir(env!("CARGO_TARGET_TMPDIR"))
             .env("RUST_LOG", "info")
             .stderr(std::process::Stdio::piped())
@@ -363,8 +371,13 @@ impl ServerProcess {
     }
 
     /// SIGTERM, and the exit status and log.
-    pub fn stop(mut self) -> (std::process::ExitStatus, Vec<String>) {
+    pub fn stop(self) -> (std::process::ExitStatus, Vec<String>) {
         self.signal("TERM");
+        self.wait()
+    }
+
+    /// Waits for the process to exit: its status and log.
+    pub fn wait(mut self) -> (std::process::ExitStatus, Vec<String>) {
         let status = self.child.wait().unwrap();
         let log = self.log.take().unwrap().join().unwrap();
         (status, log)
