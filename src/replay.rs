@@ -162,25 +162,31 @@ pub enum Format {
     Brief,
 }
 
-/// The steps of a transcript with their times, for recording scripts: messages, signals and
-/// resets as store changes, ticks as [`Change::Idle`](crate::store::Change::Idle) at their
-/// instant.
-pub fn read_transcript(input: impl BufRead) -> Result<Vec<(DateTime<Utc>, Change)>, ReplayError> {
+/// The steps of a transcript, parsed and timed, with their line numbers: messages, signals
+/// and resets as store changes, ticks as [`Change::Idle`] at their instant. Blank lines are
+/// skipped; an error ends the steps.
+fn steps(
+    input: impl BufRead,
+) -> impl Iterator<Item = Result<(usize, DateTime<Utc>, Change), ReplayError>> {
     let mut clock = None;
-    let mut out = Vec::new();
-    for (i, line) in input.lines().enumerate() {
-        let n = i + 1;
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let step = Step::parse(&line).map_err(|m| ReplayError::Line(n, m))?;
-        let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
-        clock = Some(now);
-        let change = step.into_change();
-        out.push((now, change));
-    }
-    Ok(out)
+    input
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.as_ref().map_or(true, |l| !l.trim().is_empty()))
+        .map(move |(i, line)| {
+            let n = i + 1;
+            let step = Step::parse(&line?).map_err(|m| ReplayError::Line(n, m))?;
+            let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
+            clock = Some(now);
+            Ok((n, now, step.into_change()))
+        })
+}
+
+/// The steps of a transcript with their times, for recording scripts.
+pub fn read_transcript(input: impl BufRead) -> Result<Vec<(DateTime<Utc>, Change)>, ReplayError> {
+    steps(input)
+        .map(|s| s.map(|(_, at, change)| (at, change)))
+        .collect()
 }
 
 /// A step's time: its own, or a second after the previous one (the first: the default start).
@@ -208,20 +214,11 @@ pub fn replay(
     mut output: impl Write,
 ) -> Result<(), ReplayError> {
     let mut conv: Option<Conversation> = None;
-    let mut clock: Option<DateTime<Utc>> = None;
     let mut seq = 0u64;
     let mut buf = String::with_capacity(4096);
-    for (i, line) in input.lines().enumerate() {
-        let n = i + 1;
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let step = Step::parse(&line).map_err(|m| ReplayError::Line(n, m))?;
-        let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
-        clock = Some(now);
+    for step in steps(input) {
+        let (n, now, change) = step?;
         let conv = conv.get_or_insert_with(|| engine.start(session_id, now));
-        let change = step.into_change();
         let input = change.input();
         let result = engine.step(conv, input, now);
         if result.changed {

@@ -105,6 +105,26 @@ impl ClientFrame {
         }
     }
 
+    /// The input a frame gives the engine; `None` for `get_state`, which changes nothing.
+    pub fn input(&self) -> Option<crate::conversation::Input<'_>> {
+        use crate::conversation::Input;
+        match self {
+            ClientFrame::Message {
+                role,
+                text,
+                artifact,
+                ..
+            } => Some(Input::Message {
+                role: *role,
+                text,
+                artifact: has_artifact(artifact),
+            }),
+            ClientFrame::Signal { signal, .. } => Some(Input::Signal(*signal)),
+            ClientFrame::Reset { .. } => Some(Input::Reset),
+            ClientFrame::GetState {} => None,
+        }
+    }
+
     /// The idempotency key, if the frame carries one.
     pub fn id(&self) -> Option<&str> {
         match self {

@@ -11,7 +11,6 @@ use tracing::{debug, info};
 
 use super::App;
 use super::sessions::{Push, Refused, Session};
-use crate::conversation::Input;
 use crate::protocol::{self, AckFrame, ClientFrame, ErrorCode, ErrorFrame};
 
 /// Why the loop ended.
@@ -188,20 +187,8 @@ fn handle_text(app: &App, session: &Session, limiter: &mut RateLimiter, text: &s
         Ok(frame) => frame,
         Err(refusal) => return Reply::Error(refusal.code, refusal.message),
     };
-    let input = match &frame {
-        ClientFrame::Message {
-            role,
-            text,
-            artifact,
-            ..
-        } => Input::Message {
-            role: *role,
-            text,
-            artifact: protocol::has_artifact(artifact),
-        },
-        ClientFrame::Signal { signal, .. } => Input::Signal(*signal),
-        ClientFrame::Reset { .. } => Input::Reset,
-        ClientFrame::GetState {} => return Reply::Frame(app.sessions.state_frame(session)),
+    let Some(input) = frame.input() else {
+        return Reply::Frame(app.sessions.state_frame(session));
     };
     match app.sessions.apply(session, input, frame.id(), Utc::now()) {
         Ok(applied) => Reply::Applied {
