@@ -31,19 +31,37 @@ fn start(args: &[String]) -> ServerProcess {
     ServerProcess::start(&args).unwrap_or_else(|log| panic!("the server did not start:\n{log}"))
 }
 
+/// How many sessions of the load have their welcome, and how many could not connect.
+#[derive(Default)]
+struct Started {
+    connected: AtomicUsize,
+    failed: AtomicUsize,
+    first_error: std::sync::Mutex<Option<String>>,
+}
+
 /// One session of the load: sends turns with ids and records what was acknowledged.
 async fn drive(
     url: String,
     session: usize,
     acked_total: Arc<AtomicUsize>,
+    started: Arc<Started>,
 ) -> (String, Vec<(String, u64)>) {
-    let Ok((mut ws, _)) = tokio_tungstenite::connect_async(&url).await else {
-        return (String::new(), Vec::new());
+    let welcome = match tokio_tungstenite::connect_async(&url).await {
+        Ok((mut ws, _)) => match ws.next().await {
+            Some(Ok(Message::Text(t))) => Ok((ws, serde_json::from_str::<Value>(&t).unwrap())),
+            other => Err(format!("no welcome: {other:?}")),
+        },
+        Err(e) => Err(format!("connect: {e}")),
     };
-    let welcome = match ws.next().await {
-        Some(Ok(Message::Text(t))) => serde_json::from_str::<Value>(&t).unwrap(),
-        _ => return (String::new(), Vec::new()),
+    let (mut ws, welcome) = match welcome {
+        Ok(w) => w,
+        Err(e) => {
+            started.failed.fetch_add(1, Ordering::Relaxed);
+            started.first_error.lock().unwrap().get_or_insert(e);
+            return (String::new(), Vec::new());
+        }
     };
+    started.connected.fetch_add(1, Ordering::Relaxed);
     let id = welcome["session_id"].as_str().unwrap().to_string();
     let mut acked = Vec::new();
     for k in 0.. {
@@ -84,11 +102,34 @@ async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
     let args = sqlite_args(&db);
     let server = start(&args);
     let acked_total = Arc::new(AtomicUsize::new(0));
+    let started = Arc::new(Started::default());
     let url = server.ws_url("");
     let tasks: Vec<_> = (0..sessions)
-        .map(|i| tokio::spawn(drive(url.clone(), i + seed as usize, acked_total.clone())))
+        .map(|i| {
+            let (acked_total, started) = (acked_total.clone(), started.clone());
+            tokio::spawn(drive(url.clone(), i + seed as usize, acked_total, started))
+        })
         .collect();
-    while acked_total.load(Ordering::Relaxed) < kill_after {
+    // Every session connected (on a slow machine the last ones may take seconds to be accepted
+    // while the first ones already send), then the kill once `kill_after` turns are acknowledged.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let connected = started.connected.load(Ordering::Relaxed);
+        let failed = started.failed.load(Ordering::Relaxed);
+        assert_eq!(
+            failed,
+            0,
+            "{failed} sessions could not connect, the first: {:?}",
+            started.first_error.lock().unwrap()
+        );
+        if connected == sessions && acked_total.load(Ordering::Relaxed) >= kill_after {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "after 120 s: {connected} of {sessions} sessions connected, {} turns acknowledged",
+            acked_total.load(Ordering::Relaxed)
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     server.kill(); // mid-load: every session is still sending
@@ -100,11 +141,7 @@ async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
         }
     }
     let total: usize = acked.values().map(Vec::len).sum();
-    assert!(
-        acked.len() >= sessions * 9 / 10,
-        "{} sessions connected",
-        acked.len()
-    );
+    assert_eq!(acked.len(), sessions, "sessions connected");
     assert!(total >= kill_after, "{total} turns acknowledged");
 
     let server = start(&args);
