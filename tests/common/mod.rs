@@ -364,10 +364,10 @@ impl ServerProcess {
         assert!(status.success());
     }
 
-    /// SIGKILL: no shutdown, no flush.
-    pub fn kill(mut self) {
+    /// SIGKILL: no shutdown, no flush. Returns what it had logged.
+    pub fn kill(mut self) -> Vec<String> {
         self.child.kill().unwrap();
-        self.child.wait().unwrap();
+        self.wait().1
     }
 
     /// SIGTERM, and the exit status and log.
