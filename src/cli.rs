@@ -74,6 +74,10 @@ pub struct ScriptArgs {
     /// With --record: the live session to record (needs --url).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+    /// Pattern directory of the in-process servers and of the recorder (default: the
+    /// built-in set). A server given with --url uses its own.
+    #[arg(long, value_name = "DIR")]
+    pub patterns: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -245,6 +249,12 @@ pub fn run(cli: Cli) -> ExitCode {
                     eprintln!("error: {name}:{n}: {m}");
                     ExitCode::FAILURE
                 }
+                // The reader of the output went away (`| head`): a normal end.
+                Err(crate::replay::ReplayError::Io(e))
+                    if e.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    ExitCode::SUCCESS
+                }
                 Err(e) => {
                     eprintln!("error: {name}: {e}");
                     ExitCode::FAILURE
@@ -360,7 +370,7 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
     });
     match result {
         Ok(line) => {
-            println!("{line}");
+            say!("{line}");
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -373,6 +383,12 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
 fn script(args: ScriptArgs) -> ExitCode {
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
+    };
+    // Checked once here, so broken patterns are reported before anything runs.
+    let source = PatternSource::from_option(args.patterns.clone());
+    let engine = match patterns::load(&source) {
+        Ok(engine) => engine,
+        Err(errors) => return report_patterns(&errors),
     };
     if let Some(out) = args.record {
         let steps = match (&args.session, &args.url) {
@@ -399,10 +415,10 @@ fn script(args: ScriptArgs) -> ExitCode {
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_else(|| "recorded".into());
-        let text = crate::client::record::script(&patterns::builtin(), &name, &steps);
+        let text = crate::client::record::script(&engine, &name, &steps);
         return match std::fs::write(&out, text) {
             Ok(()) => {
-                println!("recorded {} steps into {}", steps.len(), out.display());
+                say!("recorded {} steps into {}", steps.len(), out.display());
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -434,6 +450,7 @@ fn script(args: ScriptArgs) -> ExitCode {
     }
     let options = crate::client::runner::Options {
         url: args.url,
+        patterns: source,
         jobs: args.jobs.max(1),
         junit: args.junit.clone(),
     };
@@ -445,7 +462,7 @@ fn script(args: ScriptArgs) -> ExitCode {
         }
     }
     let failed = outcomes.iter().filter(|o| !o.passed()).count();
-    println!("{} passed, {failed} failed", outcomes.len() - failed);
+    say!("{} passed, {failed} failed", outcomes.len() - failed);
     if failed == 0 {
         ExitCode::SUCCESS
     } else {

@@ -17,6 +17,15 @@
 //!
 //! Data flows one way: socket → protocol → engine → store → every client of the session.
 
+/// `println!` for the commands' output that ignores a closed standard output
+/// (`convstate script ... | head`) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 pub mod cli;
 pub mod client;
 pub mod config;

@@ -68,7 +68,91 @@ fn the_script_library_passes_against_the_real_server() {
         "{xml}"
     );
     assert_eq!(xml.matches("<testcase ").count(), files.len());
+    // Four at a time, and still a line per step as it runs, each naming its file and line.
+    let steps: usize = files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .matches("[[step]]")
+                .count()
+        })
+        .sum();
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("  ok   ")).count(),
+        steps
+    );
     assert!(server.stop().0.success());
+}
+
+#[test]
+fn in_process_servers_and_the_recorder_use_the_given_patterns() {
+    // A team's own pattern set: "assemble" as a lead of artifact creation.
+    let dir = temp_path("team-patterns", "d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
+    for entry in std::fs::read_dir(&builtin).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let text = text.replacen(
+            "\"build\", \"create\",",
+            "\"assemble\", \"build\", \"create\",",
+            1,
+        );
+        std::fs::write(dir.join(path.file_name().unwrap()), text).unwrap();
+    }
+    let script = temp_path("assemble", "toml");
+    std::fs::write(
+        &script,
+        "name = \"assemble\"\n\n[[step]]\nuser = \"Assemble a sales dashboard\"\n\
+         [step.expect]\ngoal_type = \"artifact_creation\"\ndescription = \"sales dashboard\"\n",
+    )
+    .unwrap();
+    let with = convstate(&[
+        "script",
+        "--patterns",
+        dir.to_str().unwrap(),
+        script.to_str().unwrap(),
+    ]);
+    assert!(with.status.success(), "{}", stdout(&with));
+    let without = convstate(&["script", script.to_str().unwrap()]);
+    assert!(!without.status.success(), "{}", stdout(&without));
+
+    // The recorder derives its expectations with the same patterns.
+    let transcript = temp_path("assemble", "jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"role\":\"user\",\"text\":\"Assemble a sales dashboard\"}\n",
+    )
+    .unwrap();
+    let recorded = temp_path("assemble-recorded", "toml");
+    let out = convstate(&[
+        "script",
+        "--patterns",
+        dir.to_str().unwrap(),
+        "--record",
+        recorded.to_str().unwrap(),
+        transcript.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&recorded).unwrap();
+    assert!(text.contains("artifact_creation"), "{text}");
+
+    // A broken set is refused before anything runs, naming the file and line.
+    std::fs::write(dir.join("goals.toml"), "[[goal]]\ntype = 3\n").unwrap();
+    let out = convstate(&[
+        "script",
+        "--patterns",
+        dir.to_str().unwrap(),
+        script.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("goals.toml:"), "{err}");
 }
 
 #[test]

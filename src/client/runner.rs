@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::script::{Action, Mismatch, Script, check};
+use crate::patterns::PatternSource;
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -23,6 +24,8 @@ const PATIENCE: Duration = Duration::from_secs(10);
 pub struct Options {
     /// A live server (`ws://host:port/ws`); `None` starts one in the process per script.
     pub url: Option<String>,
+    /// The patterns of the in-process servers.
+    pub patterns: PatternSource,
     pub jobs: usize,
     pub junit: Option<PathBuf>,
 }
@@ -76,23 +79,36 @@ impl Outcome {
     }
 }
 
+/// How steps are shown while they run.
+#[derive(Clone, Copy, PartialEq)]
+enum Progress {
+    /// A line per step (not a terminal; with several jobs the lines of scripts interleave, each
+    /// naming its file and line).
+    Lines,
+    /// One line per script, rewritten in place at each step (a terminal, one job).
+    InPlace,
+    /// Only each script's verdict (a terminal, several jobs).
+    Quiet,
+}
+
 /// Runs the scripts, `jobs` at a time, printing as it goes. Returns the outcomes in the order
 /// of `scripts`.
 pub async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -> Vec<Outcome> {
     let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let live = options.jobs <= 1;
+    let progress = match (tty, options.jobs <= 1) {
+        (false, _) => Progress::Lines,
+        (true, true) => Progress::InPlace,
+        (true, false) => Progress::Quiet,
+    };
     let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
     let mut tasks = Vec::new();
     for (script, text) in scripts {
         let permits = permits.clone();
         let url = options.url.clone();
+        let patterns = options.patterns.clone();
         tasks.push(tokio::spawn(async move {
             let _permit = permits.acquire_owned().await;
-            let outcome = run_one(&script, &text, url.as_deref(), live, tty).await;
-            if !live {
-                print_outcome(&outcome, true);
-            }
-            outcome
+            run_one(&script, &text, url.as_deref(), &patterns, progress).await
         }));
     }
     let mut outcomes = Vec::new();
@@ -105,26 +121,8 @@ pub async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -> Vec<O
     outcomes
 }
 
-fn print_outcome(o: &Outcome, with_steps: bool) {
+fn print_outcome(o: &Outcome) {
     let mut out = std::io::stdout().lock();
-    if with_steps {
-        for (i, s) in o.steps.iter().enumerate() {
-            let mark = if s.mismatches.is_empty() {
-                "ok  "
-            } else {
-                "FAIL"
-            };
-            let _ = writeln!(
-                out,
-                "  {mark} {}:{} step {} {} -> {}",
-                o.path.display(),
-                s.line,
-                i + 1,
-                s.action,
-                s.phase
-            );
-        }
-    }
     let verdict = if o.passed() { "PASS" } else { "FAIL" };
     let _ = writeln!(
         out,
@@ -139,9 +137,14 @@ fn print_outcome(o: &Outcome, with_steps: bool) {
     }
 }
 
-/// Runs one script; when `live`, prints its steps as they run (or a progress line on a
-/// terminal).
-async fn run_one(script: &Script, text: &str, url: Option<&str>, live: bool, tty: bool) -> Outcome {
+/// Runs one script, showing its steps as `progress` says, then its verdict.
+async fn run_one(
+    script: &Script,
+    text: &str,
+    url: Option<&str>,
+    patterns: &PatternSource,
+    progress: Progress,
+) -> Outcome {
     let started = Instant::now();
     let mut outcome = Outcome {
         path: script.path.clone(),
@@ -154,7 +157,7 @@ async fn run_one(script: &Script, text: &str, url: Option<&str>, live: bool, tty
     let mut local = None;
     let url = match url {
         Some(u) => u.to_string(),
-        None => match start_local(script.idle_timeout).await {
+        None => match start_local(patterns, script.idle_timeout).await {
             Ok((u, stop)) => {
                 local = Some(stop);
                 u
@@ -165,7 +168,7 @@ async fn run_one(script: &Script, text: &str, url: Option<&str>, live: bool, tty
             }
         },
     };
-    let result = drive(script, text, &url, &mut outcome, live, tty).await;
+    let result = drive(script, text, &url, &mut outcome, progress).await;
     if let Err(e) = result {
         outcome.error = Some(e);
     }
@@ -173,23 +176,22 @@ async fn run_one(script: &Script, text: &str, url: Option<&str>, live: bool, tty
         let _ = stop.send(());
     }
     outcome.seconds = started.elapsed().as_secs_f64();
-    if live {
-        if tty {
-            print!("\r\x1b[K");
-        }
-        print_outcome(&outcome, false);
+    if progress == Progress::InPlace {
+        let _ = write!(std::io::stdout(), "\r\x1b[K");
     }
+    print_outcome(&outcome);
     outcome
 }
 
 async fn start_local(
+    patterns: &PatternSource,
     idle: Option<chrono::TimeDelta>,
 ) -> Result<(String, tokio::sync::oneshot::Sender<()>), String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| format!("cannot start a server: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let mut engine = crate::patterns::builtin();
+    let mut engine = crate::patterns::load(patterns).map_err(|e| format!("patterns: {e}"))?;
     if let Some(idle) = idle {
         engine.settings_mut().idle_timeout = idle;
     }
@@ -220,8 +222,7 @@ async fn drive(
     text: &str,
     url: &str,
     outcome: &mut Outcome,
-    live: bool,
-    tty: bool,
+    progress: Progress,
 ) -> Result<(), String> {
     let (mut ws, welcome) = connect(url).await?;
     let session = welcome["session_id"]
@@ -277,27 +278,30 @@ async fn drive(
         );
         let phase = seen.state["phase"].as_str().unwrap_or("?").to_string();
         let action = step.action.describe();
-        if live {
-            if tty {
-                print!(
+        match progress {
+            Progress::InPlace => {
+                let _ = write!(
+                    std::io::stdout(),
                     "\r\x1b[K[{}/{}] {} {action} -> {phase}",
                     i + 1,
                     script.steps.len(),
                     script.name
                 );
                 let _ = std::io::stdout().flush();
-            } else {
+            }
+            Progress::Lines => {
                 let mark = if mismatches.is_empty() {
                     "ok  "
                 } else {
                     "FAIL"
                 };
-                println!(
+                say!(
                     "  {mark} {file}:{} step {} {action} -> {phase}",
                     step.line,
                     i + 1
                 );
             }
+            Progress::Quiet => {}
         }
         outcome.steps.push(StepOutcome {
             line: step.line,
