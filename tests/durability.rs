@@ -287,7 +287,7 @@ async fn long_sessions_recover_from_snapshots() {
     let from_snapshot = store::fold(&engine, &stored).unwrap();
     let all = Stored {
         snapshot: None,
-        events: store.events(&id).unwrap().unwrap(),
+        events: store.events(&id, 0).unwrap().unwrap(),
         ..stored
     };
     assert_eq!(from_snapshot.conv, store::fold(&engine, &all).unwrap().conv);

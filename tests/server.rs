@@ -281,6 +281,30 @@ async fn the_http_api_serves_state_summary_health_and_metrics(store: StoreKind) 
         body,
         "Conversation Phase: completed\nTurn Count: 7\n\nCompleted Goals: 1\n"
     );
+    // The event log, whole and from a seq on; a bad `after` is refused with a clear error.
+    let events = format!("/api/sessions/{}/events", client.session_id);
+    let (status, body) = http(server.addr, "GET", &events).await;
+    assert_eq!(status, 200);
+    let all: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=7).collect::<Vec<u64>>());
+    assert_eq!(all[0]["text"], WORKED_EXAMPLE[0].1);
+    let (status, body) = http(server.addr, "GET", &format!("{events}?after=5")).await;
+    assert_eq!(status, 200);
+    let tail: Vec<Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(tail, all[5..]);
+    let (status, body) = http(server.addr, "GET", &format!("{events}?after=7")).await;
+    assert_eq!((status, body.as_str()), (200, "[]"));
+    let (status, body) = http(server.addr, "GET", &format!("{events}?after=-1")).await;
+    assert_eq!(status, 400);
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["code"], "bad_request");
+    assert!(
+        error["message"].as_str().unwrap().contains("after"),
+        "{body}"
+    );
+    let (status, _) = http(server.addr, "GET", "/api/sessions/s-nope/events?after=1").await;
+    assert_eq!(status, 404);
     let (status, metrics) = http(server.addr, "GET", "/metrics").await;
     assert_eq!(status, 200);
     for line in [

@@ -150,25 +150,31 @@ export function mount(container, options = {}) {
     if (sendFrame({ type: "message", role: role.value, text })) input.value = "";
   }
 
-  // The transcript is the session's event log: the same for every page of the session.
+  // The transcript is the session's event log: the same for every page of the session. Each
+  // change fetches only the events after the last one shown.
   let loading = false;
   let again = false;
+  let shownSession = null;
   async function loadTranscript() {
     if (!session) return;
     if (loading) { again = true; return; }
     loading = true;
     try {
-      const response = await fetch(`${server}/api/sessions/${encodeURIComponent(session)}/events`);
-      if (response.ok) {
+      if (session !== shownSession) { messages.replaceChildren(); shownEvents = 0; shownSession = session; }
+      const from = session;
+      const response = await fetch(`${server}/api/sessions/${encodeURIComponent(from)}/events?after=${shownEvents}`);
+      if (response.ok && from === shownSession) {
         const events = await response.json();
-        if (events.length < shownEvents) { messages.replaceChildren(); shownEvents = 0; }
-        for (const e of events.slice(shownEvents)) {
+        for (const e of events) {
+          if (e.seq <= shownEvents) continue;
+          // A reset starts a new conversation: the pane shows what came after it.
+          if (e.type === "reset") messages.replaceChildren();
           if (e.type === "message") {
             messages.append(el("div", { class: `msg ${e.role}` }, el("span", { class: "who", text: e.role }), e.text));
           }
+          shownEvents = e.seq;
         }
-        if (events.length !== shownEvents) messages.scrollTop = messages.scrollHeight;
-        shownEvents = events.length;
+        if (events.length) messages.scrollTop = messages.scrollHeight;
       }
     } catch (_) {
       // The live state still updates; the transcript catches up on the next change.
@@ -224,7 +230,7 @@ export function mount(container, options = {}) {
     const button = e.target.closest("button");
     if (!button) return;
     if (button.dataset.signal) sendFrame({ type: "signal", signal: button.dataset.signal });
-    else { sendFrame({ type: "reset" }); messages.replaceChildren(); shownEvents = 0; log.replaceChildren(); reached.clear(); }
+    else { sendFrame({ type: "reset" }); log.replaceChildren(); reached.clear(); }
   });
 
   connect();

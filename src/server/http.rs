@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -217,14 +218,38 @@ async fn session_summary(State(app): State<Arc<App>>, Path(id): Path<String>) ->
     }
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventsParams {
+    /// Only the events after this `seq` (a client that has the rest).
+    #[serde(default)]
+    after: u64,
+}
+
 /// The session's event log: the transcript, as the store keeps it, including every change made
-/// before this request.
-async fn session_events(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+/// before this request; with `?after=SEQ`, only what came after that change.
+async fn session_events(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    params: Result<Query<EventsParams>, QueryRejection>,
+) -> Response {
+    let after = match params {
+        Ok(Query(p)) => p.after,
+        Err(e) => {
+            let message = format!("{}; expected ?after=SEQ", e.body_text());
+            return (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                protocol::to_text(&ErrorFrame::new(ErrorCode::BadRequest, &message)),
+            )
+                .into_response();
+        }
+    };
     if let Err(e) = committed(&app).await {
         return store_unavailable(&e);
     }
     let (reading, key) = (app.clone(), id.clone());
-    match blocking(move || reading.sessions.events(&key)).await {
+    match blocking(move || reading.sessions.events(&key, after)).await {
         Ok(Some(events)) => (
             [(header::CONTENT_TYPE, "application/json")],
             protocol::json_text(&events),

@@ -253,8 +253,8 @@ impl Sessions {
     }
 
     /// A session's event log.
-    pub fn events(&self, id: &str) -> Result<Option<Vec<Event>>, StoreError> {
-        self.store.events(id)
+    pub fn events(&self, id: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError> {
+        self.store.events(id, after)
     }
 
     /// Applies one input. With an `id` seen before, nothing is applied and the `seq` of the

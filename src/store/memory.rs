@@ -146,8 +146,11 @@ impl Store for MemoryStore {
         }))
     }
 
-    fn events(&self, session: &str) -> Result<Option<Vec<Event>>, StoreError> {
-        Ok(self.lock().sessions.get(session).map(|s| s.events.clone()))
+    fn events(&self, session: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError> {
+        Ok(self.lock().sessions.get(session).map(|s| {
+            let from = s.events.partition_point(|e| e.seq <= after);
+            s.events[from..].to_vec()
+        }))
     }
 
     fn pending_deadlines(&self) -> Result<Vec<(String, DateTime<Utc>)>, StoreError> {

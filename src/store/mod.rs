@@ -165,8 +165,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// A session's snapshot and the events after it, or `None` for an unknown session.
     fn load(&self, session: &str) -> Result<Option<Stored>, StoreError>;
 
-    /// A session's whole log, or `None` for an unknown session.
-    fn events(&self, session: &str) -> Result<Option<Vec<Event>>, StoreError>;
+    /// A session's log from `seq` `after + 1` on (0: the whole log), or `None` for an unknown
+    /// session.
+    fn events(&self, session: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError>;
 
     /// Sessions with an idle deadline still to apply (not idle yet), with the deadline.
     fn pending_deadlines(&self) -> Result<Vec<(String, DateTime<Utc>)>, StoreError>;

@@ -498,7 +498,7 @@ impl Store for SqliteStore {
         }))
     }
 
-    fn events(&self, session: &str) -> Result<Option<Vec<Event>>, StoreError> {
+    fn events(&self, session: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError> {
         let rows = self.read(|c| {
             let exists = c
                 .query_row(
@@ -510,10 +510,13 @@ impl Store for SqliteStore {
             if exists.is_none() {
                 return Ok(None);
             }
-            let mut stmt =
-                c.prepare_cached("SELECT event FROM events WHERE session_id = ?1 ORDER BY seq")?;
+            let mut stmt = c.prepare_cached(
+                "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
+            )?;
+            // seq is stored as a signed integer: past i64::MAX nothing is newer.
+            let after = i64::try_from(after).unwrap_or(i64::MAX);
             let rows = stmt
-                .query_map([session], |r| r.get::<_, String>(0))?
+                .query_map(rusqlite::params![session, after], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
             Ok(Some(rows))
         })?;

@@ -166,6 +166,25 @@ test("signal buttons, the idle countdown and the idle transition", async () => {
     await expectText(page, "phase", "idle");
     assert.match(await text(page, "history"), /abandoned \(idle timeout\)/);
     assert.equal(await text(page, "idle-countdown"), "–");
+    // Reset starts a new conversation in the same session: the transcript shows only what
+    // follows it, on this page, on a second one, and after a reload.
+    const second = await browser.newPage();
+    await second.goto(page.url());
+    await expectText(second, "connection", "connected");
+    await second.locator(".msg").first().waitFor();
+    await page.getByTestId("reset").click();
+    await expectText(page, "turn-count", "0");
+    await say(page, "user", "What is a closure?");
+    await expectText(page, "phase", "understanding");
+    for (const p of [page, second]) {
+      await expectText(p, "turn-count", "1");
+      await p.locator(".msg", { hasText: "What is a closure?" }).waitFor();
+      assert.equal(await p.locator(".msg").count(), 1);
+    }
+    await page.reload();
+    await page.locator(".msg", { hasText: "What is a closure?" }).waitFor();
+    assert.equal(await page.locator(".msg").count(), 1);
+    await second.close();
     await page.close();
   } finally {
     child.kill();
