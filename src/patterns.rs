@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use regex::{Regex, RegexBuilder};
+
+use crate::conversation::{FNV_OFFSET, fnv1a};
 use toml::de::DeTable;
 
 use crate::conversation::lexicon::{
@@ -98,7 +100,7 @@ impl PatternSource {
 
 /// Reads, checks and compiles a pattern set into an engine.
 pub fn load(source: &PatternSource) -> Result<Engine, PatternErrors> {
-    let (lexicon, settings) = read(source)?;
+    let (lexicon, settings, hash) = read_hashed(source)?;
     let classifier = Classifier::new(&lexicon, &settings).map_err(|e| {
         PatternErrors(vec![PatternError {
             path: source_name(source),
@@ -106,7 +108,7 @@ pub fn load(source: &PatternSource) -> Result<Engine, PatternErrors> {
             message: e.to_string(),
         }])
     })?;
-    Ok(Engine::new(classifier, settings))
+    Ok(Engine::new(classifier, settings, hash))
 }
 
 /// The built-in engine. The built-in set is checked by the test suite, so this cannot fail in
@@ -127,6 +129,11 @@ fn source_name(source: &PatternSource) -> String {
 
 /// Reads and checks a pattern set without compiling the automaton.
 pub fn read(source: &PatternSource) -> Result<(Lexicon, Settings), PatternErrors> {
+    read_hashed(source).map(|(lexicon, settings, _)| (lexicon, settings))
+}
+
+/// [`read`], and a hash of the files' text (in their fixed order), for the engine's fingerprint.
+fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), PatternErrors> {
     let mut errors = Vec::new();
     let mut texts: Vec<(String, String)> = Vec::new();
     for (i, file) in FILES.iter().enumerate() {
@@ -205,7 +212,10 @@ pub fn read(source: &PatternSource) -> Result<(Lexicon, Settings), PatternErrors
         });
     }
     if errors.is_empty() {
-        Ok((lexicon, settings))
+        let hash = texts.iter().fold(FNV_OFFSET, |h, (_, text)| {
+            fnv1a(fnv1a(h, text.as_bytes()), &[0])
+        });
+        Ok((lexicon, settings, hash))
     } else {
         Err(PatternErrors(errors))
     }

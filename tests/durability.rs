@@ -442,3 +442,45 @@ fn a_new_store_file_and_its_directory_are_created() {
     assert!(db.exists());
     assert!(server.stop().0.success());
 }
+
+#[test]
+fn a_change_of_rules_since_the_last_run_is_logged() {
+    const CHANGED: &str = "the patterns, settings or version changed";
+    let db = temp_path("rules", "db");
+    let store = format!("sqlite:{}", db.display());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--store", store.as_str()];
+        args.extend_from_slice(extra);
+        let (status, log) = ServerProcess::start(&args).unwrap().stop();
+        assert!(status.success(), "{log:?}");
+        log.iter().any(|l| l.contains(CHANGED))
+    };
+    assert!(!run(&[]), "a new file has no earlier rules");
+    assert!(!run(&[]), "the same rules again");
+    assert!(run(&["--idle-timeout", "5m"]), "another idle timeout");
+    assert!(!run(&["--idle-timeout", "5m"]));
+    // Other pattern files: a copy of the built-in set with one more lead.
+    let dir = temp_path("rules-patterns", "d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let builtin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
+    for entry in std::fs::read_dir(&builtin).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    let patterns = dir.to_str().unwrap();
+    assert!(
+        !run(&["--idle-timeout", "5m", "--patterns", patterns]),
+        "the same text"
+    );
+    let goals = dir.join("goals.toml");
+    let text = std::fs::read_to_string(&goals).unwrap();
+    std::fs::write(
+        &goals,
+        text.replacen("\"build\",", "\"assemble\", \"build\",", 1),
+    )
+    .unwrap();
+    assert!(
+        run(&["--idle-timeout", "5m", "--patterns", patterns]),
+        "a new lead"
+    );
+}

@@ -67,17 +67,46 @@ pub struct Step {
 pub struct Engine {
     classifier: Classifier,
     settings: Settings,
+    /// A hash of the pattern files' text the classifier was compiled from.
+    source: u64,
+}
+
+/// The starting value of [`fnv1a`].
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, 64 bits: a hash that is the same on every machine and in every build (unlike the
+/// standard library's), for fingerprints that are stored.
+pub fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }
 
 /// Slot values read from one message: (position in the goal's `required_info`, byte range).
 type Fills = SmallVec<[(usize, Range<usize>); 4]>;
 
 impl Engine {
-    pub fn new(classifier: Classifier, settings: Settings) -> Engine {
+    /// `source` is a hash of the text the classifier was compiled from ([`fnv1a`]).
+    pub fn new(classifier: Classifier, settings: Settings, source: u64) -> Engine {
         Engine {
             classifier,
             settings,
+            source,
         }
+    }
+
+    /// Names the rules logs are folded with: this version of the engine, the pattern files'
+    /// text and the settings. A store keeps it, to tell when its logs were written under other
+    /// rules (a session's state is its log folded by the rules of the server that loads it).
+    pub fn fingerprint(&self) -> String {
+        let settings = format!("{:?}", self.settings);
+        let hash = fnv1a(
+            fnv1a(FNV_OFFSET, &self.source.to_le_bytes()),
+            settings.as_bytes(),
+        );
+        format!("{}-{hash:016x}", env!("CARGO_PKG_VERSION"))
     }
 
     pub fn settings(&self) -> &Settings {

@@ -105,7 +105,22 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
+    let rules = engine.fingerprint();
     let app = Arc::new(App::new(config, engine, store, stop_rx.clone()));
+    let recording = app.clone();
+    match tokio::task::spawn_blocking(move || recording.sessions.store().record_rules(&rules)).await
+    {
+        Ok(Ok(Some(before))) => warn!(
+            before = %before,
+            now = %app.sessions.engine().fingerprint(),
+            "the patterns, settings or version changed since this store was last served: \
+             sessions are loaded from their last snapshot and the rest of their log is read \
+             with the new rules, so a resumed session may differ from what its clients last saw"
+        ),
+        Ok(Ok(None)) => {}
+        Ok(Err(e)) => return Err(std::io::Error::other(e)),
+        Err(e) => return Err(std::io::Error::other(e)),
+    }
     let recovering = app.clone();
     match tokio::task::spawn_blocking(move || recovering.sessions.recover()).await {
         Ok(Ok(n)) if n > 0 => info!(sessions = n, "recovered sessions with a pending deadline"),

@@ -189,6 +189,14 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Records the fingerprint of the rules this server folds logs with
+    /// ([`Engine::fingerprint`](crate::conversation::Engine::fingerprint)), and returns the one
+    /// recorded before when it was another. A store that keeps nothing across restarts has
+    /// nothing to compare.
+    fn record_rules(&self, _fingerprint: &str) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
     /// `memory:` or `sqlite:PATH`, for logs.
     fn describe(&self) -> String;
 }

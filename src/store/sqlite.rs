@@ -498,6 +498,27 @@ impl Store for SqliteStore {
         }))
     }
 
+    fn record_rules(&self, fingerprint: &str) -> Result<Option<String>, StoreError> {
+        self.read(|c| {
+            // Files written before this table existed get it here (schema 1 either way).
+            c.execute_batch(
+                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) \
+                 WITHOUT ROWID;",
+            )?;
+            let before: Option<String> = c
+                .query_row("SELECT value FROM meta WHERE key = 'rules'", [], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            c.execute(
+                "INSERT INTO meta (key, value) VALUES ('rules', ?1) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [fingerprint],
+            )?;
+            Ok(before.filter(|b| b != fingerprint))
+        })
+    }
+
     fn events(&self, session: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError> {
         let rows = self.read(|c| {
             let exists = c

@@ -299,6 +299,8 @@ macro_rules! on_both_stores {
 pub struct ServerProcess {
     pub child: std::process::Child,
     pub addr: SocketAddr,
+    /// What it logged up to and including the line with its address.
+    early: Vec<String>,
     log: Option<std::thread::JoinHandle<Vec<String>>>,
 }
 
@@ -331,22 +333,27 @@ impl ServerProcess {
                 let _ = child.wait();
                 return Err(seen.join("\n"));
             };
-            if line.contains("listening") {
-                if let Some(at) = line.find("address=") {
-                    break line[at + 8..]
+            let addr = line
+                .find("address=")
+                .filter(|_| line.contains("listening"))
+                .map(|at| {
+                    line[at + 8..]
                         .split_whitespace()
                         .next()
                         .unwrap()
                         .parse()
-                        .unwrap();
-                }
-            }
+                        .unwrap()
+                });
             seen.push(line);
+            if let Some(addr) = addr {
+                break addr;
+            }
         };
         let log = std::thread::spawn(move || lines.map_while(Result::ok).collect());
         Ok(ServerProcess {
             child,
             addr,
+            early: seen,
             log: Some(log),
         })
     }
@@ -379,7 +386,8 @@ impl ServerProcess {
     /// Waits for the process to exit: its status and log.
     pub fn wait(mut self) -> (std::process::ExitStatus, Vec<String>) {
         let status = self.child.wait().unwrap();
-        let log = self.log.take().unwrap().join().unwrap();
+        let mut log = std::mem::take(&mut self.early);
+        log.extend(self.log.take().unwrap().join().unwrap());
         (status, log)
     }
 }
