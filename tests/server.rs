@@ -117,23 +117,25 @@ async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline(store: St
     let server = TestServer::start(ServerConfig::default(), Some(timeout), store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     let (state, _) = client.turn("user", "Build a landing page", "c-1").await;
-    let sent = Instant::now();
     let deadline = state["state"]["idle_deadline"]
         .as_str()
         .unwrap()
         .to_string();
     let idle = client.recv().await;
-    let waited = sent.elapsed();
+    let received = chrono::Utc::now();
     assert_eq!(idle["type"], "state");
     assert_eq!(idle["state"]["phase"], "idle");
     assert_eq!(idle["transitions"][0]["reason"], "Idle timeout");
     let goal = &idle["state"]["completed_goals"][0];
     assert_eq!(goal["reason"], "idle timeout");
     assert_eq!(goal["completed_at"], deadline.as_str());
-    // Not before the deadline (the turn's own time is a little before `sent`).
+    // Not before the deadline (the server's clock is this process's clock). How late is not
+    // asserted: on a loaded machine that measures the load more than the sweeper, which
+    // sleeps until the earliest deadline (`sweep` in src/server/mod.rs).
+    let deadline: chrono::DateTime<chrono::Utc> = deadline.parse().unwrap();
     assert!(
-        waited >= Duration::from_millis(350),
-        "pushed after {waited:?}"
+        received >= deadline,
+        "pushed at {received}, before {deadline}"
     );
     server.stop().await;
 }
@@ -358,13 +360,17 @@ async fn silent_peers_are_dropped(store: StoreKind) {
     };
     let server = TestServer::start(config, None, store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
-    // A client that reads nothing answers no ping.
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
-    assert!(
-        metrics.lines().any(|l| l == "convstate_connections 0"),
-        "{metrics}"
-    );
+    // A client that reads nothing answers no ping: dropped after a few intervals (polled, so
+    // a loaded machine only makes the test slower).
+    let started = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+        if metrics.lines().any(|l| l == "convstate_connections 0") {
+            break;
+        }
+        assert!(started.elapsed() < PATIENCE, "still connected:\n{metrics}");
+    }
     assert!(client.closed_with().await.is_none());
     server.stop().await;
 }
