@@ -484,3 +484,39 @@ fn a_change_of_rules_since_the_last_run_is_logged() {
         "a new lead"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_survives_a_kill_right_after_its_welcome() {
+    // The welcome hands out the id a client resumes with: it must outlive a crash that comes
+    // before the client's first turn. Under load (so commits are large and slow), a client
+    // connects and the server is killed the moment its welcome arrives; three times.
+    let db = temp_path("welcomed", "db");
+    let args = sqlite_args(&db);
+    let mut ids = Vec::new();
+    for round in 0..3 {
+        let server = start(&args);
+        let acked = Arc::new(AtomicUsize::new(0));
+        let started = Arc::new(Started::default());
+        let load: Vec<_> = (0..300)
+            .map(|i| {
+                let (acked, started) = (acked.clone(), started.clone());
+                tokio::spawn(drive(server.ws_url(""), round * 1000 + i, acked, started))
+            })
+            .collect();
+        while acked.load(Ordering::Relaxed) < 2_000 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let (client, _) = Client::connect(&server.ws_url("")).await;
+        server.kill();
+        ids.push(client.session_id.clone());
+        for task in load {
+            task.await.unwrap();
+        }
+    }
+    let server = start(&args);
+    for id in &ids {
+        let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+        assert_eq!(status, 200, "session {id}: {body}");
+    }
+    assert!(server.stop().0.success());
+}

@@ -99,7 +99,16 @@ async fn upgrade(
         .max_message_size(hard_limit)
         .max_frame_size(hard_limit);
     let session = match params.session_id.clone() {
-        None => app.sessions.create(Utc::now()).map(Some),
+        // The welcome gives the client its session id to resume with: the session is committed
+        // before that, so it survives a crash as the client's later turns do.
+        None => match app.sessions.create(Utc::now()) {
+            Ok((session, ticket)) => match app.sessions.store().when_committed(ticket).await {
+                Ok(Ok(())) => Ok(Some(session)),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(StoreError("the store stopped".into())),
+            },
+            Err(e) => Err(e),
+        },
         Some(id) => {
             let loading = app.clone();
             blocking(move || loading.sessions.get_or_load(&id)).await

@@ -129,8 +129,8 @@ impl Sessions {
         &self.deadlines
     }
 
-    /// A new session in `greeting`.
-    pub fn create(&self, now: DateTime<Utc>) -> Result<Arc<Session>, StoreError> {
+    /// A new session in `greeting`, and the store ticket of its creation.
+    pub fn create(&self, now: DateTime<Utc>) -> Result<(Arc<Session>, u64), StoreError> {
         let id: Arc<str> = new_session_id().into();
         let conv = self.engine.start(&*id, now);
         let ticket = self.store.write(Write::Create {
@@ -140,7 +140,7 @@ impl Sessions {
         })?;
         let session = self.insert(id, conv, 0, Vec::new(), ticket, now);
         self.metrics.sessions_created.inc();
-        Ok(session)
+        Ok((session, ticket))
     }
 
     fn insert(
