@@ -520,3 +520,32 @@ async fn a_session_survives_a_kill_right_after_its_welcome() {
     }
     assert!(server.stop().0.success());
 }
+
+#[tokio::test]
+async fn a_second_server_on_the_same_file_is_refused() {
+    let db = temp_path("one-server", "db");
+    let args = sqlite_args(&db);
+    let first = start(&args);
+    let args_ref: Vec<&str> = args.iter().map(String::as_str).collect();
+    let log = ServerProcess::start(&args_ref)
+        .err()
+        .expect("a second server on the file does not start");
+    assert!(
+        log.contains(&format!(
+            "{}: in use by another convstate server",
+            db.display()
+        )),
+        "{log}"
+    );
+    // The first one serves on, durably.
+    let (mut client, _) = Client::connect(&first.ws_url("")).await;
+    let (_, ack) = client.turn("user", "Build a landing page", "c-1").await;
+    assert_eq!(ack["seq"], 1);
+    // A killed server leaves no lock behind.
+    let id = client.session_id.clone();
+    first.kill();
+    let again = start(&args);
+    let (status, _) = http(again.addr, "GET", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 200);
+    assert!(again.stop().0.success());
+}

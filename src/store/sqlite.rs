@@ -59,6 +59,8 @@ pub struct SqliteStore {
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Stops and joins the checkpointing thread.
     checkpoints: Mutex<Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>>,
+    /// Holds the file's exclusive lock while the store is open.
+    _lock: std::fs::File,
 }
 
 /// The last ticket given, and the writer's queue (`None` once closed).
@@ -79,6 +81,7 @@ impl SqliteStore {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| fail(dir, format!("cannot create: {e}")))?;
         }
+        let lock = lock(path)?;
         check_header(path)?;
         // Check before configuring: switching a file to WAL writes to it, and a file that is
         // not ours must be left exactly as it was.
@@ -131,6 +134,7 @@ impl SqliteStore {
             waiters,
             reader: Mutex::new(reader),
             writer: Mutex::new(Some(thread)),
+            _lock: lock,
         })
     }
 
@@ -166,6 +170,28 @@ impl SqliteStore {
 impl Drop for SqliteStore {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// One server per file: a second one would append the same `seq`s as the first, whose writer
+/// would then stop on the conflict. The lock is the operating system's (`flock`, apart from
+/// SQLite's own locks), so a killed server leaves none behind. Taking it writes nothing.
+fn lock(path: &Path) -> Result<std::fs::File, StoreError> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| fail(path, format!("cannot open: {e}")))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(fail(
+            path,
+            "in use by another convstate server; stop it, or name another file with \
+             --store sqlite:PATH",
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(fail(path, format!("cannot lock: {e}"))),
     }
 }
 
