@@ -455,11 +455,11 @@ fn script(args: ScriptArgs) -> ExitCode {
         junit: args.junit.clone(),
     };
     let outcomes = runtime.block_on(crate::client::runner::run_all(scripts, &options));
-    if let Some(path) = &args.junit {
-        if let Err(e) = std::fs::write(path, crate::client::runner::junit(&outcomes)) {
-            eprintln!("error: {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
+    if let Some(path) = &args.junit
+        && let Err(e) = std::fs::write(path, crate::client::runner::junit(&outcomes))
+    {
+        eprintln!("error: {}: {e}", path.display());
+        return ExitCode::FAILURE;
     }
     let failed = outcomes.iter().filter(|o| !o.passed()).count();
     say!("{} passed, {failed} failed", outcomes.len() - failed);

@@ -50,15 +50,15 @@ fn check(defs: &Value, schema: &Value, value: &Value, path: &str, out: &mut Vec<
             }
         }
     }
-    if let Some(c) = schema.get("const") {
-        if c != value {
-            out.push(format!("{path}: {value} is not {c}"));
-        }
+    if let Some(c) = schema.get("const")
+        && c != value
+    {
+        out.push(format!("{path}: {value} is not {c}"));
     }
-    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
-        if !e.contains(value) {
-            out.push(format!("{path}: {value} not in {e:?}"));
-        }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array)
+        && !e.contains(value)
+    {
+        out.push(format!("{path}: {value} not in {e:?}"));
     }
     if let Some(t) = schema.get("type") {
         let types: Vec<&str> = match t {

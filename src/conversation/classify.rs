@@ -362,14 +362,13 @@ impl Classifier {
                 s += 1;
                 e -= 1;
             }
-            if articles {
-                if let Some(w) = self
+            if articles
+                && let Some(w) = self
                     .articles
                     .iter()
                     .find(|w| starts_with_word(&text[s..e], w))
-                {
-                    s += w.len();
-                }
+            {
+                s += w.len();
             }
             if let Some(w) = self
                 .trailing

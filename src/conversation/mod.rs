@@ -252,10 +252,10 @@ impl Engine {
             Outcome::Stay => self.keep(conv, text, reading, &fills, facts.understanding_turns),
             Outcome::Move(to, reason) => {
                 self.keep(conv, text, reading, &fills, facts.understanding_turns);
-                if to == Phase::Understanding {
-                    if let Some(goal) = &mut conv.current_goal {
-                        goal.understanding_turns = 0;
-                    }
+                if to == Phase::Understanding
+                    && let Some(goal) = &mut conv.current_goal
+                {
+                    goal.understanding_turns = 0;
                 }
                 move_to(conv, to, reason, out);
             }

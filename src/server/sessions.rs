@@ -290,7 +290,8 @@ impl Sessions {
             let frame = protocol::state_frame_text(&inner.conv, seq, &step.transitions);
             // State frames may go out before the change is durable; acks may not.
             let _ = session.tx.send(Push::Frame(frame.into()));
-            let snapshot = (seq % SNAPSHOT_EVERY == 0)
+            let snapshot = seq
+                .is_multiple_of(SNAPSHOT_EVERY)
                 .then(|| serde_json::to_string(&inner.conv).ok())
                 .flatten();
             let write = Write::Append {
@@ -457,10 +458,10 @@ impl RecentIds {
     }
 
     fn insert(&mut self, id: &str, seq: u64) {
-        if self.order.len() == RECENT_IDS {
-            if let Some(old) = self.order.pop_front() {
-                self.seqs.remove(&old);
-            }
+        if self.order.len() == RECENT_IDS
+            && let Some(old) = self.order.pop_front()
+        {
+            self.seqs.remove(&old);
         }
         self.order.push_back(id.to_string());
         self.seqs.insert(id.to_string(), seq);
