@@ -391,3 +391,13 @@ impl ServerProcess {
         (status, log)
     }
 }
+
+/// A test that fails half-way leaves no server process behind.
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
