@@ -263,7 +263,7 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::CheckPatterns { dir } => match patterns::check(&dir) {
             Ok(()) => {
-                let _ = writeln!(std::io::stdout(), "{}: patterns OK", dir.display());
+                say!("{}: patterns OK", dir.display());
                 ExitCode::SUCCESS
             }
             Err(errors) => report_patterns(&errors),
@@ -384,9 +384,9 @@ fn script(args: ScriptArgs) -> ExitCode {
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
-    // Checked once here, so broken patterns are reported before anything runs.
-    let source = PatternSource::from_option(args.patterns.clone());
-    let engine = match patterns::load(&source) {
+    // Loaded once: broken patterns are reported before anything runs, and every in-process
+    // server gets a copy.
+    let engine = match patterns::load(&PatternSource::from_option(args.patterns.clone())) {
         Ok(engine) => engine,
         Err(errors) => return report_patterns(&errors),
     };
@@ -450,7 +450,7 @@ fn script(args: ScriptArgs) -> ExitCode {
     }
     let options = crate::client::runner::Options {
         url: args.url,
-        patterns: source,
+        engine: std::sync::Arc::new(engine),
         jobs: args.jobs.max(1),
         junit: args.junit.clone(),
     };

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::{Client, ServerProcess, WORKED_EXAMPLE, http, temp_path};
+use common::{
+    Client, ServerProcess, WORKED_EXAMPLE, add_assemble_lead, copy_of_patterns, http, temp_path,
+};
 use convstate::store::{self, Event, Stored};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -460,25 +462,13 @@ fn a_change_of_rules_since_the_last_run_is_logged() {
     assert!(run(&["--idle-timeout", "5m"]), "another idle timeout");
     assert!(!run(&["--idle-timeout", "5m"]));
     // Other pattern files: a copy of the built-in set with one more lead.
-    let dir = temp_path("rules-patterns", "d");
-    std::fs::create_dir_all(&dir).unwrap();
-    let builtin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
-    for entry in std::fs::read_dir(&builtin).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-    }
+    let dir = copy_of_patterns("rules-patterns");
     let patterns = dir.to_str().unwrap();
     assert!(
         !run(&["--idle-timeout", "5m", "--patterns", patterns]),
         "the same text"
     );
-    let goals = dir.join("goals.toml");
-    let text = std::fs::read_to_string(&goals).unwrap();
-    std::fs::write(
-        &goals,
-        text.replacen("\"build\",", "\"assemble\", \"build\",", 1),
-    )
-    .unwrap();
+    add_assemble_lead(&dir);
     assert!(
         run(&["--idle-timeout", "5m", "--patterns", patterns]),
         "a new lead"

@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{Client, ServerProcess, temp_path};
+use common::{Client, ServerProcess, add_assemble_lead, copy_of_patterns, temp_path};
 
 fn convstate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_convstate"))
@@ -88,19 +88,8 @@ fn the_script_library_passes_against_the_real_server() {
 #[test]
 fn in_process_servers_and_the_recorder_use_the_given_patterns() {
     // A team's own pattern set: "assemble" as a lead of artifact creation.
-    let dir = temp_path("team-patterns", "d");
-    std::fs::create_dir_all(&dir).unwrap();
-    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
-    for entry in std::fs::read_dir(&builtin).unwrap() {
-        let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let text = text.replacen(
-            "\"build\", \"create\",",
-            "\"assemble\", \"build\", \"create\",",
-            1,
-        );
-        std::fs::write(dir.join(path.file_name().unwrap()), text).unwrap();
-    }
+    let dir = copy_of_patterns("team-patterns");
+    add_assemble_lead(&dir);
     let script = temp_path("assemble", "toml");
     std::fs::write(
         &script,

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::script::{Action, Mismatch, Script, check};
-use crate::patterns::PatternSource;
+use crate::conversation::Engine;
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -24,8 +24,8 @@ const PATIENCE: Duration = Duration::from_secs(10);
 pub struct Options {
     /// A live server (`ws://host:port/ws`); `None` starts one in the process per script.
     pub url: Option<String>,
-    /// The patterns of the in-process servers.
-    pub patterns: PatternSource,
+    /// The engine of the in-process servers (each gets a copy, with its script's idle timeout).
+    pub engine: Arc<Engine>,
     pub jobs: usize,
     pub junit: Option<PathBuf>,
 }
@@ -105,10 +105,10 @@ pub async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -> Vec<O
     for (script, text) in scripts {
         let permits = permits.clone();
         let url = options.url.clone();
-        let patterns = options.patterns.clone();
+        let engine = options.engine.clone();
         tasks.push(tokio::spawn(async move {
             let _permit = permits.acquire_owned().await;
-            run_one(&script, &text, url.as_deref(), &patterns, progress).await
+            run_one(&script, &text, url.as_deref(), &engine, progress).await
         }));
     }
     let mut outcomes = Vec::new();
@@ -142,7 +142,7 @@ async fn run_one(
     script: &Script,
     text: &str,
     url: Option<&str>,
-    patterns: &PatternSource,
+    engine: &Engine,
     progress: Progress,
 ) -> Outcome {
     let started = Instant::now();
@@ -157,7 +157,7 @@ async fn run_one(
     let mut local = None;
     let url = match url {
         Some(u) => u.to_string(),
-        None => match start_local(patterns, script.idle_timeout).await {
+        None => match start_local(engine, script.idle_timeout).await {
             Ok((u, stop)) => {
                 local = Some(stop);
                 u
@@ -184,14 +184,14 @@ async fn run_one(
 }
 
 async fn start_local(
-    patterns: &PatternSource,
+    engine: &Engine,
     idle: Option<chrono::TimeDelta>,
 ) -> Result<(String, tokio::sync::oneshot::Sender<()>), String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| format!("cannot start a server: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let mut engine = crate::patterns::load(patterns).map_err(|e| format!("patterns: {e}"))?;
+    let mut engine = engine.clone();
     if let Some(idle) = idle {
         engine.settings_mut().idle_timeout = idle;
     }

@@ -122,7 +122,7 @@ pub struct Reading {
 }
 
 /// The compiled lexicon.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Classifier {
     matcher: AhoCorasick,
     /// `meanings[meaning_at[p]..meaning_at[p + 1]]` are the meanings of phrase `p`.

@@ -63,7 +63,7 @@ pub struct Step {
 }
 
 /// The compiled patterns and thresholds: everything a step needs besides the state.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Engine {
     classifier: Classifier,
     settings: Settings,

@@ -109,6 +109,17 @@ pub enum GoalStatus {
     Abandoned,
 }
 
+impl GoalStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GoalStatus::Active => "active",
+            GoalStatus::Completed => "completed",
+            GoalStatus::Abandoned => "abandoned",
+        }
+    }
+}
+
 /// Why a goal finished. Serialised as the spec's phrases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum GoalReason {
@@ -125,6 +136,17 @@ pub enum GoalReason {
 }
 
 impl GoalReason {
+    /// The wire name: the spec's phrase.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GoalReason::Satisfied => "user satisfied",
+            GoalReason::MovedOn => "user moved on",
+            GoalReason::Cancelled => "cancelled by user",
+            GoalReason::Superseded => "superseded",
+            GoalReason::IdleTimeout => "idle timeout",
+        }
+    }
+
     /// Completed or abandoned: the status a goal finishing for this reason gets.
     pub fn status(self) -> GoalStatus {
         match self {
@@ -144,6 +166,17 @@ pub enum SlotStatus {
     Provided,
 }
 
+impl SlotStatus {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SlotStatus::Unknown => "unknown",
+            SlotStatus::Asked => "asked",
+            SlotStatus::Provided => "provided",
+        }
+    }
+}
+
 /// One piece of required information of a goal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Slot {
@@ -156,6 +189,20 @@ pub struct Slot {
     pub status: SlotStatus,
     /// The matched words once provided (never the whole message unless it answered a question).
     pub value: Option<String>,
+}
+
+/// Writes `n` in decimal at the end of `buf` (20 bytes hold any `u64`) and returns where the
+/// digits start: numbers on the wire without a heap string.
+pub fn decimal_at_end(mut n: u64, buf: &mut [u8]) -> usize {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return at;
+        }
+    }
 }
 
 /// A goal's number within its session, written `g-N`.
@@ -172,17 +219,7 @@ impl Serialize for GoalId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         // `g-` and at most ten digits, written without a heap string.
         let mut buf = [0u8; 12];
-        let mut n = self.0;
-        let mut at = buf.len();
-        loop {
-            at -= 1;
-            buf[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        at -= 2;
+        let at = decimal_at_end(u64::from(self.0), &mut buf) - 2;
         buf[at..at + 2].copy_from_slice(b"g-");
         s.serialize_str(std::str::from_utf8(&buf[at..]).map_err(serde::ser::Error::custom)?)
     }

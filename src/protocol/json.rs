@@ -116,11 +116,7 @@ fn write_goal(out: &mut String, g: &Goal) {
     out.push_str(r#"","description":"#);
     string(out, &g.description);
     out.push_str(r#","status":""#);
-    out.push_str(match g.status {
-        crate::conversation::GoalStatus::Active => "active",
-        crate::conversation::GoalStatus::Completed => "completed",
-        crate::conversation::GoalStatus::Abandoned => "abandoned",
-    });
+    out.push_str(g.status.as_str());
     out.push_str(r#"","required_info":["#);
     for (i, s) in g.required_info.iter().enumerate() {
         if i > 0 {
@@ -133,11 +129,7 @@ fn write_goal(out: &mut String, g: &Goal) {
         out.push_str(r#","question":"#);
         string(out, &s.question);
         out.push_str(r#","status":""#);
-        out.push_str(match s.status {
-            crate::conversation::SlotStatus::Unknown => "unknown",
-            crate::conversation::SlotStatus::Asked => "asked",
-            crate::conversation::SlotStatus::Provided => "provided",
-        });
+        out.push_str(s.status.as_str());
         out.push_str(r#"","value":"#);
         match &s.value {
             Some(v) => string(out, v),
@@ -151,7 +143,7 @@ fn write_goal(out: &mut String, g: &Goal) {
     optional_time(out, &g.completed_at);
     out.push_str(r#","reason":"#);
     match g.reason {
-        Some(r) => string(out, goal_reason(r)),
+        Some(r) => string(out, r.as_str()),
         None => out.push_str("null"),
     }
     out.push_str(r#","turns":"#);
@@ -159,17 +151,6 @@ fn write_goal(out: &mut String, g: &Goal) {
     out.push_str(r#","understanding_turns":"#);
     number(out, u64::from(g.understanding_turns));
     out.push('}');
-}
-
-fn goal_reason(r: crate::conversation::GoalReason) -> &'static str {
-    use crate::conversation::GoalReason as R;
-    match r {
-        R::Satisfied => "user satisfied",
-        R::MovedOn => "user moved on",
-        R::Cancelled => "cancelled by user",
-        R::Superseded => "superseded",
-        R::IdleTimeout => "idle timeout",
-    }
 }
 
 fn time(out: &mut String, t: &DateTime<Utc>) {
@@ -203,17 +184,9 @@ fn summary(out: &mut String, conv: &Conversation) {
 }
 
 /// Appends a decimal number.
-fn number(out: &mut String, mut n: u64) {
+fn number(out: &mut String, n: u64) {
     let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+    let at = crate::conversation::state::decimal_at_end(n, &mut buf);
     // Only ASCII digits were written.
     out.extend(buf[at..].iter().map(|b| char::from(*b)));
 }

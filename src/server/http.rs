@@ -133,14 +133,23 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(StoreError(format!("store task failed: {e}"))))
 }
 
-fn store_unavailable(e: &StoreError) -> Response {
-    tracing::error!(error = %e, "store");
+/// An HTTP error answered with the protocol's error frame.
+fn error_response(status: StatusCode, code: ErrorCode, message: &str) -> Response {
     (
-        StatusCode::SERVICE_UNAVAILABLE,
+        status,
         [(header::CONTENT_TYPE, "application/json")],
-        protocol::to_text(&ErrorFrame::new(ErrorCode::StoreUnavailable, &e.0)),
+        protocol::to_text(&ErrorFrame::new(code, message)),
     )
         .into_response()
+}
+
+fn store_unavailable(e: &StoreError) -> Response {
+    tracing::error!(error = %e, "store");
+    error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::StoreUnavailable,
+        &e.0,
+    )
 }
 
 /// Browsers send `Origin`; other clients usually do not, and are let in. A browser may connect
@@ -190,12 +199,7 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
 
 fn unknown_session(id: &str) -> Response {
     let message = format!("no session \"{id}\"");
-    (
-        StatusCode::NOT_FOUND,
-        [(header::CONTENT_TYPE, "application/json")],
-        protocol::to_text(&ErrorFrame::new(ErrorCode::UnknownSession, &message)),
-    )
-        .into_response()
+    error_response(StatusCode::NOT_FOUND, ErrorCode::UnknownSession, &message)
 }
 
 async fn snapshot(app: &Arc<App>, id: &str) -> Result<Option<Conversation>, StoreError> {
@@ -246,12 +250,7 @@ async fn session_events(
         Ok(Query(p)) => p.after,
         Err(e) => {
             let message = format!("{}; expected ?after=SEQ", e.body_text());
-            return (
-                StatusCode::BAD_REQUEST,
-                [(header::CONTENT_TYPE, "application/json")],
-                protocol::to_text(&ErrorFrame::new(ErrorCode::BadRequest, &message)),
-            )
-                .into_response();
+            return error_response(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, &message);
         }
     };
     if let Err(e) = committed(&app).await {

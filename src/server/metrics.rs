@@ -216,14 +216,11 @@ impl Metrics {
         );
         for (t, goal_type) in GoalType::ALL.iter().enumerate() {
             for (r, reason) in REASONS.iter().enumerate() {
-                let status = match reason.status() {
-                    crate::conversation::GoalStatus::Completed => "completed",
-                    _ => "abandoned",
-                };
-                let reason = serde_json::to_string(reason).unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "convstate_goals_finished_total{{type=\"{goal_type}\",status=\"{status}\",reason={reason}}} {}",
+                    "convstate_goals_finished_total{{type=\"{goal_type}\",status=\"{}\",reason=\"{}\"}} {}",
+                    reason.status().as_str(),
+                    reason.as_str(),
                     self.goals_finished[t][r].get()
                 );
             }

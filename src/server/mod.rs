@@ -107,12 +107,12 @@ pub async fn run(
     let (stop_tx, stop_rx) = watch::channel(false);
     let rules = engine.fingerprint();
     let app = Arc::new(App::new(config, engine, store, stop_rx.clone()));
-    let recording = app.clone();
+    let (recording, now) = (app.clone(), rules.clone());
     match tokio::task::spawn_blocking(move || recording.sessions.store().record_rules(&rules)).await
     {
         Ok(Ok(Some(before))) => warn!(
             before = %before,
-            now = %app.sessions.engine().fingerprint(),
+            now = %now,
             "the patterns, settings or version changed since this store was last served: \
              sessions are loaded from their last snapshot and the rest of their log is read \
              with the new rules, so a resumed session may differ from what its clients last saw"

@@ -40,6 +40,31 @@ impl StoreKind {
     }
 }
 
+/// A copy of the built-in pattern set in a fresh directory.
+pub fn copy_of_patterns(stem: &str) -> std::path::PathBuf {
+    let dir = temp_path(stem, "d");
+    std::fs::create_dir_all(&dir).unwrap();
+    let builtin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
+    for entry in std::fs::read_dir(&builtin).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// Adds "assemble" as a lead of artifact creation to the pattern set in `dir`.
+pub fn add_assemble_lead(dir: &std::path::Path) {
+    let goals = dir.join("goals.toml");
+    let text = std::fs::read_to_string(&goals).unwrap();
+    assert!(
+        text.contains("\"build\","),
+        "no build lead in {}",
+        goals.display()
+    );
+    let text = text.replacen("\"build\",", "\"assemble\", \"build\",", 1);
+    std::fs::write(&goals, text).unwrap();
+}
+
 /// A fresh path under the target directory's temporary folder.
 pub fn temp_path(stem: &str, ext: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
