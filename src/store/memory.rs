@@ -83,12 +83,7 @@ impl Store for MemoryStore {
                     return Err(StoreError(format!("append to unknown session {session}")));
                 };
                 let last = s.events.last().map_or(0, |e| e.seq);
-                if event.seq != last + 1 {
-                    return Err(StoreError(format!(
-                        "session {session}: append of seq {} after {last} refused",
-                        event.seq
-                    )));
-                }
+                super::check_append(&session, last, event.seq).map_err(StoreError)?;
                 if let Some(state) = snapshot {
                     s.snapshot = Some((event.seq, state));
                 }

@@ -201,6 +201,18 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn describe(&self) -> String;
 }
 
+/// The append rule every store keeps: a session's events are numbered 1, 2, 3, ... with no gap
+/// and no repeat, so an append must carry the seq after the last one.
+pub fn check_append(session: &str, last: u64, seq: u64) -> Result<(), String> {
+    if seq == last + 1 {
+        Ok(())
+    } else {
+        Err(format!(
+            "session {session}: append of seq {seq} after {last} refused"
+        ))
+    }
+}
+
 /// Opens the store a URL names: `memory:` or `sqlite:PATH` (PATH relative to the working
 /// directory; its directory is created if missing). `batch` is the most events one SQLite
 /// transaction holds (1: a transaction per event).

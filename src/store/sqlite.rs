@@ -380,12 +380,7 @@ fn commit(
                         .map(|s| s as u64)
                         .ok_or_else(|| format!("append to unknown session {session}"))?,
                 };
-                if event.seq != last + 1 {
-                    return Err(format!(
-                        "session {session}: append of seq {} after {last} refused",
-                        event.seq
-                    ));
-                }
+                super::check_append(session, last, event.seq)?;
                 let body = serde_json::to_string(event).map_err(|e| e.to_string())?;
                 tx.prepare_cached(
                     "INSERT INTO events (session_id, seq, event) VALUES (?1, ?2, ?3)",
