@@ -241,6 +241,14 @@ impl Client {
         (state, ack)
     }
 
+    /// The next frame is the `ack` of `id`; returns its `seq`.
+    pub async fn expect_ack(&mut self, id: &str) -> u64 {
+        let frame = self.recv().await;
+        assert_eq!(frame["type"], "ack", "{frame}");
+        assert_eq!(frame["id"], id, "{frame}");
+        frame["seq"].as_u64().unwrap()
+    }
+
     pub async fn expect_error(&mut self, code: &str) -> Value {
         let frame = self.recv().await;
         assert_eq!(frame["type"], "error", "{frame}");
@@ -340,8 +348,27 @@ impl ServerProcess {
 
     /// Starts `convstate serve ARGS` with extra environment variables.
     pub fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Result<ServerProcess, String> {
+        ServerProcess::spawn_in(&[], args, envs)
+    }
+
+    /// Starts `PREFIX... convstate serve ARGS` (a prefix such as `nsenter -t PID -m --` runs
+    /// the server in another mount namespace).
+    pub fn spawn_in(
+        prefix: &[&str],
+        args: &[&str],
+        envs: &[(&str, &str)],
+    ) -> Result<ServerProcess, String> {
         use std::io::{BufRead, BufReader};
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
+        let binary = env!("CARGO_BIN_EXE_convstate");
+        let mut command = match prefix.split_first() {
+            Some((program, rest)) => {
+                let mut c = std::process::Command::new(program);
+                c.args(rest).arg(binary);
+                c
+            }
+            None => std::process::Command::new(binary),
+        };
+        let mut child = command
             .arg("serve")
             .args(args)
             .envs(envs.iter().copied())

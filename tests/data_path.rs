@@ -1,0 +1,691 @@
+//! The data path end to end: nothing reaches a client before the store holds it, a failing store
+//! refuses and recovers in the same process, retried ids survive restarts, a resuming or lagging
+//! client gets exactly the frames it missed, and state frames stay small in long sessions.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::BufRead;
+use std::time::Duration;
+
+use common::{Client, PATIENCE, ServerProcess, StoreKind, TestServer, http, temp_path};
+use convstate::config::ServerConfig;
+use convstate::store::{self, Event, Stored};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// A text of about 3 KB: fills a small disk in a few hundred turns.
+fn long_text(marker: &str) -> String {
+    let mut text = format!("The requirements, part {marker}:");
+    while text.len() < 3000 {
+        text.push_str(" it should list orders by date and show totals per customer;");
+    }
+    text
+}
+
+/// How a test makes the store run out of space, and frees it again.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// A 2 MiB tmpfs of its own (a private mount namespace), half of it taken by a ballast
+    /// file that is deleted to free space.
+    Tmpfs,
+    /// `--store-max-bytes`: SQLite's own page limit; space is freed by deleting a large session.
+    MaxBytes,
+}
+
+/// A small tmpfs in a private mount namespace, held by a process: unmounted when it dies.
+struct SmallDisk {
+    holder: std::process::Child,
+    dir: std::path::PathBuf,
+}
+
+impl SmallDisk {
+    fn new(size: &str) -> SmallDisk {
+        let dir = temp_path("tmpfs", "d");
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = format!(
+            "mount -t tmpfs -o size={size} tmpfs '{}' && echo mounted && exec sleep 3600",
+            dir.display()
+        );
+        let mut holder = std::process::Command::new("unshare")
+            .args(["-m", "--propagation", "private", "sh", "-c", &script])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("unshare runs (util-linux)");
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(holder.stdout.take().unwrap()).read_line(&mut line);
+        if line.trim() != "mounted" {
+            let _ = holder.kill();
+            let out = holder.wait_with_output().unwrap();
+            panic!(
+                "cannot mount a small tmpfs in a private mount namespace (this test needs root): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        SmallDisk { holder, dir }
+    }
+
+    fn prefix(&self) -> Vec<String> {
+        let pid = self.holder.id().to_string();
+        ["nsenter", "-t", &pid, "-m", "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    /// Runs a shell command inside the namespace.
+    fn sh(&self, command: &str) {
+        let mut args = self.prefix();
+        args.extend(["sh".to_string(), "-c".to_string(), command.to_string()]);
+        let status = std::process::Command::new(&args[0])
+            .args(&args[1..])
+            .status()
+            .unwrap();
+        assert!(status.success(), "{command}");
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = self.holder.kill();
+        let _ = self.holder.wait();
+    }
+}
+
+/// A server on a store that runs out of space, and the means to free it.
+struct Full {
+    fault: Fault,
+    disk: Option<SmallDisk>,
+    args: Vec<String>,
+    /// With `MaxBytes`: the session whose deletion frees space.
+    ballast: Option<String>,
+}
+
+impl Full {
+    fn new(fault: Fault) -> Full {
+        let rate = ["--rate-limit", "100000", "--rate-burst", "100000"].map(String::from);
+        match fault {
+            Fault::Tmpfs => {
+                let disk = SmallDisk::new("2m");
+                disk.sh(&format!(
+                    "head -c 1048576 /dev/zero > '{}/ballast'",
+                    disk.dir.display()
+                ));
+                let mut args = vec![
+                    "--store".to_string(),
+                    format!("sqlite:{}/convstate.db", disk.dir.display()),
+                ];
+                args.extend(rate);
+                Full {
+                    fault,
+                    disk: Some(disk),
+                    args,
+                    ballast: None,
+                }
+            }
+            Fault::MaxBytes => {
+                let db = temp_path("max-bytes", "db");
+                let mut args = vec![
+                    "--store".to_string(),
+                    format!("sqlite:{}", db.display()),
+                    "--store-max-bytes".to_string(),
+                    "1048576".to_string(),
+                ];
+                args.extend(rate);
+                Full {
+                    fault,
+                    disk: None,
+                    args,
+                    ballast: None,
+                }
+            }
+        }
+    }
+
+    fn start(&self) -> ServerProcess {
+        let prefix = self.disk.as_ref().map(SmallDisk::prefix).unwrap_or_default();
+        let prefix: Vec<&str> = prefix.iter().map(String::as_str).collect();
+        let mut args = vec!["--listen", "127.0.0.1:0"];
+        args.extend(self.args.iter().map(String::as_str));
+        ServerProcess::spawn_in(&prefix, &args, &[])
+            .unwrap_or_else(|log| panic!("the server did not start:\n{log}"))
+    }
+
+    /// Takes space that `free` gives back.
+    async fn take_space(&mut self, server: &ServerProcess) {
+        if let Fault::MaxBytes = self.fault {
+            let (mut client, _) = Client::connect(&server.ws_url("")).await;
+            for i in 0..150 {
+                client
+                    .turn("user", &long_text(&format!("ballast {i}")), &format!("b-{i}"))
+                    .await;
+            }
+            self.ballast = Some(client.session_id.clone());
+        }
+    }
+
+    async fn free(&self, server: &ServerProcess) {
+        match self.fault {
+            Fault::Tmpfs => {
+                let disk = self.disk.as_ref().unwrap();
+                disk.sh(&format!("rm '{}/ballast'", disk.dir.display()));
+            }
+            Fault::MaxBytes => {
+                let id = self.ballast.as_ref().unwrap();
+                let (status, body) =
+                    http(server.addr, "DELETE", &format!("/api/sessions/{id}")).await;
+                assert_eq!(status, 204, "{body}");
+            }
+        }
+    }
+}
+
+/// What one client saw: every frame, in order.
+type Seen = Vec<Value>;
+
+/// Reads every frame until the connection ends.
+async fn watch(mut ws: common::Client) -> Seen {
+    let mut seen = Vec::new();
+    while let Some(Ok(message)) = ws.ws.next().await {
+        if let Message::Text(t) = message {
+            seen.push(serde_json::from_str(&t).unwrap());
+        }
+    }
+    seen
+}
+
+/// Sends long turns with ids until the store refuses one; returns the acknowledged (id, seq)s
+/// and the client, still connected.
+async fn fill(mut client: Client, name: String) -> (Client, Vec<(String, u64)>, Seen) {
+    let mut acked = Vec::new();
+    let mut seen = Vec::new();
+    for k in 0..2_000 {
+        let id = format!("{name}-{k}");
+        client
+            .send(json!({"type":"message","role":"user","text":long_text(&id),"id":id}))
+            .await;
+        loop {
+            let frame = client.recv().await;
+            seen.push(frame.clone());
+            match frame["type"].as_str().unwrap() {
+                "ack" => {
+                    acked.push((id.clone(), frame["seq"].as_u64().unwrap()));
+                    break;
+                }
+                "error" => {
+                    assert_eq!(frame["code"], "store_unavailable", "{frame}");
+                    return (client, acked, seen);
+                }
+                _ => {}
+            }
+        }
+    }
+    panic!("{name}: the store never filled up");
+}
+
+/// Every `state` frame a client saw is the log's state at that seq, and every ack is in the log.
+fn check_against_log(engine: &convstate::conversation::Engine, events: &[Event], seen: &[Value]) {
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e.seq, i as u64 + 1, "a gap in the log");
+    }
+    let by_id: HashMap<&str, u64> = events
+        .iter()
+        .filter_map(|e| e.id.as_deref().map(|id| (id, e.seq)))
+        .collect();
+    assert_eq!(by_id.len(), events.iter().filter(|e| e.id.is_some()).count());
+    let mut states = BTreeMap::new();
+    for frame in seen {
+        match frame["type"].as_str().unwrap() {
+            "state" => {
+                let seq = frame["seq"].as_u64().unwrap();
+                states.insert(seq, frame["state"].clone());
+            }
+            "ack" => {
+                let id = frame["id"].as_str().unwrap();
+                assert_eq!(
+                    by_id.get(id).copied(),
+                    frame["seq"].as_u64(),
+                    "acknowledged {id} is not in the log at its seq"
+                );
+            }
+            _ => {}
+        }
+    }
+    let Some(first) = seen.iter().find(|f| f["type"] == "welcome") else {
+        return;
+    };
+    let created_at = first["state"]["created_at"].as_str().unwrap().parse().unwrap();
+    let session_id = first["session_id"].as_str().unwrap().to_string();
+    for (seq, state) in states {
+        assert!(
+            seq as usize <= events.len(),
+            "a client saw seq {seq}, the log ends at {}",
+            events.len()
+        );
+        let folded = store::fold(
+            engine,
+            &Stored {
+                session_id: session_id.clone(),
+                created_at,
+                snapshot: None,
+                events: events[..seq as usize].to_vec(),
+                recent_ids: Vec::new(),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            state,
+            serde_json::to_value(&folded.conv).unwrap(),
+            "the state a client saw at seq {seq} is not the log's"
+        );
+    }
+}
+
+/// The whole log of a session, page by page.
+async fn all_events(addr: std::net::SocketAddr, id: &str) -> Vec<Event> {
+    let mut events: Vec<Event> = Vec::new();
+    loop {
+        let after = events.last().map_or(0, |e| e.seq);
+        let (status, body) = http(
+            addr,
+            "GET",
+            &format!("/api/sessions/{id}/events?after={after}"),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        let page: Vec<Event> = serde_json::from_str(&body).unwrap();
+        if page.is_empty() {
+            return events;
+        }
+        events.extend(page);
+    }
+}
+
+async fn readyz(addr: std::net::SocketAddr) -> (u16, String) {
+    http(addr, "GET", "/readyz").await
+}
+
+/// A full store under load: no client ever sees a change the log lacks, turns are refused
+/// while it is full, `/readyz` says why, and once space is freed the same process serves again.
+async fn a_full_store_publishes_nothing_it_did_not_store_and_recovers(fault: Fault) {
+    let mut full = Full::new(fault);
+    let server = full.start();
+    assert_eq!(readyz(server.addr).await.0, 200);
+    full.take_space(&server).await;
+    // Sessions with a sender and a watcher each, all writing until the store refuses.
+    let mut senders = Vec::new();
+    let mut watchers = Vec::new();
+    for s in 0..4 {
+        let (sender, _) = Client::connect(&server.ws_url("")).await;
+        let url = server.ws_url(&format!("?session_id={}", sender.session_id));
+        let (watcher, welcome) = Client::connect(&url).await;
+        let mut first = vec![welcome];
+        watchers.push(tokio::spawn(async move {
+            first.extend(watch(watcher).await);
+            first
+        }));
+        senders.push(tokio::spawn(fill(sender, format!("s{s}"))));
+    }
+    let mut filled = Vec::new();
+    for t in senders {
+        filled.push(t.await.unwrap());
+    }
+    // Failing: /readyz names the cause; a turn is refused at once; so is a new session.
+    let (status, body) = readyz(server.addr).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("full"), "{body}");
+    let (mut client, _, _) = filled.pop().unwrap();
+    client
+        .send(json!({"type":"message","role":"user","text":"still there?","id":"x-1"}))
+        .await;
+    client.expect_error("store_unavailable").await;
+    let (status, _) = http(server.addr, "GET", "/healthz").await;
+    assert_eq!(status, 200, "liveness is not readiness");
+    filled.push((client, Vec::new(), Vec::new()));
+
+    full.free(&server).await;
+    let started = std::time::Instant::now();
+    while readyz(server.addr).await.0 != 200 {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "not ready again: {:?}",
+            readyz(server.addr).await
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The same process takes turns again.
+    let mut sessions = Vec::new();
+    for (n, (mut client, mut acked, mut seen)) in filled.into_iter().enumerate() {
+        let id = format!("after-{n}");
+        client
+            .send(json!({"type":"message","role":"user","text":"and a chart","id":id}))
+            .await;
+        loop {
+            let frame = client.recv().await;
+            seen.push(frame.clone());
+            if frame["type"] == "ack" {
+                acked.push((id.clone(), frame["seq"].as_u64().unwrap()));
+                break;
+            }
+            assert_ne!(frame["type"], "error", "{frame}");
+        }
+        sessions.push((client.session_id.clone(), acked, seen));
+    }
+    drop(server.kill());
+    let mut seen_by_watchers = Vec::new();
+    for w in watchers {
+        seen_by_watchers.push(w.await.unwrap());
+    }
+    // After a crash and a restart the log holds every frame any client saw.
+    let server = full.start();
+    let engine = convstate::patterns::builtin();
+    for ((id, acked, seen), watcher) in sessions.iter().zip(&seen_by_watchers) {
+        let events = all_events(server.addr, id).await;
+        check_against_log(&engine, &events, seen);
+        check_against_log(&engine, &events, watcher);
+        let in_log: HashSet<(String, u64)> = events
+            .iter()
+            .filter_map(|e| e.id.clone().map(|i| (i, e.seq)))
+            .collect();
+        for a in acked {
+            assert!(in_log.contains(a), "acknowledged {a:?} lost");
+        }
+    }
+    assert!(server.stop().0.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_tmpfs_publishes_nothing_it_did_not_store_and_recovers() {
+    a_full_store_publishes_nothing_it_did_not_store_and_recovers(Fault::Tmpfs).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_at_its_size_limit_publishes_nothing_it_did_not_store_and_recovers() {
+    a_full_store_publishes_nothing_it_did_not_store_and_recovers(Fault::MaxBytes).await;
+}
+
+/// 64 turns (a snapshot falls on the 64th) and 70, a SIGKILL, a restart: a retry of any of them
+/// gets its first ack again and changes nothing.
+#[tokio::test]
+async fn retried_ids_survive_a_restart_whatever_the_snapshot_cadence() {
+    for turns in [64u64, 70] {
+        let db = temp_path(&format!("retry-{turns}"), "db");
+        let store = format!("sqlite:{}", db.display());
+        let args = [
+            "--store",
+            &store,
+            "--rate-limit",
+            "100000",
+            "--rate-burst",
+            "100000",
+        ];
+        let server = ServerProcess::start(&args).unwrap();
+        let (mut client, _) = Client::connect(&server.ws_url("")).await;
+        let id = client.session_id.clone();
+        let mut acks = Vec::new();
+        for k in 1..=turns {
+            let (_, ack) = client
+                .turn("user", &format!("Add a field {k}"), &format!("c-{k}"))
+                .await;
+            acks.push(ack);
+        }
+        server.kill();
+        let server = ServerProcess::start(&args).unwrap();
+        let (mut client, welcome) =
+            Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq={turns}"))).await;
+        assert_eq!(welcome["seq"], turns);
+        for (k, ack) in (1..=turns).zip(&acks) {
+            client
+                .send(json!({"type":"message","role":"user","text":format!("Add a field {k}"),"id":format!("c-{k}")}))
+                .await;
+            assert_eq!(&client.recv().await, ack, "{turns} turns: retry of c-{k}");
+        }
+        client.send(json!({"type":"get_state"})).await;
+        let now = client.recv().await;
+        assert_eq!(now["seq"], turns);
+        assert_eq!(now["state"]["turn_count"], turns);
+        assert!(server.stop().0.success());
+    }
+}
+
+async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
+    let (mut a, welcome) = Client::connect(&server.ws_url("")).await;
+    assert_eq!(welcome["resumed"], false, "a new session resumes nothing");
+    a.turn("user", "I want to build a todo app", "a-1").await;
+    a.turn("assistant", "What features do you need?", "a-2").await;
+    let id = a.session_id.clone();
+    let (mut b, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome["resumed"], false, "no last_seq: nothing to resume");
+    a.ws.close(None).await.unwrap();
+    // Three changes while `a` is away.
+    let mut missed = Vec::new();
+    missed.push(
+        b.turn("user", "Add, delete, mark complete with React components", "b-1")
+            .await
+            .0,
+    );
+    missed.push(
+        b.turn("assistant", "I'll create a React todo app component", "b-2")
+            .await
+            .0,
+    );
+    b.send(json!({"type":"signal","signal":"work_done","id":"b-3"}))
+        .await;
+    missed.push(b.recv().await);
+    b.expect_ack("b-3").await;
+    let (mut a, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=2"))).await;
+    assert_eq!(welcome["resumed"], true);
+    assert_eq!(welcome["seq"], 2, "the welcome is where the client left off");
+    for frame in &missed {
+        assert_eq!(&a.recv().await, frame, "the missed frames, in order");
+    }
+    assert_eq!(missed[2]["state"]["phase"], "reviewing");
+    assert_eq!(missed[0]["transitions"][0]["to"], "planning");
+    // Then live frames.
+    let (live, _) = b.turn("user", "Perfect!", "b-4").await;
+    assert_eq!(a.recv().await, live);
+    // Up to date already: nothing to replay.
+    let (mut c, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=6"))).await;
+    assert_eq!((welcome["resumed"].clone(), welcome["seq"].clone()), (json!(true), json!(6)));
+    assert!(c.quiet_for(Duration::from_millis(200)).await);
+    // A seq the session never had: the full state, not resumed.
+    let (_, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=99"))).await;
+    assert_eq!((welcome["resumed"].clone(), welcome["seq"].clone()), (json!(false), json!(6)));
+    server.stop().await;
+}
+
+async fn a_resume_from_too_far_back_says_so_and_carries_the_full_state(store: StoreKind) {
+    let config = ServerConfig {
+        rate_limit: 100_000,
+        rate_burst: 100_000,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None, store).await;
+    let (mut a, _) = Client::connect(&server.ws_url("")).await;
+    for k in 0..400 {
+        a.send(json!({"type":"message","role":"user","text":format!("hello {k}")}))
+            .await;
+    }
+    for _ in 0..400 {
+        a.recv().await;
+    }
+    let id = a.session_id.clone();
+    let (mut old, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=1"))).await;
+    assert_eq!(welcome["resumed"], false);
+    assert_eq!(welcome["seq"], 400);
+    assert!(old.quiet_for(Duration::from_millis(200)).await);
+    // Within reach: every frame after it.
+    let (mut near, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=300"))).await;
+    assert_eq!((welcome["resumed"].clone(), welcome["seq"].clone()), (json!(true), json!(300)));
+    for seq in 301..=400 {
+        assert_eq!(near.recv().await["seq"], seq);
+    }
+    server.stop().await;
+}
+
+/// A client that does not read while its session changes fast falls behind the live broadcast;
+/// it is caught up from the log, frame by frame, not skipped to the current state.
+async fn a_client_lagging_behind_the_broadcast_is_caught_up_without_gaps(store: StoreKind) {
+    let config = ServerConfig {
+        rate_limit: 100_000,
+        rate_burst: 100_000,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None, store).await;
+    let (mut writer, _) = Client::connect(&server.ws_url("")).await;
+    let id = writer.session_id.clone();
+    // The slow reader: a tiny receive buffer, and it reads nothing for now.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(server.addr).await.unwrap();
+    let (mut slow, _) = tokio_tungstenite::client_async(
+        server.ws_url(&format!("?session_id={id}")),
+        stream,
+    )
+    .await
+    .unwrap();
+    let turns = 3_000u64;
+    let mut frames = Vec::new();
+    for k in 0..turns {
+        writer
+            .send(json!({"type":"message","role":if k % 2 == 0 {"user"} else {"assistant"},"text":long_text(&k.to_string())}))
+            .await;
+    }
+    for _ in 0..turns {
+        frames.push(writer.recv().await);
+    }
+    // Now read everything: the welcome, then seq 1 to the end, each with its transitions.
+    let mut got = Vec::new();
+    while got.len() < turns as usize + 1 {
+        let message = tokio::time::timeout(PATIENCE, slow.next())
+            .await
+            .expect("frames in time")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = message {
+            got.push(serde_json::from_str::<Value>(&t).unwrap());
+        }
+    }
+    assert_eq!(got[0]["type"], "welcome");
+    assert_eq!(&got[1..], &frames[..], "every frame, in order, none skipped");
+    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+    let caught_up = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("convstate_catch_ups_total "))
+        .and_then(|n| n.parse::<u64>().ok())
+        .expect("a catch-up counter");
+    assert!(caught_up > 0, "the reader never fell behind: the test proves nothing");
+    let _ = slow.close(None).await;
+    server.stop().await;
+}
+
+/// A thousand finished goals: the state frame carries a window of them and the totals, and the
+/// whole history is paged over HTTP.
+async fn state_frames_stay_small_after_a_thousand_goals(store: StoreKind) {
+    let config = ServerConfig {
+        rate_limit: 100_000,
+        rate_burst: 100_000,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None, store).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    for k in 0..1_000 {
+        client
+            .send(json!({"type":"message","role":"user","text":format!("Build a landing page for product {k}")}))
+            .await;
+        client
+            .send(json!({"type":"message","role":"user","text":"bye"}))
+            .await;
+    }
+    let mut last = Value::Null;
+    for _ in 0..2_000 {
+        last = client.recv().await;
+    }
+    let (frame, _) = client.turn("user", "Build a todo app", "c-last").await;
+    let size = frame.to_string().len();
+    assert!(size < 16 * 1024, "a state frame of {size} bytes");
+    let state = &frame["state"];
+    assert_eq!(state["completed_goals"].as_array().unwrap().len(), 20);
+    assert_eq!(state["completed_goals_total"], 1000);
+    assert_eq!(state["abandoned_goals_total"], 1000);
+    assert_eq!(
+        state["completed_goals"][19]["description"],
+        "landing page for product 999"
+    );
+    assert_eq!(last["state"]["completed_goals_total"], 1000);
+    assert!(
+        frame["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("Completed Goals: 0\nAbandoned Goals: 1000"),
+        "{}",
+        frame["summary"]
+    );
+    // The whole history over HTTP, oldest first, in pages.
+    let goals = format!("/api/sessions/{}/goals", client.session_id);
+    let (status, body) = http(server.addr, "GET", &goals).await;
+    assert_eq!(status, 200, "{body}");
+    let page: Vec<Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(page.len(), 100, "the default page");
+    assert_eq!(page[0]["description"], "landing page for product 0");
+    let (_, body) = http(server.addr, "GET", &format!("{goals}?after=990&limit=5")).await;
+    let page: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let names: Vec<&str> = page
+        .iter()
+        .map(|g| g["description"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        (990..995)
+            .map(|k| format!("landing page for product {k}"))
+            .collect::<Vec<_>>()
+    );
+    let (_, body) = http(server.addr, "GET", &format!("{goals}?after=0&limit=1000")).await;
+    assert_eq!(serde_json::from_str::<Vec<Value>>(&body).unwrap().len(), 1000);
+    for bad in ["?limit=1001", "?limit=0", "?after=x"] {
+        let (status, body) = http(server.addr, "GET", &format!("{goals}{bad}")).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(body.contains("bad_request"), "{body}");
+    }
+    // The event log pages too: 1,000 events at most per request.
+    let events = format!("/api/sessions/{}/events", client.session_id);
+    let (_, body) = http(server.addr, "GET", &events).await;
+    let page: Vec<Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(page.len(), 1000);
+    let (_, body) = http(server.addr, "GET", &format!("{events}?after=1990&limit=20")).await;
+    let page: Vec<Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(page.len(), 11);
+    assert_eq!(page[10]["seq"], 2001);
+    let (status, _) = http(server.addr, "GET", &format!("{events}?limit=5000")).await;
+    assert_eq!(status, 400);
+    server.stop().await;
+}
+
+async fn ids_longer_than_128_bytes_are_refused(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    client
+        .send(json!({"type":"message","role":"user","text":"hi","id":"x".repeat(129)}))
+        .await;
+    let e = client.expect_error("bad_request").await;
+    assert!(e["message"].as_str().unwrap().contains("128"), "{e}");
+    let (state, _) = client.turn("user", "hi", &"y".repeat(128)).await;
+    assert_eq!(state["seq"], 1, "nothing was applied before");
+    server.stop().await;
+}
+
+on_both_stores!(
+    a_client_resuming_with_last_seq_gets_exactly_what_it_missed,
+    a_resume_from_too_far_back_says_so_and_carries_the_full_state,
+    a_client_lagging_behind_the_broadcast_is_caught_up_without_gaps,
+    state_frames_stay_small_after_a_thousand_goals,
+    ids_longer_than_128_bytes_are_refused,
+);
