@@ -10,7 +10,8 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use convstate::conversation::{Conversation, Engine, Input, Role};
 use convstate::patterns::{self, PatternSource};
-use convstate::protocol::StateFrame;
+use convstate::protocol::ServerFrame;
+use convstate::protocol::json::FrameText;
 use divan::{AllocProfiler, Bencher, black_box};
 
 #[global_allocator]
@@ -135,19 +136,17 @@ fn run_all(
     }
 }
 
-/// A whole turn: classify + transition + `state` frame into a reused buffer. Each iteration
-/// runs all conversations from fresh sessions, so goal creation is counted as it happens.
+/// A whole turn: classify + transition + `state` frame (a new string each, as the server
+/// writes it). Each iteration runs all conversations from fresh sessions, so goal creation is
+/// counted as it happens.
 #[divan::bench]
 fn turn(bencher: Bencher) {
     let engine = engine();
-    let mut buf = String::with_capacity(8192);
     bencher
         .counter(divan::counter::ItemsCount::new(turn_count()))
         .bench_local(|| {
             run_all(engine, |conv, transitions| {
-                buf.clear();
-                convstate::protocol::json::write_state_frame(&mut buf, conv, 1, transitions);
-                black_box(&buf);
+                black_box(FrameText::state(conv, 1, transitions));
             })
         });
 }
@@ -178,20 +177,17 @@ fn classify(bencher: Bencher) {
         });
 }
 
-/// The `state` frames alone, written into a reused buffer.
+/// The `state` frames alone.
 #[divan::bench]
 fn json_frame(bencher: Bencher) {
     let engine = engine();
     let mut states = Vec::new();
     run_all(engine, |conv, _| states.push(conv.clone()));
-    let mut buf = String::with_capacity(8192);
     bencher
         .counter(divan::counter::ItemsCount::new(states.len()))
         .bench_local(|| {
             for conv in &states {
-                buf.clear();
-                convstate::protocol::json::write_state_frame(&mut buf, conv, 1, &[]);
-                black_box(&buf);
+                black_box(FrameText::state(conv, 1, &[]));
             }
         });
 }
@@ -208,7 +204,7 @@ fn serde_json_frame(bencher: Bencher) {
         .bench_local(|| {
             for conv in &states {
                 buf.clear();
-                serde_json::to_writer(&mut buf, &StateFrame::new(conv, 1, &[])).unwrap();
+                serde_json::to_writer(&mut buf, &ServerFrame::state(conv, 1, &[])).unwrap();
                 black_box(&buf);
             }
         });

@@ -136,6 +136,10 @@ pub struct ServeArgs {
     /// Most changes one store transaction commits; 1 disables group commit [default: 4096].
     #[arg(long, value_name = "N")]
     pub store_batch: Option<u64>,
+    /// The largest the SQLite file may grow, in bytes; at the limit changes are refused until
+    /// sessions are deleted [default: no limit].
+    #[arg(long, value_name = "BYTES")]
+    pub store_max_bytes: Option<u64>,
     /// Evict sessions without activity for this long [default: 24h].
     #[arg(long, value_name = "DURATION")]
     pub retention: Option<String>,
@@ -174,6 +178,7 @@ impl ServeArgs {
             patterns: self.patterns,
             store: self.store,
             store_batch: self.store_batch,
+            store_max_bytes: self.store_max_bytes,
             retention: self.retention,
             max_frame_bytes: self.max_frame_bytes,
             rate_limit: self.rate_limit,
@@ -315,7 +320,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     // A store that cannot be opened (a damaged or foreign file) stops the server here, before
     // it serves anything.
-    let store = match crate::store::open(&config.store, config.retention, config.store_batch) {
+    let store = match crate::store::open(&config.store, &config.store_options()) {
         Ok(store) => store,
         Err(e) => {
             eprintln!("error: {e}");

@@ -51,6 +51,9 @@ pub struct ServerConfig {
     pub store: String,
     /// Most changes one SQLite transaction commits (group commit); 1 commits each on its own.
     pub store_batch: usize,
+    /// The largest the SQLite file may grow, in bytes (a quota: at the limit, changes are
+    /// refused as on a full disk until sessions are deleted); `None`: the disk's size.
+    pub store_max_bytes: Option<u64>,
     /// Sessions without activity for this long are evicted from memory (24 hours: a user who
     /// comes back the next day still finds the conversation).
     pub retention: TimeDelta,
@@ -75,12 +78,23 @@ impl Default for ServerConfig {
             patterns: None,
             store: "sqlite:data/convstate.db".to_string(),
             store_batch: 4096,
+            store_max_bytes: None,
             retention: TimeDelta::hours(24),
             max_frame_bytes: 64 * 1024,
             rate_limit: 20,
             rate_burst: 40,
             allowed_origins: Vec::new(),
             ping_interval: std::time::Duration::from_secs(30),
+        }
+    }
+}
+
+impl ServerConfig {
+    /// How to open the store.
+    pub fn store_options(&self) -> crate::store::Options {
+        crate::store::Options {
+            batch: self.store_batch,
+            max_bytes: self.store_max_bytes,
         }
     }
 }
@@ -94,6 +108,7 @@ pub struct ConfigLayer {
     pub patterns: Option<std::path::PathBuf>,
     pub store: Option<String>,
     pub store_batch: Option<u64>,
+    pub store_max_bytes: Option<u64>,
     pub retention: Option<String>,
     pub max_frame_bytes: Option<u64>,
     pub rate_limit: Option<u32>,
@@ -103,12 +118,13 @@ pub struct ConfigLayer {
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 11] = [
+pub const ENV_VARS: [(&str, &str); 12] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
     ("CONVSTATE_STORE", "store"),
     ("CONVSTATE_STORE_BATCH", "store_batch"),
+    ("CONVSTATE_STORE_MAX_BYTES", "store_max_bytes"),
     ("CONVSTATE_RETENTION", "retention"),
     ("CONVSTATE_MAX_FRAME_BYTES", "max_frame_bytes"),
     ("CONVSTATE_RATE_LIMIT", "rate_limit"),
@@ -147,6 +163,7 @@ impl ConfigLayer {
                 "CONVSTATE_PATTERNS" => layer.patterns = Some(value.into()),
                 "CONVSTATE_STORE" => layer.store = Some(value),
                 "CONVSTATE_STORE_BATCH" => layer.store_batch = Some(number(&value)?),
+                "CONVSTATE_STORE_MAX_BYTES" => layer.store_max_bytes = Some(number(&value)?),
                 "CONVSTATE_RETENTION" => layer.retention = Some(value),
                 "CONVSTATE_MAX_FRAME_BYTES" => layer.max_frame_bytes = Some(number(&value)?),
                 "CONVSTATE_RATE_LIMIT" => {
@@ -188,6 +205,7 @@ impl ConfigLayer {
             patterns: self.patterns.or(base.patterns),
             store: self.store.or(base.store),
             store_batch: self.store_batch.or(base.store_batch),
+            store_max_bytes: self.store_max_bytes.or(base.store_max_bytes),
             retention: self.retention.or(base.retention),
             max_frame_bytes: self.max_frame_bytes.or(base.max_frame_bytes),
             rate_limit: self.rate_limit.or(base.rate_limit),
@@ -217,6 +235,14 @@ impl ConfigLayer {
                 return Err(format!("store_batch: {n} is outside 1 to 1000000"));
             }
             c.store_batch = n as usize;
+        }
+        if let Some(n) = self.store_max_bytes {
+            if n < 65_536 {
+                return Err(format!(
+                    "store_max_bytes: {n} is below 65536 bytes (the empty store takes about 40 KB)"
+                ));
+            }
+            c.store_max_bytes = Some(n);
         }
         if let Some(d) = self.retention {
             c.retention = parse_duration(&d).map_err(|e| format!("retention: {e}"))?;

@@ -16,7 +16,6 @@ use std::sync::Arc;
 
 use regex::{Regex, RegexBuilder};
 
-use crate::conversation::{FNV_OFFSET, fnv1a};
 use toml::de::DeTable;
 
 use crate::conversation::lexicon::{
@@ -109,6 +108,31 @@ pub fn load(source: &PatternSource) -> Result<Engine, PatternErrors> {
         }])
     })?;
     Ok(Engine::new(classifier, settings, hash))
+}
+
+/// Names the rules logs are folded with: this version of convstate, the pattern files' text and
+/// the settings. A store keeps it, to tell when its logs were written under other rules (a
+/// session's state is its log folded by the rules of the server that loads it).
+pub fn fingerprint(engine: &Engine) -> String {
+    let settings = format!("{:?}", engine.settings());
+    let hash = fnv1a(
+        fnv1a(FNV_OFFSET, &engine.source().to_le_bytes()),
+        settings.as_bytes(),
+    );
+    format!("{}-{hash:016x}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The starting value of [`fnv1a`].
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, 64 bits: a hash that is the same on every machine and in every build (unlike the
+/// standard library's), for fingerprints that are stored.
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }
 
 /// The built-in engine. The built-in set is checked by the test suite, so this cannot fail in
@@ -472,6 +496,7 @@ impl Cx<'_> {
                 "idle_timeout",
                 "max_understanding_turns",
                 "small_talk_tail_words",
+                "history_window",
             ],
             "the settings",
         );
@@ -487,6 +512,9 @@ impl Cx<'_> {
         }
         if let Some(n) = self.integer(doc, "small_talk_tail_words", 0, 20) {
             settings.small_talk_tail_words = n as u32;
+        }
+        if let Some(n) = self.integer(doc, "history_window", 0, 1000) {
+            settings.history_window = n as u32;
         }
         settings
     }

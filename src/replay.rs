@@ -226,9 +226,11 @@ pub fn replay(
         }
         buf.clear();
         match format {
-            Format::Frames => {
-                crate::protocol::json::write_state_frame(&mut buf, conv, seq, &result.transitions)
-            }
+            Format::Frames => buf.push_str(&crate::protocol::state_frame_text(
+                conv,
+                seq,
+                &result.transitions,
+            )),
             Format::Brief => brief(&mut buf, seq, conv, &result.transitions)
                 .map_err(|e| ReplayError::Line(n, format!("cannot write the step: {e}")))?,
         }

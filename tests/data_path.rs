@@ -145,7 +145,11 @@ impl Full {
     }
 
     fn start(&self) -> ServerProcess {
-        let prefix = self.disk.as_ref().map(SmallDisk::prefix).unwrap_or_default();
+        let prefix = self
+            .disk
+            .as_ref()
+            .map(SmallDisk::prefix)
+            .unwrap_or_default();
         let prefix: Vec<&str> = prefix.iter().map(String::as_str).collect();
         let mut args = vec!["--listen", "127.0.0.1:0"];
         args.extend(self.args.iter().map(String::as_str));
@@ -159,7 +163,11 @@ impl Full {
             let (mut client, _) = Client::connect(&server.ws_url("")).await;
             for i in 0..150 {
                 client
-                    .turn("user", &long_text(&format!("ballast {i}")), &format!("b-{i}"))
+                    .turn(
+                        "user",
+                        &long_text(&format!("ballast {i}")),
+                        &format!("b-{i}"),
+                    )
                     .await;
             }
             self.ballast = Some(client.session_id.clone());
@@ -186,7 +194,7 @@ impl Full {
 type Seen = Vec<Value>;
 
 /// Reads every frame until the connection ends.
-async fn watch(mut ws: common::Client) -> Seen {
+async fn watch(mut ws: Client) -> Seen {
     let mut seen = Vec::new();
     while let Some(Ok(message)) = ws.ws.next().await {
         if let Message::Text(t) = message {
@@ -234,7 +242,10 @@ fn check_against_log(engine: &convstate::conversation::Engine, events: &[Event],
         .iter()
         .filter_map(|e| e.id.as_deref().map(|id| (id, e.seq)))
         .collect();
-    assert_eq!(by_id.len(), events.iter().filter(|e| e.id.is_some()).count());
+    assert_eq!(
+        by_id.len(),
+        events.iter().filter(|e| e.id.is_some()).count()
+    );
     let mut states = BTreeMap::new();
     for frame in seen {
         match frame["type"].as_str().unwrap() {
@@ -256,7 +267,11 @@ fn check_against_log(engine: &convstate::conversation::Engine, events: &[Event],
     let Some(first) = seen.iter().find(|f| f["type"] == "welcome") else {
         return;
     };
-    let created_at = first["state"]["created_at"].as_str().unwrap().parse().unwrap();
+    let created_at = first["state"]["created_at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     let session_id = first["session_id"].as_str().unwrap().to_string();
     for (seq, state) in states {
         assert!(
@@ -455,7 +470,8 @@ async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: Stor
     let (mut a, welcome) = Client::connect(&server.ws_url("")).await;
     assert_eq!(welcome["resumed"], false, "a new session resumes nothing");
     a.turn("user", "I want to build a todo app", "a-1").await;
-    a.turn("assistant", "What features do you need?", "a-2").await;
+    a.turn("assistant", "What features do you need?", "a-2")
+        .await;
     let id = a.session_id.clone();
     let (mut b, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
     assert_eq!(welcome["resumed"], false, "no last_seq: nothing to resume");
@@ -463,9 +479,13 @@ async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: Stor
     // Three changes while `a` is away.
     let mut missed = Vec::new();
     missed.push(
-        b.turn("user", "Add, delete, mark complete with React components", "b-1")
-            .await
-            .0,
+        b.turn(
+            "user",
+            "I need add, delete, and mark as complete functionality with React components",
+            "b-1",
+        )
+        .await
+        .0,
     );
     missed.push(
         b.turn("assistant", "I'll create a React todo app component", "b-2")
@@ -479,7 +499,10 @@ async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: Stor
     let (mut a, welcome) =
         Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=2"))).await;
     assert_eq!(welcome["resumed"], true);
-    assert_eq!(welcome["seq"], 2, "the welcome is where the client left off");
+    assert_eq!(
+        welcome["seq"], 2,
+        "the welcome is where the client left off"
+    );
     for frame in &missed {
         assert_eq!(&a.recv().await, frame, "the missed frames, in order");
     }
@@ -491,12 +514,18 @@ async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: Stor
     // Up to date already: nothing to replay.
     let (mut c, welcome) =
         Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=6"))).await;
-    assert_eq!((welcome["resumed"].clone(), welcome["seq"].clone()), (json!(true), json!(6)));
+    assert_eq!(
+        (welcome["resumed"].clone(), welcome["seq"].clone()),
+        (json!(true), json!(6))
+    );
     assert!(c.quiet_for(Duration::from_millis(200)).await);
     // A seq the session never had: the full state, not resumed.
     let (_, welcome) =
         Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=99"))).await;
-    assert_eq!((welcome["resumed"].clone(), welcome["seq"].clone()), (json!(false), json!(6)));
+    assert_eq!(
+        (welcome["resumed"].clone(), welcome["seq"].clone()),
+        (json!(false), json!(6))
+    );
     server.stop().await;
 }
 
@@ -524,7 +553,10 @@ async fn a_resume_from_too_far_back_says_so_and_carries_the_full_state(store: St
     // Within reach: every frame after it.
     let (mut near, welcome) =
         Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=300"))).await;
-    assert_eq!((welcome["resumed"].clone(), welcome["seq"].clone()), (json!(true), json!(300)));
+    assert_eq!(
+        (welcome["resumed"].clone(), welcome["seq"].clone()),
+        (json!(true), json!(300))
+    );
     for seq in 301..=400 {
         assert_eq!(near.recv().await["seq"], seq);
     }
@@ -546,43 +578,60 @@ async fn a_client_lagging_behind_the_broadcast_is_caught_up_without_gaps(store: 
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();
     let stream = socket.connect(server.addr).await.unwrap();
-    let (mut slow, _) = tokio_tungstenite::client_async(
-        server.ws_url(&format!("?session_id={id}")),
-        stream,
-    )
-    .await
-    .unwrap();
-    let turns = 3_000u64;
+    let (mut slow, _) =
+        tokio_tungstenite::client_async(server.ws_url(&format!("?session_id={id}")), stream)
+            .await
+            .unwrap();
+    // Large frames (a goal with a 30 KB description), so the reader's buffers fill within a
+    // few dozen of them, and fewer changes than can be rebuilt from the log.
+    let turns = 240u64;
+    let mut description = String::from("Build a landing page called");
+    while description.len() < 30_000 {
+        description.push_str(" alpha beta gamma");
+    }
     let mut frames = Vec::new();
-    for k in 0..turns {
+    writer
+        .send(json!({"type":"message","role":"user","text":description}))
+        .await;
+    for k in 1..turns {
         writer
-            .send(json!({"type":"message","role":if k % 2 == 0 {"user"} else {"assistant"},"text":long_text(&k.to_string())}))
+            .send(
+                json!({"type":"message","role":"assistant","text":format!("Working on part {k}")}),
+            )
             .await;
     }
     for _ in 0..turns {
         frames.push(writer.recv().await);
     }
     // Now read everything: the welcome, then seq 1 to the end, each with its transitions.
-    let mut got = Vec::new();
+    let mut got: Vec<Value> = Vec::new();
     while got.len() < turns as usize + 1 {
-        let message = tokio::time::timeout(PATIENCE, slow.next())
-            .await
-            .expect("frames in time")
-            .unwrap()
-            .unwrap();
+        let Ok(message) = tokio::time::timeout(PATIENCE, slow.next()).await else {
+            let seqs: Vec<u64> = got.iter().filter_map(|f| f["seq"].as_u64()).collect();
+            let jumps: Vec<_> = seqs.windows(2).filter(|w| w[1] != w[0] + 1).collect();
+            panic!("{} frames arrived, jumps at {jumps:?}", got.len());
+        };
+        let message = message.unwrap().unwrap();
         if let Message::Text(t) = message {
             got.push(serde_json::from_str::<Value>(&t).unwrap());
         }
     }
     assert_eq!(got[0]["type"], "welcome");
-    assert_eq!(&got[1..], &frames[..], "every frame, in order, none skipped");
+    assert_eq!(
+        &got[1..],
+        &frames[..],
+        "every frame, in order, none skipped"
+    );
     let (_, metrics) = http(server.addr, "GET", "/metrics").await;
     let caught_up = metrics
         .lines()
         .find_map(|l| l.strip_prefix("convstate_catch_ups_total "))
         .and_then(|n| n.parse::<u64>().ok())
         .expect("a catch-up counter");
-    assert!(caught_up > 0, "the reader never fell behind: the test proves nothing");
+    assert!(
+        caught_up > 0,
+        "the reader never fell behind: the test proves nothing"
+    );
     let _ = slow.close(None).await;
     server.stop().await;
 }
@@ -649,7 +698,10 @@ async fn state_frames_stay_small_after_a_thousand_goals(store: StoreKind) {
             .collect::<Vec<_>>()
     );
     let (_, body) = http(server.addr, "GET", &format!("{goals}?after=0&limit=1000")).await;
-    assert_eq!(serde_json::from_str::<Vec<Value>>(&body).unwrap().len(), 1000);
+    assert_eq!(
+        serde_json::from_str::<Vec<Value>>(&body).unwrap().len(),
+        1000
+    );
     for bad in ["?limit=1001", "?limit=0", "?after=x"] {
         let (status, body) = http(server.addr, "GET", &format!("{goals}{bad}")).await;
         assert_eq!(status, 400, "{bad}: {body}");

@@ -5,12 +5,20 @@ use std::collections::HashSet;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use convstate::conversation::{Conversation, Engine, Input, Phase, Role, Signal, Summary};
+use convstate::protocol::ServerFrame;
 use proptest::prelude::*;
 
+/// The built-in rules with a history window of 3, so random conversations run past it.
 fn engine() -> &'static Engine {
     static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
-    ENGINE.get_or_init(convstate::patterns::builtin)
+    ENGINE.get_or_init(|| {
+        let mut engine = convstate::patterns::builtin();
+        engine.settings_mut().history_window = WINDOW as u32;
+        engine
+    })
 }
+
+const WINDOW: usize = 3;
 
 /// Pieces of real chat, so random messages reach goals, signals and slots, not just noise.
 const PIECES: &[&str] = &[
@@ -93,7 +101,8 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
     let mut now = start;
     let mut conv = engine().start("s-prop", now);
     let mut turns_since_reset = 0u64;
-    let mut history_len = 0usize;
+    let mut history_total = 0u64;
+    let mut last_ids: Vec<convstate::conversation::GoalId> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         now += TimeDelta::seconds(gaps[i % gaps.len()]);
         let before_phase = conv.phase;
@@ -115,17 +124,30 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
             Op::Message(..) => turns_since_reset += 1,
             Op::Reset => {
                 turns_since_reset = 0;
-                history_len = 0;
+                history_total = 0;
+                last_ids.clear();
             }
             _ => {}
         }
         prop_assert_eq!(conv.turn_count, turns_since_reset);
 
-        // The history only grows, by at most one goal per step... or two when a late turn
-        // idles one goal and a switch could not follow (a new goal starts from idle).
-        prop_assert!(conv.completed_goals.len() >= history_len);
-        prop_assert!(conv.completed_goals.len() - history_len <= 2);
-        history_len = conv.completed_goals.len();
+        // The history only grows, by the goals the step reports finished: at most one per
+        // step (a late turn idles its goal, and a new one starts from idle without a second).
+        // The state keeps the most recent ones, up to the window, in the order they finished.
+        prop_assert!(step.finished.len() <= 1);
+        prop_assert_eq!(
+            conv.completed_goals_total,
+            history_total + step.finished.len() as u64
+        );
+        history_total = conv.completed_goals_total;
+        prop_assert_eq!(
+            conv.completed_goals.len() as u64,
+            history_total.min(WINDOW as u64)
+        );
+        prop_assert!(conv.abandoned_goals_total <= conv.completed_goals_total);
+        last_ids.extend(step.finished.iter().map(|g| g.id));
+        let window: Vec<_> = conv.completed_goals.iter().map(|g| g.id).collect();
+        prop_assert_eq!(&last_ids[last_ids.len() - window.len()..], &window[..]);
 
         let mut ids = HashSet::new();
         for g in &conv.completed_goals {
@@ -169,19 +191,21 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
 
         // The dedicated frame writer writes exactly what the serde derives write.
         let fast = convstate::protocol::state_frame_text(&conv, i as u64, &step.transitions);
-        let reference = serde_json::to_string(&convstate::protocol::StateFrame::new(
-            &conv,
-            i as u64,
-            &step.transitions,
-        ))
-        .unwrap();
-        prop_assert_eq!(fast, reference);
-        let fast = convstate::protocol::welcome_frame_text(&conv, i as u64);
-        let reference =
-            serde_json::to_string(&convstate::protocol::WelcomeFrame::new(&conv, i as u64))
-                .unwrap();
-        prop_assert_eq!(fast, reference);
-        prop_assert_eq!(step.finished <= 2, true);
+        let reference = ServerFrame::state(&conv, i as u64, &step.transitions).to_text();
+        prop_assert_eq!(&fast, &reference);
+        prop_assert_eq!(
+            ServerFrame::parse(&fast).unwrap(),
+            ServerFrame::state(&conv, i as u64, &step.transitions)
+        );
+        let resumed = i % 2 == 0;
+        let fast = convstate::protocol::welcome_frame_text(&conv, i as u64, resumed);
+        let reference = ServerFrame::welcome(&conv, i as u64, resumed).to_text();
+        prop_assert_eq!(&fast, &reference);
+        let text = convstate::protocol::json::FrameText::state(&conv, i as u64, &[]);
+        prop_assert_eq!(
+            text.parts.current(&text.text),
+            ServerFrame::state(&conv, i as u64, &[]).to_text()
+        );
 
         // The summary renders and the state round-trips through its JSON.
         let _ = Summary(&conv).to_string();

@@ -70,9 +70,18 @@ async fn a_client_resumes_after_a_dropped_connection(store: StoreKind) {
     let url = server.ws_url(&format!("?session_id={id}&last_seq={}", last["seq"]));
     let (mut back, welcome) = Client::connect(&url).await;
     assert_eq!(welcome["session_id"], id);
-    assert_eq!(welcome["seq"], 3);
-    assert_eq!(welcome["state"]["phase"], "planning");
-    assert_eq!(welcome["state"]["turn_count"], 3);
+    // Resumed where it left off, then the change it missed.
+    assert_eq!(welcome["resumed"], true);
+    assert_eq!(welcome["seq"], 2);
+    assert_eq!(welcome["state"], last["state"]);
+    let missed = back.recv().await;
+    assert_eq!(missed["seq"], 3);
+    assert_eq!(missed["state"]["phase"], "planning");
+    assert_eq!(missed["state"]["turn_count"], 3);
+    assert_eq!(
+        missed["transitions"][0]["reason"],
+        "Gathered sufficient information"
+    );
     let (state, _) = back.turn("user", "go ahead", "c-3").await;
     assert_eq!(state["seq"], 4);
     assert_eq!(state["state"]["phase"], "executing");

@@ -201,7 +201,7 @@ async fn start_local(
         rate_burst: 100_000,
         ..crate::config::ServerConfig::default()
     };
-    let store = crate::store::open("memory:", config.retention, 1).map_err(|e| e.0)?;
+    let store = crate::store::open("memory:", &config.store_options()).map_err(|e| e.message)?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(crate::server::run(listener, config, engine, store, async {
         let _ = rx.await;

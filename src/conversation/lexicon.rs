@@ -6,90 +6,34 @@ use std::sync::Arc;
 use chrono::TimeDelta;
 use regex::Regex;
 
+use super::names::named;
 use super::state::GoalType;
 
-/// Who wrote a message; signals are gated by it.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    User,
-    Assistant,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        }
+named! {
+    /// Who wrote a message; signals are gated by it.
+    pub enum Role {
+        User = "user",
+        Assistant = "assistant",
     }
 }
 
-/// The phrase classes the rule table reads.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Signal {
-    Approve,
-    StartWork,
-    WorkDone,
-    Satisfied,
-    ChangeRequest,
-    Cancel,
-    /// Marks a new goal as replacing the current one.
-    Switch,
-    /// Ends a finished conversation ("bye", "see you") wherever it stands in the message.
-    Farewell,
+named! {
+    /// The phrase classes the rule table reads.
+    pub enum Signal {
+        Approve = "approve",
+        StartWork = "start_work",
+        WorkDone = "work_done",
+        Satisfied = "satisfied",
+        ChangeRequest = "change_request",
+        Cancel = "cancel",
+        /// Marks a new goal as replacing the current one.
+        Switch = "switch",
+        /// Ends a finished conversation ("bye", "see you") wherever it stands in the message.
+        Farewell = "farewell",
+    }
 }
 
 impl Signal {
-    pub const ALL: [Signal; 8] = [
-        Signal::Approve,
-        Signal::StartWork,
-        Signal::WorkDone,
-        Signal::Satisfied,
-        Signal::ChangeRequest,
-        Signal::Cancel,
-        Signal::Switch,
-        Signal::Farewell,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Signal::Approve => "approve",
-            Signal::StartWork => "start_work",
-            Signal::WorkDone => "work_done",
-            Signal::Satisfied => "satisfied",
-            Signal::ChangeRequest => "change_request",
-            Signal::Cancel => "cancel",
-            Signal::Switch => "switch",
-            Signal::Farewell => "farewell",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Signal> {
-        Signal::ALL.into_iter().find(|s| s.as_str() == name)
-    }
-
     /// Whether a client may send it as an explicit signal (a button press).
     pub fn is_explicit(self) -> bool {
         !matches!(self, Signal::Switch | Signal::Farewell)
@@ -215,15 +159,19 @@ pub struct Settings {
     /// Words a small-talk phrase may be followed by and still be small talk ("how are you
     /// doing today").
     pub small_talk_tail_words: u32,
+    /// Finished goals the state keeps in `completed_goals` (the most recent ones), so that a
+    /// long session's state, and every frame that carries it, stays small.
+    pub history_window: u32,
 }
 
 impl Default for Settings {
-    /// The design's defaults: 10 minutes, 3 turns.
+    /// The design's defaults: 10 minutes, 3 turns; 20 finished goals in the state.
     fn default() -> Settings {
         Settings {
             idle_timeout: TimeDelta::minutes(10),
             max_understanding_turns: 3,
             small_talk_tail_words: 2,
+            history_window: 20,
         }
     }
 }

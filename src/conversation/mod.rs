@@ -11,12 +11,9 @@
 pub mod classify;
 pub mod lexicon;
 pub mod machine;
+pub(crate) mod names;
 pub mod state;
 pub mod summary;
-pub mod time;
-
-#[cfg(test)]
-mod classify_table;
 
 use std::ops::Range;
 
@@ -58,8 +55,9 @@ pub struct Step {
     pub transitions: Transitions,
     /// False only for a tick that found nothing to do: such a step is not a change.
     pub changed: bool,
-    /// Goals this step completed or abandoned: the last ones of `completed_goals`.
-    pub finished: usize,
+    /// Goals this step completed or abandoned, in order (at most one in practice). They are in
+    /// `completed_goals` too unless the history window is 0.
+    pub finished: Vec<Goal>,
 }
 
 /// The compiled patterns and thresholds: everything a step needs besides the state.
@@ -67,28 +65,16 @@ pub struct Step {
 pub struct Engine {
     classifier: Classifier,
     settings: Settings,
-    /// A hash of the pattern files' text the classifier was compiled from.
+    /// Names what the classifier was compiled from (the pattern loader's hash of the files'
+    /// text), for the rules' fingerprint.
     source: u64,
-}
-
-/// The starting value of [`fnv1a`].
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a, 64 bits: a hash that is the same on every machine and in every build (unlike the
-/// standard library's), for fingerprints that are stored.
-pub fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
 }
 
 /// Slot values read from one message: (position in the goal's `required_info`, byte range).
 type Fills = SmallVec<[(usize, Range<usize>); 4]>;
 
 impl Engine {
-    /// `source` is a hash of the text the classifier was compiled from ([`fnv1a`]).
+    /// `source` names what the classifier was compiled from (see `crate::patterns`).
     pub fn new(classifier: Classifier, settings: Settings, source: u64) -> Engine {
         Engine {
             classifier,
@@ -97,16 +83,9 @@ impl Engine {
         }
     }
 
-    /// Names the rules logs are folded with: this version of the engine, the pattern files'
-    /// text and the settings. A store keeps it, to tell when its logs were written under other
-    /// rules (a session's state is its log folded by the rules of the server that loads it).
-    pub fn fingerprint(&self) -> String {
-        let settings = format!("{:?}", self.settings);
-        let hash = fnv1a(
-            fnv1a(FNV_OFFSET, &self.source.to_le_bytes()),
-            settings.as_bytes(),
-        );
-        format!("{}-{hash:016x}", env!("CARGO_PKG_VERSION"))
+    /// What the classifier was compiled from, as given to [`Engine::new`].
+    pub fn source(&self) -> u64 {
+        self.source
     }
 
     pub fn settings(&self) -> &Settings {
@@ -129,6 +108,26 @@ impl Engine {
         conv
     }
 
+    /// Brings a state kept under other settings (a snapshot) to these: the history window
+    /// keeps the most recent goals, and totals missing from an older state are counted from the
+    /// goals it holds.
+    pub fn fit(&self, conv: &mut Conversation) {
+        let held = conv.completed_goals.len() as u64;
+        if conv.completed_goals_total < held {
+            conv.completed_goals_total = held;
+            conv.abandoned_goals_total = conv
+                .completed_goals
+                .iter()
+                .filter(|g| g.status == GoalStatus::Abandoned)
+                .count() as u64;
+        }
+        let over = conv
+            .completed_goals
+            .len()
+            .saturating_sub(self.settings.history_window as usize);
+        conv.completed_goals.drain(..over);
+    }
+
     /// The idle check the sweeper calls at a session's deadline: `step` with [`Input::Tick`].
     pub fn tick(&self, conv: &mut Conversation, now: DateTime<Utc>) -> Step {
         self.step(conv, Input::Tick, now)
@@ -136,14 +135,8 @@ impl Engine {
 
     /// Applies one input at `now`.
     pub fn step(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
-        let history = conv.completed_goals.len();
-        let mut step = self.step_inner(conv, input, now);
-        step.finished = conv.completed_goals.len().saturating_sub(history);
-        step
-    }
-
-    fn step_inner(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
         let mut out = Transitions::new();
+        let mut finished = Vec::new();
         if let Input::Reset = input {
             let from = conv.phase;
             let goals_started = conv.goals_started;
@@ -160,13 +153,13 @@ impl Engine {
             return Step {
                 transitions: out,
                 changed: true,
-                finished: 0,
+                finished,
             };
         }
         // Rule 1: the idle timeout, applied first, so a late turn is then read from `idle`.
         let deadline = conv.last_activity() + self.settings.idle_timeout;
         if conv.phase != Phase::Idle && now >= deadline {
-            finish_goal(conv, GoalReason::IdleTimeout, deadline);
+            self.finish_goal(conv, GoalReason::IdleTimeout, deadline, &mut finished);
             move_to(conv, Phase::Idle, TransitionReason::IdleTimeout, &mut out);
         }
         let turn = match input {
@@ -179,7 +172,7 @@ impl Engine {
                 return Step {
                     transitions: out,
                     changed,
-                    finished: 0,
+                    finished,
                 };
             }
             Input::Signal(signal) => {
@@ -187,7 +180,7 @@ impl Engine {
                     signals: Signals::of(signal),
                     ..Reading::default()
                 };
-                self.apply(conv, "", None, &reading, now, &mut out);
+                self.apply(conv, "", None, &reading, now, &mut out, &mut finished);
                 false
             }
             Input::Message {
@@ -207,7 +200,15 @@ impl Engine {
                 if let Some(goal) = &mut conv.current_goal {
                     goal.turns += 1;
                 }
-                self.apply(conv, &text, Some(role), &reading, now, &mut out);
+                self.apply(
+                    conv,
+                    &text,
+                    Some(role),
+                    &reading,
+                    now,
+                    &mut out,
+                    &mut finished,
+                );
                 true
             }
         };
@@ -215,11 +216,12 @@ impl Engine {
         Step {
             transitions: out,
             changed: true,
-            finished: 0,
+            finished,
         }
     }
 
     /// Rules 2 to 4 for one classified input.
+    #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
         conv: &mut Conversation,
@@ -228,6 +230,7 @@ impl Engine {
         reading: &Reading,
         now: DateTime<Utc>,
         out: &mut Transitions,
+        finished: &mut Vec<Goal>,
     ) {
         let fills = match (&conv.current_goal, role) {
             (Some(goal), Some(Role::User)) => self.read_slots(goal, text, reading),
@@ -260,7 +263,7 @@ impl Engine {
                 move_to(conv, to, reason, out);
             }
             Outcome::Finish(to, reason, goal_reason) => {
-                finish_goal(conv, goal_reason, now);
+                self.finish_goal(conv, goal_reason, now, finished);
                 move_to(conv, to, reason, out);
             }
             Outcome::Start(reason, previous) => {
@@ -268,7 +271,7 @@ impl Engine {
                     return; // `decide` starts goals only for inputs with a lead
                 };
                 if let Some(why) = previous {
-                    finish_goal(conv, why, now);
+                    self.finish_goal(conv, why, now, finished);
                 }
                 self.start_goal(conv, text, lead, now);
                 move_to(conv, Phase::Understanding, reason, out);
@@ -398,6 +401,39 @@ impl Engine {
         conv.current_goal = Some(goal);
     }
 
+    /// Moves the current goal, if any, to the history: the end of `completed_goals`, which
+    /// keeps the most recent `history_window` goals, and the totals. The goal is also reported
+    /// in `finished`, for the store's whole history.
+    fn finish_goal(
+        &self,
+        conv: &mut Conversation,
+        reason: GoalReason,
+        at: DateTime<Utc>,
+        finished: &mut Vec<Goal>,
+    ) {
+        let Some(mut goal) = conv.current_goal.take() else {
+            return;
+        };
+        goal.status = reason.status();
+        goal.reason = Some(reason);
+        goal.completed_at = Some(at);
+        conv.completed_goals_total += 1;
+        if goal.status == GoalStatus::Abandoned {
+            conv.abandoned_goals_total += 1;
+        }
+        let window = self.settings.history_window as usize;
+        if window > 0 {
+            if conv.completed_goals.len() >= window {
+                let over = conv.completed_goals.len() + 1 - window;
+                conv.completed_goals.drain(..over);
+            }
+            conv.completed_goals.push(goal.clone());
+        } else {
+            conv.completed_goals.clear();
+        }
+        finished.push(goal);
+    }
+
     fn slot_index(&self, name: &str) -> Option<usize> {
         self.classifier
             .slots()
@@ -443,14 +479,4 @@ fn set_value(value: &mut Option<String>, new: &str) {
 fn move_to(conv: &mut Conversation, to: Phase, reason: TransitionReason, out: &mut Transitions) {
     out.push(Transition::new(conv.phase, to, reason));
     conv.phase = to;
-}
-
-/// Moves the current goal, if any, to the history.
-fn finish_goal(conv: &mut Conversation, reason: GoalReason, at: DateTime<Utc>) {
-    if let Some(mut goal) = conv.current_goal.take() {
-        goal.status = reason.status();
-        goal.reason = Some(reason);
-        goal.completed_at = Some(at);
-        conv.completed_goals.push(goal);
-    }
 }

@@ -1,7 +1,8 @@
 //! The conversation state: what the server keeps per session and pushes to its clients.
 //!
 //! Every type here serialises to the `state` object of the wire contract (`docs/protocol.md`),
-//! and deserialises back, so a snapshot is just this JSON.
+//! and deserialises back, so a snapshot is just this JSON. How the bytes look on the wire (times,
+//! goal ids, the fast writer of frames) is `crate::protocol`'s business, not the engine's.
 
 use std::fmt;
 use std::sync::Arc;
@@ -10,44 +11,23 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Where the conversation stands. A new session starts in `Greeting`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    Greeting,
-    Understanding,
-    Planning,
-    Executing,
-    Reviewing,
-    Completed,
-    Idle,
+use super::names::named;
+
+named! {
+    /// Where the conversation stands. A new session starts in `Greeting`; the order is the
+    /// happy path's.
+    pub enum Phase {
+        Greeting = "greeting",
+        Understanding = "understanding",
+        Planning = "planning",
+        Executing = "executing",
+        Reviewing = "reviewing",
+        Completed = "completed",
+        Idle = "idle",
+    }
 }
 
 impl Phase {
-    /// Every phase, in the order of the happy path.
-    pub const ALL: [Phase; 7] = [
-        Phase::Greeting,
-        Phase::Understanding,
-        Phase::Planning,
-        Phase::Executing,
-        Phase::Reviewing,
-        Phase::Completed,
-        Phase::Idle,
-    ];
-
-    /// The wire name of the phase.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Greeting => "greeting",
-            Phase::Understanding => "understanding",
-            Phase::Planning => "planning",
-            Phase::Executing => "executing",
-            Phase::Reviewing => "reviewing",
-            Phase::Completed => "completed",
-            Phase::Idle => "idle",
-        }
-    }
-
     /// A transition into one of these phases from a different phase is a milestone.
     pub fn is_milestone(self) -> bool {
         matches!(
@@ -57,96 +37,36 @@ impl Phase {
     }
 }
 
-impl fmt::Display for Phase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+named! {
+    /// What the user is trying to get done.
+    pub enum GoalType {
+        ArtifactCreation = "artifact_creation",
+        QuestionAnswer = "question_answer",
+        TaskExecution = "task_execution",
+        Exploration = "exploration",
     }
 }
 
-/// What the user is trying to get done.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum GoalType {
-    ArtifactCreation,
-    QuestionAnswer,
-    TaskExecution,
-    Exploration,
-}
-
-impl GoalType {
-    pub const ALL: [GoalType; 4] = [
-        GoalType::ArtifactCreation,
-        GoalType::QuestionAnswer,
-        GoalType::TaskExecution,
-        GoalType::Exploration,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GoalType::ArtifactCreation => "artifact_creation",
-            GoalType::QuestionAnswer => "question_answer",
-            GoalType::TaskExecution => "task_execution",
-            GoalType::Exploration => "exploration",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<GoalType> {
-        GoalType::ALL.into_iter().find(|t| t.as_str() == name)
+named! {
+    pub enum GoalStatus {
+        Active = "active",
+        Completed = "completed",
+        Abandoned = "abandoned",
     }
 }
 
-impl fmt::Display for GoalType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+named! {
+    /// Why a goal finished, in the spec's phrases.
+    pub enum GoalReason {
+        Satisfied = "user satisfied",
+        MovedOn = "user moved on",
+        Cancelled = "cancelled by user",
+        Superseded = "superseded",
+        IdleTimeout = "idle timeout",
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum GoalStatus {
-    Active,
-    Completed,
-    Abandoned,
-}
-
-impl GoalStatus {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GoalStatus::Active => "active",
-            GoalStatus::Completed => "completed",
-            GoalStatus::Abandoned => "abandoned",
-        }
-    }
-}
-
-/// Why a goal finished. Serialised as the spec's phrases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum GoalReason {
-    #[serde(rename = "user satisfied")]
-    Satisfied,
-    #[serde(rename = "user moved on")]
-    MovedOn,
-    #[serde(rename = "cancelled by user")]
-    Cancelled,
-    #[serde(rename = "superseded")]
-    Superseded,
-    #[serde(rename = "idle timeout")]
-    IdleTimeout,
 }
 
 impl GoalReason {
-    /// The wire name: the spec's phrase.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GoalReason::Satisfied => "user satisfied",
-            GoalReason::MovedOn => "user moved on",
-            GoalReason::Cancelled => "cancelled by user",
-            GoalReason::Superseded => "superseded",
-            GoalReason::IdleTimeout => "idle timeout",
-        }
-    }
-
     /// Completed or abandoned: the status a goal finishing for this reason gets.
     pub fn status(self) -> GoalStatus {
         match self {
@@ -158,22 +78,11 @@ impl GoalReason {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SlotStatus {
-    Unknown,
-    Asked,
-    Provided,
-}
-
-impl SlotStatus {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SlotStatus::Unknown => "unknown",
-            SlotStatus::Asked => "asked",
-            SlotStatus::Provided => "provided",
-        }
+named! {
+    pub enum SlotStatus {
+        Unknown = "unknown",
+        Asked = "asked",
+        Provided = "provided",
     }
 }
 
@@ -191,61 +100,14 @@ pub struct Slot {
     pub value: Option<String>,
 }
 
-/// Writes `n` in decimal at the end of `buf` (20 bytes hold any `u64`) and returns where the
-/// digits start: numbers on the wire without a heap string.
-pub fn decimal_at_end(mut n: u64, buf: &mut [u8]) -> usize {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return at;
-        }
-    }
-}
-
-/// A goal's number within its session, written `g-N`.
+/// A goal's number within its session, written `g-N` (`crate::protocol` says how it is
+/// serialised).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GoalId(pub u32);
 
 impl fmt::Display for GoalId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "g-{}", self.0)
-    }
-}
-
-impl Serialize for GoalId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // `g-` and at most ten digits, written without a heap string.
-        let mut buf = [0u8; 12];
-        let at = decimal_at_end(u64::from(self.0), &mut buf) - 2;
-        buf[at..at + 2].copy_from_slice(b"g-");
-        s.serialize_str(std::str::from_utf8(&buf[at..]).map_err(serde::ser::Error::custom)?)
-    }
-}
-
-impl JsonSchema for GoalId {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "GoalId".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "A goal's number within its session.",
-            "type": "string",
-            "pattern": "^g-[0-9]+$"
-        })
-    }
-}
-
-impl<'de> Deserialize<'de> for GoalId {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GoalId, D::Error> {
-        let text = std::borrow::Cow::<str>::deserialize(d)?;
-        text.strip_prefix("g-")
-            .and_then(|n| n.parse().ok())
-            .map(GoalId)
-            .ok_or_else(|| serde::de::Error::custom(format!("invalid goal id \"{text}\"")))
     }
 }
 
@@ -260,11 +122,7 @@ pub struct Goal {
     pub description: String,
     pub status: GoalStatus,
     pub required_info: Vec<Slot>,
-    #[serde(with = "super::time")]
-    #[schemars(with = "DateTime<Utc>")]
     pub created_at: DateTime<Utc>,
-    #[serde(with = "super::time::option")]
-    #[schemars(with = "Option<DateTime<Utc>>")]
     pub completed_at: Option<DateTime<Utc>>,
     /// Why the goal finished; `null` while it is active.
     pub reason: Option<GoalReason>,
@@ -287,75 +145,27 @@ impl Goal {
     }
 }
 
-/// The reason of a transition, serialised as the spec's phrases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum TransitionReason {
-    #[serde(rename = "Idle timeout")]
-    IdleTimeout,
-    #[serde(rename = "User cancelled")]
-    Cancelled,
-    #[serde(rename = "User switched to a new goal")]
-    Switched,
-    #[serde(rename = "User stated a goal")]
-    GoalStated,
-    #[serde(rename = "Gathered sufficient information")]
-    Gathered,
-    #[serde(rename = "User approved")]
-    Approved,
-    #[serde(rename = "Max understanding turns reached")]
-    MaxTurns,
-    #[serde(rename = "Answer given")]
-    AnswerGiven,
-    #[serde(rename = "Plan approved, starting work")]
-    PlanApproved,
-    #[serde(rename = "Work completed")]
-    WorkCompleted,
-    #[serde(rename = "User requested changes")]
-    ChangesRequested,
-    #[serde(rename = "User satisfied with result")]
-    Satisfied,
-    #[serde(rename = "User moved on to a new goal")]
-    MovedOn,
-    #[serde(rename = "User started new goal")]
-    NewGoal,
-    #[serde(rename = "User said goodbye")]
-    Farewell,
-    #[serde(rename = "User re-engaged with new goal")]
-    ReEngaged,
-    #[serde(rename = "User returned")]
-    Returned,
-    #[serde(rename = "Session reset")]
-    Reset,
-}
-
-impl TransitionReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TransitionReason::IdleTimeout => "Idle timeout",
-            TransitionReason::Cancelled => "User cancelled",
-            TransitionReason::Switched => "User switched to a new goal",
-            TransitionReason::GoalStated => "User stated a goal",
-            TransitionReason::Gathered => "Gathered sufficient information",
-            TransitionReason::Approved => "User approved",
-            TransitionReason::MaxTurns => "Max understanding turns reached",
-            TransitionReason::AnswerGiven => "Answer given",
-            TransitionReason::PlanApproved => "Plan approved, starting work",
-            TransitionReason::WorkCompleted => "Work completed",
-            TransitionReason::ChangesRequested => "User requested changes",
-            TransitionReason::Satisfied => "User satisfied with result",
-            TransitionReason::MovedOn => "User moved on to a new goal",
-            TransitionReason::NewGoal => "User started new goal",
-            TransitionReason::Farewell => "User said goodbye",
-            TransitionReason::ReEngaged => "User re-engaged with new goal",
-            TransitionReason::Returned => "User returned",
-            TransitionReason::Reset => "Session reset",
-        }
-    }
-}
-
-impl fmt::Display for TransitionReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+named! {
+    /// The reason of a transition, in the spec's phrases.
+    pub enum TransitionReason {
+        IdleTimeout = "Idle timeout",
+        Cancelled = "User cancelled",
+        Switched = "User switched to a new goal",
+        GoalStated = "User stated a goal",
+        Gathered = "Gathered sufficient information",
+        Approved = "User approved",
+        MaxTurns = "Max understanding turns reached",
+        AnswerGiven = "Answer given",
+        PlanApproved = "Plan approved, starting work",
+        WorkCompleted = "Work completed",
+        ChangesRequested = "User requested changes",
+        Satisfied = "User satisfied with result",
+        MovedOn = "User moved on to a new goal",
+        NewGoal = "User started new goal",
+        Farewell = "User said goodbye",
+        ReEngaged = "User re-engaged with new goal",
+        Returned = "User returned",
+        Reset = "Session reset",
     }
 }
 
@@ -386,8 +196,6 @@ pub struct Milestone {
     pub phase: Phase,
     /// `turn_count` when it was reached (0 when a signal reached it).
     pub turn: u64,
-    #[serde(with = "super::time")]
-    #[schemars(with = "DateTime<Utc>")]
     pub at: DateTime<Utc>,
 }
 
@@ -401,25 +209,26 @@ pub struct Conversation {
     /// Turns taken in the current phase after entering it.
     pub phase_turns: u32,
     pub current_goal: Option<Goal>,
-    /// Finished goals, completed and abandoned alike, oldest first.
+    /// The most recent finished goals, completed and abandoned alike, oldest first: at most
+    /// the `history_window` setting's number of them, so the state stays small in a long
+    /// session (the whole history is the store's).
     pub completed_goals: Vec<Goal>,
+    /// Goals finished since the start (or the last reset), whether still in `completed_goals`
+    /// or not.
+    #[serde(default)]
+    pub completed_goals_total: u64,
+    /// Of those, the abandoned ones.
+    #[serde(default)]
+    pub abandoned_goals_total: u64,
     /// Goals stated so far in this session, resets included: numbers the next goal's id.
     pub goals_started: u32,
     pub last_milestone: Option<Milestone>,
-    #[serde(with = "super::time")]
-    #[schemars(with = "DateTime<Utc>")]
     pub created_at: DateTime<Utc>,
-    #[serde(with = "super::time::option")]
-    #[schemars(with = "Option<DateTime<Utc>>")]
     pub last_user_message_at: Option<DateTime<Utc>>,
-    #[serde(with = "super::time")]
-    #[schemars(with = "DateTime<Utc>")]
     pub last_updated: DateTime<Utc>,
     /// When the session goes idle unless the user speaks; `null` while idle. Derived from
     /// `last_activity` and the idle timeout after every step, kept here so that the sweeper and
     /// clients need no configuration to know it.
-    #[serde(with = "super::time::option")]
-    #[schemars(with = "Option<DateTime<Utc>>")]
     pub idle_deadline: Option<DateTime<Utc>>,
 }
 
@@ -434,6 +243,8 @@ impl Conversation {
             phase_turns: 0,
             current_goal: None,
             completed_goals: Vec::new(),
+            completed_goals_total: 0,
+            abandoned_goals_total: 0,
             goals_started: 0,
             last_milestone: None,
             created_at: now,

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::state::{Conversation, GoalStatus, SlotStatus};
+use super::state::{Conversation, SlotStatus};
 
 /// Displays a conversation's summary; serialise it with `collect_str` to write it without an
 /// intermediate string.
@@ -36,13 +36,10 @@ impl fmt::Display for Summary<'_> {
                 }
             }
         }
-        if !c.completed_goals.is_empty() {
-            let completed = c
-                .completed_goals
-                .iter()
-                .filter(|g| g.status == GoalStatus::Completed)
-                .count();
-            let abandoned = c.completed_goals.len() - completed;
+        // The totals, not the window of recent goals the state keeps.
+        if c.completed_goals_total > 0 {
+            let abandoned = c.abandoned_goals_total;
+            let completed = c.completed_goals_total.saturating_sub(abandoned);
             write!(f, "\n\nCompleted Goals: {completed}")?;
             if abandoned > 0 {
                 write!(f, "\nAbandoned Goals: {abandoned}")?;

@@ -1,4 +1,4 @@
-//! A dedicated writer for the frames pushed on every change (`state` and `welcome`).
+//! A dedicated writer for the frames pushed on every change (`state`, and `welcome` from it).
 //!
 //! Writing the state frame was most of the server's CPU time under load, nearly all of it in
 //! serde_json's byte-at-a-time string escaping and generic map machinery. This writer emits the
@@ -7,57 +7,128 @@
 //! bytes at a time.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use chrono::{DateTime, Utc};
 
 use crate::conversation::{Conversation, Goal, Summary, Transition};
 
-/// Appends the `state` frame of `conv` to `out`.
-pub fn write_state_frame(
-    out: &mut String,
-    conv: &Conversation,
-    seq: u64,
-    transitions: &[Transition],
-) {
-    out.push_str(r#"{"type":"state","session_id":"#);
-    string(out, &conv.session_id);
-    out.push_str(r#","seq":"#);
-    number(out, seq);
-    out.push_str(r#","state":"#);
-    write_state(out, conv);
-    out.push_str(r#","transitions":["#);
-    for (i, t) in transitions.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(r#"{"from":""#);
-        out.push_str(t.from.as_str());
-        out.push_str(r#"","to":""#);
-        out.push_str(t.to.as_str());
-        out.push_str(r#"","reason":"#);
-        string(out, t.reason.as_str());
-        out.push_str(r#","milestone":"#);
-        out.push_str(if t.milestone { "true" } else { "false" });
-        out.push('}');
-    }
-    out.push_str(r#"],"summary":"#);
-    summary(out, conv);
-    out.push('}');
+/// A `state` frame's text, with where its parts sit in it (see [`FrameParts`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameText {
+    pub text: String,
+    pub parts: FrameParts,
 }
 
-/// Appends the `welcome` frame of `conv` to `out`.
-pub fn write_welcome_frame(out: &mut String, conv: &Conversation, seq: u64) {
-    out.push_str(r#"{"type":"welcome","session_id":"#);
-    string(out, &conv.session_id);
-    out.push_str(r#","protocol":"#);
-    number(out, u64::from(super::PROTOCOL_VERSION));
-    out.push_str(r#","seq":"#);
-    number(out, seq);
-    out.push_str(r#","state":"#);
-    write_state(out, conv);
-    out.push_str(r#","summary":"#);
-    summary(out, conv);
-    out.push('}');
+/// Where a `state` frame's `state` object and summary string sit in its text, so that the other
+/// frames of the same state (a welcome, a `get_state` answer) and the HTTP API reuse the bytes
+/// instead of writing the state again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameParts {
+    pub seq: u64,
+    /// The session id, as a JSON string.
+    session_id: Range<usize>,
+    /// The `state` object.
+    state: Range<usize>,
+    /// The summary, as a JSON string (quoted and escaped).
+    summary: Range<usize>,
+}
+
+impl FrameText {
+    /// The `state` frame of `conv` after the change `seq`, which made `transitions`.
+    pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {
+        let mut out = String::with_capacity(2048);
+        out.push_str(r#"{"type":"state","session_id":"#);
+        let from = out.len();
+        string(&mut out, &conv.session_id);
+        let session_id = from..out.len();
+        out.push_str(r#","seq":"#);
+        number(&mut out, seq);
+        out.push_str(r#","state":"#);
+        let from = out.len();
+        write_state(&mut out, conv);
+        let state = from..out.len();
+        out.push_str(r#","transitions":["#);
+        for (i, t) in transitions.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(r#"{"from":""#);
+            out.push_str(t.from.as_str());
+            out.push_str(r#"","to":""#);
+            out.push_str(t.to.as_str());
+            out.push_str(r#"","reason":"#);
+            string(&mut out, t.reason.as_str());
+            out.push_str(r#","milestone":"#);
+            out.push_str(if t.milestone { "true" } else { "false" });
+            out.push('}');
+        }
+        out.push_str(r#"],"summary":"#);
+        let from = out.len();
+        summary(&mut out, conv);
+        let summary = from..out.len();
+        out.push('}');
+        FrameText {
+            text: out,
+            parts: FrameParts {
+                seq,
+                session_id,
+                state,
+                summary,
+            },
+        }
+    }
+
+    /// The `welcome` frame of the same state.
+    pub fn welcome(&self, resumed: bool) -> String {
+        self.parts.welcome(&self.text, resumed)
+    }
+}
+
+impl FrameParts {
+    /// The `state` object in `frame`, the text these parts were taken from.
+    pub fn state_json<'f>(&self, frame: &'f str) -> &'f str {
+        &frame[self.state.clone()]
+    }
+
+    /// The summary in `frame`, as text.
+    pub fn summary_text(&self, frame: &str) -> String {
+        serde_json::from_str(&frame[self.summary.clone()]).unwrap_or_default()
+    }
+
+    /// The `welcome` frame of the state in `frame`.
+    pub fn welcome(&self, frame: &str, resumed: bool) -> String {
+        let mut out = String::with_capacity(frame.len() + 64);
+        out.push_str(r#"{"type":"welcome","session_id":"#);
+        out.push_str(&frame[self.session_id.clone()]);
+        out.push_str(r#","protocol":"#);
+        number(&mut out, u64::from(super::PROTOCOL_VERSION));
+        out.push_str(r#","seq":"#);
+        number(&mut out, self.seq);
+        out.push_str(r#","resumed":"#);
+        out.push_str(if resumed { "true" } else { "false" });
+        out.push_str(r#","state":"#);
+        out.push_str(&frame[self.state.clone()]);
+        out.push_str(r#","summary":"#);
+        out.push_str(&frame[self.summary.clone()]);
+        out.push('}');
+        out
+    }
+
+    /// The `state` frame of the state in `frame` without transitions: a `get_state` answer.
+    pub fn current(&self, frame: &str) -> String {
+        let mut out = String::with_capacity(frame.len());
+        out.push_str(r#"{"type":"state","session_id":"#);
+        out.push_str(&frame[self.session_id.clone()]);
+        out.push_str(r#","seq":"#);
+        number(&mut out, self.seq);
+        out.push_str(r#","state":"#);
+        out.push_str(&frame[self.state.clone()]);
+        out.push_str(r#","transitions":[],"summary":"#);
+        out.push_str(&frame[self.summary.clone()]);
+        out.push('}');
+        out
+    }
 }
 
 /// Appends the `state` object.
@@ -82,7 +153,11 @@ pub fn write_state(out: &mut String, c: &Conversation) {
         }
         write_goal(out, goal);
     }
-    out.push_str(r#"],"goals_started":"#);
+    out.push_str(r#"],"completed_goals_total":"#);
+    number(out, c.completed_goals_total);
+    out.push_str(r#","abandoned_goals_total":"#);
+    number(out, c.abandoned_goals_total);
+    out.push_str(r#","goals_started":"#);
     number(out, u64::from(c.goals_started));
     out.push_str(r#","last_milestone":"#);
     match &c.last_milestone {
@@ -154,9 +229,9 @@ fn write_goal(out: &mut String, g: &Goal) {
 }
 
 fn time(out: &mut String, t: &DateTime<Utc>) {
-    let mut buf = [0u8; crate::conversation::time::MAX_LEN];
+    let mut buf = [0u8; super::time::MAX_LEN];
     out.push('"');
-    out.push_str(crate::conversation::time::format(t, &mut buf));
+    out.push_str(super::time::format(t, &mut buf));
     out.push('"');
 }
 
@@ -186,9 +261,23 @@ fn summary(out: &mut String, conv: &Conversation) {
 /// Appends a decimal number.
 fn number(out: &mut String, n: u64) {
     let mut buf = [0u8; 20];
-    let at = crate::conversation::state::decimal_at_end(n, &mut buf);
+    let at = decimal_at_end(n, &mut buf);
     // Only ASCII digits were written.
     out.extend(buf[at..].iter().map(|b| char::from(*b)));
+}
+
+/// Writes `n` in decimal at the end of `buf` (20 bytes hold any `u64`) and returns where the
+/// digits start: numbers on the wire without a heap string.
+pub fn decimal_at_end(mut n: u64, buf: &mut [u8]) -> usize {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return at;
+        }
+    }
 }
 
 /// Appends `s` as a JSON string, escaped exactly as serde_json escapes: `"`, `\` and control

@@ -4,12 +4,16 @@
 //! handler sees raw JSON. Server frames are written from borrowed data, so pushing a state
 //! costs one serialisation, shared by every client of the session.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::conversation::{Conversation, Role, Signal, Summary, Transition};
+use crate::conversation::names::named;
+use crate::conversation::{Conversation, GoalId, Role, Signal, Summary, Transition};
 
 pub mod json;
+pub mod time;
 
 /// The protocol version in the `welcome` frame.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -48,6 +52,10 @@ pub enum ClientFrame {
 /// The `type` values a client may send.
 pub const CLIENT_TYPES: [&str; 4] = ["message", "signal", "get_state", "reset"];
 
+/// The longest `id` a client frame may carry, in bytes: ids are kept per session, so their size
+/// is bounded (a UUID is 36).
+pub const MAX_ID_BYTES: usize = 128;
+
 /// Why a client frame was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
@@ -69,6 +77,10 @@ impl ClientFrame {
                      work_done, satisfied, change_request or cancel)",
                     signal.as_str()
                 ),
+            )),
+            Ok(frame) if frame.id().is_some_and(|id| id.len() > MAX_ID_BYTES) => Err(refuse(
+                ErrorCode::BadRequest,
+                format!("an `id` is at most {MAX_ID_BYTES} bytes"),
             )),
             Ok(frame) => Ok(frame),
             Err(e) => {
@@ -144,181 +156,234 @@ pub fn has_artifact(artifact: &Option<serde_json::Value>) -> bool {
     )
 }
 
+// --- the engine's types on the wire ---------------------------------------------------------
+
+/// `g-N`, written without a heap string.
+impl Serialize for GoalId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut buf = [0u8; 12];
+        let at = json::decimal_at_end(u64::from(self.0), &mut buf) - 2;
+        buf[at..at + 2].copy_from_slice(b"g-");
+        s.serialize_str(std::str::from_utf8(&buf[at..]).map_err(serde::ser::Error::custom)?)
+    }
+}
+
+impl<'de> Deserialize<'de> for GoalId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<GoalId, D::Error> {
+        let text = Cow::<str>::deserialize(d)?;
+        text.strip_prefix("g-")
+            .and_then(|n| n.parse().ok())
+            .map(GoalId)
+            .ok_or_else(|| serde::de::Error::custom(format!("invalid goal id \"{text}\"")))
+    }
+}
+
+impl JsonSchema for GoalId {
+    fn schema_name() -> Cow<'static, str> {
+        "GoalId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A goal's number within its session.",
+            "type": "string",
+            "pattern": "^g-[0-9]+$"
+        })
+    }
+}
+
 // --- server to client ------------------------------------------------------------------------
 
-/// The `type` of a server frame, one unit type per frame so the schema names the value.
-macro_rules! tag {
-    ($name:ident, $value:literal) => {
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
-        pub enum $name {
-            #[default]
-            #[serde(rename = $value)]
-            Tag,
-        }
-    };
-}
-tag!(WelcomeTag, "welcome");
-tag!(StateTag, "state");
-tag!(AckTag, "ack");
-tag!(ErrorTag, "error");
-
-/// The codes of `error` frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// The frame is not JSON.
-    BadJson,
-    /// A missing, unknown or wrong field, a binary frame, or a signal that cannot be sent.
-    BadRequest,
-    /// An unknown `type`.
-    UnknownType,
-    /// The frame is larger than the server accepts.
-    TooLarge,
-    /// Too many frames too fast: this one was not applied.
-    RateLimited,
-    /// No such session; the connection is closed after this frame.
-    UnknownSession,
-    /// The session was deleted; the connection is closed after this frame.
-    SessionDeleted,
-    /// The store cannot make changes durable: the frame was not applied.
-    StoreUnavailable,
+named! {
+    /// The codes of `error` frames.
+    pub enum ErrorCode {
+        /// The frame is not JSON.
+        BadJson = "bad_json",
+        /// A missing, unknown or wrong field, a binary frame, or a signal that cannot be sent.
+        BadRequest = "bad_request",
+        /// An unknown `type`.
+        UnknownType = "unknown_type",
+        /// The frame is larger than the server accepts.
+        TooLarge = "too_large",
+        /// Too many frames too fast: this one was not applied.
+        RateLimited = "rate_limited",
+        /// No such session; the connection is closed after this frame.
+        UnknownSession = "unknown_session",
+        /// The session was deleted; the connection is closed after this frame.
+        SessionDeleted = "session_deleted",
+        /// The store cannot make changes durable: the frame was not applied.
+        StoreUnavailable = "store_unavailable",
+    }
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 8] = [
-        ErrorCode::BadJson,
-        ErrorCode::BadRequest,
-        ErrorCode::UnknownType,
-        ErrorCode::TooLarge,
-        ErrorCode::RateLimited,
-        ErrorCode::UnknownSession,
-        ErrorCode::SessionDeleted,
-        ErrorCode::StoreUnavailable,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadJson => "bad_json",
-            ErrorCode::BadRequest => "bad_request",
-            ErrorCode::UnknownType => "unknown_type",
-            ErrorCode::TooLarge => "too_large",
-            ErrorCode::RateLimited => "rate_limited",
-            ErrorCode::UnknownSession => "unknown_session",
-            ErrorCode::SessionDeleted => "session_deleted",
-            ErrorCode::StoreUnavailable => "store_unavailable",
-        }
-    }
-
     /// Whether the server closes the connection after an error of this code.
     pub fn closes(self) -> bool {
         matches!(self, ErrorCode::UnknownSession | ErrorCode::SessionDeleted)
     }
 }
 
-/// `{"type":"welcome", ...}`: the first frame of every connection.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct WelcomeFrame<'a> {
-    #[serde(rename = "type")]
-    pub kind: WelcomeTag,
-    pub session_id: &'a str,
-    pub protocol: u32,
-    pub seq: u64,
-    pub state: &'a Conversation,
-    /// The text summary, ready for an LLM's system prompt.
-    #[serde(serialize_with = "as_text")]
-    #[schemars(with = "String")]
-    pub summary: Summary<'a>,
+/// Any frame the server sends.
+// One type for both directions: the server writes it (the hot `state` and `welcome` frames
+// through `json`, which writes the same bytes), clients and tests read it back with
+// `ServerFrame::parse`. Borrowed when written, owned when read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ServerFrame<'a> {
+    /// The first frame of every connection.
+    Welcome(Welcome<'a>),
+    /// A change of the session (or, without transitions, its current state).
+    State(StateUpdate<'a>),
+    /// To the sender of a frame with an `id`, once its change is durable.
+    Ack(Ack<'a>),
+    /// A refused request.
+    Error(ErrorBody<'a>),
 }
 
-impl<'a> WelcomeFrame<'a> {
-    pub fn new(state: &'a Conversation, seq: u64) -> Self {
-        WelcomeFrame {
-            kind: WelcomeTag::Tag,
-            session_id: &state.session_id,
-            protocol: PROTOCOL_VERSION,
-            seq,
-            state,
-            summary: Summary(state),
-        }
-    }
+/// `{"type":"welcome", ...}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Welcome<'a> {
+    pub session_id: Cow<'a, str>,
+    pub protocol: u32,
+    /// The `seq` of `state`: every frame after this one has a higher one.
+    pub seq: u64,
+    /// Whether the client's `last_seq` was honoured: `state` is the state at that `seq` and
+    /// the frames it missed follow. `false`: `state` is the current state (a new client, or one
+    /// from too far back).
+    #[serde(default)]
+    pub resumed: bool,
+    pub state: Cow<'a, Conversation>,
+    /// The text summary, ready for an LLM's system prompt.
+    pub summary: Cow<'a, str>,
 }
 
 /// `{"type":"state", ...}`: sent to every client of a session after each change, and written by
 /// `replay` for each step.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct StateFrame<'a> {
-    #[serde(rename = "type")]
-    pub kind: StateTag,
-    pub session_id: &'a str,
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StateUpdate<'a> {
+    pub session_id: Cow<'a, str>,
     /// Grows by one per change of the session.
     pub seq: u64,
-    pub state: &'a Conversation,
-    pub transitions: &'a [Transition],
+    pub state: Cow<'a, Conversation>,
+    pub transitions: Cow<'a, [Transition]>,
     /// The text summary, ready for an LLM's system prompt.
-    #[serde(serialize_with = "as_text")]
-    #[schemars(with = "String")]
-    pub summary: Summary<'a>,
+    pub summary: Cow<'a, str>,
 }
 
-impl<'a> StateFrame<'a> {
-    pub fn new(state: &'a Conversation, seq: u64, transitions: &'a [Transition]) -> Self {
-        StateFrame {
-            kind: StateTag::Tag,
-            session_id: &state.session_id,
-            seq,
-            state,
-            transitions,
-            summary: Summary(state),
-        }
-    }
-}
-
-/// `{"type":"ack","id":"c-17","seq":N}`: to the sender of a frame with an `id`, once applied.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct AckFrame<'a> {
-    #[serde(rename = "type")]
-    pub kind: AckTag,
-    pub id: &'a str,
+/// `{"type":"ack","id":"c-17","seq":N}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ack<'a> {
+    pub id: Cow<'a, str>,
     pub seq: u64,
 }
 
-impl<'a> AckFrame<'a> {
-    pub fn new(id: &'a str, seq: u64) -> Self {
-        AckFrame {
-            kind: AckTag::Tag,
-            id,
-            seq,
-        }
-    }
-}
-
-/// `{"type":"error","code":"...","message":"..."}`: a refused request.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ErrorFrame<'a> {
-    #[serde(rename = "type")]
-    pub kind: ErrorTag,
+/// `{"type":"error","code":"...","message":"..."}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBody<'a> {
     pub code: ErrorCode,
-    pub message: &'a str,
+    pub message: Cow<'a, str>,
 }
 
-impl<'a> ErrorFrame<'a> {
-    pub fn new(code: ErrorCode, message: &'a str) -> Self {
-        ErrorFrame {
-            kind: ErrorTag::Tag,
+impl<'a> ServerFrame<'a> {
+    /// The `welcome` frame of `state` at `seq`.
+    pub fn welcome(state: &'a Conversation, seq: u64, resumed: bool) -> ServerFrame<'a> {
+        ServerFrame::Welcome(Welcome {
+            session_id: Cow::Borrowed(&state.session_id),
+            protocol: PROTOCOL_VERSION,
+            seq,
+            resumed,
+            state: Cow::Borrowed(state),
+            summary: Cow::Owned(Summary(state).to_string()),
+        })
+    }
+
+    /// The `state` frame of a change.
+    pub fn state(state: &'a Conversation, seq: u64, transitions: &'a [Transition]) -> Self {
+        ServerFrame::State(StateUpdate {
+            session_id: Cow::Borrowed(&state.session_id),
+            seq,
+            state: Cow::Borrowed(state),
+            transitions: Cow::Borrowed(transitions),
+            summary: Cow::Owned(Summary(state).to_string()),
+        })
+    }
+
+    pub fn ack(id: &'a str, seq: u64) -> ServerFrame<'a> {
+        ServerFrame::Ack(Ack {
+            id: Cow::Borrowed(id),
+            seq,
+        })
+    }
+
+    pub fn error(code: ErrorCode, message: &'a str) -> ServerFrame<'a> {
+        ServerFrame::Error(ErrorBody {
             code,
-            message,
+            message: Cow::Borrowed(message),
+        })
+    }
+
+    /// Reads a frame the server sent.
+    pub fn parse(text: &str) -> Result<ServerFrame<'static>, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a server frame: {e}: {text}"))
+    }
+
+    /// Its JSON text.
+    pub fn to_text(&self) -> String {
+        to_text(self)
+    }
+
+    /// The `seq` it carries, if any.
+    pub fn seq(&self) -> Option<u64> {
+        match self {
+            ServerFrame::Welcome(w) => Some(w.seq),
+            ServerFrame::State(s) => Some(s.seq),
+            ServerFrame::Ack(a) => Some(a.seq),
+            ServerFrame::Error(_) => None,
+        }
+    }
+
+    /// The state it carries (a welcome's or a state frame's).
+    pub fn conversation(&self) -> Option<&Conversation> {
+        match self {
+            ServerFrame::Welcome(w) => Some(&w.state),
+            ServerFrame::State(s) => Some(&s.state),
+            ServerFrame::Ack(_) | ServerFrame::Error(_) => None,
         }
     }
 }
 
-/// Any frame the server sends (for the schema; each is written on its own).
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum ServerFrame<'a> {
-    Welcome(WelcomeFrame<'a>),
-    State(StateFrame<'a>),
-    Ack(AckFrame<'a>),
-    Error(ErrorFrame<'a>),
+/// The kind of a server frame and the few fields a load generator reads, without the state:
+/// read through the same types as [`ServerFrame`], skipping what it does not need.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct FrameHead {
+    #[serde(rename = "type")]
+    pub kind: FrameKind,
+    #[serde(default)]
+    pub seq: Option<u64>,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub code: Option<ErrorCode>,
+}
+
+named! {
+    /// The `type` of a server frame.
+    pub enum FrameKind {
+        Welcome = "welcome",
+        State = "state",
+        Ack = "ack",
+        Error = "error",
+    }
+}
+
+impl FrameHead {
+    pub fn parse(text: &str) -> Result<FrameHead, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a server frame: {e}"))
+    }
 }
 
 /// The whole wire contract, for its JSON Schema.
@@ -340,48 +405,19 @@ pub fn schema() -> String {
 
 /// The `state` frame's JSON text (the hot path: see [`json`]).
 pub fn state_frame_text(state: &Conversation, seq: u64, transitions: &[Transition]) -> String {
-    let mut out = String::with_capacity(2048);
-    json::write_state_frame(&mut out, state, seq, transitions);
-    out
+    json::FrameText::state(state, seq, transitions).text
 }
 
 /// The `welcome` frame's JSON text.
-pub fn welcome_frame_text(state: &Conversation, seq: u64) -> String {
-    let mut out = String::with_capacity(2048);
-    json::write_welcome_frame(&mut out, state, seq);
-    out
+pub fn welcome_frame_text(state: &Conversation, seq: u64, resumed: bool) -> String {
+    json::FrameText::state(state, seq, &[]).welcome(resumed)
 }
 
-/// Serialises any of our types to JSON text (the HTTP API's bodies).
-pub fn json_text(value: &impl Serialize) -> String {
-    to_text(value)
-}
-
-/// Serialises a server frame to its JSON text.
-pub fn to_text(frame: &impl Serialize) -> String {
-    // Our frames hold only strings, numbers and maps with string keys: this cannot fail.
-    serde_json::to_string(frame).unwrap_or_else(|e| {
+/// Serialises any of our types to JSON text (frames, the HTTP API's bodies).
+pub fn to_text(value: &impl Serialize) -> String {
+    // Our types hold only strings, numbers and maps with string keys: this cannot fail.
+    serde_json::to_string(value).unwrap_or_else(|e| {
         format!(r#"{{"type":"error","code":"bad_request","message":"cannot write a frame: {e}"}}"#)
-    })
-}
-
-/// Renders the summary into a reused per-thread buffer and writes it as one string: through
-/// `collect_str` the JSON escaper is fed one formatter fragment at a time, which showed in
-/// profiles of the frame.
-fn as_text<S: Serializer>(summary: &Summary<'_>, s: S) -> Result<S::Ok, S::Error> {
-    use std::cell::RefCell;
-    use std::fmt::Write;
-    thread_local! {
-        static BUF: RefCell<String> = RefCell::new(String::with_capacity(1024));
-    }
-    BUF.with(|buf| match buf.try_borrow_mut() {
-        Ok(mut buf) => {
-            buf.clear();
-            write!(buf, "{summary}").map_err(serde::ser::Error::custom)?;
-            s.serialize_str(&buf)
-        }
-        // Not reached (serialising a string does not come back here), but never panic.
-        Err(_) => s.collect_str(summary),
     })
 }
 

@@ -9,13 +9,11 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use chrono::Utc;
 use serde::Deserialize;
 
 use super::{App, web, ws};
-use crate::conversation::{Conversation, Summary};
-use crate::protocol::{self, ErrorCode, ErrorFrame};
-use crate::store::StoreError;
+use crate::protocol::{self, ErrorCode, ServerFrame};
+use crate::store::{ErrorKind, Health, StoreError};
 
 /// Read buffer of a WebSocket. The library default, 128 KiB allocated up front per
 /// connection, would be nearly all of an idle connection's memory; client frames are small,
@@ -34,6 +32,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/embed.js", get(web::embed))
         .route("/ws", get(upgrade))
         .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route(
             "/api/sessions/{id}",
@@ -41,6 +40,7 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/api/sessions/{id}/summary", get(session_summary))
         .route("/api/sessions/{id}/events", get(session_events))
+        .route("/api/sessions/{id}/goals", get(session_goals))
         .layer(axum::middleware::from_fn_with_state(app.clone(), cors))
         .with_state(app)
 }
@@ -70,9 +70,7 @@ async fn cors(
 #[derive(Debug, Deserialize)]
 struct WsParams {
     session_id: Option<String>,
-    /// The last `seq` the client saw. The `welcome` frame carries the current state and `seq`
-    /// either way, so a resuming client is up to date at once.
-    #[allow(dead_code)]
+    /// The last `seq` the client saw: it gets the frames after it (see `ws::serve`).
     last_seq: Option<u64>,
 }
 
@@ -101,21 +99,23 @@ async fn upgrade(
     let session = match params.session_id.clone() {
         // The welcome gives the client its session id to resume with: the session is committed
         // before that, so it survives a crash as the client's later turns do.
-        None => match app.sessions.create(Utc::now()) {
-            Ok((session, ticket)) => match app.sessions.store().when_committed(ticket).await {
-                Ok(Ok(())) => Ok(Some(session)),
-                Ok(Err(e)) => Err(e),
-                Err(_) => Err(StoreError("the store stopped".into())),
+        None => match app.sessions.create(app.clock.now()) {
+            Ok((session, ticket)) => match app.sessions.store().committed(ticket).await {
+                Ok(()) => Ok(Some(app.sessions.admit(session, app.clock.now()))),
+                Err(e) => Err(e),
             },
             Err(e) => Err(e),
         },
         Some(id) => {
-            let loading = app.clone();
-            blocking(move || loading.sessions.get_or_load(&id)).await
+            let (loading, now) = (app.clone(), app.clock.now());
+            blocking(move || loading.sessions.get_or_load(&id, now)).await
         }
     };
+    let last_seq = params.last_seq;
     match session {
-        Ok(Some(session)) => upgrade.on_upgrade(move |socket| ws::serve(socket, app, session)),
+        Ok(Some(session)) => {
+            upgrade.on_upgrade(move |socket| ws::serve(socket, app, session, last_seq))
+        }
         Ok(None) => {
             let id = params.session_id.unwrap_or_default();
             upgrade.on_upgrade(move |socket| ws::unknown_session(socket, app, id))
@@ -128,9 +128,12 @@ async fn upgrade(
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, StoreError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|e| Err(StoreError(format!("store task failed: {e}"))))
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| {
+        Err(StoreError::new(
+            ErrorKind::Io,
+            format!("store task failed: {e}"),
+        ))
+    })
 }
 
 /// An HTTP error answered with the protocol's error frame.
@@ -138,7 +141,7 @@ fn error_response(status: StatusCode, code: ErrorCode, message: &str) -> Respons
     (
         status,
         [(header::CONTENT_TYPE, "application/json")],
-        protocol::to_text(&ErrorFrame::new(code, message)),
+        ServerFrame::error(code, message).to_text(),
     )
         .into_response()
 }
@@ -148,8 +151,32 @@ fn store_unavailable(e: &StoreError) -> Response {
     error_response(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::StoreUnavailable,
-        &e.0,
+        &e.message,
     )
+}
+
+/// Readiness, for a load balancer: 503 naming the cause while the store refuses writes or the
+/// server is stopping. `/healthz` is liveness: the process answers.
+async fn readyz(State(app): State<Arc<App>>) -> Response {
+    if *app.stop.borrow() {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "not ready: shutting down\n",
+        )
+            .into_response();
+    }
+    match app.sessions.store().health() {
+        Health::Ready => (StatusCode::OK, "ready\n").into_response(),
+        Health::Failing { cause, since } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "not ready: the store refuses writes since {} ({}): {cause}\n",
+                since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                cause.kind.as_str()
+            ),
+        )
+            .into_response(),
+    }
 }
 
 /// Browsers send `Origin`; other clients usually do not, and are let in. A browser may connect
@@ -202,28 +229,27 @@ fn unknown_session(id: &str) -> Response {
     error_response(StatusCode::NOT_FOUND, ErrorCode::UnknownSession, &message)
 }
 
-async fn snapshot(app: &Arc<App>, id: &str) -> Result<Option<Conversation>, StoreError> {
-    let (app, id) = (app.clone(), id.to_string());
-    blocking(move || Ok(app.sessions.snapshot(&id)?.map(|(conv, _)| conv))).await
+/// The committed state (JSON) and summary of a session, loading it if needed.
+async fn state_text(app: &Arc<App>, id: &str) -> Result<Option<(String, String)>, StoreError> {
+    let (app, id, now) = (app.clone(), id.to_string(), app.clock.now());
+    blocking(move || app.sessions.state_text(&id, now)).await
 }
 
 async fn session_state(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    match snapshot(&app, &id).await {
-        Ok(Some(conv)) => (
-            [(header::CONTENT_TYPE, "application/json")],
-            protocol::json_text(&conv),
-        )
-            .into_response(),
+    match state_text(&app, &id).await {
+        Ok(Some((state, _))) => {
+            ([(header::CONTENT_TYPE, "application/json")], state).into_response()
+        }
         Ok(None) => unknown_session(&id),
         Err(e) => store_unavailable(&e),
     }
 }
 
 async fn session_summary(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    match snapshot(&app, &id).await {
-        Ok(Some(conv)) => (
+    match state_text(&app, &id).await {
+        Ok(Some((_, summary))) => (
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            format!("{}\n", Summary(&conv)),
+            format!("{summary}\n"),
         )
             .into_response(),
         Ok(None) => unknown_session(&id),
@@ -231,36 +257,92 @@ async fn session_summary(State(app): State<Arc<App>>, Path(id): Path<String>) ->
     }
 }
 
+/// The most events or goals one request returns, and the default for events.
+const PAGE_MAX: usize = 1000;
+/// The default number of goals per request.
+const GOALS_PAGE: usize = 100;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct EventsParams {
-    /// Only the events after this `seq` (a client that has the rest).
+struct PageParams {
+    /// Only what comes after this (an event's `seq`; a number of goals).
     #[serde(default)]
     after: u64,
+    /// At most this many (1 to 1,000).
+    limit: Option<usize>,
+}
+
+/// The paging parameters, or what is wrong with them (answered with a 400).
+fn page(
+    params: Result<Query<PageParams>, QueryRejection>,
+    default: usize,
+) -> Result<(u64, usize), String> {
+    match params {
+        Ok(Query(p)) => match p.limit.unwrap_or(default) {
+            limit @ 1..=PAGE_MAX => Ok((p.after, limit)),
+            limit => Err(format!("limit={limit}: expected 1 to {PAGE_MAX}")),
+        },
+        Err(e) => Err(format!("{}; expected ?after=N&limit=N", e.body_text())),
+    }
+}
+
+fn bad_request(message: &str) -> Response {
+    error_response(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
 }
 
 /// The session's event log: the transcript, as the store keeps it, including every change made
-/// before this request; with `?after=SEQ`, only what came after that change.
+/// before this request; with `?after=SEQ`, only what came after that change; at most `limit`
+/// events (1,000 and by default 1,000): a client pages with `after` = the last `seq` it got.
 async fn session_events(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
-    params: Result<Query<EventsParams>, QueryRejection>,
+    params: Result<Query<PageParams>, QueryRejection>,
 ) -> Response {
-    let after = match params {
-        Ok(Query(p)) => p.after,
-        Err(e) => {
-            let message = format!("{}; expected ?after=SEQ", e.body_text());
-            return error_response(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, &message);
-        }
+    let (after, limit) = match page(params, PAGE_MAX) {
+        Ok(p) => p,
+        Err(message) => return bad_request(&message),
     };
     if let Err(e) = committed(&app).await {
         return store_unavailable(&e);
     }
     let (reading, key) = (app.clone(), id.clone());
-    match blocking(move || reading.sessions.events(&key, after)).await {
+    match blocking(move || reading.sessions.events(&key, after, limit)).await {
         Ok(Some(events)) => (
             [(header::CONTENT_TYPE, "application/json")],
-            protocol::json_text(&events),
+            protocol::to_text(&events),
+        )
+            .into_response(),
+        Ok(None) => unknown_session(&id),
+        Err(e) => store_unavailable(&e),
+    }
+}
+
+/// The session's whole history of finished goals (since its last reset), oldest first: the
+/// `state` frames carry only the most recent. `?after=N` skips the first N, `limit` (1 to
+/// 1,000, default 100) caps the page.
+async fn session_goals(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    params: Result<Query<PageParams>, QueryRejection>,
+) -> Response {
+    let (after, limit) = match page(params, GOALS_PAGE) {
+        Ok(p) => p,
+        Err(message) => return bad_request(&message),
+    };
+    // Loaded first: a session's history is completed from its log when it is loaded.
+    match state_text(&app, &id).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return unknown_session(&id),
+        Err(e) => return store_unavailable(&e),
+    }
+    if let Err(e) = committed(&app).await {
+        return store_unavailable(&e);
+    }
+    let (reading, key) = (app.clone(), id.clone());
+    match blocking(move || reading.sessions.store().goals(&key, after, limit)).await {
+        Ok(Some(goals)) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            protocol::to_text(&goals),
         )
             .into_response(),
         Ok(None) => unknown_session(&id),
@@ -271,20 +353,16 @@ async fn session_events(
 /// Waits until the store has committed every write queued so far.
 async fn committed(app: &App) -> Result<(), StoreError> {
     let store = app.sessions.store();
-    store
-        .when_committed(store.queued())
-        .await
-        .unwrap_or_else(|e| Err(StoreError(e.to_string())))
+    store.committed(store.queued()).await
 }
 
 /// Deletes a session and its log for good; answers once the deletion is committed.
 async fn delete_session(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let (deleting, key) = (app.clone(), id.clone());
     match blocking(move || deleting.sessions.remove(&key)).await {
-        Ok(Some(ticket)) => match app.sessions.store().when_committed(ticket).await {
-            Ok(Ok(())) => StatusCode::NO_CONTENT.into_response(),
-            Ok(Err(e)) => store_unavailable(&e),
-            Err(e) => store_unavailable(&StoreError(e.to_string())),
+        Ok(Some(ticket)) => match app.sessions.store().committed(ticket).await {
+            Ok(()) => StatusCode::NO_CONTENT.into_response(),
+            Err(e) => store_unavailable(&e),
         },
         Ok(None) => unknown_session(&id),
         Err(e) => store_unavailable(&e),

@@ -5,7 +5,9 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::conversation::{Conversation, GoalReason, GoalType, Input, Phase, Role, Step};
+use smallvec::SmallVec;
+
+use crate::conversation::{GoalReason, GoalType, Input, Phase, Role, Step, Transitions};
 use crate::protocol::ErrorCode;
 
 #[derive(Debug, Default)]
@@ -67,8 +69,59 @@ const REASONS: [GoalReason; 5] = [
     GoalReason::IdleTimeout,
 ];
 
+/// What the metrics count of a step, kept until its change is committed (only committed
+/// changes are counted).
+#[derive(Debug)]
+pub struct StepRecord {
+    /// `Some(role)` for a turn, `None` for a signal; resets and ticks are neither.
+    turn: Option<Option<Role>>,
+    transitions: Transitions,
+    finished: SmallVec<[(GoalType, GoalReason); 1]>,
+    /// When its frame arrived, for the latency histogram.
+    received: Option<std::time::Instant>,
+}
+
+impl StepRecord {
+    pub fn new(input: &Input<'_>, step: &Step, received: Option<std::time::Instant>) -> Self {
+        StepRecord {
+            turn: match input {
+                Input::Message { role, .. } => Some(Some(*role)),
+                Input::Signal(_) => Some(None),
+                Input::Reset | Input::Tick => None,
+            },
+            transitions: step.transitions.clone(),
+            finished: step
+                .finished
+                .iter()
+                .filter_map(|g| g.reason.map(|r| (g.goal_type, r)))
+                .collect(),
+            received,
+        }
+    }
+}
+
+/// Clients that joined with `last_seq`: resumed from it, or given the current state.
+#[derive(Debug, Default)]
+pub struct Resumes {
+    resumed: Counter,
+    full_state: Counter,
+}
+
+impl Resumes {
+    pub fn record(&self, asked: bool, resumed: bool) {
+        match (asked, resumed) {
+            (true, true) => self.resumed.inc(),
+            (true, false) => self.full_state.inc(),
+            _ => {}
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Metrics {
+    /// Clients caught up from the log after falling behind their session's channel.
+    pub catch_ups: Counter,
+    pub resumes: Resumes,
     pub connections: Gauge,
     pub connections_total: Counter,
     pub sessions_created: Counter,
@@ -89,25 +142,26 @@ fn phase_index(p: Phase) -> usize {
 }
 
 impl Metrics {
-    /// Records one applied step of `conv`.
-    pub fn record_step(&self, input: &Input<'_>, step: &Step, conv: &Conversation) {
-        match input {
-            Input::Message { role, .. } => self.turns[(*role == Role::Assistant) as usize].inc(),
-            Input::Signal(_) => self.signals.inc(),
-            Input::Reset | Input::Tick => {}
+    /// Records one committed step.
+    pub fn record_step(&self, step: &StepRecord) {
+        match step.turn {
+            Some(Some(role)) => self.turns[(role == Role::Assistant) as usize].inc(),
+            Some(None) => self.signals.inc(),
+            None => {}
         }
         for t in &step.transitions {
             self.transitions[phase_index(t.from)][phase_index(t.to)].inc();
         }
-        for goal in conv.completed_goals.iter().rev().take(step.finished) {
-            if let Some(reason) = goal.reason {
-                let t = GoalType::ALL
-                    .iter()
-                    .position(|x| *x == goal.goal_type)
-                    .unwrap_or(0);
-                let r = REASONS.iter().position(|x| *x == reason).unwrap_or(0);
-                self.goals_finished[t][r].inc();
-            }
+        for (goal_type, reason) in &step.finished {
+            let t = GoalType::ALL
+                .iter()
+                .position(|x| x == goal_type)
+                .unwrap_or(0);
+            let r = REASONS.iter().position(|x| x == reason).unwrap_or(0);
+            self.goals_finished[t][r].inc();
+        }
+        if let Some(received) = step.received {
+            self.turn_latency.observe(received.elapsed());
         }
     }
 
@@ -241,9 +295,32 @@ impl Metrics {
         }
         family(
             &mut out,
+            "catch_ups_total",
+            "counter",
+            "Clients caught up from the log after falling behind their session's live frames.",
+        );
+        let _ = writeln!(out, "convstate_catch_ups_total {}", self.catch_ups.get());
+        family(
+            &mut out,
+            "resumes_total",
+            "counter",
+            "Clients that joined with last_seq, by whether they got the frames they missed or the current state.",
+        );
+        let _ = writeln!(
+            out,
+            "convstate_resumes_total{{result=\"resumed\"}} {}",
+            self.resumes.resumed.get()
+        );
+        let _ = writeln!(
+            out,
+            "convstate_resumes_total{{result=\"full_state\"}} {}",
+            self.resumes.full_state.get()
+        );
+        family(
+            &mut out,
             "turn_latency_seconds",
             "histogram",
-            "Time from receiving a frame to pushing its state.",
+            "Time from receiving a frame to publishing its committed state.",
         );
         let mut cumulative = 0;
         for (i, bound) in BUCKETS.iter().enumerate() {

@@ -5,7 +5,8 @@
 //! - [`ws`]: one task per WebSocket;
 //! - [`http`]: the routes (`/ws`, `/healthz`, `/metrics`, `/api/sessions/...`, the demo);
 //! - [`web`]: the demo page and embed script, compiled in;
-//! - [`metrics`]: the counters behind `/metrics`.
+//! - [`metrics`]: the counters behind `/metrics`;
+//! - this module: [`run`], the sweeper, the purge, the [`Clock`].
 
 pub mod deadlines;
 pub mod http;
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, TimeDelta, Utc};
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 use tracing::{info, warn};
@@ -30,12 +31,50 @@ use crate::store::Store;
 use metrics::Metrics;
 use sessions::Sessions;
 
+/// The server's clock: every `now` the engine gets comes from here.
+#[derive(Clone, Debug)]
+pub enum Clock {
+    /// The system's.
+    System,
+    /// Tokio's: starts at `origin` and moves with `tokio::time`, so a test with paused time
+    /// advances deadlines without waiting for them.
+    Tokio {
+        origin: DateTime<Utc>,
+        start: tokio::time::Instant,
+    },
+}
+
+impl Clock {
+    /// Tokio's clock, starting at the system's time now. Call it inside the runtime.
+    pub fn tokio() -> Clock {
+        Clock::Tokio {
+            origin: Utc::now(),
+            start: tokio::time::Instant::now(),
+        }
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        match self {
+            Clock::System => Utc::now(),
+            Clock::Tokio { origin, start } => {
+                *origin + TimeDelta::from_std(start.elapsed()).unwrap_or(TimeDelta::MAX)
+            }
+        }
+    }
+
+    /// How long from now until `at` (zero if it has passed).
+    fn until(&self, at: DateTime<Utc>) -> Duration {
+        (at - self.now()).to_std().unwrap_or(Duration::ZERO)
+    }
+}
+
 /// Everything the handlers share.
 #[derive(Debug)]
 pub struct App {
     pub sessions: Sessions,
     pub metrics: Arc<Metrics>,
     pub config: ServerConfig,
+    pub clock: Clock,
     /// Becomes `true` when the server stops: every WebSocket task closes with 1001.
     pub stop: watch::Receiver<bool>,
     /// Open WebSocket tasks, so shutdown can wait for their close handshakes.
@@ -48,6 +87,7 @@ impl App {
         config: ServerConfig,
         engine: Engine,
         store: Arc<dyn Store>,
+        clock: Clock,
         stop: watch::Receiver<bool>,
     ) -> App {
         let metrics = Arc::new(Metrics::default());
@@ -55,6 +95,7 @@ impl App {
             sessions: Sessions::new(engine, store, metrics.clone(), config.retention),
             metrics,
             config,
+            clock,
             stop,
             open: AtomicUsize::new(0),
             all_closed: Notify::new(),
@@ -104,9 +145,21 @@ pub async fn run(
     store: Arc<dyn Store>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    run_with_clock(listener, config, engine, store, Clock::System, shutdown).await
+}
+
+/// [`run`] with another clock (tests of deadlines use tokio's, with paused time).
+pub async fn run_with_clock(
+    listener: TcpListener,
+    config: ServerConfig,
+    engine: Engine,
+    store: Arc<dyn Store>,
+    clock: Clock,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
-    let rules = engine.fingerprint();
-    let app = Arc::new(App::new(config, engine, store, stop_rx.clone()));
+    let rules = crate::patterns::fingerprint(&engine);
+    let app = Arc::new(App::new(config, engine, store, clock, stop_rx.clone()));
     let (recording, now) = (app.clone(), rules.clone());
     match tokio::task::spawn_blocking(move || recording.sessions.store().record_rules(&rules)).await
     {
@@ -122,7 +175,8 @@ pub async fn run(
         Err(e) => return Err(std::io::Error::other(e)),
     }
     let recovering = app.clone();
-    match tokio::task::spawn_blocking(move || recovering.sessions.recover()).await {
+    let now = app.clock.now();
+    match tokio::task::spawn_blocking(move || recovering.sessions.recover(now)).await {
         Ok(Ok(n)) if n > 0 => info!(sessions = n, "recovered sessions with a pending deadline"),
         Ok(Ok(_)) => {}
         Ok(Err(e)) => return Err(std::io::Error::other(e)),
@@ -163,7 +217,8 @@ async fn purge(app: Arc<App>, mut stop: watch::Receiver<bool>) {
         .min(Duration::from_secs(3600));
     loop {
         let purging = app.clone();
-        match tokio::task::spawn_blocking(move || purging.sessions.purge(Utc::now())).await {
+        let now = app.clock.now();
+        match tokio::task::spawn_blocking(move || purging.sessions.purge(now)).await {
             Ok(Ok(n)) if n > 0 => info!(sessions = n, "deleted finished sessions past retention"),
             Ok(Ok(_)) => {}
             Ok(Err(e)) => warn!(error = %e, "retention purge failed"),
@@ -182,7 +237,7 @@ async fn sweep(app: Arc<App>, mut stop: watch::Receiver<bool>) {
     let deadlines = app.sessions.deadlines();
     loop {
         let wait = match deadlines.next() {
-            Some(at) => (at - Utc::now()).to_std().unwrap_or(Duration::ZERO),
+            Some(at) => app.clock.until(at),
             None => Duration::from_secs(3600),
         };
         tokio::select! {
@@ -192,7 +247,8 @@ async fn sweep(app: Arc<App>, mut stop: watch::Receiver<bool>) {
         }
         // Sessions are in memory when scheduled, but the store may be written: off the runtime.
         let due = app.clone();
-        let _ = tokio::task::spawn_blocking(move || due.sessions.run_due(Utc::now())).await;
+        let now = app.clock.now();
+        let _ = tokio::task::spawn_blocking(move || due.sessions.run_due(now)).await;
     }
 }
 

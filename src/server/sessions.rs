@@ -1,14 +1,22 @@
-//! The session registry: the live sessions, a cache over the store, each with its
-//! conversation, its `seq`, and the channel that pushes its changes to every connected client.
+//! The session registry: the live sessions, a cache over the store.
+//!
+//! A session has two sides. The *tip* is the engine's: the state every change is stepped from,
+//! which runs ahead of the store by the changes in flight. The *view* is what the store holds:
+//! the state frame of the last committed change, which is all that clients and the HTTP API
+//! ever see. A change goes one way: stepped on the tip and queued to the store under the
+//! tip's lock ([`Sessions::apply`]); when the store has committed it, its receipt moves the
+//! view on and publishes the frame to the session's channel, in `seq` order. A change whose
+//! write fails is never published; the session is marked stale, and its tip is reloaded from
+//! the log before the next change ([`Sessions::reload`]).
 //!
 //! All methods are synchronous and return owned values: no map guard or session lock is ever
-//! held across an `.await`. A change is applied, serialised, sent to the session's channel and
-//! queued to the store under the session's lock, so every client receives the frames in `seq`
-//! order and the log holds them in the same order. Store reads (loading a session that is not
-//! in memory) block: async callers run them with `spawn_blocking`.
+//! held across an `.await`. Store reads (loading a session, rebuilding missed frames) block:
+//! async callers run them with `spawn_blocking`.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use axum::extract::ws::Utf8Bytes;
 use chrono::{DateTime, TimeDelta, Utc};
@@ -16,27 +24,22 @@ use dashmap::DashMap;
 use tokio::sync::broadcast;
 
 use super::deadlines::{Deadlines, Due};
-use super::metrics::Metrics;
-use crate::conversation::{Conversation, Engine, Input};
-use crate::protocol;
-use crate::store::{self, Change, Event, Store, StoreError, Write};
+use super::metrics::{Metrics, StepRecord};
+use crate::conversation::{Conversation, Engine, Input, Phase};
+use crate::protocol::json::{FrameParts, FrameText};
+use crate::store::{
+    self, Append, Change, Event, RECENT_IDS, RESUME_LIMIT, SNAPSHOT_EVERY, Store, StoreError, Write,
+};
 
-/// Frames a slow client may fall behind before it is resynchronised with the current state.
-/// Small on purpose: a channel allocates its slots up front, for every session.
+/// Frames a slow client may fall behind before it is caught up from the log. Small on purpose:
+/// a channel allocates its slots up front, for every session.
 const CHANNEL_CAPACITY: usize = 16;
-
-/// Turn ids remembered per session for idempotent retries.
-const RECENT_IDS: usize = 256;
-
-/// A snapshot of the state goes with every this many events, so recovery replays at most
-/// this many.
-const SNAPSHOT_EVERY: u64 = 64;
 
 /// What a session's channel carries.
 #[derive(Clone, Debug)]
 pub enum Push {
-    /// A `state` frame, serialised once for every client.
-    Frame(Utf8Bytes),
+    /// A committed change's `state` frame, written once for every client.
+    Frame { seq: u64, frame: Utf8Bytes },
     /// The session was deleted: clients are told and disconnected.
     Deleted,
 }
@@ -45,33 +48,75 @@ pub enum Push {
 #[derive(Debug)]
 pub struct Session {
     pub id: Arc<str>,
-    inner: Mutex<Inner>,
+    tip: Mutex<Tip>,
+    view: Mutex<View>,
     tx: broadcast::Sender<Push>,
+    /// Writes of this session queued and not settled yet.
+    in_flight: AtomicU32,
+    /// A write failed: the tip is ahead of the log, and is reloaded from it before the next
+    /// change.
+    stale: AtomicBool,
 }
 
+/// The engine's side of a session.
 #[derive(Debug)]
-struct Inner {
+struct Tip {
     conv: Conversation,
-    /// Grows by one per change.
+    /// The `seq` of the last change stepped (committed or in flight).
     seq: u64,
-    /// Ids of recent turns and the `seq` they produced.
+    /// Ids of recent changes, the `seq` they produced and the ticket that makes it durable.
     recent: RecentIds,
     /// The idle deadline currently in the deadline queue, if any.
     scheduled: Option<DateTime<Utc>>,
-    /// The store ticket of the session's latest write.
-    last_ticket: u64,
     deleted: bool,
 }
 
-/// The outcome of an applied frame.
+/// What the store holds of a session, as clients see it.
+#[derive(Debug)]
+struct View {
+    /// The `state` frame of the last committed change, and where its parts are.
+    frame: Utf8Bytes,
+    parts: FrameParts,
+    phase: Phase,
+    last_updated: DateTime<Utc>,
+}
+
+impl View {
+    fn new(text: FrameText, phase: Phase, last_updated: DateTime<Utc>) -> View {
+        View {
+            frame: Utf8Bytes::from(text.text),
+            parts: text.parts,
+            phase,
+            last_updated,
+        }
+    }
+
+    /// The view of a state that has no frame of its own yet (a new or loaded session).
+    fn of(conv: &Conversation, seq: u64) -> View {
+        View::new(
+            FrameText::state(conv, seq, &[]),
+            conv.phase,
+            conv.last_updated,
+        )
+    }
+
+    fn seq(&self) -> u64 {
+        self.parts.seq
+    }
+
+    fn welcome(&self, resumed: bool) -> Utf8Bytes {
+        self.parts.welcome(self.frame.as_str(), resumed).into()
+    }
+}
+
+/// The outcome of an applied frame: its change's `seq`, and the store ticket that makes it
+/// durable (an ack waits for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Applied {
-    /// The session's `seq` after the frame.
     pub seq: u64,
-    /// The id was seen before: the frame was acknowledged again, not applied again.
-    pub duplicate: bool,
-    /// The store ticket that makes this `seq` durable: acks wait for it.
     pub ticket: u64,
+    /// The id was seen before: nothing was applied; `seq` and `ticket` are the first change's.
+    pub duplicate: bool,
 }
 
 /// Why a frame could not be applied.
@@ -80,7 +125,23 @@ pub enum Refused {
     /// The session was deleted while the frame was on its way.
     Deleted,
     /// The store cannot take the change: it was not applied.
-    Store(String),
+    Store(StoreError),
+    /// An earlier change of the session failed to commit: reload the session from the log
+    /// ([`Sessions::reload`], blocking) and apply again.
+    Stale,
+}
+
+/// A client's start in a session: its welcome, the frames it missed, and its subscription.
+#[derive(Debug)]
+pub struct Joined {
+    pub welcome: Utf8Bytes,
+    /// Whether the client's `last_seq` was honoured.
+    pub resumed: bool,
+    /// The frames after `last_seq`, in order (empty unless resumed).
+    pub missed: Vec<(u64, Utf8Bytes)>,
+    /// The `seq` the client is up to once it has `welcome` and `missed`.
+    pub seq: u64,
+    pub pushes: broadcast::Receiver<Push>,
 }
 
 /// Every live session.
@@ -129,56 +190,39 @@ impl Sessions {
         &self.deadlines
     }
 
-    /// A new session in `greeting`, and the store ticket of its creation.
+    /// A new session in `greeting`, not yet in the registry, and the store ticket of its
+    /// creation: once that is committed, [`Sessions::admit`] it.
     pub fn create(&self, now: DateTime<Utc>) -> Result<(Arc<Session>, u64), StoreError> {
         let id: Arc<str> = new_session_id().into();
         let conv = self.engine.start(&*id, now);
-        let ticket = self.store.write(Write::Create {
-            session: id.clone(),
-            created_at: now,
-            idle_deadline: conv.idle_deadline,
-        })?;
-        let session = self.insert(id, conv, 0, Vec::new(), ticket, now);
-        self.metrics.sessions_created.inc();
-        Ok((session, ticket))
+        let ticket = self.store.write(
+            Write::Create {
+                session: id.clone(),
+                created_at: now,
+                idle_deadline: conv.idle_deadline,
+            },
+            None,
+        )?;
+        Ok((Session::new(id, conv, 0, Vec::new()), ticket))
     }
 
-    fn insert(
-        &self,
-        id: Arc<str>,
-        conv: Conversation,
-        seq: u64,
-        recent_ids: Vec<(String, u64)>,
-        last_ticket: u64,
-        now: DateTime<Utc>,
-    ) -> Arc<Session> {
-        let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
-        let mut recent = RecentIds::default();
-        let skip = recent_ids.len().saturating_sub(RECENT_IDS);
-        for (client_id, seq) in recent_ids.into_iter().skip(skip) {
-            recent.insert(&client_id, seq);
-        }
-        let session = Arc::new(Session {
-            id: id.clone(),
-            inner: Mutex::new(Inner {
-                conv,
-                seq,
-                recent,
-                scheduled: None,
-                last_ticket,
-                deleted: false,
-            }),
-            tx,
-        });
+    /// Puts a session created with [`Sessions::create`] in the registry.
+    pub fn admit(&self, session: Arc<Session>, now: DateTime<Utc>) -> Arc<Session> {
+        self.metrics.sessions_created.inc();
+        self.insert(session, now)
+    }
+
+    fn insert(&self, session: Arc<Session>, now: DateTime<Utc>) -> Arc<Session> {
         // A concurrent load of the same session may have won: keep the first.
         let session = self
             .map
-            .entry(id.clone())
+            .entry(session.id.clone())
             .or_insert(session)
             .value()
             .clone();
-        self.schedule(&session, &mut session.lock());
-        self.deadlines.push(now + self.retention, Due::Evict, id);
+        self.schedule(&session, &mut session.tip());
+        self.deadlines
+            .push(now + self.retention, Due::Evict, session.id.clone());
         session
     }
 
@@ -188,7 +232,11 @@ impl Sessions {
     }
 
     /// A session, loaded from the store if it is not in memory (blocks on the store).
-    pub fn get_or_load(&self, id: &str) -> Result<Option<Arc<Session>>, StoreError> {
+    pub fn get_or_load(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Arc<Session>>, StoreError> {
         if let Some(session) = self.get(id) {
             return Ok(Some(session));
         }
@@ -196,28 +244,54 @@ impl Sessions {
         if let Some(session) = self.get(id) {
             return Ok(Some(session));
         }
-        let Some(stored) = self.store.load(id)? else {
+        let Some(folded) = self.fold_latest(id)? else {
+            return Ok(None);
+        };
+        let session = Session::new(id.into(), folded.conv, folded.seq, folded.recent_ids);
+        let session = self.insert(session, now);
+        // A deadline that passed while the session was not in memory (the server was down) is
+        // applied before anyone sees the session. If the store cannot take it now, the
+        // session is still served: the sweeper tries again at the deadline's next run.
+        if let Err(e) = self.apply_blocking(&session, Input::Tick, None, now) {
+            tracing::warn!(session = id, error = %e, "a passed idle deadline could not be stored");
+        }
+        Ok(Some(session))
+    }
+
+    /// Folds a session's log from its latest snapshot, and gives the store the goals of its
+    /// history it lacks (a file from before the history was stored).
+    fn fold_latest(&self, id: &str) -> Result<Option<store::Folded>, StoreError> {
+        let Some(stored) = self.store.load(id, u64::MAX, u64::MAX)? else {
             return Ok(None);
         };
         let folded = store::fold(&self.engine, &stored)?;
-        let ticket = self.store.durable().borrow().committed;
-        let now = Utc::now();
-        let session = self.insert(
-            id.into(),
-            folded.conv,
-            folded.seq,
-            folded.recent_ids,
-            ticket,
-            now,
-        );
-        // A deadline that passed while the session was not in memory (the server was down) is
-        // applied before anyone sees the session.
-        self.apply(&session, Input::Tick, None, now)
-            .map_err(|e| match e {
-                Refused::Store(e) => StoreError(e),
-                Refused::Deleted => StoreError(format!("session {id} was deleted")),
-            })?;
-        Ok(Some(session))
+        let total = folded.conv.completed_goals_total;
+        let held = self.store.goals_stored(id)?;
+        if total > held {
+            let missing = (total - held) as usize;
+            match folded.finished.len().checked_sub(missing) {
+                Some(from) => {
+                    let goals = folded.finished[from..]
+                        .iter()
+                        .map(crate::protocol::to_text)
+                        .collect();
+                    self.store.write(
+                        Write::History {
+                            session: id.into(),
+                            first: held + 1,
+                            goals,
+                        },
+                        None,
+                    )?;
+                }
+                None => tracing::warn!(
+                    session = id,
+                    missing,
+                    "goals of this session's history are not in the store and cannot be rebuilt"
+                ),
+            }
+        }
+        Ok(Some(folded))
     }
 
     pub fn len(&self) -> usize {
@@ -228,96 +302,298 @@ impl Sessions {
         self.map.is_empty()
     }
 
-    /// Subscribes to a session's changes and returns its `welcome` frame: the state and `seq`
-    /// the subscription starts after.
-    pub fn join(&self, session: &Session) -> (Utf8Bytes, broadcast::Receiver<Push>) {
-        let inner = session.lock();
-        let rx = session.tx.subscribe();
-        let welcome = protocol::welcome_frame_text(&inner.conv, inner.seq);
-        (welcome.into(), rx)
+    /// Subscribes a client to a session. With `last_seq`, the client gets the frames it missed
+    /// after it (rebuilt from the log, so this blocks on the store) when they are within
+    /// [`RESUME_LIMIT`] changes; otherwise, or without `last_seq`, the current state.
+    pub fn join(&self, session: &Session, last_seq: Option<u64>) -> Result<Joined, StoreError> {
+        let (pushes, current, welcome) = {
+            let view = session.view();
+            // Subscribed under the view's lock: every frame after `current` reaches `pushes`.
+            let pushes = session.tx.subscribe();
+            let resumed = last_seq == Some(view.seq());
+            (pushes, view.seq(), view.welcome(resumed))
+        };
+        let missed = match last_seq {
+            Some(n) if n == current => Some(None),
+            Some(n) if n < current => self.frames_between(&session.id, n, current)?.map(Some),
+            _ => None,
+        };
+        let joined = match missed {
+            Some(None) => Joined {
+                welcome,
+                resumed: true,
+                missed: Vec::new(),
+                seq: current,
+                pushes,
+            },
+            Some(Some(rebuilt)) => Joined {
+                welcome: rebuilt.start.welcome(true).into(),
+                resumed: true,
+                missed: rebuilt.frames,
+                seq: current,
+                pushes,
+            },
+            None => Joined {
+                welcome,
+                resumed: false,
+                missed: Vec::new(),
+                seq: current,
+                pushes,
+            },
+        };
+        self.metrics
+            .resumes
+            .record(last_seq.is_some(), joined.resumed);
+        Ok(joined)
     }
 
-    /// The current state as a `state` frame without transitions (for `get_state`, and for a
-    /// client that fell behind).
-    pub fn state_frame(&self, session: &Session) -> Utf8Bytes {
-        let inner = session.lock();
-        protocol::state_frame_text(&inner.conv, inner.seq, &[]).into()
+    /// The frames of the changes after `after` up to the committed `seq` now, for a client that
+    /// fell behind the live channel (blocks on the store); `None` when they are too many to
+    /// rebuild (more than [`RESUME_LIMIT`]).
+    pub fn catch_up(
+        &self,
+        session: &Session,
+        after: u64,
+    ) -> Result<Option<Vec<(u64, Utf8Bytes)>>, StoreError> {
+        let through = session.view().seq();
+        if through <= after {
+            return Ok(Some(Vec::new()));
+        }
+        let rebuilt = self.frames_between(&session.id, after, through)?;
+        self.metrics.catch_ups.inc();
+        Ok(rebuilt.map(|r| r.frames))
     }
 
-    /// A copy of the state and its `seq` (loading the session if needed).
-    pub fn snapshot(&self, id: &str) -> Result<Option<(Conversation, u64)>, StoreError> {
-        Ok(self.get_or_load(id)?.map(|session| {
-            let inner = session.lock();
-            (inner.conv.clone(), inner.seq)
+    /// Rebuilds, from the log, the state at `after` and the frames of the changes after it up
+    /// to `through`: exactly what was published (the fold is deterministic). `None` when the
+    /// log cannot give them within bounds.
+    fn frames_between(
+        &self,
+        id: &str,
+        after: u64,
+        through: u64,
+    ) -> Result<Option<Rebuilt>, StoreError> {
+        if through - after > RESUME_LIMIT {
+            return Ok(None);
+        }
+        let Some(stored) = self.store.load(id, after, through)? else {
+            return Ok(None);
+        };
+        let from = stored.snapshot.as_ref().map_or(0, |(seq, _)| *seq);
+        if from + stored.events.len() as u64 != through {
+            return Ok(None); // not in the log (a snapshot missing, a gap): give up
+        }
+        let mut start = match &stored.snapshot {
+            Some((seq, conv)) if *seq == after => {
+                let mut conv = conv.clone();
+                self.engine.fit(&mut conv);
+                Some(FrameText::state(&conv, after, &[]))
+            }
+            None if after == 0 => Some(FrameText::state(
+                &self.engine.start(id, stored.created_at),
+                0,
+                &[],
+            )),
+            _ => None,
+        };
+        let mut frames = Vec::with_capacity((through - after) as usize);
+        store::fold_with(&self.engine, &stored, |event, conv, transitions| {
+            if event.seq == after {
+                start = Some(FrameText::state(conv, after, &[]));
+            } else if event.seq > after {
+                let text = FrameText::state(conv, event.seq, transitions).text;
+                frames.push((event.seq, Utf8Bytes::from(text)));
+            }
+        })?;
+        Ok(start.map(|start| Rebuilt { start, frames }))
+    }
+
+    /// The committed state as a `state` frame without transitions (for `get_state`, and for a
+    /// client that fell too far behind), with its `seq`.
+    pub fn current_frame(&self, session: &Session) -> (u64, Utf8Bytes) {
+        let view = session.view();
+        (view.seq(), view.parts.current(view.frame.as_str()).into())
+    }
+
+    /// The committed state as JSON, and the summary (loading the session if needed).
+    pub fn state_text(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        Ok(self.get_or_load(id, now)?.map(|session| {
+            let view = session.view();
+            let frame = view.frame.as_str();
+            (
+                view.parts.state_json(frame).to_string(),
+                view.parts.summary_text(frame),
+            )
         }))
     }
 
-    /// A session's event log.
-    pub fn events(&self, id: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError> {
-        self.store.events(id, after)
+    /// A session's event log: at most `limit` events after `after`.
+    pub fn events(
+        &self,
+        id: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Event>>, StoreError> {
+        self.store.events(id, after, limit)
     }
 
-    /// Applies one input. With an `id` seen before, nothing is applied and the `seq` of the
-    /// first application is returned again.
-    pub fn apply(
+    /// Applies one input, reloading the session from the log first if an earlier change
+    /// failed. For callers that may block (the sweeper, a load).
+    pub fn apply_blocking(
         &self,
-        session: &Session,
+        session: &Arc<Session>,
         input: Input<'_>,
         id: Option<&str>,
         now: DateTime<Utc>,
+    ) -> Result<Applied, StoreError> {
+        match self.apply(session, input, id, now, None) {
+            Err(Refused::Stale) => {
+                self.reload(session)?;
+                self.apply(session, input, id, now, None)
+            }
+            other => other,
+        }
+        .map_err(|e| match e {
+            Refused::Store(e) => e,
+            Refused::Deleted | Refused::Stale => StoreError::new(
+                store::ErrorKind::Conflict,
+                format!("session {} is gone or reloading", session.id),
+            ),
+        })
+    }
+
+    /// Steps one input on the session's tip and queues its change to the store; the change is
+    /// published to the session's clients once the store has committed it. With an `id` seen
+    /// before, nothing is applied and the first change's `seq` and ticket are returned.
+    /// `received` is when the frame arrived, for the latency histogram.
+    pub fn apply(
+        &self,
+        session: &Arc<Session>,
+        input: Input<'_>,
+        id: Option<&str>,
+        now: DateTime<Utc>,
+        received: Option<Instant>,
     ) -> Result<Applied, Refused> {
-        let mut inner = session.lock();
-        if inner.deleted {
+        let mut tip = session.tip();
+        if tip.deleted {
             return Err(Refused::Deleted);
         }
-        if let Some(seq) = id.and_then(|id| inner.recent.get(id)) {
+        if session.stale.load(Ordering::SeqCst) {
+            // Its writes after the failed one fail too; once they have all settled the tip can
+            // be reloaded from the log.
+            return if session.in_flight.load(Ordering::SeqCst) == 0 {
+                Err(Refused::Stale)
+            } else {
+                Err(Refused::Store(StoreError::new(
+                    store::ErrorKind::Io,
+                    "an earlier change of this session could not be stored; try again",
+                )))
+            };
+        }
+        if let Some((seq, ticket)) = id.and_then(|id| tip.recent.get(id)) {
             return Ok(Applied {
                 seq,
+                ticket,
                 duplicate: true,
-                ticket: inner.last_ticket,
             });
         }
-        if let Some(failed) = &self.store.durable().borrow().failed {
-            return Err(Refused::Store(failed.to_string()));
+        if let store::Health::Failing { cause, .. } = self.store.health() {
+            // Refused before it is stepped: nothing to undo.
+            return Err(Refused::Store(cause));
         }
-        let step = self.engine.step(&mut inner.conv, input, now);
-        if step.changed {
-            inner.seq += 1;
-            let seq = inner.seq;
-            if let Some(id) = id {
-                inner.recent.insert(id, seq);
-            }
-            let frame = protocol::state_frame_text(&inner.conv, seq, &step.transitions);
-            // State frames may go out before the change is durable; acks may not.
-            let _ = session.tx.send(Push::Frame(frame.into()));
-            let snapshot = seq
+        let step = self.engine.step(&mut tip.conv, input, now);
+        if !step.changed {
+            return Ok(Applied {
+                seq: tip.seq,
+                ticket: 0,
+                duplicate: false,
+            });
+        }
+        let seq = tip.seq + 1;
+        let conv = &tip.conv;
+        let frame = FrameText::state(conv, seq, &step.transitions);
+        let append = Append {
+            session: session.id.clone(),
+            event: Event {
+                seq,
+                at: now,
+                change: Change::from_input(&input),
+                id: id.map(str::to_string),
+            },
+            phase: conv.phase,
+            idle_deadline: conv.idle_deadline,
+            snapshot: seq
                 .is_multiple_of(SNAPSHOT_EVERY)
-                .then(|| serde_json::to_string(&inner.conv).ok())
-                .flatten();
-            let write = Write::Append {
-                session: session.id.clone(),
-                event: Event {
-                    seq,
-                    at: now,
-                    change: Change::from_input(&input),
-                    id: id.map(str::to_string),
-                },
-                phase: inner.conv.phase,
-                idle_deadline: inner.conv.idle_deadline,
-                snapshot,
-            };
-            match self.store.write(write) {
-                Ok(ticket) => inner.last_ticket = ticket,
-                Err(e) => return Err(Refused::Store(e.0)),
+                .then(|| crate::protocol::to_text(conv)),
+            finished: step.finished.iter().map(crate::protocol::to_text).collect(),
+            goals_total: conv.completed_goals_total,
+        };
+        let record = StepRecord::new(&input, &step, received);
+        let (phase, last_updated) = (conv.phase, conv.last_updated);
+        let publish = {
+            let session = session.clone();
+            let metrics = self.metrics.clone();
+            move |result: Result<(), StoreError>| {
+                session.settle(
+                    result,
+                    View::new(frame, phase, last_updated),
+                    record,
+                    &metrics,
+                );
             }
-            self.metrics.record_step(&input, &step, &inner.conv);
-            self.schedule(session, &mut inner);
+        };
+        session.in_flight.fetch_add(1, Ordering::SeqCst);
+        match self
+            .store
+            .write(Write::Append(Box::new(append)), Some(Box::new(publish)))
+        {
+            Ok(ticket) => {
+                tip.seq = seq;
+                if let Some(id) = id {
+                    tip.recent.insert(id, seq, ticket);
+                }
+                self.schedule(session, &mut tip);
+                Ok(Applied {
+                    seq,
+                    ticket,
+                    duplicate: false,
+                })
+            }
+            Err(e) => {
+                // Refused as it was queued (the store began failing since the check above):
+                // the tip has the change the log has not.
+                session.in_flight.fetch_sub(1, Ordering::SeqCst);
+                session.stale.store(true, Ordering::SeqCst);
+                Err(Refused::Store(e))
+            }
         }
-        Ok(Applied {
-            seq: inner.seq,
-            duplicate: false,
-            ticket: inner.last_ticket,
-        })
+    }
+
+    /// Brings a stale session's tip back to what the log holds (blocks on the store). Does
+    /// nothing while its failed writes are still settling, or if it is not stale.
+    pub fn reload(&self, session: &Session) -> Result<(), StoreError> {
+        let Some(folded) = self.fold_latest(&session.id)? else {
+            return Ok(()); // deleted meanwhile
+        };
+        let mut tip = session.tip();
+        if !session.stale.load(Ordering::SeqCst) || session.in_flight.load(Ordering::SeqCst) > 0 {
+            return Ok(());
+        }
+        let mut view = session.view();
+        if view.seq() != folded.seq {
+            *view = View::of(&folded.conv, folded.seq);
+        }
+        drop(view);
+        tip.conv = folded.conv;
+        tip.seq = folded.seq;
+        tip.recent = RecentIds::from_log(folded.recent_ids);
+        session.stale.store(false, Ordering::SeqCst);
+        tracing::info!(session = %session.id, seq = tip.seq, "session reloaded from the log after a failed write");
+        Ok(())
     }
 
     /// Deletes a session and its log: its clients are told and disconnected. Returns the store
@@ -326,23 +602,23 @@ impl Sessions {
     pub fn remove(&self, id: &str) -> Result<Option<u64>, StoreError> {
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         let in_memory = self.map.remove(id).map(|(_, session)| {
-            session.lock().deleted = true;
+            session.tip().deleted = true;
             let _ = session.tx.send(Push::Deleted);
         });
-        if in_memory.is_none() && self.store.load(id)?.is_none() {
+        if in_memory.is_none() && self.store.load(id, 0, 0)?.is_none() {
             return Ok(None);
         }
         self.store
-            .write(Write::Delete { session: id.into() })
+            .write(Write::Delete { session: id.into() }, None)
             .map(Some)
     }
 
     /// Sessions that were not idle when the store last saw them are loaded, so deadlines that
     /// fell due meanwhile are applied now. Returns how many were loaded.
-    pub fn recover(&self) -> Result<usize, StoreError> {
+    pub fn recover(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
         let pending = self.store.pending_deadlines()?;
         for (id, _) in &pending {
-            self.get_or_load(id)?;
+            self.get_or_load(id, now)?;
         }
         Ok(pending.len())
     }
@@ -355,17 +631,20 @@ impl Sessions {
         let mut n = 0;
         for id in self.store.expired(now - self.retention)? {
             if !self.map.contains_key(id.as_str()) {
-                self.store.write(Write::Delete {
-                    session: id.as_str().into(),
-                })?;
+                self.store.write(
+                    Write::Delete {
+                        session: id.as_str().into(),
+                    },
+                    None,
+                )?;
                 n += 1;
             }
         }
         Ok(n)
     }
 
-    /// Runs what fell due at `now`: idle transitions and evictions. Returns how many entries
-    /// were handled.
+    /// Runs what fell due at `now`: idle transitions and evictions (blocks on the store when a
+    /// session must be reloaded). Returns how many entries were handled.
     pub fn run_due(&self, now: DateTime<Utc>) -> usize {
         let due = self.deadlines.pop_due(now);
         for (at, kind, id) in &due {
@@ -375,26 +654,26 @@ impl Sessions {
             match kind {
                 Due::Idle => {
                     {
-                        let mut inner = session.lock();
-                        if inner.scheduled != Some(*at) {
+                        let mut tip = session.tip();
+                        if tip.scheduled != Some(*at) {
                             continue; // an earlier deadline replaced this entry
                         }
-                        inner.scheduled = None;
-                    }
-                    if !self.store.claim_deadline(id, *at) {
-                        continue; // another node applies it
+                        tip.scheduled = None;
                     }
                     // The engine decides whether the session is idle; a deadline that moved
                     // later is put back in the queue.
-                    if self.apply(&session, Input::Tick, None, now).is_ok() {
-                        let mut inner = session.lock();
-                        self.schedule(&session, &mut inner);
+                    if let Err(e) = self.apply_blocking(&session, Input::Tick, None, now) {
+                        tracing::warn!(session = %session.id, error = %e, "idle sweep not stored");
+                    }
+                    let mut tip = session.tip();
+                    if tip.scheduled.is_none() {
+                        self.schedule(&session, &mut tip);
                     }
                 }
                 Due::Evict => {
                     let (last, connected) = {
-                        let inner = session.lock();
-                        (inner.conv.last_updated, session.tx.receiver_count() > 0)
+                        let view = session.view();
+                        (view.last_updated, session.tx.receiver_count() > 0)
                     };
                     if connected {
                         self.deadlines
@@ -412,31 +691,92 @@ impl Sessions {
         due.len()
     }
 
-    /// Every session's phase, for the metrics.
-    pub fn phases(&self) -> Vec<crate::conversation::Phase> {
+    /// Every session's phase (as committed), for the metrics.
+    pub fn phases(&self) -> Vec<Phase> {
         let sessions: Vec<Arc<Session>> = self.map.iter().map(|e| e.value().clone()).collect();
-        sessions.iter().map(|s| s.lock().conv.phase).collect()
+        sessions.iter().map(|s| s.view().phase).collect()
     }
 
     /// Puts the session's idle deadline in the queue unless an earlier or equal one is there.
-    fn schedule(&self, session: &Session, inner: &mut Inner) {
-        let Some(deadline) = inner.conv.idle_deadline else {
+    fn schedule(&self, session: &Session, tip: &mut Tip) {
+        let Some(deadline) = tip.conv.idle_deadline else {
             return;
         };
-        if inner.scheduled.is_none_or(|s| deadline < s) {
-            inner.scheduled = Some(deadline);
+        if tip.scheduled.is_none_or(|s| deadline < s) {
+            tip.scheduled = Some(deadline);
             self.deadlines.push(deadline, Due::Idle, session.id.clone());
         }
     }
 }
 
+/// The state at a `seq` and the frames after it, rebuilt from the log.
+struct Rebuilt {
+    start: FrameText,
+    frames: Vec<(u64, Utf8Bytes)>,
+}
+
 impl Session {
-    /// The session's lock. A panic while it was held (a bug) leaves the state as the last step
-    /// wrote it, which is consistent: the poison is cleared rather than spread.
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn new(
+        id: Arc<str>,
+        conv: Conversation,
+        seq: u64,
+        recent_ids: Vec<(String, u64)>,
+    ) -> Arc<Session> {
+        let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
+        Arc::new(Session {
+            id,
+            view: Mutex::new(View::of(&conv, seq)),
+            tip: Mutex::new(Tip {
+                conv,
+                seq,
+                recent: RecentIds::from_log(recent_ids),
+                scheduled: None,
+                deleted: false,
+            }),
+            tx,
+            in_flight: AtomicU32::new(0),
+            stale: AtomicBool::new(false),
+        })
+    }
+
+    /// The tip's lock. A panic while it was held (a bug) leaves the state as the last step
+    /// wrote it, which is consistent: the poison is cleared rather than spread. Taken before
+    /// the view's lock when both are.
+    fn tip(&self) -> MutexGuard<'_, Tip> {
+        self.tip.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn view(&self) -> MutexGuard<'_, View> {
+        self.view.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A write of this session settled (the store calls this, in the order of the writes):
+    /// committed, its frame becomes the view and goes to every client; failed, the session is
+    /// stale.
+    fn settle(&self, result: Result<(), StoreError>, next: View, record: StepRecord, m: &Metrics) {
+        match result {
+            Ok(()) => {
+                let mut view = self.view();
+                if next.seq() == view.seq() + 1 {
+                    let frame = next.frame.clone();
+                    let seq = next.seq();
+                    *view = next;
+                    // Sent under the view's lock: a client that subscribes sees the view and
+                    // then every frame after it.
+                    let _ = self.tx.send(Push::Frame { seq, frame });
+                    drop(view);
+                    m.record_step(&record);
+                } else {
+                    tracing::error!(session = %self.id, seq = next.seq(), view = view.seq(), "a committed change does not follow the view");
+                    self.stale.store(true, Ordering::SeqCst);
+                }
+            }
+            Err(e) => {
+                tracing::debug!(session = %self.id, error = %e, "a change was not stored");
+                self.stale.store(true, Ordering::SeqCst);
+            }
+        }
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Clients connected to the session.
@@ -445,26 +785,37 @@ impl Session {
     }
 }
 
-/// A bounded memory of turn ids.
+/// A bounded memory of change ids: the `seq` each produced and the ticket that made it
+/// durable.
 #[derive(Debug, Default)]
 struct RecentIds {
-    seqs: HashMap<String, u64>,
+    seqs: HashMap<String, (u64, u64)>,
     order: VecDeque<String>,
 }
 
 impl RecentIds {
-    fn get(&self, id: &str) -> Option<u64> {
+    /// From the log's last ids, oldest first: all committed.
+    fn from_log(ids: Vec<(String, u64)>) -> RecentIds {
+        let mut recent = RecentIds::default();
+        let skip = ids.len().saturating_sub(RECENT_IDS);
+        for (id, seq) in ids.into_iter().skip(skip) {
+            recent.insert(&id, seq, 0);
+        }
+        recent
+    }
+
+    fn get(&self, id: &str) -> Option<(u64, u64)> {
         self.seqs.get(id).copied()
     }
 
-    fn insert(&mut self, id: &str, seq: u64) {
+    fn insert(&mut self, id: &str, seq: u64, ticket: u64) {
         if self.order.len() == RECENT_IDS
             && let Some(old) = self.order.pop_front()
         {
             self.seqs.remove(&old);
         }
         self.order.push_back(id.to_string());
-        self.seqs.insert(id.to_string(), seq);
+        self.seqs.insert(id.to_string(), (seq, ticket));
     }
 }
 
@@ -473,7 +824,7 @@ fn new_session_id() -> String {
     let mut bytes = [0u8; 12];
     if getrandom::fill(&mut bytes).is_err() {
         // No system randomness: fall back on time and a counter, still unique per process.
-        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::atomic::AtomicU64;
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let t = Utc::now().timestamp_nanos_opt().unwrap_or_default() as u64;
@@ -496,13 +847,11 @@ mod tests {
     fn recent_ids_are_bounded() {
         let mut r = RecentIds::default();
         for i in 0..(RECENT_IDS as u64 + 10) {
-            r.insert(&format!("c-{i}"), i);
+            r.insert(&format!("c-{i}"), i, i);
         }
         assert_eq!(r.get("c-0"), None);
-        assert_eq!(
-            r.get(&format!("c-{}", RECENT_IDS + 9)),
-            Some(RECENT_IDS as u64 + 9)
-        );
+        let last = RECENT_IDS as u64 + 9;
+        assert_eq!(r.get(&format!("c-{last}")), Some((last, last)));
         assert_eq!(r.seqs.len(), RECENT_IDS);
     }
 

@@ -1,17 +1,33 @@
-//! One task per WebSocket: a single `select!` loop over the client's frames, the session's
-//! pushes, keep-alive pings and the server's shutdown.
+//! One task per WebSocket: one `select!` loop over the server's shutdown, the session's pushes,
+//! the commit awaited by the oldest unanswered frame, the client's frames and keep-alive pings,
+//! each handled by a small method of [`Connection`].
+//!
+//! Frames reach a client one way: from the session's channel, once the store has committed
+//! their change (the sender's own included). Answers to the client's own frames (acks, errors,
+//! `get_state`) go out in the order the frames came, each ack once its change is durable and
+//! after its `state` frame.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
-use chrono::Utc;
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
 use tracing::{debug, info};
 
 use super::App;
-use super::sessions::{Push, Refused, Session};
-use crate::protocol::{self, AckFrame, ClientFrame, ErrorCode, ErrorFrame};
+use super::sessions::{Applied, Push, Refused, Session};
+use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
+use crate::store::{Committed, StoreError};
+
+/// Frames a client may have sent and not yet had answered (their changes committing); reading
+/// pauses at this many, so a client that pipelines cannot queue unbounded work.
+const MAX_UNANSWERED: usize = 64;
+
+/// How long an ack may wait for its commit before the client is told the change may not be
+/// durable (the store retries a failing commit for well under this).
+const ACK_PATIENCE: Duration = Duration::from_secs(10);
 
 /// Why the loop ended.
 enum End {
@@ -21,129 +37,85 @@ enum End {
     Close(u16, &'static str),
 }
 
-/// Serves a connected client of `session` until it leaves or the server stops.
-pub async fn serve(mut socket: WebSocket, app: Arc<App>, session: Arc<Session>) {
-    let _guard = app.track_connection();
-    let (welcome, mut pushes) = app.sessions.join(&session);
-    info!(session = %session.id, "client joined");
-    let mut limiter = RateLimiter::new(app.config.rate_limit, app.config.rate_burst);
-    let mut stop = app.stop.clone();
-    let ping_every = app.config.ping_interval;
-    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + ping_every, ping_every);
-    let mut last_heard = Instant::now();
+/// An answer to one of the client's frames, sent in the order the frames came.
+enum Reply {
+    /// An error, ready; `closes` when the connection closes after it.
+    Refused { text: Utf8Bytes, closes: bool },
+    /// The state as committed when the answers before it are sent (`get_state`).
+    State,
+    /// A change waiting for its commit: then its ack (when the frame had an id), or an error if
+    /// it failed.
+    Commit {
+        seq: u64,
+        ack: Option<Utf8Bytes>,
+        committed: Committed,
+        deadline: Instant,
+    },
+}
 
-    let end = if socket.send(Message::Text(welcome)).await.is_err() {
-        End::Gone
-    } else {
-        loop {
-            tokio::select! {
-                incoming = socket.recv() => {
-                    let Some(Ok(message)) = incoming else { break End::Gone };
-                    last_heard = Instant::now();
-                    match message {
-                        Message::Text(text) => {
-                            let received = Instant::now();
-                            match handle_text(&app, &session, &mut limiter, &text) {
-                                Reply::Applied { ack, ticket } => {
-                                    // The state frame of this change goes out before its ack.
-                                    if forward_pending(&mut socket, &app, &session, &mut pushes).await.is_err() {
-                                        break End::Gone;
-                                    }
-                                    app.metrics.turn_latency.observe(received.elapsed());
-                                    if let Some(ack) = ack {
-                                        // An ack promises the change is durable: wait for the
-                                        // commit that holds it.
-                                        let committed = matches!(
-                                            app.sessions.store().when_committed(ticket).await,
-                                            Ok(Ok(()))
-                                        );
-                                        let sent = if committed {
-                                            socket.send(Message::Text(ack)).await
-                                        } else {
-                                            send_error(&mut socket, &app, ErrorCode::StoreUnavailable, "the change could not be made durable").await
-                                        };
-                                        if sent.is_err() {
-                                            break End::Gone;
-                                        }
-                                    }
-                                }
-                                Reply::Frame(frame) => {
-                                    if socket.send(Message::Text(frame)).await.is_err() {
-                                        break End::Gone;
-                                    }
-                                }
-                                Reply::Error(code, message) => {
-                                    if send_error(&mut socket, &app, code, &message).await.is_err() {
-                                        break End::Gone;
-                                    }
-                                    if code.closes() {
-                                        break End::Close(close_code::NORMAL, "session deleted");
-                                    }
-                                }
-                            }
-                        }
-                        Message::Binary(_) => {
-                            let message = "binary frames are not supported: send JSON text frames";
-                            if send_error(&mut socket, &app, ErrorCode::BadRequest, message).await.is_err() {
-                                break End::Gone;
-                            }
-                        }
-                        Message::Close(_) => break End::Gone,
-                        // Pings are answered by the WebSocket layer; pongs only prove life.
-                        Message::Ping(_) | Message::Pong(_) => {}
-                    }
-                }
-                push = pushes.recv() => {
-                    let frame = match push {
-                        Ok(Push::Frame(frame)) => frame,
-                        Ok(Push::Deleted) => {
-                            let _ = send_error(&mut socket, &app, ErrorCode::SessionDeleted, "the session was deleted").await;
-                            break End::Close(close_code::NORMAL, "session deleted");
-                        }
-                        // Fell behind: the current state replaces the frames it missed.
-                        Err(RecvError::Lagged(_)) => app.sessions.state_frame(&session),
-                        Err(RecvError::Closed) => break End::Close(close_code::NORMAL, "session closed"),
-                    };
-                    if socket.send(Message::Text(frame)).await.is_err() {
-                        break End::Gone;
-                    }
-                }
-                _ = ping.tick() => {
-                    if last_heard.elapsed() > ping_every * 2 {
-                        debug!(session = %session.id, "client silent for two ping intervals");
-                        break End::Gone;
-                    }
-                    if socket.send(Message::Ping(Default::default())).await.is_err() {
-                        break End::Gone;
-                    }
-                }
-                _ = stop.changed() => break End::Close(close_code::AWAY, "server shutting down"),
-            }
+/// One client of one session.
+struct Connection {
+    socket: WebSocket,
+    app: Arc<App>,
+    session: Arc<Session>,
+    /// The highest `seq` the client has: frames at or below it are not sent again.
+    sent: u64,
+    replies: VecDeque<Reply>,
+    limiter: RateLimiter,
+    last_heard: Instant,
+}
+
+/// Serves a connected client of `session` until it leaves or the server stops. With
+/// `last_seq`, the client first gets the frames it missed after it.
+pub async fn serve(socket: WebSocket, app: Arc<App>, session: Arc<Session>, last_seq: Option<u64>) {
+    let _guard = app.track_connection();
+    let joining = (app.clone(), session.clone());
+    let joined = match last_seq {
+        // Rebuilding missed frames reads the log.
+        Some(_) => {
+            tokio::task::spawn_blocking(move || joining.0.sessions.join(&joining.1, last_seq))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+                })
+        }
+        None => app.sessions.join(&session, None),
+    };
+    let mut conn = Connection {
+        socket,
+        app: app.clone(),
+        limiter: RateLimiter::new(app.config.rate_limit, app.config.rate_burst),
+        session,
+        sent: 0,
+        replies: VecDeque::new(),
+        last_heard: Instant::now(),
+    };
+    let joined = match joined {
+        Ok(joined) => joined,
+        Err(e) => {
+            let _ = conn.error(ErrorCode::StoreUnavailable, &e.message).await;
+            conn.close(close_code::AGAIN, "store unavailable").await;
+            return;
         }
     };
+    info!(session = %conn.session.id, resumed = joined.resumed, "client joined");
+    let mut pushes = joined.pushes;
+    let end = match conn.start(joined.welcome, joined.missed, joined.seq).await {
+        Err(end) => end,
+        Ok(()) => conn.run(&mut pushes).await,
+    };
     if let End::Close(code, reason) = end {
-        let frame = CloseFrame {
-            code,
-            reason: reason.into(),
-        };
-        let _ = socket.send(Message::Close(Some(frame))).await;
-        // Give the close handshake a moment; a client that never answers does not hold us.
-        let _ = tokio::time::timeout(Duration::from_secs(1), async {
-            while let Some(Ok(m)) = socket.recv().await {
-                if matches!(m, Message::Close(_)) {
-                    break;
-                }
-            }
-        })
-        .await;
+        conn.close(code, reason).await;
     }
-    info!(session = %session.id, "client left");
+    info!(session = %conn.session.id, "client left");
 }
 
 /// Serves a connection that asked for an unknown session: an error, then a close.
 pub async fn unknown_session(mut socket: WebSocket, app: Arc<App>, id: String) {
     let message = format!("no session \"{id}\"");
-    let _ = send_error(&mut socket, &app, ErrorCode::UnknownSession, &message).await;
+    app.metrics.error(ErrorCode::UnknownSession);
+    let frame = ServerFrame::error(ErrorCode::UnknownSession, &message).to_text();
+    let _ = socket.send(Message::Text(frame.into())).await;
     let frame = CloseFrame {
         code: close_code::POLICY,
         reason: "unknown session".into(),
@@ -151,91 +123,331 @@ pub async fn unknown_session(mut socket: WebSocket, app: Arc<App>, id: String) {
     let _ = socket.send(Message::Close(Some(frame))).await;
 }
 
-enum Reply {
-    /// A change was applied (or acknowledged again): forward pending pushes, then, once the
-    /// store has committed `ticket`, the ack.
-    Applied {
-        ack: Option<Utf8Bytes>,
-        ticket: u64,
-    },
-    /// A frame for this client only.
-    Frame(Utf8Bytes),
-    Error(ErrorCode, String),
+/// What woke the loop.
+enum Event {
+    Stop,
+    Push(Result<Push, RecvError>),
+    Settled(Result<Result<(), StoreError>, tokio::time::error::Elapsed>),
+    Client(Option<Result<Message, axum::Error>>),
+    Ping,
 }
 
-fn handle_text(app: &App, session: &Session, limiter: &mut RateLimiter, text: &str) -> Reply {
-    if text.len() > app.config.max_frame_bytes {
-        return Reply::Error(
-            ErrorCode::TooLarge,
-            format!(
-                "frame of {} bytes; at most {} are accepted",
-                text.len(),
-                app.config.max_frame_bytes
-            ),
-        );
+impl Connection {
+    /// Sends the welcome and the frames the client missed.
+    async fn start(
+        &mut self,
+        welcome: Utf8Bytes,
+        missed: Vec<(u64, Utf8Bytes)>,
+        seq: u64,
+    ) -> Result<(), End> {
+        self.send(welcome).await?;
+        for (_, frame) in missed {
+            self.send(frame).await?;
+        }
+        self.sent = seq;
+        Ok(())
     }
-    if !limiter.allow(Instant::now()) {
-        return Reply::Error(
-            ErrorCode::RateLimited,
-            format!(
-                "more than {} frames per second: this frame was not applied",
-                app.config.rate_limit
-            ),
-        );
-    }
-    let frame = match ClientFrame::parse(text) {
-        Ok(frame) => frame,
-        Err(refusal) => return Reply::Error(refusal.code, refusal.message),
-    };
-    let Some(input) = frame.input() else {
-        return Reply::Frame(app.sessions.state_frame(session));
-    };
-    match app.sessions.apply(session, input, frame.id(), Utc::now()) {
-        Ok(applied) => Reply::Applied {
-            ack: frame
-                .id()
-                .map(|id| protocol::to_text(&AckFrame::new(id, applied.seq)).into()),
-            ticket: applied.ticket,
-        },
-        Err(Refused::Deleted) => Reply::Error(
-            ErrorCode::SessionDeleted,
-            "the session was deleted".to_string(),
-        ),
-        Err(Refused::Store(e)) => Reply::Error(
-            ErrorCode::StoreUnavailable,
-            format!("the change was not applied: {e}"),
-        ),
-    }
-}
 
-/// Sends the pushes already waiting, so a sender sees its state frame before its ack.
-async fn forward_pending(
-    socket: &mut WebSocket,
-    app: &App,
-    session: &Session,
-    pushes: &mut tokio::sync::broadcast::Receiver<Push>,
-) -> Result<(), axum::Error> {
-    loop {
-        let frame = match pushes.try_recv() {
-            Ok(Push::Frame(frame)) => frame,
-            Ok(Push::Deleted) | Err(TryRecvError::Empty) | Err(TryRecvError::Closed) => {
-                return Ok(());
+    async fn run(&mut self, pushes: &mut tokio::sync::broadcast::Receiver<Push>) -> End {
+        let mut stop = self.app.stop.clone();
+        let every = self.app.config.ping_interval;
+        let mut ping = tokio::time::interval_at(Instant::now() + every, every);
+        loop {
+            // In this order when several are ready: shutdown first, then the session's frames
+            // (so a change's frame precedes its ack), then acks, then new client frames.
+            let event = tokio::select! {
+                biased;
+                _ = stop.changed() => Event::Stop,
+                push = pushes.recv() => Event::Push(push),
+                settled = oldest_commit(&mut self.replies), if waits_for_commit(&self.replies) => {
+                    Event::Settled(settled)
+                }
+                incoming = self.socket.recv(), if self.replies.len() < MAX_UNANSWERED => {
+                    Event::Client(incoming)
+                }
+                _ = ping.tick() => Event::Ping,
+            };
+            let handled = match event {
+                Event::Stop => Err(End::Close(close_code::AWAY, "server shutting down")),
+                Event::Push(push) => self.on_push(push).await,
+                Event::Settled(settled) => self.on_settled(settled).await,
+                Event::Client(incoming) => self.on_client(incoming).await,
+                Event::Ping => self.on_ping().await,
+            };
+            let flushed = match handled {
+                Ok(()) => self.flush().await,
+                Err(end) => Err(end),
+            };
+            if let Err(end) = flushed {
+                return end;
             }
-            Err(TryRecvError::Lagged(_)) => app.sessions.state_frame(session),
+        }
+    }
+
+    /// A frame of the session's channel: sent unless the client has it.
+    async fn on_push(&mut self, push: Result<Push, RecvError>) -> Result<(), End> {
+        match push {
+            Ok(Push::Frame { seq, frame }) if seq == self.sent + 1 => {
+                self.send(frame).await?;
+                self.sent = seq;
+                Ok(())
+            }
+            Ok(Push::Frame { seq, .. }) if seq <= self.sent => Ok(()),
+            // A frame after a gap (never expected): the log fills it.
+            Ok(Push::Frame { .. }) | Err(RecvError::Lagged(_)) => self.catch_up().await,
+            Ok(Push::Deleted) => {
+                let _ = self
+                    .error(ErrorCode::SessionDeleted, "the session was deleted")
+                    .await;
+                Err(End::Close(close_code::NORMAL, "session deleted"))
+            }
+            Err(RecvError::Closed) => Err(End::Close(close_code::NORMAL, "session closed")),
+        }
+    }
+
+    /// The client fell behind the session's channel: the frames it missed come from the log,
+    /// or, from too far back, the current state.
+    async fn catch_up(&mut self) -> Result<(), End> {
+        let (app, session, after) = (self.app.clone(), self.session.clone(), self.sent);
+        let frames = tokio::task::spawn_blocking(move || app.sessions.catch_up(&session, after))
+            .await
+            .map_err(|e| StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+            .and_then(|r| r);
+        match frames {
+            Ok(Some(frames)) => {
+                for (seq, frame) in frames {
+                    if seq > self.sent {
+                        self.send(frame).await?;
+                        self.sent = seq;
+                    }
+                }
+            }
+            Ok(None) | Err(_) => {
+                debug!(session = %self.session.id, "too far behind to catch up: the current state instead");
+                let (seq, frame) = self.app.sessions.current_frame(&self.session);
+                self.send(frame).await?;
+                self.sent = self.sent.max(seq);
+            }
+        }
+        Ok(())
+    }
+
+    /// The oldest change waiting for its commit has settled (or waited too long).
+    async fn on_settled(
+        &mut self,
+        settled: Result<Result<(), StoreError>, tokio::time::error::Elapsed>,
+    ) -> Result<(), End> {
+        let Some(Reply::Commit { seq, ack, .. }) = self.replies.pop_front() else {
+            return Ok(());
         };
-        socket.send(Message::Text(frame)).await?;
+        match settled {
+            Ok(Ok(())) => {
+                if self.sent < seq {
+                    // Its frame went by while the client was behind: the current state, which
+                    // includes the change, precedes the ack.
+                    let (now, frame) = self.app.sessions.current_frame(&self.session);
+                    self.send(frame).await?;
+                    self.sent = self.sent.max(now);
+                }
+                if let Some(ack) = ack {
+                    self.send(ack).await?;
+                }
+                Ok(())
+            }
+            Ok(Err(e)) => {
+                let message = format!("the change was not stored: {e}");
+                self.error(ErrorCode::StoreUnavailable, &message).await
+            }
+            Err(_) => {
+                let message = format!(
+                    "the change was not confirmed durable within {} s: it may or may not be stored",
+                    ACK_PATIENCE.as_secs()
+                );
+                self.error(ErrorCode::StoreUnavailable, &message).await
+            }
+        }
+    }
+
+    /// A frame from the client.
+    async fn on_client(
+        &mut self,
+        incoming: Option<Result<Message, axum::Error>>,
+    ) -> Result<(), End> {
+        let Some(Ok(message)) = incoming else {
+            return Err(End::Gone);
+        };
+        self.last_heard = Instant::now();
+        let reply = match message {
+            Message::Text(text) => self.on_text(&text).await,
+            Message::Binary(_) => self.refusal(
+                ErrorCode::BadRequest,
+                "binary frames are not supported: send JSON text frames",
+            ),
+            Message::Close(_) => return Err(End::Gone),
+            // Pings are answered by the WebSocket layer; pongs only prove life.
+            Message::Ping(_) | Message::Pong(_) => return Ok(()),
+        };
+        self.replies.push_back(reply);
+        Ok(())
+    }
+
+    /// A text frame: checked, parsed, applied.
+    async fn on_text(&mut self, text: &str) -> Reply {
+        let received = std::time::Instant::now();
+        let max = self.app.config.max_frame_bytes;
+        if text.len() > max {
+            let message = format!("frame of {} bytes; at most {max} are accepted", text.len());
+            return self.refusal(ErrorCode::TooLarge, &message);
+        }
+        if !self.limiter.allow(Instant::now()) {
+            let message = format!(
+                "more than {} frames per second: this frame was not applied",
+                self.app.config.rate_limit
+            );
+            return self.refusal(ErrorCode::RateLimited, &message);
+        }
+        let frame = match ClientFrame::parse(text) {
+            Ok(frame) => frame,
+            Err(refusal) => return self.refusal(refusal.code, &refusal.message),
+        };
+        let Some(input) = frame.input() else {
+            return Reply::State;
+        };
+        let sessions = &self.app.sessions;
+        let now = self.app.clock.now();
+        let mut applied = sessions.apply(&self.session, input, frame.id(), now, Some(received));
+        if applied == Err(Refused::Stale) {
+            // An earlier change failed to commit: the session is reloaded from the log first.
+            let (app, session) = (self.app.clone(), self.session.clone());
+            let reloaded = tokio::task::spawn_blocking(move || app.sessions.reload(&session))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+                });
+            applied = match reloaded {
+                Ok(()) => {
+                    let now = self.app.clock.now();
+                    sessions.apply(&self.session, input, frame.id(), now, Some(received))
+                }
+                Err(e) => Err(Refused::Store(e)),
+            };
+        }
+        match applied {
+            Ok(Applied { seq, ticket, .. }) => Reply::Commit {
+                seq,
+                ack: frame
+                    .id()
+                    .map(|id| ServerFrame::ack(id, seq).to_text().into()),
+                committed: sessions.store().committed(ticket),
+                deadline: Instant::now() + ACK_PATIENCE,
+            },
+            Err(Refused::Deleted) => {
+                self.refusal(ErrorCode::SessionDeleted, "the session was deleted")
+            }
+            Err(Refused::Store(e)) => {
+                let message = format!("the change was not applied: {e}");
+                self.refusal(ErrorCode::StoreUnavailable, &message)
+            }
+            Err(Refused::Stale) => self.refusal(
+                ErrorCode::StoreUnavailable,
+                "the change was not applied: the session is being reloaded; try again",
+            ),
+        }
+    }
+
+    async fn on_ping(&mut self) -> Result<(), End> {
+        if self.last_heard.elapsed() > self.app.config.ping_interval * 2 {
+            debug!(session = %self.session.id, "client silent for two ping intervals");
+            return Err(End::Gone);
+        }
+        self.socket
+            .send(Message::Ping(Default::default()))
+            .await
+            .map_err(|_| End::Gone)
+    }
+
+    /// Sends the answers that are ready, in order, up to the first still waiting for a commit.
+    async fn flush(&mut self) -> Result<(), End> {
+        loop {
+            match self.replies.front() {
+                Some(Reply::Refused { .. }) => {
+                    if let Some(Reply::Refused { text, closes }) = self.replies.pop_front() {
+                        self.send(text).await?;
+                        if closes {
+                            return Err(End::Close(close_code::NORMAL, "session deleted"));
+                        }
+                    }
+                }
+                Some(Reply::State) => {
+                    self.replies.pop_front();
+                    let (seq, frame) = self.app.sessions.current_frame(&self.session);
+                    self.send(frame).await?;
+                    self.sent = self.sent.max(seq);
+                }
+                Some(Reply::Commit { .. }) | None => return Ok(()),
+            }
+        }
+    }
+
+    /// An error frame for the answers' queue, counted.
+    fn refusal(&self, code: ErrorCode, message: &str) -> Reply {
+        self.app.metrics.error(code);
+        Reply::Refused {
+            text: ServerFrame::error(code, message).to_text().into(),
+            closes: code.closes(),
+        }
+    }
+
+    /// Sends an error frame now, counted.
+    async fn error(&mut self, code: ErrorCode, message: &str) -> Result<(), End> {
+        self.app.metrics.error(code);
+        let frame = ServerFrame::error(code, message).to_text();
+        self.send(frame.into()).await
+    }
+
+    async fn send(&mut self, text: Utf8Bytes) -> Result<(), End> {
+        self.socket
+            .send(Message::Text(text))
+            .await
+            .map_err(|_| End::Gone)
+    }
+
+    /// Closes with `code`, and gives the close handshake a moment; a client that never
+    /// answers does not hold us.
+    async fn close(&mut self, code: u16, reason: &'static str) {
+        let frame = CloseFrame {
+            code,
+            reason: reason.into(),
+        };
+        let _ = self.socket.send(Message::Close(Some(frame))).await;
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            while let Some(Ok(m)) = self.socket.recv().await {
+                if matches!(m, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
     }
 }
 
-async fn send_error(
-    socket: &mut WebSocket,
-    app: &App,
-    code: ErrorCode,
-    message: &str,
-) -> Result<(), axum::Error> {
-    app.metrics.error(code);
-    let frame = protocol::to_text(&ErrorFrame::new(code, message));
-    socket.send(Message::Text(frame.into())).await
+/// Whether the oldest answer waits for a commit.
+fn waits_for_commit(replies: &VecDeque<Reply>) -> bool {
+    matches!(replies.front(), Some(Reply::Commit { .. }))
+}
+
+/// The oldest answer's commit (only polled when [`waits_for_commit`]).
+async fn oldest_commit(
+    replies: &mut VecDeque<Reply>,
+) -> Result<Result<(), StoreError>, tokio::time::error::Elapsed> {
+    match replies.front_mut() {
+        Some(Reply::Commit {
+            committed,
+            deadline,
+            ..
+        }) => tokio::time::timeout_at(*deadline, committed).await,
+        _ => std::future::pending().await,
+    }
 }
 
 /// A token bucket: `rate` frames per second on average, `burst` at once.

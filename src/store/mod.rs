@@ -1,32 +1,52 @@
 //! Where sessions live: an ordered log of events per session, the state being a deterministic
-//! fold of it (with snapshots so recovery does not replay long histories).
+//! fold of it (with snapshots, so neither loading a session nor resuming a client replays a long
+//! history), and the index the server and its HTTP API read: the sessions' phases and
+//! deadlines, the last client ids of each session, the whole history of finished goals.
 //!
 //! - [`memory`]: in the process, lost on restart;
 //! - [`sqlite`]: an embedded SQLite file (the default): WAL, `synchronous=FULL`, one writer
 //!   thread committing the changes of all sessions together (group commit).
 //!
-//! The [`Store`] trait is shaped for several server nodes sharing one store: appends carry the
-//! sequence number they expect to follow (an append that does not follow is refused, so two
-//! nodes can never both write `seq` N), idle deadlines are claimed by one node before it acts on
-//! them, and [`Store::changes`] is where changes made by other nodes arrive.
+//! Writes are queued ([`Store::write`]) and settle in the order they were queued: each is
+//! committed or fails, and its [`Receipt`] is called then, before anyone waiting on
+//! [`Store::committed`] is woken. This is how a change reaches clients only once the store holds
+//! it: the server publishes it from its receipt.
 
 pub mod memory;
 pub mod sqlite;
 
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use tokio::sync::watch;
 
-use crate::conversation::{Conversation, Engine, Input, Phase, Role, Signal};
+use crate::conversation::{Conversation, Engine, Goal, Input, Phase, Role, Signal};
+
+/// A snapshot of the state is stored with every this many events, so loading a session folds at
+/// most this many.
+pub const SNAPSHOT_EVERY: u64 = 64;
+
+/// Snapshots kept per session: with one every 64 events, any `seq` among the last 256 has a
+/// snapshot at or before it, so a client resuming from there is rebuilt from at most 319
+/// events.
+pub const SNAPSHOTS_KEPT: u64 = 5;
+
+/// The most changes a resuming (or lagging) client is sent from the log; from further back it
+/// gets the current state instead (see `docs/protocol.md`).
+pub const RESUME_LIMIT: u64 = 256;
+
+/// Client ids remembered per session (with the `seq` of their change), across restarts.
+pub const RECENT_IDS: usize = 256;
 
 /// One change of a session, as the log keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// The session's `seq` after this change (1 for the first).
     pub seq: u64,
-    #[serde(with = "crate::conversation::time")]
     pub at: DateTime<Utc>,
     #[serde(flatten)]
     pub change: Change,
@@ -89,6 +109,24 @@ impl Change {
     }
 }
 
+/// One change appended to a session's log, with what the store's index needs of the state
+/// after it.
+#[derive(Clone, Debug)]
+pub struct Append {
+    pub session: Arc<str>,
+    pub event: Event,
+    pub phase: Phase,
+    pub idle_deadline: Option<DateTime<Utc>>,
+    /// Every [`SNAPSHOT_EVERY`] events, the state after this one (JSON), so loading replays
+    /// only what follows it.
+    pub snapshot: Option<String>,
+    /// Goals this change finished (JSON), in order: the end of the session's history.
+    pub finished: Vec<String>,
+    /// The history's length after this change: the last finished goal is number
+    /// `goals_total` (a reset starts the history over).
+    pub goals_total: u64,
+}
+
 /// A write to the store, queued in order.
 #[derive(Clone, Debug)]
 pub enum Write {
@@ -97,77 +135,159 @@ pub enum Write {
         created_at: DateTime<Utc>,
         idle_deadline: Option<DateTime<Utc>>,
     },
-    Append {
+    Append(Box<Append>),
+    /// Goals of a session's history the store lacks, numbered from `first` (a file written
+    /// before the history was stored: the fold of the log finds them).
+    History {
         session: Arc<str>,
-        event: Event,
-        /// The state after the event, as the store's index needs it.
-        phase: Phase,
-        idle_deadline: Option<DateTime<Utc>>,
-        /// Every few events, the state after this one, so recovery replays only what follows.
-        snapshot: Option<String>,
+        first: u64,
+        goals: Vec<String>,
     },
     Delete {
         session: Arc<str>,
     },
 }
 
-/// A session as stored: what its state is folded from.
+impl Write {
+    /// Whether a failing store still takes it: deletions free space and erase data, so they
+    /// are tried whatever the store's health.
+    fn taken_while_failing(&self) -> bool {
+        matches!(self, Write::Delete { .. })
+    }
+}
+
+/// Called once a write has settled: `Ok` once it is committed, the error once it failed. Called
+/// exactly once, in the order writes were queued, and before the waiters of
+/// [`Store::committed`] are woken. A write that [`Store::write`] refuses drops its receipt
+/// uncalled.
+pub type Receipt = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+
+/// A session as stored: what its state is folded from, and its index entries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stored {
     pub session_id: String,
     pub created_at: DateTime<Utc>,
-    /// The latest snapshot: its `seq` and the state after that event.
+    /// A snapshot: its `seq` and the state after that event.
     pub snapshot: Option<(u64, Conversation)>,
     /// The events after the snapshot (all of them without one), in order.
     pub events: Vec<Event>,
+    /// The last [`RECENT_IDS`] client ids of the session with their `seq`, oldest first.
+    pub recent_ids: Vec<(String, u64)>,
 }
 
-/// How far the store's writes have gone.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Durable {
-    /// Every write with a ticket up to this one is committed.
-    pub committed: u64,
-    /// The store stopped writing (I/O error, conflict): nothing after `committed` will be.
-    pub failed: Option<Arc<str>>,
+/// What went wrong, for callers that branch on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Another process holds the file's locks: may pass.
+    Busy,
+    /// The disk, or the store's size limit, is full: passes when space is freed.
+    Full,
+    /// The disk failed a read or a write: may pass.
+    Io,
+    /// The file is damaged: does not pass by itself.
+    Corrupt,
+    /// An append that does not follow its session's last `seq`, or to an unknown session: this
+    /// write is refused, others go on.
+    Conflict,
+    /// The store is closed (the server is stopping).
+    Closed,
 }
 
-/// A store error, naming the store (a file, for SQLite).
+impl ErrorKind {
+    /// Whether the same write may succeed if tried again a little later.
+    pub fn is_transient(self) -> bool {
+        matches!(self, ErrorKind::Busy | ErrorKind::Full | ErrorKind::Io)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Busy => "busy",
+            ErrorKind::Full => "full",
+            ErrorKind::Io => "I/O error",
+            ErrorKind::Corrupt => "corrupt",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Closed => "closed",
+        }
+    }
+}
+
+/// A store error: its kind, and a message naming the store (a file, for SQLite).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoreError(pub String);
+pub struct StoreError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl StoreError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> StoreError {
+        StoreError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for StoreError {}
 
-/// Change notifications from other nodes: `(session, seq)` appended elsewhere.
-pub type ChangeFeed = tokio::sync::broadcast::Receiver<(Arc<str>, u64)>;
+/// Whether the store takes writes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Health {
+    #[default]
+    Ready,
+    /// Writes failed and are refused until a probe succeeds (retried with a growing pause).
+    Failing {
+        cause: StoreError,
+        since: DateTime<Utc>,
+    },
+}
 
 pub trait Store: Send + Sync + std::fmt::Debug {
-    /// Queues a write; never blocks. Writes are applied in the order they were queued. Returns
-    /// the ticket that [`Store::durable`] reaches once the write is committed.
-    fn write(&self, write: Write) -> Result<u64, StoreError>;
+    /// Queues a write; never waits for the disk. Writes settle in the order they were queued,
+    /// each calling its `receipt` (see [`Receipt`]). Returns the ticket to wait for with
+    /// [`Store::committed`]. While the store is failing, writes other than deletions are
+    /// refused here at once, with the cause.
+    fn write(&self, write: Write, receipt: Option<Receipt>) -> Result<u64, StoreError>;
 
-    /// Watches the committed ticket.
-    fn durable(&self) -> watch::Receiver<Durable>;
+    /// Resolves once the write of `ticket` is committed, or with the error it failed with.
+    fn committed(&self, ticket: u64) -> Committed;
 
-    /// The last ticket given: once `durable` reaches it, reads see every write queued so far.
+    /// The last ticket given: once it is committed, reads see every write queued so far.
     fn queued(&self) -> u64;
 
-    /// Resolves once `ticket` is committed, or with the store's error if it never will be. Only
-    /// the waiter of a ticket is woken, not every waiter on every commit.
-    fn when_committed(&self, ticket: u64)
-    -> tokio::sync::oneshot::Receiver<Result<(), StoreError>>;
+    /// Whether writes are taken, and if not, why.
+    fn health(&self) -> Health;
 
-    /// A session's snapshot and the events after it, or `None` for an unknown session.
-    fn load(&self, session: &str) -> Result<Option<Stored>, StoreError>;
+    /// A session's newest snapshot at or before `at` and its events after that snapshot up to
+    /// `through` (`u64::MAX` for both: the latest state), with its recent client ids; `None`
+    /// for an unknown session.
+    fn load(&self, session: &str, at: u64, through: u64) -> Result<Option<Stored>, StoreError>;
 
-    /// A session's log from `seq` `after + 1` on (0: the whole log), or `None` for an unknown
-    /// session.
-    fn events(&self, session: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError>;
+    /// At most `limit` events of a session's log from `seq` `after + 1` on, or `None` for an
+    /// unknown session.
+    fn events(
+        &self,
+        session: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Event>>, StoreError>;
+
+    /// At most `limit` goals of a session's history (since its last reset), oldest first,
+    /// skipping the first `after`; `None` for an unknown session.
+    fn goals(
+        &self,
+        session: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Goal>>, StoreError>;
+
+    /// How many goals of its history the store holds for a session.
+    fn goals_stored(&self, session: &str) -> Result<u64, StoreError>;
 
     /// Sessions with an idle deadline still to apply (not idle yet), with the deadline.
     fn pending_deadlines(&self) -> Result<Vec<(String, DateTime<Utc>)>, StoreError>;
@@ -178,21 +298,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Commits everything queued and stops writing (at shutdown).
     fn close(&self) {}
 
-    /// Claims a session's idle deadline for this node. With several nodes, one claim wins; a
-    /// store used by one node always grants it.
-    fn claim_deadline(&self, _session: &str, _at: DateTime<Utc>) -> bool {
-        true
-    }
-
-    /// Changes appended by other nodes. A store used by one node has none to report.
-    fn changes(&self) -> Option<ChangeFeed> {
-        None
-    }
-
     /// Records the fingerprint of the rules this server folds logs with
-    /// ([`Engine::fingerprint`](crate::conversation::Engine::fingerprint)), and returns the one
-    /// recorded before when it was another. A store that keeps nothing across restarts has
-    /// nothing to compare.
+    /// ([`crate::patterns::fingerprint`]), and returns the one recorded before when it was
+    /// another. A store that keeps nothing across restarts has nothing to compare.
     fn record_rules(&self, _fingerprint: &str) -> Result<Option<String>, StoreError> {
         Ok(None)
     }
@@ -203,42 +311,57 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
 /// The append rule every store keeps: a session's events are numbered 1, 2, 3, ... with no gap
 /// and no repeat, so an append must carry the seq after the last one.
-pub fn check_append(session: &str, last: u64, seq: u64) -> Result<(), String> {
+pub fn check_append(session: &str, last: u64, seq: u64) -> Result<(), StoreError> {
     if seq == last + 1 {
         Ok(())
     } else {
-        Err(format!(
-            "session {session}: append of seq {seq} after {last} refused"
+        Err(StoreError::new(
+            ErrorKind::Conflict,
+            format!("session {session}: append of seq {seq} after {last} refused"),
         ))
     }
 }
 
+/// How a store is opened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Most writes one SQLite transaction holds (1: a transaction per write).
+    pub batch: usize,
+    /// The largest the SQLite file may grow, in bytes; `None` for no limit but the disk's.
+    pub max_bytes: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            batch: 4096,
+            max_bytes: None,
+        }
+    }
+}
+
 /// Opens the store a URL names: `memory:` or `sqlite:PATH` (PATH relative to the working
-/// directory; its directory is created if missing). `batch` is the most events one SQLite
-/// transaction holds (1: a transaction per event).
-pub fn open(
-    url: &str,
-    retention: chrono::TimeDelta,
-    batch: usize,
-) -> Result<Arc<dyn Store>, StoreError> {
+/// directory; its directory is created if missing).
+pub fn open(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> {
     if url == "memory:" {
         return Ok(Arc::new(memory::MemoryStore::default()));
     }
     if let Some(path) = url.strip_prefix("sqlite:") {
         if path.is_empty() {
-            return Err(StoreError(
-                "store \"sqlite:\" needs a path: sqlite:data/convstate.db".into(),
+            return Err(StoreError::new(
+                ErrorKind::Io,
+                "store \"sqlite:\" needs a path: sqlite:data/convstate.db",
             ));
         }
         return Ok(Arc::new(sqlite::SqliteStore::open(
             std::path::Path::new(path),
-            retention,
-            batch,
+            options,
         )?));
     }
-    Err(StoreError(format!(
-        "store \"{url}\": expected memory: or sqlite:PATH"
-    )))
+    Err(StoreError::new(
+        ErrorKind::Io,
+        format!("store \"{url}\": expected memory: or sqlite:PATH"),
+    ))
 }
 
 /// A state folded from a log.
@@ -248,40 +371,85 @@ pub struct Folded {
     pub seq: u64,
     /// The last client ids with their `seq`, oldest first, for idempotent retries.
     pub recent_ids: Vec<(String, u64)>,
+    /// The goals the folded events finished, in order.
+    pub finished: Vec<Goal>,
 }
 
 /// Folds a stored session: the snapshot (or a fresh start), then each event at its time.
 pub fn fold(engine: &Engine, stored: &Stored) -> Result<Folded, StoreError> {
+    fold_with(engine, stored, |_, _, _| {})
+}
+
+/// [`fold`], calling `each` with every event, the state after it and the step's transitions.
+pub fn fold_with(
+    engine: &Engine,
+    stored: &Stored,
+    mut each: impl FnMut(&Event, &Conversation, &[crate::conversation::Transition]),
+) -> Result<Folded, StoreError> {
     let (mut conv, mut seq) = match &stored.snapshot {
-        Some((seq, conv)) => (conv.clone(), *seq),
+        Some((seq, conv)) => {
+            let mut conv = conv.clone();
+            engine.fit(&mut conv);
+            (conv, *seq)
+        }
         None => (
             engine.start(stored.session_id.as_str(), stored.created_at),
             0,
         ),
     };
-    let mut recent_ids = Vec::new();
+    // The store's index holds the ids of every event it has; events past the index's last one
+    // (a log handed in by other means) add theirs.
+    let mut recent_ids = stored.recent_ids.clone();
+    let indexed = recent_ids.last().map_or(0, |(_, seq)| *seq);
+    let mut finished = Vec::new();
     for event in &stored.events {
         if event.seq != seq + 1 {
-            return Err(StoreError(format!(
-                "session {}: event {} follows {seq}: the log has a gap",
-                stored.session_id, event.seq
-            )));
+            return Err(StoreError::new(
+                ErrorKind::Corrupt,
+                format!(
+                    "session {}: event {} follows {seq}: the log has a gap",
+                    stored.session_id, event.seq
+                ),
+            ));
         }
-        engine.step(&mut conv, event.change.input(), event.at);
+        let step = engine.step(&mut conv, event.change.input(), event.at);
         seq = event.seq;
-        if let Some(id) = &event.id {
+        each(event, &conv, &step.transitions);
+        finished.extend(step.finished);
+        if let Some(id) = &event.id
+            && seq > indexed
+        {
             recent_ids.push((id.clone(), seq));
         }
     }
+    let skip = recent_ids.len().saturating_sub(RECENT_IDS);
+    recent_ids.drain(..skip);
     Ok(Folded {
         conv,
         seq,
         recent_ids,
+        finished,
     })
 }
 
-/// Waiters for tickets, completed as commits come in. Each waiter is woken once, when its
-/// ticket is committed (or the store fails), not on every commit.
+/// The future of [`Store::committed`].
+#[derive(Debug)]
+pub struct Committed(tokio::sync::oneshot::Receiver<Result<(), StoreError>>);
+
+impl Future for Committed {
+    type Output = Result<(), StoreError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx).map(|r| {
+            r.unwrap_or_else(|_| Err(StoreError::new(ErrorKind::Closed, "the store stopped")))
+        })
+    }
+}
+
+/// Failed tickets remembered, for a waiter that asks after its write settled.
+const FAILURES_KEPT: usize = 65_536;
+
+/// Waiters for tickets, woken once their write settles (not on every commit).
 #[derive(Debug, Default)]
 pub struct Waiters {
     inner: std::sync::Mutex<WaitersInner>,
@@ -291,45 +459,63 @@ type Waiter = tokio::sync::oneshot::Sender<Result<(), StoreError>>;
 
 #[derive(Debug, Default)]
 struct WaitersInner {
-    committed: u64,
-    failed: Option<StoreError>,
-    waiting: std::collections::BTreeMap<u64, Vec<Waiter>>,
+    /// Every ticket up to this one has settled.
+    settled: u64,
+    /// Settled tickets that failed (the most recent [`FAILURES_KEPT`]).
+    failed: BTreeMap<u64, StoreError>,
+    /// Tickets below this may have failed without being remembered (never in practice:
+    /// waiters ask right after writing).
+    forgotten_below: u64,
+    waiting: BTreeMap<u64, Vec<Waiter>>,
 }
 
 impl Waiters {
-    pub fn wait(&self, ticket: u64) -> tokio::sync::oneshot::Receiver<Result<(), StoreError>> {
+    pub fn wait(&self, ticket: u64) -> Committed {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if ticket <= inner.committed {
-            let _ = tx.send(Ok(()));
-        } else if let Some(e) = &inner.failed {
-            let _ = tx.send(Err(e.clone()));
+        if ticket <= inner.settled {
+            let outcome = match inner.failed.get(&ticket) {
+                Some(e) => Err(e.clone()),
+                None if ticket < inner.forgotten_below => Err(StoreError::new(
+                    ErrorKind::Io,
+                    "the outcome of this write is no longer known",
+                )),
+                None => Ok(()),
+            };
+            let _ = tx.send(outcome);
         } else {
             inner.waiting.entry(ticket).or_default().push(tx);
         }
-        rx
+        Committed(rx)
     }
 
-    /// Every ticket up to `ticket` is committed.
-    pub fn committed(&self, ticket: u64) {
+    /// Every ticket up to `upto` has settled: those in `failures` failed, the rest are
+    /// committed.
+    pub fn settle(&self, upto: u64, failures: Vec<(u64, StoreError)>) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.committed = inner.committed.max(ticket);
-        let later = inner.waiting.split_off(&(ticket + 1));
-        let done = std::mem::replace(&mut inner.waiting, later);
-        drop(inner);
-        for tx in done.into_values().flatten() {
-            let _ = tx.send(Ok(()));
+        inner.settled = inner.settled.max(upto);
+        for (ticket, e) in failures {
+            inner.failed.insert(ticket, e);
         }
-    }
-
-    /// Nothing more will be committed.
-    pub fn failed(&self, error: StoreError) {
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.failed = Some(error.clone());
-        let all = std::mem::take(&mut inner.waiting);
+        while inner.failed.len() > FAILURES_KEPT {
+            if let Some((ticket, _)) = inner.failed.pop_first() {
+                inner.forgotten_below = ticket + 1;
+            }
+        }
+        let later = inner.waiting.split_off(&(upto + 1));
+        let done = std::mem::replace(&mut inner.waiting, later);
+        let outcomes: Vec<_> = done
+            .into_iter()
+            .map(|(ticket, waiters)| {
+                let outcome = inner.failed.get(&ticket).cloned().map_or(Ok(()), Err);
+                (outcome, waiters)
+            })
+            .collect();
         drop(inner);
-        for tx in all.into_values().flatten() {
-            let _ = tx.send(Err(error.clone()));
+        for (outcome, waiters) in outcomes {
+            for tx in waiters {
+                let _ = tx.send(outcome.clone());
+            }
         }
     }
 }
@@ -338,22 +524,26 @@ impl Waiters {
 mod tests {
     use super::*;
 
+    fn now(c: &mut Committed) -> Option<Result<(), StoreError>> {
+        c.0.try_recv().ok()
+    }
+
     #[test]
-    fn waiters_wake_when_their_ticket_is_committed() {
+    fn waiters_wake_when_their_ticket_settles() {
         let w = Waiters::default();
         let mut a = w.wait(1);
         let mut b = w.wait(3);
-        w.committed(2);
-        assert_eq!(a.try_recv().unwrap(), Ok(()));
-        assert!(b.try_recv().is_err(), "not yet");
-        w.committed(3);
-        assert_eq!(b.try_recv().unwrap(), Ok(()));
-        let mut c = w.wait(2);
-        assert_eq!(c.try_recv().unwrap(), Ok(()), "already committed");
-        let mut d = w.wait(9);
-        w.failed(StoreError("disk full".into()));
-        assert_eq!(d.try_recv().unwrap(), Err(StoreError("disk full".into())));
-        let mut e = w.wait(10);
-        assert!(e.try_recv().unwrap().is_err());
+        w.settle(2, Vec::new());
+        assert_eq!(now(&mut a), Some(Ok(())));
+        assert_eq!(now(&mut b), None, "not yet");
+        let full = StoreError::new(ErrorKind::Full, "disk full");
+        let mut c = w.wait(4);
+        w.settle(4, vec![(3, full.clone())]);
+        assert_eq!(now(&mut b), Some(Err(full.clone())));
+        assert_eq!(now(&mut c), Some(Ok(())), "a later write can succeed");
+        let mut d = w.wait(2);
+        assert_eq!(now(&mut d), Some(Ok(())), "already committed");
+        let mut e = w.wait(3);
+        assert_eq!(now(&mut e), Some(Err(full)), "already failed");
     }
 }

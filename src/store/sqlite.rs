@@ -10,20 +10,25 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
-use tokio::sync::watch;
 
-use super::{Durable, Event, Store, StoreError, Stored, Write};
-use crate::conversation::{Conversation, Phase};
+use super::{
+    Append, Committed, ErrorKind, Event, Health, Options, RECENT_IDS, Receipt, SNAPSHOT_EVERY,
+    SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
+};
+use crate::conversation::{Conversation, Goal, Phase};
 
 /// `PRAGMA application_id` of convstate's files ("CSTA").
 const APPLICATION_ID: i32 = 0x4353_5441;
-/// `PRAGMA user_version`: the schema this code writes.
-const SCHEMA_VERSION: i32 = 1;
+/// `PRAGMA user_version`: the schema this code writes. 1 had one snapshot per session and no
+/// index of client ids or goals; it is migrated in place.
+const SCHEMA_VERSION: i32 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -39,22 +44,76 @@ CREATE TABLE events (
     session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     event TEXT NOT NULL,
+    client_id TEXT,
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
+CREATE INDEX events_client_ids ON events (session_id, seq) WHERE client_id IS NOT NULL;
 CREATE TABLE snapshots (
-    session_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
-    state TEXT NOT NULL
+    state TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE goals (
+    session_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    goal TEXT NOT NULL,
+    PRIMARY KEY (session_id, n)
+) WITHOUT ROWID;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE probe (x BLOB);
 ";
+
+/// Schema 1 to 2, in one transaction: the client id of each event gets a column and an index;
+/// snapshots are kept several per session; the goals each snapshot holds start the history
+/// table (goals finished after a session's snapshot are added when the session is next
+/// loaded, by the fold of its log); snapshots gain the history totals.
+const MIGRATE_1_TO_2: &str = "
+ALTER TABLE events ADD COLUMN client_id TEXT;
+UPDATE events SET client_id = json_extract(event, '$.id');
+CREATE INDEX events_client_ids ON events (session_id, seq) WHERE client_id IS NOT NULL;
+CREATE TABLE snapshots_2 (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+INSERT INTO snapshots_2 (session_id, seq, state)
+    SELECT session_id, seq, json_set(state,
+        '$.completed_goals_total', json_array_length(state, '$.completed_goals'),
+        '$.abandoned_goals_total', (SELECT count(*) FROM json_each(state, '$.completed_goals')
+                                    WHERE json_extract(value, '$.status') = 'abandoned'))
+    FROM snapshots;
+DROP TABLE snapshots;
+ALTER TABLE snapshots_2 RENAME TO snapshots;
+CREATE TABLE goals (
+    session_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    goal TEXT NOT NULL,
+    PRIMARY KEY (session_id, n)
+) WITHOUT ROWID;
+INSERT INTO goals (session_id, n, goal)
+    SELECT s.session_id, g.key + 1, g.value FROM snapshots s, json_each(s.state, '$.completed_goals') g;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE probe (x BLOB);
+PRAGMA user_version = 2;
+";
+
+/// After a failed commit, the store probes the disk after this long, then twice as long after
+/// each failed probe, up to [`PROBE_MAX`].
+const PROBE_FIRST: Duration = Duration::from_millis(100);
+const PROBE_MAX: Duration = Duration::from_secs(5);
+
+/// A failed commit of a transient kind (busy, full, I/O) is tried again after these pauses
+/// before its writes are given up: a passing hiccup costs latency, not turns.
+const RETRY_PAUSES: [Duration; 2] = [Duration::from_millis(20), Duration::from_millis(100)];
 
 #[derive(Debug)]
 pub struct SqliteStore {
     path: PathBuf,
     /// Ticket numbering and the queue, under one lock so tickets reach the writer in order.
     queue: Mutex<Queue>,
-    durable: Arc<watch::Sender<Durable>>,
-    waiters: Arc<super::Waiters>,
+    shared: Arc<Shared>,
     reader: Mutex<Connection>,
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Stops and joins the checkpointing thread.
@@ -63,21 +122,68 @@ pub struct SqliteStore {
     _lock: std::fs::File,
 }
 
+/// What the writer thread shares with the store's callers.
+#[derive(Debug, Default)]
+struct Shared {
+    waiters: Waiters,
+    /// Set while the store refuses writes: read on every write, so an atomic.
+    failing: AtomicBool,
+    health: Mutex<Health>,
+}
+
+impl Shared {
+    fn set_failing(&self, cause: StoreError) {
+        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        let since = match &*health {
+            Health::Failing { since, .. } => *since,
+            Health::Ready => Utc::now(),
+        };
+        *health = Health::Failing { cause, since };
+        self.failing.store(true, Ordering::SeqCst);
+    }
+
+    fn set_ready(&self) {
+        *self.health.lock().unwrap_or_else(|p| p.into_inner()) = Health::Ready;
+        self.failing.store(false, Ordering::SeqCst);
+    }
+
+    fn health(&self) -> Health {
+        self.health
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+/// A write on its way to the writer thread.
+type Queued = (u64, Write, Option<Receipt>);
+
 /// The last ticket given, and the writer's queue (`None` once closed).
-type Queue = (u64, Option<mpsc::Sender<(u64, Write)>>);
+type Queue = (u64, Option<mpsc::Sender<Queued>>);
 
 fn fail(path: &Path, e: impl std::fmt::Display) -> StoreError {
-    StoreError(format!("{}: {e}", path.display()))
+    StoreError::new(ErrorKind::Io, format!("{}: {e}", path.display()))
+}
+
+/// The kind of a SQLite error.
+fn kind_of(e: &rusqlite::Error) -> ErrorKind {
+    use rusqlite::ErrorCode as C;
+    match e.sqlite_error_code() {
+        Some(C::DatabaseBusy | C::DatabaseLocked) => ErrorKind::Busy,
+        Some(C::DiskFull) => ErrorKind::Full,
+        Some(C::DatabaseCorrupt | C::NotADatabase) => ErrorKind::Corrupt,
+        _ => ErrorKind::Io,
+    }
+}
+
+fn sql_error(path: &Path, e: &rusqlite::Error) -> StoreError {
+    StoreError::new(kind_of(e), format!("{}: {e}", path.display()))
 }
 
 impl SqliteStore {
-    /// Opens (or creates) the file, checks it, and starts the writer. `batch` is the most writes
-    /// one transaction holds.
-    pub fn open(
-        path: &Path,
-        _retention: TimeDelta,
-        batch: usize,
-    ) -> Result<SqliteStore, StoreError> {
+    /// Opens (or creates) the file, checks it (migrating an older schema), and starts the
+    /// writer.
+    pub fn open(path: &Path, options: &Options) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| fail(dir, format!("cannot create: {e}")))?;
         }
@@ -97,21 +203,40 @@ impl SqliteStore {
         writer
             .execute_batch("PRAGMA wal_autocheckpoint = 16000;")
             .map_err(|e| fail(path, e))?;
+        if let Some(max) = options.max_bytes {
+            // SQLite's own limit: a transaction that would grow the file past it fails with
+            // SQLITE_FULL, as a full disk does (the write-ahead log is outside it).
+            let page: i64 = writer
+                .query_row("PRAGMA page_size", [], |r| r.get(0))
+                .map_err(|e| fail(path, e))?;
+            let pages = (max / page.max(512) as u64).max(1);
+            let set: i64 = writer
+                .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+                    r.get(0)
+                })
+                .map_err(|e| fail(path, e))?;
+            if (set as u64) < pages {
+                tracing::warn!(
+                    file = %path.display(),
+                    pages = set,
+                    "the file is already larger than --store-max-bytes: it takes no more writes \
+                     until sessions are deleted"
+                );
+            }
+        }
         let reader = Connection::open(path).map_err(|e| fail(path, e))?;
         configure(&reader, path)?;
         let checkpointer = Connection::open(path).map_err(|e| fail(path, e))?;
         configure(&checkpointer, path)?;
-        let durable = Arc::new(watch::Sender::new(Durable::default()));
-        let waiters = Arc::new(super::Waiters::default());
+        let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::channel();
         let thread = {
-            let durable = durable.clone();
-            let waiters = waiters.clone();
+            let shared = shared.clone();
             let owned = path.to_path_buf();
-            let batch = batch.max(1);
+            let batch = options.batch.max(1);
             std::thread::Builder::new()
                 .name("convstate-store".into())
-                .spawn(move || write_loop(writer, rx, durable, waiters, batch, &owned))
+                .spawn(move || Writer::new(writer, shared, batch, owned).run(rx))
                 .map_err(|e| fail(path, format!("cannot start the writer: {e}")))?
         };
         let (stop_checkpoints, stopped) = mpsc::channel::<()>();
@@ -120,7 +245,7 @@ impl SqliteStore {
             .spawn(move || {
                 // PASSIVE never waits for, nor blocks, the writer.
                 while let Err(mpsc::RecvTimeoutError::Timeout) =
-                    stopped.recv_timeout(std::time::Duration::from_millis(50))
+                    stopped.recv_timeout(Duration::from_millis(50))
                 {
                     let _ = checkpointer.execute_batch("PRAGMA wal_checkpoint(PASSIVE);");
                 }
@@ -130,8 +255,7 @@ impl SqliteStore {
             path: path.to_path_buf(),
             checkpoints: Mutex::new(Some((stop_checkpoints, checkpoints))),
             queue: Mutex::new((0, Some(tx))),
-            durable,
-            waiters,
+            shared,
             reader: Mutex::new(reader),
             writer: Mutex::new(Some(thread)),
             _lock: lock,
@@ -140,7 +264,14 @@ impl SqliteStore {
 
     fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
         let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
-        f(&conn).map_err(|e| fail(&self.path, e))
+        f(&conn).map_err(|e| sql_error(&self.path, &e))
+    }
+
+    fn corrupt(&self, session: &str, what: &str, e: impl std::fmt::Display) -> StoreError {
+        StoreError::new(
+            ErrorKind::Corrupt,
+            format!("{}: session {session}: {what}: {e}", self.path.display()),
+        )
     }
 
     /// Stops queueing and waits until the writer has committed everything queued.
@@ -217,7 +348,7 @@ fn check_header(path: &Path) -> Result<(), StoreError> {
 }
 
 fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
-    conn.busy_timeout(std::time::Duration::from_secs(5))
+    conn.busy_timeout(Duration::from_secs(5))
         .map_err(|e| fail(path, e))?;
     // WAL: readers do not wait for the writer. FULL: a commit is on disk before it returns.
     // secure_delete: deleted sessions are overwritten, not just unlinked. A 64 MiB page cache
@@ -231,7 +362,8 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Creates the schema in an empty file; checks that a non-empty one is ours, current and whole.
+/// Creates the schema in an empty file; checks that a non-empty one is ours, current (or
+/// migrates it from an older schema) and whole.
 fn check_or_create(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     let tables: i64 = conn
         .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
@@ -272,52 +404,175 @@ fn check_or_create(conn: &Connection, path: &Path) -> Result<(), StoreError> {
             format!("damaged ({check}); refusing to serve from it"),
         ));
     }
+    if version == 1 {
+        conn.execute_batch(&format!("BEGIN; {MIGRATE_1_TO_2} COMMIT;"))
+            .map_err(|e| {
+                let _ = conn.execute_batch("ROLLBACK;");
+                fail(path, format!("cannot migrate schema 1 to 2: {e}"))
+            })?;
+        tracing::info!(file = %path.display(), "migrated the store from schema 1 to 2");
+    }
     Ok(())
 }
 
-/// The writer thread: takes everything queued, commits it in one transaction, publishes the
-/// last ticket committed. Stops for good at the first failure.
-fn write_loop(
-    mut conn: Connection,
-    rx: mpsc::Receiver<(u64, Write)>,
-    durable: Arc<watch::Sender<Durable>>,
-    waiters: Arc<super::Waiters>,
+/// The writer thread's state: takes everything queued, commits it in one transaction, and
+/// settles each write (its receipt, then the waiters). A commit that fails for a transient
+/// reason is tried again; one that still fails gives up its writes, and the store refuses
+/// writes until a probe of the disk succeeds.
+struct Writer {
+    conn: Connection,
+    shared: Arc<Shared>,
     batch: usize,
-    path: &Path,
-) {
-    let mut last_seqs: HashMap<Arc<str>, u64> = HashMap::new();
-    let mut writes = Vec::with_capacity(batch.min(4096));
-    while let Ok(first) = rx.recv() {
-        writes.clear();
-        writes.push(first);
-        while writes.len() < batch {
-            match rx.try_recv() {
-                Ok(w) => writes.push(w),
-                Err(_) => break,
-            }
+    path: PathBuf,
+    /// The last `seq` of sessions appended to, so appends are checked without a read.
+    last_seqs: HashMap<Arc<str>, u64>,
+    /// While failing: when to probe next, and the pause after that.
+    probe: Option<(Instant, Duration)>,
+}
+
+impl Writer {
+    fn new(conn: Connection, shared: Arc<Shared>, batch: usize, path: PathBuf) -> Writer {
+        Writer {
+            conn,
+            shared,
+            batch,
+            path,
+            last_seqs: HashMap::new(),
+            probe: None,
         }
-        let ticket = writes.last().map_or(0, |(t, _)| *t);
-        match commit(&mut conn, &writes, &mut last_seqs) {
-            Ok(deleted) => {
+    }
+
+    fn run(mut self, rx: mpsc::Receiver<Queued>) {
+        let mut writes: Vec<Queued> = Vec::with_capacity(self.batch.min(4096));
+        loop {
+            let first = match self.probe {
+                None => match rx.recv() {
+                    Ok(w) => Some(w),
+                    Err(_) => break,
+                },
+                Some((at, _)) => {
+                    match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                        Ok(w) => Some(w),
+                        Err(mpsc::RecvTimeoutError::Timeout) => None,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+            };
+            if self.probe.is_some_and(|(at, _)| Instant::now() >= at) {
+                self.probe_disk();
+            }
+            let Some(first) = first else { continue };
+            writes.push(first);
+            while writes.len() < self.batch {
+                match rx.try_recv() {
+                    Ok(w) => writes.push(w),
+                    Err(_) => break,
+                }
+            }
+            self.commit_batch(&mut writes);
+        }
+        // Queue closed: everything was committed.
+        let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE);");
+    }
+
+    /// Commits `writes` (trying a transient failure again) and settles each of them.
+    fn commit_batch(&mut self, writes: &mut Vec<Queued>) {
+        let last = writes.last().map_or(0, |(t, _, _)| *t);
+        let mut attempt = 0;
+        let outcome = loop {
+            match commit(&mut self.conn, writes, &mut self.last_seqs) {
+                Ok(outcome) => break Ok(outcome),
+                Err(e) => {
+                    // What the failed transaction appended is not there: read seqs anew.
+                    self.last_seqs.clear();
+                    let kind = kind_of(&e);
+                    match RETRY_PAUSES.get(attempt) {
+                        Some(pause) if kind.is_transient() => {
+                            attempt += 1;
+                            std::thread::sleep(*pause);
+                        }
+                        _ => break Err(sql_error(&self.path, &e)),
+                    }
+                }
+            }
+        };
+        let failures = match outcome {
+            Ok(Batch { refused, deleted }) => {
                 if deleted {
                     // Erasure: deleted rows must leave the write-ahead log too, before the
                     // deletion is reported done.
-                    let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+                    let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
                 }
-                durable.send_modify(|d| d.committed = ticket);
-                waiters.committed(ticket);
+                if self.probe.is_some() {
+                    // A commit went through: the disk takes writes again.
+                    self.recovered();
+                }
+                let mut refused = refused.into_iter().peekable();
+                let mut failures = Vec::new();
+                for (ticket, _, receipt) in writes.drain(..) {
+                    let outcome = match refused.next_if(|(t, _)| *t == ticket) {
+                        Some((_, e)) => {
+                            failures.push((ticket, e.clone()));
+                            Err(e)
+                        }
+                        None => Ok(()),
+                    };
+                    if let Some(receipt) = receipt {
+                        receipt(outcome);
+                    }
+                }
+                failures
             }
             Err(e) => {
-                let message = format!("{}: {e}", path.display());
-                tracing::error!(error = %message, "the store stopped writing");
-                durable.send_modify(|d| d.failed = Some(message.clone().into()));
-                waiters.failed(StoreError(message));
-                return;
+                tracing::error!(error = %e, writes = writes.len(), "a commit failed: its changes were refused");
+                self.failing(e.clone());
+                let mut failures = Vec::new();
+                for (ticket, _, receipt) in writes.drain(..) {
+                    if let Some(receipt) = receipt {
+                        receipt(Err(e.clone()));
+                    }
+                    failures.push((ticket, e.clone()));
+                }
+                failures
+            }
+        };
+        self.shared.waiters.settle(last, failures);
+    }
+
+    /// Writes are refused from now on, until a probe of the disk succeeds.
+    fn failing(&mut self, cause: StoreError) {
+        self.shared.set_failing(cause);
+        if self.probe.is_none() {
+            self.probe = Some((Instant::now() + PROBE_FIRST, PROBE_FIRST));
+        }
+    }
+
+    fn recovered(&mut self) {
+        self.probe = None;
+        self.shared.set_ready();
+        tracing::info!(file = %self.path.display(), "the store takes writes again");
+    }
+
+    /// A small transaction that allocates pages and writes them through the write-ahead log,
+    /// as appends do: when it commits, the fault has passed.
+    fn probe_disk(&mut self) {
+        let result = (|| {
+            let tx = self.conn.transaction()?;
+            tx.execute("INSERT INTO probe (x) VALUES (zeroblob(65536))", [])?;
+            tx.execute("DELETE FROM probe", [])?;
+            tx.commit()
+        })();
+        match result {
+            Ok(()) => self.recovered(),
+            Err(e) => {
+                let pause = self
+                    .probe
+                    .map_or(PROBE_FIRST, |(_, p)| (p * 2).min(PROBE_MAX));
+                self.probe = Some((Instant::now() + pause, pause));
+                self.shared.set_failing(sql_error(&self.path, &e));
             }
         }
     }
-    // Queue closed: everything was committed.
-    let _ = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE);");
 }
 
 fn millis(t: &DateTime<Utc>) -> i64 {
@@ -325,21 +580,33 @@ fn millis(t: &DateTime<Utc>) -> i64 {
 }
 
 fn time_text(t: &DateTime<Utc>) -> String {
-    let mut buf = [0u8; crate::conversation::time::MAX_LEN];
-    crate::conversation::time::format(t, &mut buf).to_string()
+    let mut buf = [0u8; crate::protocol::time::MAX_LEN];
+    crate::protocol::time::format(t, &mut buf).to_string()
 }
 
-/// One transaction. Returns whether it deleted a session.
+/// What a committed transaction did besides its writes.
+struct Batch {
+    /// Writes refused one by one (appends that do not follow their session's log), with why;
+    /// in ticket order. The others are committed.
+    refused: Vec<(u64, StoreError)>,
+    /// It deleted a session.
+    deleted: bool,
+}
+
+/// One transaction for `writes`.
 fn commit(
     conn: &mut Connection,
-    writes: &[(u64, Write)],
+    writes: &[Queued],
     last_seqs: &mut HashMap<Arc<str>, u64>,
-) -> Result<bool, String> {
-    let tx = conn.transaction().map_err(|e| e.to_string())?;
-    let mut deleted = false;
+) -> rusqlite::Result<Batch> {
+    let tx = conn.transaction()?;
+    let mut batch = Batch {
+        refused: Vec::new(),
+        deleted: false,
+    };
     // The sessions index is updated once per session per batch, with its latest values.
     let mut index: HashMap<Arc<str>, (u64, Phase, i64, Option<i64>)> = HashMap::new();
-    for (_, write) in writes {
+    for (ticket, write, _) in writes {
         match write {
             Write::Create {
                 session,
@@ -348,51 +615,76 @@ fn commit(
             } => {
                 tx.prepare_cached(
                     "INSERT INTO sessions (id, created_at, last_seq, phase, updated_ms, idle_deadline_ms) VALUES (?1, ?2, 0, 'greeting', ?3, ?4)",
-                )
-                .and_then(|mut s| {
-                    s.execute(params![
-                        &**session,
-                        time_text(created_at),
-                        millis(created_at),
-                        idle_deadline.as_ref().map(millis)
-                    ])
-                })
-                .map_err(|e| format!("session {session}: {e}"))?;
+                )?
+                .execute(params![
+                    &**session,
+                    time_text(created_at),
+                    millis(created_at),
+                    idle_deadline.as_ref().map(millis)
+                ])?;
                 last_seqs.insert(session.clone(), 0);
             }
-            Write::Append {
-                session,
-                event,
-                phase,
-                idle_deadline,
-                snapshot,
-            } => {
+            Write::Append(append) => {
+                let Append {
+                    session,
+                    event,
+                    phase,
+                    idle_deadline,
+                    snapshot,
+                    finished,
+                    goals_total,
+                } = &**append;
                 let last = match last_seqs.get(session) {
-                    Some(seq) => *seq,
+                    Some(seq) => Some(*seq),
                     None => tx
                         .query_row(
                             "SELECT last_seq FROM sessions WHERE id = ?1",
                             [&**session],
                             |r| r.get::<_, i64>(0),
                         )
-                        .optional()
-                        .map_err(|e| e.to_string())?
-                        .map(|s| s as u64)
-                        .ok_or_else(|| format!("append to unknown session {session}"))?,
+                        .optional()?
+                        .map(|s| s as u64),
                 };
-                super::check_append(session, last, event.seq)?;
-                let body = serde_json::to_string(event).map_err(|e| e.to_string())?;
+                let checked = match last {
+                    Some(last) => super::check_append(session, last, event.seq),
+                    None => Err(StoreError::new(
+                        ErrorKind::Conflict,
+                        format!("append to unknown session {session}"),
+                    )),
+                };
+                if let Err(e) = checked {
+                    batch.refused.push((*ticket, e));
+                    continue;
+                }
+                let body = serde_json::to_string(event)
+                    .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
                 tx.prepare_cached(
-                    "INSERT INTO events (session_id, seq, event) VALUES (?1, ?2, ?3)",
-                )
-                .and_then(|mut s| s.execute(params![&**session, event.seq as i64, body]))
-                .map_err(|e| format!("session {session}: {e}"))?;
+                    "INSERT INTO events (session_id, seq, event, client_id) VALUES (?1, ?2, ?3, ?4)",
+                )?
+                .execute(params![&**session, event.seq as i64, body, event.id])?;
                 if let Some(state) = snapshot {
                     tx.prepare_cached(
                         "INSERT OR REPLACE INTO snapshots (session_id, seq, state) VALUES (?1, ?2, ?3)",
-                    )
-                    .and_then(|mut s| s.execute(params![&**session, event.seq as i64, state]))
-                    .map_err(|e| format!("session {session}: {e}"))?;
+                    )?
+                    .execute(params![&**session, event.seq as i64, state])?;
+                    let oldest = event.seq.saturating_sub(SNAPSHOTS_KEPT * SNAPSHOT_EVERY);
+                    tx.prepare_cached("DELETE FROM snapshots WHERE session_id = ?1 AND seq <= ?2")?
+                        .execute(params![&**session, oldest as i64])?;
+                }
+                if matches!(event.change, super::Change::Reset) {
+                    tx.prepare_cached("DELETE FROM goals WHERE session_id = ?1")?
+                        .execute([&**session])?;
+                }
+                let first = goals_total.saturating_sub(finished.len() as u64) + 1;
+                for (i, goal) in finished.iter().enumerate() {
+                    tx.prepare_cached(
+                        "INSERT OR REPLACE INTO goals (session_id, n, goal) VALUES (?1, ?2, ?3)",
+                    )?
+                    .execute(params![
+                        &**session,
+                        (first + i as u64) as i64,
+                        goal
+                    ])?;
                 }
                 last_seqs.insert(session.clone(), event.seq);
                 index.insert(
@@ -405,65 +697,92 @@ fn commit(
                     ),
                 );
             }
+            Write::History {
+                session,
+                first,
+                goals,
+            } => {
+                for (i, goal) in goals.iter().enumerate() {
+                    tx.prepare_cached(
+                        "INSERT OR REPLACE INTO goals (session_id, n, goal) VALUES (?1, ?2, ?3)",
+                    )?
+                    .execute(params![
+                        &**session,
+                        (first + i as u64) as i64,
+                        goal
+                    ])?;
+                }
+            }
             Write::Delete { session } => {
                 index.remove(session);
                 last_seqs.remove(session);
                 for sql in [
                     "DELETE FROM events WHERE session_id = ?1",
                     "DELETE FROM snapshots WHERE session_id = ?1",
+                    "DELETE FROM goals WHERE session_id = ?1",
                     "DELETE FROM sessions WHERE id = ?1",
                 ] {
-                    tx.prepare_cached(sql)
-                        .and_then(|mut s| s.execute([&**session]))
-                        .map_err(|e| e.to_string())?;
+                    tx.prepare_cached(sql)?.execute([&**session])?;
                 }
-                deleted = true;
+                batch.deleted = true;
             }
         }
     }
     for (session, (seq, phase, updated, deadline)) in index {
         tx.prepare_cached(
             "UPDATE sessions SET last_seq = ?2, phase = ?3, updated_ms = ?4, idle_deadline_ms = ?5 WHERE id = ?1",
-        )
-        .and_then(|mut s| s.execute(params![&*session, seq as i64, phase.as_str(), updated, deadline]))
-        .map_err(|e| e.to_string())?;
+        )?
+        .execute(params![&*session, seq as i64, phase.as_str(), updated, deadline])?;
     }
-    tx.commit().map_err(|e| e.to_string())?;
-    Ok(deleted)
+    tx.commit()?;
+    Ok(batch)
 }
 
 impl Store for SqliteStore {
-    fn write(&self, write: Write) -> Result<u64, StoreError> {
-        if let Some(failed) = &self.durable.borrow().failed {
-            return Err(StoreError(failed.to_string()));
+    fn write(&self, write: Write, receipt: Option<Receipt>) -> Result<u64, StoreError> {
+        if self.shared.failing.load(Ordering::SeqCst)
+            && !write.taken_while_failing()
+            && let Health::Failing { cause, .. } = self.shared.health()
+        {
+            return Err(StoreError::new(
+                cause.kind,
+                format!("the store is failing: {cause}"),
+            ));
         }
         let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let ticket = queue.0 + 1;
         let Some(tx) = &queue.1 else {
-            return Err(fail(&self.path, "the store is closed"));
+            return Err(StoreError::new(
+                ErrorKind::Closed,
+                format!("{}: the store is closed", self.path.display()),
+            ));
         };
-        tx.send((ticket, write))
-            .map_err(|_| fail(&self.path, "the store stopped writing"))?;
+        tx.send((ticket, write, receipt)).map_err(|_| {
+            StoreError::new(
+                ErrorKind::Closed,
+                format!("{}: the store stopped writing", self.path.display()),
+            )
+        })?;
         queue.0 = ticket;
         Ok(ticket)
     }
 
-    fn durable(&self) -> watch::Receiver<Durable> {
-        self.durable.subscribe()
+    fn committed(&self, ticket: u64) -> Committed {
+        self.shared.waiters.wait(ticket)
     }
 
     fn queued(&self) -> u64 {
         self.queue.lock().unwrap_or_else(|p| p.into_inner()).0
     }
 
-    fn when_committed(
-        &self,
-        ticket: u64,
-    ) -> tokio::sync::oneshot::Receiver<Result<(), StoreError>> {
-        self.waiters.wait(ticket)
+    fn health(&self) -> Health {
+        self.shared.health()
     }
 
-    fn load(&self, session: &str) -> Result<Option<Stored>, StoreError> {
+    fn load(&self, session: &str, at: u64, through: u64) -> Result<Option<Stored>, StoreError> {
+        // seq is stored as a signed integer: past i64::MAX means everything.
+        let at = i64::try_from(at).unwrap_or(i64::MAX);
+        let through = i64::try_from(through).unwrap_or(i64::MAX);
         let found = self.read(|c| {
             let Some(created) = c
                 .query_row(
@@ -476,56 +795,62 @@ impl Store for SqliteStore {
                 return Ok(None);
             };
             let snapshot = c
-                .query_row(
-                    "SELECT seq, state FROM snapshots WHERE session_id = ?1",
-                    [session],
-                    |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?)),
-                )
+                .prepare_cached(
+                    "SELECT seq, state FROM snapshots WHERE session_id = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1",
+                )?
+                .query_row(params![session, at], |r| {
+                    Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+                })
                 .optional()?;
             let from = snapshot.as_ref().map_or(0, |(seq, _)| *seq);
-            let mut stmt = c.prepare_cached(
-                "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
-            )?;
-            let events = stmt
-                .query_map(params![session, from as i64], |r| r.get::<_, String>(0))?
+            let events = c
+                .prepare_cached(
+                    "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
+                )?
+                .query_map(params![session, from as i64, through], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
-            Ok(Some((created, snapshot, events)))
+            let mut ids = c
+                .prepare_cached(
+                    "SELECT client_id, seq FROM events WHERE session_id = ?1 AND client_id IS NOT NULL ORDER BY seq DESC LIMIT ?2",
+                )?
+                .query_map(params![session, RECENT_IDS as i64], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+                })?
+                .collect::<rusqlite::Result<Vec<(String, u64)>>>()?;
+            ids.reverse();
+            Ok(Some((created, snapshot, events, ids)))
         })?;
-        let Some((created, snapshot, events)) = found else {
+        let Some((created, snapshot, events, recent_ids)) = found else {
             return Ok(None);
-        };
-        let bad = |what: &str, e: &dyn std::fmt::Display| {
-            fail(&self.path, format!("session {session}: {what}: {e}"))
         };
         let created_at = created
             .parse::<DateTime<Utc>>()
-            .map_err(|e| bad("creation time", &e))?;
+            .map_err(|e| self.corrupt(session, "creation time", e))?;
         let snapshot = match snapshot {
             Some((seq, json)) => Some((
                 seq,
-                serde_json::from_str::<Conversation>(&json).map_err(|e| bad("snapshot", &e))?,
+                serde_json::from_str::<Conversation>(&json)
+                    .map_err(|e| self.corrupt(session, "snapshot", e))?,
             )),
             None => None,
         };
         let events = events
             .iter()
-            .map(|e| serde_json::from_str::<Event>(e).map_err(|err| bad("event", &err)))
+            .map(|e| {
+                serde_json::from_str::<Event>(e).map_err(|err| self.corrupt(session, "event", err))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Some(Stored {
             session_id: session.to_string(),
             created_at,
             snapshot,
             events,
+            recent_ids,
         }))
     }
 
     fn record_rules(&self, fingerprint: &str) -> Result<Option<String>, StoreError> {
         self.read(|c| {
-            // Files written before this table existed get it here (schema 1 either way).
-            c.execute_batch(
-                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) \
-                 WITHOUT ROWID;",
-            )?;
             let before: Option<String> = c
                 .query_row("SELECT value FROM meta WHERE key = 'rules'", [], |r| {
                     r.get(0)
@@ -540,37 +865,72 @@ impl Store for SqliteStore {
         })
     }
 
-    fn events(&self, session: &str, after: u64) -> Result<Option<Vec<Event>>, StoreError> {
+    fn events(
+        &self,
+        session: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Event>>, StoreError> {
         let rows = self.read(|c| {
-            let exists = c
-                .query_row(
-                    "SELECT 1 FROM sessions WHERE id = ?1",
-                    [session],
-                    |_| Ok(()),
-                )
-                .optional()?;
-            if exists.is_none() {
+            if !exists(c, session)? {
                 return Ok(None);
             }
-            let mut stmt = c.prepare_cached(
-                "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
-            )?;
             // seq is stored as a signed integer: past i64::MAX nothing is newer.
             let after = i64::try_from(after).unwrap_or(i64::MAX);
-            let rows = stmt
-                .query_map(rusqlite::params![session, after], |r| r.get::<_, String>(0))?
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = c
+                .prepare_cached(
+                    "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+                )?
+                .query_map(params![session, after, limit], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
             Ok(Some(rows))
         })?;
         rows.map(|rows| {
             rows.iter()
-                .map(|e| {
-                    serde_json::from_str(e)
-                        .map_err(|err| fail(&self.path, format!("session {session}: event: {err}")))
-                })
+                .map(|e| serde_json::from_str(e).map_err(|err| self.corrupt(session, "event", err)))
                 .collect()
         })
         .transpose()
+    }
+
+    fn goals(
+        &self,
+        session: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Goal>>, StoreError> {
+        let rows = self.read(|c| {
+            if !exists(c, session)? {
+                return Ok(None);
+            }
+            let after = i64::try_from(after).unwrap_or(i64::MAX);
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = c
+                .prepare_cached(
+                    "SELECT goal FROM goals WHERE session_id = ?1 AND n > ?2 ORDER BY n LIMIT ?3",
+                )?
+                .query_map(params![session, after, limit], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(Some(rows))
+        })?;
+        rows.map(|rows| {
+            rows.iter()
+                .map(|g| serde_json::from_str(g).map_err(|err| self.corrupt(session, "goal", err)))
+                .collect()
+        })
+        .transpose()
+    }
+
+    fn goals_stored(&self, session: &str) -> Result<u64, StoreError> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT coalesce(max(n), 0) FROM goals WHERE session_id = ?1",
+                [session],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+        .map(|n| n as u64)
     }
 
     fn pending_deadlines(&self) -> Result<Vec<(String, DateTime<Utc>)>, StoreError> {
@@ -607,4 +967,14 @@ impl Store for SqliteStore {
     fn describe(&self) -> String {
         format!("sqlite:{}", self.path.display())
     }
+}
+
+fn exists(c: &Connection, session: &str) -> rusqlite::Result<bool> {
+    Ok(c.query_row(
+        "SELECT 1 FROM sessions WHERE id = ?1",
+        [session],
+        |_| Ok(()),
+    )
+    .optional()?
+    .is_some())
 }

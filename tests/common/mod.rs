@@ -98,7 +98,7 @@ impl TestServer {
         if let Some(idle) = idle {
             engine.settings_mut().idle_timeout = idle;
         }
-        let store = convstate::store::open(&config.store, config.retention, config.store_batch)
+        let store = convstate::store::open(&config.store, &config.store_options())
             .expect("the store opens");
         let (tx, rx) = oneshot::channel();
         let handle = tokio::spawn(convstate::server::run(

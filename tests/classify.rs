@@ -1,10 +1,9 @@
 //! Labelled messages for the classifier, read with the built-in patterns: goal type and
-//! description, and the exact set of signals. The pattern loader is outside the pure engine; only
-//! this test module uses it.
+//! description, and the exact set of signals.
 
-use super::classify::Classifier;
-use super::lexicon::Role;
-use crate::conversation::classify::normalize;
+use convstate::conversation::Classifier;
+use convstate::conversation::Role;
+use convstate::conversation::classify::normalize;
 
 /// `(role, text, goal, signals)`: role `u` or `a`; goal `-` for none, `type` for a goal of that
 /// type, `type: description` to check the description too; signals by name, exactly.
@@ -712,8 +711,11 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
 ];
 
 fn classifier() -> &'static Classifier {
-    static ENGINE: std::sync::OnceLock<super::Engine> = std::sync::OnceLock::new();
-    ENGINE.get_or_init(crate::patterns::builtin).classifier()
+    static ENGINE: std::sync::OnceLock<convstate::conversation::Engine> =
+        std::sync::OnceLock::new();
+    ENGINE
+        .get_or_init(convstate::patterns::builtin)
+        .classifier()
 }
 
 #[test]
