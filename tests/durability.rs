@@ -555,3 +555,135 @@ async fn a_second_server_on_the_same_file_is_refused() {
     assert_eq!(status, 200);
     assert!(again.stop().0.success());
 }
+
+/// A store file of schema 1 (one snapshot per session, holding the whole history; no index of
+/// client ids or goals) is migrated in place at start-up and loses nothing: the history, the
+/// retried ids and the log are all there.
+#[tokio::test]
+async fn a_schema_1_file_is_migrated_without_losing_anything() {
+    let db = temp_path("schema-1", "db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         PRAGMA application_id = 1129534529; PRAGMA user_version = 1;
+         CREATE TABLE sessions (id TEXT PRIMARY KEY, created_at TEXT NOT NULL,
+             last_seq INTEGER NOT NULL, phase TEXT NOT NULL, updated_ms INTEGER NOT NULL,
+             idle_deadline_ms INTEGER) WITHOUT ROWID;
+         CREATE INDEX sessions_pending ON sessions (idle_deadline_ms)
+             WHERE idle_deadline_ms IS NOT NULL;
+         CREATE TABLE events (session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+             event TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID;
+         CREATE TABLE snapshots (session_id TEXT PRIMARY KEY, seq INTEGER NOT NULL,
+             state TEXT NOT NULL) WITHOUT ROWID;",
+    )
+    .unwrap();
+    // 70 changes: 35 goals stated and cancelled, ids c-1 to c-70. Schema 1 kept the whole
+    // history in the state, and snapshots without the totals.
+    let mut engine = convstate::patterns::builtin();
+    engine.settings_mut().history_window = 1000;
+    let id = "s-0123456789abcdef01234567";
+    let created: chrono::DateTime<chrono::Utc> = chrono::Utc::now() - chrono::TimeDelta::minutes(1);
+    let mut conv = engine.start(id, created);
+    let mut at = created;
+    for seq in 1..=70u64 {
+        at += chrono::TimeDelta::milliseconds(100);
+        let text = if seq % 2 == 1 {
+            format!("Build a landing page for product {}", seq / 2)
+        } else {
+            "bye".to_string()
+        };
+        let input = convstate::conversation::Input::Message {
+            role: convstate::conversation::Role::User,
+            text: &text,
+            artifact: false,
+        };
+        engine.step(&mut conv, input, at);
+        let event = Event {
+            seq,
+            at,
+            change: store::Change::from_input(&input),
+            id: Some(format!("c-{seq}")),
+        };
+        conn.execute(
+            "INSERT INTO events (session_id, seq, event) VALUES (?1, ?2, ?3)",
+            rusqlite::params![id, seq as i64, serde_json::to_string(&event).unwrap()],
+        )
+        .unwrap();
+        if seq == 64 {
+            let mut state = serde_json::to_value(&conv).unwrap();
+            let map = state.as_object_mut().unwrap();
+            map.remove("completed_goals_total");
+            map.remove("abandoned_goals_total");
+            conn.execute(
+                "INSERT INTO snapshots (session_id, seq, state) VALUES (?1, 64, ?2)",
+                rusqlite::params![id, state.to_string()],
+            )
+            .unwrap();
+        }
+    }
+    conn.execute(
+        "INSERT INTO sessions VALUES (?1, ?2, 70, 'idle', ?3, NULL)",
+        rusqlite::params![
+            id,
+            created.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+            at.timestamp_millis()
+        ],
+    )
+    .unwrap();
+    drop(conn);
+
+    let args = sqlite_args(&db);
+    let server = start(&args);
+    let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let state: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(state["completed_goals_total"], 35);
+    assert_eq!(state["abandoned_goals_total"], 35);
+    assert_eq!(state["completed_goals"].as_array().unwrap().len(), 20);
+    assert_eq!(
+        state["completed_goals"][19]["description"],
+        "landing page for product 34"
+    );
+    // The whole history: 32 goals from the snapshot, 3 rebuilt from the log after it.
+    let (status, body) = http(
+        server.addr,
+        "GET",
+        &format!("/api/sessions/{id}/goals?limit=1000"),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let goals: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let names: Vec<String> = goals
+        .iter()
+        .map(|g| g["description"].as_str().unwrap().to_string())
+        .collect();
+    let want: Vec<String> = (0..35)
+        .map(|k| format!("landing page for product {k}"))
+        .collect();
+    assert_eq!(names, want);
+    // Retried ids, from before and after the snapshot, get their first ack.
+    let (mut client, _) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    for k in [1u64, 64, 70] {
+        client
+            .send(json!({"type":"message","role":"user","text":"bye","id":format!("c-{k}")}))
+            .await;
+        assert_eq!(
+            client.recv().await,
+            json!({"type":"ack","id":format!("c-{k}"),"seq":k})
+        );
+    }
+    let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+    assert_eq!(status, 200);
+    assert_eq!(serde_json::from_str::<Vec<Value>>(&body).unwrap().len(), 70);
+    let (status, log) = server.stop();
+    assert!(status.success());
+    assert!(
+        log.iter().any(|l| l.contains("migrated the store from schema 1 to 2")),
+        "{log:?}"
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let version: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+}

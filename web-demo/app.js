@@ -12,6 +12,10 @@ const PHASES = ["greeting", "understanding", "planning", "executing", "reviewing
 const MILESTONES = new Set(["understanding", "executing", "completed"]);
 const SIGNALS = ["approve", "start_work", "work_done", "satisfied", "change_request", "cancel"];
 const STORE_KEY = "convstate.session";
+// The most events GET /api/sessions/{id}/events returns at once.
+const PAGE = 1000;
+// The most messages the chat pane keeps.
+const SHOWN = 500;
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -162,8 +166,10 @@ export function mount(container, options = {}) {
     try {
       if (session !== shownSession) { messages.replaceChildren(); shownEvents = 0; shownSession = session; }
       const from = session;
-      const response = await fetch(`${server}/api/sessions/${encodeURIComponent(from)}/events?after=${shownEvents}`);
-      if (response.ok && from === shownSession) {
+      // The log comes in pages of at most 1,000 events: fetch until a page is short.
+      for (;;) {
+        const response = await fetch(`${server}/api/sessions/${encodeURIComponent(from)}/events?after=${shownEvents}`);
+        if (!response.ok || from !== shownSession) break;
         const events = await response.json();
         for (const e of events) {
           if (e.seq <= shownEvents) continue;
@@ -174,7 +180,10 @@ export function mount(container, options = {}) {
           }
           shownEvents = e.seq;
         }
+        // The pane keeps the last SHOWN messages; earlier ones stay in the event log.
+        while (messages.childElementCount > SHOWN) messages.firstElementChild.remove();
         if (events.length) messages.scrollTop = messages.scrollHeight;
+        if (events.length < PAGE) break;
       }
     } catch (_) {
       // The live state still updates; the transcript catches up on the next change.
@@ -209,6 +218,9 @@ export function mount(container, options = {}) {
     historyList.replaceChildren(...state.completed_goals.slice().reverse().map((g) =>
       el("li", { class: g.status, text: `${g.type}: ${g.description} — ${g.status} (${g.reason})` })));
     if (!state.completed_goals.length) historyList.append(el("li", { class: "empty", text: "none yet" }));
+    // The state carries the most recent finished goals; the rest are in the session's history.
+    const earlier = (state.completed_goals_total || 0) - state.completed_goals.length;
+    if (earlier > 0) historyList.append(el("li", { class: "empty", text: `and ${earlier} earlier` }));
     summary.textContent = text;
     tick();
   }

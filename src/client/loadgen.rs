@@ -11,7 +11,7 @@ use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::conversation::Role;
-use crate::protocol::ClientFrame;
+use crate::protocol::{ClientFrame, FrameHead, FrameKind};
 
 /// The worked example of the spec, cycled by every session.
 const SCRIPT: [(Role, &str); 9] = [
@@ -225,16 +225,17 @@ enum Reply {
     Error,
 }
 
-/// The next text frame (with `ack`, the next `ack` frame), told apart by its first bytes only:
-/// the load generator shares the machine with the server, so it reads as little as it can.
+/// The next text frame (with `ack`, the next `ack` frame). Any text frame counts as an answer
+/// from a server that is not convstate (the echo server's frames are ours, echoed).
 async fn next_reply(ws: &mut Socket, ack: bool) -> Option<Reply> {
     loop {
         match ws.next().await? {
-            Ok(Message::Text(t)) if t.as_str().starts_with(r#"{"type":"error""#) => {
-                return Some(Reply::Error);
-            }
-            Ok(Message::Text(t)) if ack && !t.as_str().starts_with(r#"{"type":"ack""#) => continue,
-            Ok(Message::Text(_)) => return Some(Reply::Answer),
+            Ok(Message::Text(t)) => match FrameHead::parse(&t).map(|h| h.kind) {
+                Ok(FrameKind::Error) => return Some(Reply::Error),
+                Ok(FrameKind::Ack) => return Some(Reply::Answer),
+                Ok(_) if ack => continue,
+                _ => return Some(Reply::Answer),
+            },
             Ok(Message::Close(_)) | Err(_) => return None,
             Ok(_) => continue,
         }

@@ -5,9 +5,8 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
-use crate::conversation::{Engine, Input};
+use crate::conversation::{Conversation, Engine, Input, Transition};
 use crate::store::Change;
 
 /// Writes the script of `steps` (times and changes), folding them with `engine` for the
@@ -63,50 +62,29 @@ pub fn script(engine: &Engine, name: &str, steps: &[(DateTime<Utc>, Change)]) ->
         let input: Input<'_> = change.input();
         let step = engine.step(&mut conv, input, *at);
         previous = *at;
-        let state = serde_json::to_value(&conv).unwrap_or_default();
-        expectations(&mut out, &state, &step.transitions);
+        expectations(&mut out, &conv, &step.transitions);
     }
     out
 }
 
-fn expectations(out: &mut String, state: &Value, transitions: &[crate::conversation::Transition]) {
+fn expectations(out: &mut String, state: &Conversation, transitions: &[Transition]) {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let _ = writeln!(out, "[step.expect]");
-    let _ = writeln!(out, "phase = {}", q(state["phase"].as_str().unwrap_or("")));
-    let goal = &state["current_goal"];
-    match goal["type"].as_str() {
-        Some(t) => {
-            let _ = writeln!(out, "goal_type = {}", q(t));
-            let _ = writeln!(
-                out,
-                "description = {}",
-                q(goal["description"].as_str().unwrap_or(""))
-            );
-            let slots = goal["required_info"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
+    let _ = writeln!(out, "phase = {}", q(state.phase.as_str()));
+    match &state.current_goal {
+        Some(goal) => {
+            let _ = writeln!(out, "goal_type = {}", q(goal.goal_type.as_str()));
+            let _ = writeln!(out, "description = {}", q(&goal.description));
+            let slots = &goal.required_info;
             if !slots.is_empty() {
                 let statuses: Vec<String> = slots
                     .iter()
-                    .map(|s| {
-                        format!(
-                            "{} = {}",
-                            s["name"].as_str().unwrap_or(""),
-                            q(s["status"].as_str().unwrap_or(""))
-                        )
-                    })
+                    .map(|s| format!("{} = {}", s.name, q(s.status.as_str())))
                     .collect();
                 let _ = writeln!(out, "slots = {{ {} }}", statuses.join(", "));
                 let values: Vec<String> = slots
                     .iter()
-                    .filter_map(|s| {
-                        Some(format!(
-                            "{} = {}",
-                            s["name"].as_str()?,
-                            q(s["value"].as_str()?)
-                        ))
-                    })
+                    .filter_map(|s| Some(format!("{} = {}", s.name, q(s.value.as_deref()?))))
                     .collect();
                 if !values.is_empty() {
                     let _ = writeln!(out, "slot_values = {{ {} }}", values.join(", "));
@@ -117,43 +95,35 @@ fn expectations(out: &mut String, state: &Value, transitions: &[crate::conversat
             let _ = writeln!(out, "goal_type = \"none\"");
         }
     }
-    let _ = writeln!(out, "turn_count = {}", state["turn_count"]);
-    let history = state["completed_goals"].as_array().map_or(0, Vec::len);
-    let _ = writeln!(out, "history = {history}");
+    let _ = writeln!(out, "turn_count = {}", state.turn_count);
+    let _ = writeln!(out, "history = {}", state.completed_goals_total);
     let reasons: Vec<String> = transitions.iter().map(|t| q(t.reason.as_str())).collect();
     let _ = writeln!(out, "transitions = [{}]", reasons.join(", "));
 }
 
-/// The steps of a live session, from its event log (`GET /api/sessions/{id}/events`).
+/// The steps of a live session, from its event log (`GET /api/sessions/{id}/events`, page by
+/// page).
 pub async fn live_steps(url: &str, session: &str) -> Result<Vec<(DateTime<Utc>, Change)>, String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let base = url
         .strip_prefix("ws://")
         .ok_or_else(|| format!("{url}: expected ws://host:port/ws"))?;
     let host = base.split('/').next().unwrap_or(base);
-    let mut stream = tokio::net::TcpStream::connect(host)
-        .await
-        .map_err(|e| format!("cannot connect to {host}: {e}"))?;
-    let request = format!(
-        "GET /api/sessions/{session}/events HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    );
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut response = Vec::new();
-    stream
-        .read_to_end(&mut response)
-        .await
-        .map_err(|e| e.to_string())?;
-    let response = String::from_utf8_lossy(&response);
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    if !head.starts_with("HTTP/1.1 200") {
-        return Err(format!("session {session}: {}", body.trim()));
+    let mut steps = Vec::new();
+    let mut after = 0;
+    loop {
+        let page = format!("http://{host}/api/sessions/{session}/events?after={after}");
+        let response = super::http::get(&page).await?;
+        if response.status != 200 {
+            return Err(format!("session {session}: {}", response.body.trim()));
+        }
+        let events: Vec<crate::store::Event> =
+            serde_json::from_str(&response.body).map_err(|e| format!("the event log: {e}"))?;
+        let Some(last) = events.last() else {
+            return Ok(steps);
+        };
+        after = last.seq;
+        steps.extend(events.into_iter().map(|e| (e.at, e.change)));
     }
-    let events: Vec<crate::store::Event> =
-        serde_json::from_str(body).map_err(|e| format!("the event log: {e}"))?;
-    Ok(events.into_iter().map(|e| (e.at, e.change)).collect())
 }
 
 #[cfg(test)]

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::script::{Action, Mismatch, Script, check};
-use crate::conversation::Engine;
+use crate::conversation::{Conversation, Engine, Transition};
+use crate::protocol::{ClientFrame, ErrorCode, ServerFrame, StateUpdate, Welcome};
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -211,10 +211,21 @@ async fn start_local(
 
 /// What a step saw: the state after it, its transitions, the summary.
 struct Seen {
-    state: Value,
-    transitions: Vec<Value>,
+    state: Conversation,
+    transitions: Vec<Transition>,
     summary: String,
     seq: u64,
+}
+
+impl Seen {
+    fn of(frame: StateUpdate<'static>) -> Seen {
+        Seen {
+            seq: frame.seq,
+            state: frame.state.into_owned(),
+            transitions: frame.transitions.into_owned(),
+            summary: frame.summary.into_owned(),
+        }
+    }
 }
 
 async fn drive(
@@ -225,11 +236,8 @@ async fn drive(
     progress: Progress,
 ) -> Result<(), String> {
     let (mut ws, welcome) = connect(url).await?;
-    let session = welcome["session_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let mut seq = welcome["seq"].as_u64().unwrap_or(0);
+    let session = welcome.session_id.to_string();
+    let mut seq = welcome.seq;
     let file = script.path.display();
     for (i, step) in script.steps.iter().enumerate() {
         let id = format!("script-{}", i + 1);
@@ -239,21 +247,27 @@ async fn drive(
                 text,
                 artifact,
             } => {
-                let mut frame = json!({"type":"message","role":role.as_str(),"text":text,"id":id});
-                if *artifact {
-                    frame["artifact"] = json!(true);
-                }
-                exchange(&mut ws, frame, &id).await?
+                let frame = ClientFrame::Message {
+                    role: *role,
+                    text: text.clone(),
+                    id: Some(id.clone()),
+                    artifact: artifact.then_some(serde_json::Value::Bool(true)),
+                };
+                exchange(&mut ws, &frame, &id).await?
             }
-            Action::Signal(s) => {
-                exchange(
-                    &mut ws,
-                    json!({"type":"signal","signal":s.as_str(),"id":id}),
-                    &id,
-                )
-                .await?
+            Action::Signal(signal) => {
+                let frame = ClientFrame::Signal {
+                    signal: *signal,
+                    id: Some(id.clone()),
+                };
+                exchange(&mut ws, &frame, &id).await?
             }
-            Action::Reset => exchange(&mut ws, json!({"type":"reset","id":id}), &id).await?,
+            Action::Reset => {
+                let frame = ClientFrame::Reset {
+                    id: Some(id.clone()),
+                };
+                exchange(&mut ws, &frame, &id).await?
+            }
             Action::Wait(d) => wait(&mut ws, *d).await?,
             Action::Reconnect => {
                 let _ = ws.close(None).await;
@@ -261,9 +275,9 @@ async fn drive(
                     connect(&format!("{url}?session_id={session}&last_seq={seq}")).await?;
                 ws = again;
                 Seen {
-                    seq: welcome["seq"].as_u64().unwrap_or(0),
-                    summary: welcome["summary"].as_str().unwrap_or_default().to_string(),
-                    state: welcome["state"].clone(),
+                    seq: welcome.seq,
+                    summary: welcome.summary.into_owned(),
+                    state: welcome.state.into_owned(),
                     transitions: Vec::new(),
                 }
             }
@@ -276,7 +290,7 @@ async fn drive(
             &seen.summary,
             text,
         );
-        let phase = seen.state["phase"].as_str().unwrap_or("?").to_string();
+        let phase = seen.state.phase.to_string();
         let action = step.action.describe();
         match progress {
             Progress::InPlace => {
@@ -314,18 +328,17 @@ async fn drive(
     Ok(())
 }
 
-async fn connect(url: &str) -> Result<(Socket, Value), String> {
+async fn connect(url: &str) -> Result<(Socket, Welcome<'static>), String> {
     let (mut ws, _) = tokio_tungstenite::connect_async(url)
         .await
         .map_err(|e| format!("cannot connect to {url}: {e}"))?;
-    let welcome = next_frame(&mut ws).await?;
-    if welcome["type"] != "welcome" {
-        return Err(format!("expected a welcome frame, got {welcome}"));
+    match next_frame(&mut ws).await? {
+        ServerFrame::Welcome(welcome) => Ok((ws, welcome)),
+        other => Err(format!("expected a welcome frame, got {}", other.to_text())),
     }
-    Ok((ws, welcome))
 }
 
-async fn next_frame(ws: &mut Socket) -> Result<Value, String> {
+async fn next_frame(ws: &mut Socket) -> Result<ServerFrame<'static>, String> {
     loop {
         let message = tokio::time::timeout(PATIENCE, ws.next())
             .await
@@ -333,55 +346,49 @@ async fn next_frame(ws: &mut Socket) -> Result<Value, String> {
             .ok_or("the server closed the connection")?
             .map_err(|e| format!("connection: {e}"))?;
         match message {
-            Message::Text(t) => {
-                return serde_json::from_str(&t)
-                    .map_err(|e| format!("a frame that is not JSON: {e}"));
-            }
+            Message::Text(t) => return ServerFrame::parse(&t),
             Message::Close(_) => return Err("the server closed the connection".into()),
             _ => continue,
         }
     }
 }
 
+async fn send(ws: &mut Socket, frame: &ClientFrame) -> Result<(), String> {
+    let text = crate::protocol::to_text(frame);
+    ws.send(Message::Text(text.into()))
+        .await
+        .map_err(|e| format!("send: {e}"))
+}
+
 /// Sends a frame with `id` and returns the state frame of its change (matched by the ack's
 /// `seq`). A rate-limited frame is sent again a second later.
-async fn exchange(ws: &mut Socket, frame: Value, id: &str) -> Result<Seen, String> {
-    let mut frames: Vec<Value> = Vec::new();
-    ws.send(Message::Text(frame.to_string().into()))
-        .await
-        .map_err(|e| format!("send: {e}"))?;
+async fn exchange(ws: &mut Socket, frame: &ClientFrame, id: &str) -> Result<Seen, String> {
+    let mut frames: Vec<StateUpdate<'static>> = Vec::new();
+    send(ws, frame).await?;
     loop {
-        let f = next_frame(ws).await?;
-        match f["type"].as_str() {
-            Some("state") => frames.push(f),
-            Some("ack") if f["id"] == id => {
-                let seq = f["seq"].as_u64().unwrap_or(0);
-                let own = frames.iter().rev().find(|s| s["seq"].as_u64() == Some(seq));
+        match next_frame(ws).await? {
+            ServerFrame::State(state) => frames.push(state),
+            ServerFrame::Ack(ack) if ack.id == id => {
+                let own = frames.iter().rposition(|s| s.seq == ack.seq);
                 return Ok(match own {
-                    Some(s) => seen(s),
+                    Some(at) => Seen::of(frames.swap_remove(at)),
                     None => {
                         // Acknowledged without a change of its own: the current state.
-                        ws.send(Message::Text(
-                            json!({"type":"get_state"}).to_string().into(),
-                        ))
-                        .await
-                        .map_err(|e| format!("send: {e}"))?;
-                        let mut now = seen(&next_state(ws).await?);
+                        send(ws, &ClientFrame::GetState {}).await?;
+                        let mut now = Seen::of(next_state(ws).await?);
                         now.transitions.clear();
                         now
                     }
                 });
             }
-            Some("error") if f["code"] == "rate_limited" => {
+            ServerFrame::Error(e) if e.code == ErrorCode::RateLimited => {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                ws.send(Message::Text(frame.to_string().into()))
-                    .await
-                    .map_err(|e| format!("send: {e}"))?;
+                send(ws, frame).await?;
             }
-            Some("error") => {
+            ServerFrame::Error(e) => {
                 return Err(format!(
                     "the server refused the step: {} ({})",
-                    f["message"], f["code"]
+                    e.message, e.code
                 ));
             }
             _ => {}
@@ -389,21 +396,11 @@ async fn exchange(ws: &mut Socket, frame: Value, id: &str) -> Result<Seen, Strin
     }
 }
 
-async fn next_state(ws: &mut Socket) -> Result<Value, String> {
+async fn next_state(ws: &mut Socket) -> Result<StateUpdate<'static>, String> {
     loop {
-        let f = next_frame(ws).await?;
-        if f["type"] == "state" {
-            return Ok(f);
+        if let ServerFrame::State(state) = next_frame(ws).await? {
+            return Ok(state);
         }
-    }
-}
-
-fn seen(frame: &Value) -> Seen {
-    Seen {
-        seq: frame["seq"].as_u64().unwrap_or(0),
-        summary: frame["summary"].as_str().unwrap_or_default().to_string(),
-        state: frame["state"].clone(),
-        transitions: frame["transitions"].as_array().cloned().unwrap_or_default(),
     }
 }
 
@@ -416,21 +413,16 @@ async fn wait(ws: &mut Socket, d: Duration) -> Result<Seen, String> {
         match tokio::time::timeout_at(until, ws.next()).await {
             Err(_) => break,
             Ok(Some(Ok(Message::Text(t)))) => {
-                let f: Value = serde_json::from_str(&t).map_err(|e| e.to_string())?;
-                if f["type"] == "state" {
-                    transitions.extend(f["transitions"].as_array().cloned().unwrap_or_default());
+                if let ServerFrame::State(state) = ServerFrame::parse(&t)? {
+                    transitions.extend(state.transitions.iter().copied());
                 }
             }
             Ok(Some(Ok(_))) => {}
             Ok(_) => return Err("the server closed the connection during a wait".into()),
         }
     }
-    ws.send(Message::Text(
-        json!({"type":"get_state"}).to_string().into(),
-    ))
-    .await
-    .map_err(|e| format!("send: {e}"))?;
-    let mut now = seen(&next_state(ws).await?);
+    send(ws, &ClientFrame::GetState {}).await?;
+    let mut now = Seen::of(next_state(ws).await?);
     now.transitions = transitions;
     Ok(now)
 }

@@ -20,8 +20,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_json::Value;
 use toml::Spanned;
+
+use crate::conversation::{Conversation, Transition};
 
 /// A parsed script.
 #[derive(Clone, Debug)]
@@ -85,8 +86,8 @@ pub struct Expect {
     /// Slot name to value.
     pub slot_values: Option<Spanned<BTreeMap<String, String>>>,
     pub turn_count: Option<Spanned<u64>>,
-    /// The number of finished goals.
-    pub history: Option<Spanned<usize>>,
+    /// The number of finished goals (all of them, not only the state's window).
+    pub history: Option<Spanned<u64>>,
     pub history_statuses: Option<Spanned<Vec<String>>>,
     pub history_reasons: Option<Spanned<Vec<String>>>,
     /// Whether the step's transitions include a milestone.
@@ -233,17 +234,17 @@ pub struct Mismatch {
     pub got: String,
 }
 
-/// Compares the state after a step (`state` object) and the step's transitions with `expect`.
-/// `text` is the script's source, for line numbers.
+/// Compares the state after a step and the step's transitions with `expect`. `text` is the
+/// script's source, for line numbers.
 pub fn check(
     expect: &Expect,
-    state: &Value,
-    transitions: &[Value],
+    state: &Conversation,
+    transitions: &[Transition],
     summary: &str,
     text: &str,
 ) -> Vec<Mismatch> {
     let mut out = Vec::new();
-    let goal = &state["current_goal"];
+    let goal = state.current_goal.as_ref();
     let mut compare = |span: std::ops::Range<usize>, what: &str, expected: String, got: String| {
         if expected != got {
             out.push(Mismatch {
@@ -254,63 +255,40 @@ pub fn check(
             });
         }
     };
-    let s = |v: &Value| match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "none".to_string(),
-        other => other.to_string(),
-    };
+    let none = || "none".to_string();
     if let Some(e) = &expect.phase {
-        compare(e.span(), "phase", e.get_ref().clone(), s(&state["phase"]));
+        compare(e.span(), "phase", e.get_ref().clone(), state.phase.to_string());
     }
     if let Some(e) = &expect.goal_type {
-        compare(e.span(), "goal type", e.get_ref().clone(), s(&goal["type"]));
+        let got = goal.map_or_else(none, |g| g.goal_type.to_string());
+        compare(e.span(), "goal type", e.get_ref().clone(), got);
     }
     if let Some(e) = &expect.description {
-        compare(
-            e.span(),
-            "description",
-            e.get_ref().clone(),
-            s(&goal["description"]),
-        );
+        let got = goal.map_or_else(none, |g| g.description.clone());
+        compare(e.span(), "description", e.get_ref().clone(), got);
     }
     if let Some(e) = &expect.description_contains {
-        let got = s(&goal["description"]);
+        let got = goal.map_or_else(none, |g| g.description.clone());
         if !got.contains(e.get_ref().as_str()) {
             compare(e.span(), "description contains", e.get_ref().clone(), got);
         }
     }
     if let Some(e) = &expect.goal_status {
-        compare(
-            e.span(),
-            "goal status",
-            e.get_ref().clone(),
-            s(&goal["status"]),
-        );
+        let got = goal.map_or_else(none, |g| g.status.to_string());
+        compare(e.span(), "goal status", e.get_ref().clone(), got);
     }
-    let slot = |name: &str, field: &str| -> String {
-        goal["required_info"]
-            .as_array()
-            .and_then(|slots| slots.iter().find(|x| x["name"] == name))
-            .map_or("no such slot".to_string(), |x| s(&x[field]))
-    };
+    let slot = |name: &str| goal.and_then(|g| g.required_info.iter().find(|x| &*x.name == name));
+    let missing = || "no such slot".to_string();
     if let Some(e) = &expect.slots {
         for (name, status) in e.get_ref() {
-            compare(
-                e.span(),
-                &format!("slot {name}"),
-                status.clone(),
-                slot(name, "status"),
-            );
+            let got = slot(name).map_or_else(missing, |x| x.status.to_string());
+            compare(e.span(), &format!("slot {name}"), status.clone(), got);
         }
     }
     if let Some(e) = &expect.slot_values {
         for (name, value) in e.get_ref() {
-            compare(
-                e.span(),
-                &format!("value of {name}"),
-                value.clone(),
-                slot(name, "value"),
-            );
+            let got = slot(name).map_or_else(missing, |x| x.value.clone().unwrap_or_else(none));
+            compare(e.span(), &format!("value of {name}"), value.clone(), got);
         }
     }
     if let Some(e) = &expect.turn_count {
@@ -318,24 +296,21 @@ pub fn check(
             e.span(),
             "turn count",
             e.get_ref().to_string(),
-            s(&state["turn_count"]),
+            state.turn_count.to_string(),
         );
     }
-    let history: Vec<&Value> = state["completed_goals"]
-        .as_array()
-        .map(|a| a.iter().collect())
-        .unwrap_or_default();
     if let Some(e) = &expect.history {
         compare(
             e.span(),
             "finished goals",
             e.get_ref().to_string(),
-            history.len().to_string(),
+            state.completed_goals_total.to_string(),
         );
     }
     let list = |items: Vec<String>| format!("[{}]", items.join(", "));
+    let history = &state.completed_goals;
     if let Some(e) = &expect.history_statuses {
-        let got = history.iter().map(|g| s(&g["status"])).collect();
+        let got = history.iter().map(|g| g.status.to_string()).collect();
         compare(
             e.span(),
             "finished goals' statuses",
@@ -344,7 +319,10 @@ pub fn check(
         );
     }
     if let Some(e) = &expect.history_reasons {
-        let got = history.iter().map(|g| s(&g["reason"])).collect();
+        let got = history
+            .iter()
+            .map(|g| g.reason.map_or_else(none, |r| r.to_string()))
+            .collect();
         compare(
             e.span(),
             "finished goals' reasons",
@@ -353,7 +331,7 @@ pub fn check(
         );
     }
     if let Some(e) = &expect.milestone {
-        let got = transitions.iter().any(|t| t["milestone"] == true);
+        let got = transitions.iter().any(|t| t.milestone);
         compare(
             e.span(),
             "milestone",
@@ -362,7 +340,7 @@ pub fn check(
         );
     }
     if let Some(e) = &expect.transitions {
-        let got = transitions.iter().map(|t| s(&t["reason"])).collect();
+        let got = transitions.iter().map(|t| t.reason.to_string()).collect();
         compare(
             e.span(),
             "transitions",
@@ -388,7 +366,6 @@ pub fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     const SCRIPT: &str = r#"
 name = "sample"
@@ -420,7 +397,19 @@ signal = "approve"
             s.steps[2].action,
             Action::Signal(crate::conversation::Signal::Approve)
         );
-        let state = json!({"phase":"planning","current_goal":{"required_info":[{"name":"component_type","status":"unknown"}]}});
+        let engine = crate::patterns::builtin();
+        let now = chrono::Utc::now();
+        let mut state = engine.start("s-test", now);
+        let input = crate::conversation::Input::Message {
+            role: crate::conversation::Role::User,
+            text: "Build a todo app",
+            artifact: false,
+        };
+        engine.step(&mut state, input, now);
+        state.phase = crate::conversation::Phase::Planning;
+        if let Some(goal) = &mut state.current_goal {
+            goal.required_info[0].status = crate::conversation::SlotStatus::Unknown;
+        }
         let m = check(&s.steps[0].expect, &state, &[], "", SCRIPT);
         assert_eq!(m.len(), 3);
         assert_eq!((m[0].line, m[0].what.as_str()), (9, "phase"));

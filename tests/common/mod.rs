@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use convstate::config::ServerConfig;
+use convstate::protocol::{ErrorCode, ServerFrame, StateUpdate, Welcome};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -149,7 +150,7 @@ pub struct Client {
 
 impl Client {
     /// Connects and reads the `welcome` frame.
-    pub async fn connect(url: &str) -> (Client, Value) {
+    pub async fn connect(url: &str) -> (Client, Welcome<'static>) {
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
             .expect("connects");
@@ -157,10 +158,11 @@ impl Client {
             ws,
             session_id: String::new(),
         };
-        let welcome = client.recv().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        assert_eq!(welcome["protocol"], 1);
-        client.session_id = welcome["session_id"].as_str().unwrap().to_string();
+        let ServerFrame::Welcome(welcome) = client.recv().await else {
+            panic!("the first frame is not a welcome");
+        };
+        assert_eq!(welcome.protocol, 1);
+        client.session_id = welcome.session_id.to_string();
         (client, welcome)
     }
 
@@ -178,6 +180,7 @@ impl Client {
         }
     }
 
+    /// Sends a client frame given as JSON (malformed ones included).
     pub async fn send(&mut self, frame: Value) {
         self.send_text(&frame.to_string()).await;
     }
@@ -189,8 +192,14 @@ impl Client {
             .expect("sends");
     }
 
-    /// The next text frame as JSON (pings and pongs skipped).
-    pub async fn recv(&mut self) -> Value {
+    /// The next frame (pings and pongs skipped), read through the protocol's type.
+    pub async fn recv(&mut self) -> ServerFrame<'static> {
+        let text = self.recv_text().await;
+        ServerFrame::parse(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The next text frame as it came (pings and pongs skipped).
+    pub async fn recv_text(&mut self) -> String {
         loop {
             let message = tokio::time::timeout(PATIENCE, self.ws.next())
                 .await
@@ -198,10 +207,18 @@ impl Client {
                 .expect("the connection is open")
                 .expect("a valid frame");
             match message {
-                Message::Text(text) => return serde_json::from_str(&text).expect("JSON"),
+                Message::Text(text) => return text.to_string(),
                 Message::Ping(_) | Message::Pong(_) => continue,
                 other => panic!("unexpected frame {other:?}"),
             }
+        }
+    }
+
+    /// The next frame, which must be a `state` frame.
+    pub async fn recv_state(&mut self) -> StateUpdate<'static> {
+        match self.recv().await {
+            ServerFrame::State(state) => state,
+            other => panic!("expected a state frame, got {}", other.to_text()),
         }
     }
 
@@ -228,57 +245,45 @@ impl Client {
         }
     }
 
-    /// Sends a message turn with `id` and returns its `state` frame and `ack`.
-    pub async fn turn(&mut self, role: &str, text: &str, id: &str) -> (Value, Value) {
+    /// Sends a message turn with `id` and returns its `state` frame and the `seq` of its ack.
+    pub async fn turn(&mut self, role: &str, text: &str, id: &str) -> (StateUpdate<'static>, u64) {
         self.send(json!({"type": "message", "role": role, "text": text, "id": id}))
             .await;
-        let state = self.recv().await;
-        assert_eq!(state["type"], "state", "{state}");
-        let ack = self.recv().await;
-        assert_eq!(ack["type"], "ack", "{ack}");
-        assert_eq!(ack["id"], id);
-        assert_eq!(ack["seq"], state["seq"]);
-        (state, ack)
+        let state = self.recv_state().await;
+        let seq = self.expect_ack(id).await;
+        assert_eq!(seq, state.seq);
+        (state, seq)
     }
 
     /// The next frame is the `ack` of `id`; returns its `seq`.
     pub async fn expect_ack(&mut self, id: &str) -> u64 {
-        let frame = self.recv().await;
-        assert_eq!(frame["type"], "ack", "{frame}");
-        assert_eq!(frame["id"], id, "{frame}");
-        frame["seq"].as_u64().unwrap()
+        match self.recv().await {
+            ServerFrame::Ack(ack) => {
+                assert_eq!(ack.id, id);
+                ack.seq
+            }
+            other => panic!("expected the ack of {id}, got {}", other.to_text()),
+        }
     }
 
-    pub async fn expect_error(&mut self, code: &str) -> Value {
-        let frame = self.recv().await;
-        assert_eq!(frame["type"], "error", "{frame}");
-        assert_eq!(frame["code"], code, "{frame}");
-        frame
+    /// The next frame is an error of `code`; returns its message.
+    pub async fn expect_error(&mut self, code: ErrorCode) -> String {
+        match self.recv().await {
+            ServerFrame::Error(e) => {
+                assert_eq!(e.code, code, "{}", e.message);
+                e.message.into_owned()
+            }
+            other => panic!("expected an error {code}, got {}", other.to_text()),
+        }
     }
 }
 
-/// A minimal HTTP/1.1 request: returns the status and the body.
+/// One HTTP request (hyper's client): the status and the body.
 pub async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
+    let response = convstate::client::http::request(method, &format!("http://{addr}{path}"))
         .await
-        .expect("a response in time")
-        .unwrap();
-    let response = String::from_utf8_lossy(&response).to_string();
-    let status = response
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status line");
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+        .unwrap_or_else(|e| panic!("{e}"));
+    (response.status, response.body)
 }
 
 /// The worked example of the spec, with the phase after each step.
