@@ -12,9 +12,11 @@ use std::time::Duration;
 use common::{
     Client, ServerProcess, WORKED_EXAMPLE, add_assemble_lead, copy_of_patterns, http, temp_path,
 };
+use convstate::conversation::{Conversation, Goal, GoalReason, GoalStatus, Phase};
+use convstate::protocol::ServerFrame;
 use convstate::store::{self, Event, Stored};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
 fn sqlite_args(db: &std::path::Path) -> Vec<String> {
@@ -50,7 +52,10 @@ async fn drive(
 ) -> (String, Vec<(String, u64)>) {
     let welcome = match tokio_tungstenite::connect_async(&url).await {
         Ok((mut ws, _)) => match ws.next().await {
-            Some(Ok(Message::Text(t))) => Ok((ws, serde_json::from_str::<Value>(&t).unwrap())),
+            Some(Ok(Message::Text(t))) => match ServerFrame::parse(&t).unwrap() {
+                ServerFrame::Welcome(welcome) => Ok((ws, welcome)),
+                other => Err(format!("no welcome: {}", other.to_text())),
+            },
             other => Err(format!("no welcome: {other:?}")),
         },
         Err(e) => Err(format!("connect: {e}")),
@@ -64,7 +69,7 @@ async fn drive(
         }
     };
     started.connected.fetch_add(1, Ordering::Relaxed);
-    let id = welcome["session_id"].as_str().unwrap().to_string();
+    let id = welcome.session_id.into_owned();
     let mut acked = Vec::new();
     for k in 0.. {
         let (role, text, _) = WORKED_EXAMPLE[(session + k) % WORKED_EXAMPLE.len()];
@@ -83,9 +88,8 @@ async fn drive(
         while got_ack.is_none() {
             match ws.next().await {
                 Some(Ok(Message::Text(t))) => {
-                    let v: Value = serde_json::from_str(&t).unwrap();
-                    if v["type"] == "ack" {
-                        got_ack = Some(v["seq"].as_u64().unwrap());
+                    if let ServerFrame::Ack(ack) = ServerFrame::parse(&t).unwrap() {
+                        got_ack = Some(ack.seq);
                     }
                 }
                 Some(Ok(_)) => {}
@@ -182,20 +186,16 @@ async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
         // The recovered state is a fresh fold of the log.
         let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
         assert_eq!(status, 200);
-        let recovered: Value = serde_json::from_str(&body).unwrap();
+        let recovered: Conversation = serde_json::from_str(&body).unwrap();
         let stored = Stored {
             session_id: id.clone(),
-            created_at: recovered["created_at"].as_str().unwrap().parse().unwrap(),
+            created_at: recovered.created_at,
             snapshot: None,
             events: events.clone(),
             recent_ids: Vec::new(),
         };
         let folded = store::fold(&engine, &stored).unwrap();
-        assert_eq!(
-            recovered,
-            serde_json::to_value(&folded.conv).unwrap(),
-            "session {id}"
-        );
+        assert_eq!(recovered, folded.conv, "session {id}");
         assert_eq!(
             folded.conv.turn_count as usize,
             events.len(),
@@ -207,8 +207,8 @@ async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
     let (last_id, last_seq) = turns.last().unwrap();
     let (mut client, welcome) =
         Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq={last_seq}"))).await;
-    assert_eq!(welcome["resumed"], true);
-    assert_eq!(welcome["seq"].as_u64(), Some(*last_seq));
+    assert!(welcome.resumed);
+    assert_eq!(welcome.seq, *last_seq);
     client
         .send(json!({"type":"message","role":"user","text":"again","id":last_id}))
         .await;
@@ -217,16 +217,18 @@ async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
     let mut seq = *last_seq;
     loop {
         let frame = client.recv().await;
-        if frame["type"] == "ack" {
-            assert_eq!(frame, json!({"type":"ack","id":last_id,"seq":last_seq}));
+        if let ServerFrame::Ack(_) = frame {
+            assert_eq!(frame, ServerFrame::ack(last_id, *last_seq));
             break;
         }
-        assert_eq!(frame["type"], "state", "{frame}");
-        assert_eq!(frame["seq"].as_u64(), Some(seq + 1));
+        let ServerFrame::State(state) = frame else {
+            panic!("not a state frame: {}", frame.to_text());
+        };
+        assert_eq!(state.seq, seq + 1);
         seq += 1;
     }
     client.send(json!({"type":"get_state"})).await;
-    assert_eq!(client.recv().await["seq"].as_u64().unwrap(), seq);
+    assert_eq!(client.recv().await.seq().unwrap(), seq);
     let (status, _) = server.stop();
     assert!(status.success());
 }
@@ -252,18 +254,18 @@ async fn idle_deadlines_survive_a_restart() {
     let server = start(&args);
     // Applied at start-up, before anyone reconnects: visible to the client that does.
     let (mut client, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
-    assert_eq!(welcome["state"]["phase"], "idle");
-    let goal = &welcome["state"]["completed_goals"][0];
-    assert_eq!(goal["status"], "abandoned");
-    assert_eq!(goal["reason"], "idle timeout");
-    assert_eq!(welcome["seq"], 2);
+    assert_eq!(welcome.state.phase, Phase::Idle);
+    let goal = &welcome.state.completed_goals[0];
+    assert_eq!(goal.status, GoalStatus::Abandoned);
+    assert_eq!(goal.reason, Some(GoalReason::IdleTimeout));
+    assert_eq!(welcome.seq, 2);
     let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}/events")).await;
     assert_eq!(status, 200);
-    let events: Vec<Value> = serde_json::from_str(&body).unwrap();
-    assert_eq!(events[1]["type"], "idle");
+    let events: Vec<Event> = serde_json::from_str(&body).unwrap();
+    assert_eq!(events[1].change, store::Change::Idle);
     // The session goes on from idle.
     let (state, _) = client.turn("user", "Now build a calculator", "c-2").await;
-    assert_eq!(state["state"]["phase"], "understanding");
+    assert_eq!(state.state.phase, Phase::Understanding);
     assert!(server.stop().0.success());
 }
 
@@ -273,17 +275,18 @@ async fn long_sessions_recover_from_snapshots() {
     let args = sqlite_args(&db);
     let server = start(&args);
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
-    let mut last = Value::Null;
+    let mut last = None;
     for i in 0..150 {
         let (role, text, _) = WORKED_EXAMPLE[i % WORKED_EXAMPLE.len()];
-        last = client.turn(role, text, &format!("c-{i}")).await.0;
+        last = Some(client.turn(role, text, &format!("c-{i}")).await.0);
     }
+    let last = last.unwrap();
     let id = client.session_id.clone();
     assert!(server.stop().0.success());
     let server = start(&args);
     let (_, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
-    assert_eq!(welcome["seq"], 150);
-    assert_eq!(welcome["state"], last["state"]);
+    assert_eq!(welcome.seq, 150);
+    assert_eq!(welcome.state, last.state);
     assert!(server.stop().0.success());
     // The snapshot is there, and folding from it equals folding the whole log.
     let store = store::open(
@@ -546,7 +549,7 @@ async fn a_second_server_on_the_same_file_is_refused() {
     // The first one serves on, durably.
     let (mut client, _) = Client::connect(&first.ws_url("")).await;
     let (_, ack) = client.turn("user", "Build a landing page", "c-1").await;
-    assert_eq!(ack["seq"], 1);
+    assert_eq!(ack, 1);
     // A killed server leaves no lock behind.
     let id = client.session_id.clone();
     first.kill();
@@ -636,12 +639,12 @@ async fn a_schema_1_file_is_migrated_without_losing_anything() {
     let server = start(&args);
     let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
     assert_eq!(status, 200, "{body}");
-    let state: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(state["completed_goals_total"], 35);
-    assert_eq!(state["abandoned_goals_total"], 35);
-    assert_eq!(state["completed_goals"].as_array().unwrap().len(), 20);
+    let state: Conversation = serde_json::from_str(&body).unwrap();
+    assert_eq!(state.completed_goals_total, 35);
+    assert_eq!(state.abandoned_goals_total, 35);
+    assert_eq!(state.completed_goals.len(), 20);
     assert_eq!(
-        state["completed_goals"][19]["description"],
+        state.completed_goals[19].description,
         "landing page for product 34"
     );
     // The whole history: 32 goals from the snapshot, 3 rebuilt from the log after it.
@@ -652,11 +655,8 @@ async fn a_schema_1_file_is_migrated_without_losing_anything() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    let goals: Vec<Value> = serde_json::from_str(&body).unwrap();
-    let names: Vec<String> = goals
-        .iter()
-        .map(|g| g["description"].as_str().unwrap().to_string())
-        .collect();
+    let goals: Vec<Goal> = serde_json::from_str(&body).unwrap();
+    let names: Vec<String> = goals.iter().map(|g| g.description.clone()).collect();
     let want: Vec<String> = (0..35)
         .map(|k| format!("landing page for product {k}"))
         .collect();
@@ -667,18 +667,16 @@ async fn a_schema_1_file_is_migrated_without_losing_anything() {
         client
             .send(json!({"type":"message","role":"user","text":"bye","id":format!("c-{k}")}))
             .await;
-        assert_eq!(
-            client.recv().await,
-            json!({"type":"ack","id":format!("c-{k}"),"seq":k})
-        );
+        assert_eq!(client.recv().await, ServerFrame::ack(&format!("c-{k}"), k));
     }
     let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}/events")).await;
     assert_eq!(status, 200);
-    assert_eq!(serde_json::from_str::<Vec<Value>>(&body).unwrap().len(), 70);
+    assert_eq!(serde_json::from_str::<Vec<Event>>(&body).unwrap().len(), 70);
     let (status, log) = server.stop();
     assert!(status.success());
     assert!(
-        log.iter().any(|l| l.contains("migrated the store from schema 1 to 2")),
+        log.iter()
+            .any(|l| l.contains("migrated the store from schema 1 to 2")),
         "{log:?}"
     );
     let conn = rusqlite::Connection::open(&db).unwrap();

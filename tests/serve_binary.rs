@@ -6,6 +6,7 @@ mod common;
 use std::process::Command;
 
 use common::{Client, ServerProcess, http};
+use convstate::protocol::ErrorCode;
 
 #[tokio::test]
 async fn sigterm_closes_websockets_with_1001_and_exits_0() {
@@ -94,12 +95,8 @@ async fn the_config_file_and_environment_are_read() {
     .unwrap();
     let (mut client, welcome) = Client::connect(&server.ws_url("")).await;
     // The file's idle timeout (1h) applies; the environment's frame limit beats the file's.
-    let created =
-        chrono::DateTime::parse_from_rfc3339(welcome["state"]["created_at"].as_str().unwrap())
-            .unwrap();
-    let deadline =
-        chrono::DateTime::parse_from_rfc3339(welcome["state"]["idle_deadline"].as_str().unwrap())
-            .unwrap();
+    let created = welcome.state.created_at;
+    let deadline = welcome.state.idle_deadline.expect("an idle deadline");
     assert_eq!(deadline - created, chrono::TimeDelta::hours(1));
     client
         .send_text(&format!(
@@ -107,7 +104,7 @@ async fn the_config_file_and_environment_are_read() {
             "a".repeat(1500)
         ))
         .await;
-    client.expect_error("too_large").await;
+    client.expect_error(ErrorCode::TooLarge).await;
     let (status, _) = tokio::task::spawn_blocking(move || server.stop())
         .await
         .unwrap();

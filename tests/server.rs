@@ -7,26 +7,24 @@ use std::time::{Duration, Instant};
 use chrono::TimeDelta;
 use common::{Client, PATIENCE, StoreKind, TestServer, WORKED_EXAMPLE, http};
 use convstate::config::ServerConfig;
+use convstate::conversation::{Conversation, GoalReason, Phase, TransitionReason};
+use convstate::protocol::{ErrorCode, ServerFrame};
+use convstate::store::{Change, Event};
 use futures_util::SinkExt;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
 async fn the_worked_example_over_websocket(store: StoreKind) {
     let server = TestServer::with_store(store).await;
     let (mut client, welcome) = Client::connect(&server.ws_url("")).await;
-    assert_eq!(welcome["seq"], 0);
-    assert_eq!(welcome["state"]["phase"], "greeting");
-    assert!(
-        welcome["summary"]
-            .as_str()
-            .unwrap()
-            .starts_with("Conversation Phase: greeting")
-    );
+    assert_eq!(welcome.seq, 0);
+    assert_eq!(welcome.state.phase, Phase::Greeting);
+    assert!(welcome.summary.starts_with("Conversation Phase: greeting"));
     for (i, (role, text, phase)) in WORKED_EXAMPLE.iter().enumerate() {
         let (state, _) = client.turn(role, text, &format!("c-{i}")).await;
-        assert_eq!(state["seq"], i as u64 + 1);
-        assert_eq!(state["state"]["phase"], *phase, "step {}", i + 1);
-        assert_eq!(state["session_id"], client.session_id);
+        assert_eq!(state.seq, i as u64 + 1);
+        assert_eq!(state.state.phase.as_str(), *phase, "step {}", i + 1);
+        assert_eq!(state.session_id, client.session_id);
     }
     server.stop().await;
 }
@@ -36,7 +34,7 @@ async fn two_clients_of_a_session_see_the_same_frames_in_the_same_order(store: S
     let (mut a, _) = Client::connect(&server.ws_url("")).await;
     let url = server.ws_url(&format!("?session_id={}", a.session_id));
     let (mut b, welcome) = Client::connect(&url).await;
-    assert_eq!(welcome["session_id"], a.session_id);
+    assert_eq!(welcome.session_id, a.session_id);
     // Both send at once; each sees all ten changes.
     for i in 0..5 {
         a.send(json!({"type":"message","role":"user","text":format!("a says {i}")}))
@@ -51,9 +49,12 @@ async fn two_clients_of_a_session_see_the_same_frames_in_the_same_order(store: S
         seen_b.push(b.recv().await);
     }
     assert_eq!(seen_a, seen_b);
-    let seqs: Vec<u64> = seen_a.iter().map(|f| f["seq"].as_u64().unwrap()).collect();
+    let seqs: Vec<u64> = seen_a.iter().map(|f| f.seq().unwrap()).collect();
     assert_eq!(seqs, (1..=10).collect::<Vec<_>>());
-    assert_eq!(seen_a[9]["state"]["turn_count"], 10);
+    let ServerFrame::State(tenth) = &seen_a[9] else {
+        panic!("not a state frame: {}", seen_a[9].to_text());
+    };
+    assert_eq!(tenth.state.turn_count, 10);
     server.stop().await;
 }
 
@@ -67,24 +68,21 @@ async fn a_client_resumes_after_a_dropped_connection(store: StoreKind) {
     // Meanwhile another client of the session moves it on.
     let (mut other, _) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
     other.turn("user", "A signup form", "o-1").await;
-    let url = server.ws_url(&format!("?session_id={id}&last_seq={}", last["seq"]));
+    let url = server.ws_url(&format!("?session_id={id}&last_seq={}", last.seq));
     let (mut back, welcome) = Client::connect(&url).await;
-    assert_eq!(welcome["session_id"], id);
+    assert_eq!(welcome.session_id, id);
     // Resumed where it left off, then the change it missed.
-    assert_eq!(welcome["resumed"], true);
-    assert_eq!(welcome["seq"], 2);
-    assert_eq!(welcome["state"], last["state"]);
-    let missed = back.recv().await;
-    assert_eq!(missed["seq"], 3);
-    assert_eq!(missed["state"]["phase"], "planning");
-    assert_eq!(missed["state"]["turn_count"], 3);
-    assert_eq!(
-        missed["transitions"][0]["reason"],
-        "Gathered sufficient information"
-    );
+    assert!(welcome.resumed);
+    assert_eq!(welcome.seq, 2);
+    assert_eq!(welcome.state, last.state);
+    let missed = back.recv_state().await;
+    assert_eq!(missed.seq, 3);
+    assert_eq!(missed.state.phase, Phase::Planning);
+    assert_eq!(missed.state.turn_count, 3);
+    assert_eq!(missed.transitions[0].reason, TransitionReason::Gathered);
     let (state, _) = back.turn("user", "go ahead", "c-3").await;
-    assert_eq!(state["seq"], 4);
-    assert_eq!(state["state"]["phase"], "executing");
+    assert_eq!(state.seq, 4);
+    assert_eq!(state.state.phase, Phase::Executing);
     server.stop().await;
 }
 
@@ -97,27 +95,25 @@ async fn a_retried_turn_is_acknowledged_again_and_not_applied_twice(store: Store
         .await;
     let again = client.recv().await;
     assert_eq!(
-        again, ack,
+        again,
+        ServerFrame::ack("c-1", ack),
         "the retry gets the same ack, and no state frame"
     );
     client
         .send(json!({"type":"signal","signal":"approve","id":"s-1"}))
         .await;
     let moved = client.recv().await;
-    assert_eq!(moved["seq"], 2);
+    assert_eq!(moved.seq(), Some(2));
     client.recv().await; // its ack
     client
         .send(json!({"type":"signal","signal":"approve","id":"s-1"}))
         .await;
-    assert_eq!(
-        client.recv().await,
-        json!({"type":"ack","id":"s-1","seq":2})
-    );
+    assert_eq!(client.recv().await, ServerFrame::ack("s-1", 2));
     client.send(json!({"type":"get_state"})).await;
-    let now = client.recv().await;
-    assert_eq!(now["seq"], 2);
-    assert_eq!(now["state"]["turn_count"], state["state"]["turn_count"]);
-    assert_eq!(now["transitions"], json!([]));
+    let now = client.recv_state().await;
+    assert_eq!(now.seq, 2);
+    assert_eq!(now.state.turn_count, state.state.turn_count);
+    assert!(now.transitions.is_empty(), "{:?}", now.transitions);
     server.stop().await;
 }
 
@@ -126,22 +122,20 @@ async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline(store: St
     let server = TestServer::start(ServerConfig::default(), Some(timeout), store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     let (state, _) = client.turn("user", "Build a landing page", "c-1").await;
-    let deadline = state["state"]["idle_deadline"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let deadline = state.state.idle_deadline.expect("an idle deadline");
     let idle = client.recv().await;
     let received = chrono::Utc::now();
-    assert_eq!(idle["type"], "state");
-    assert_eq!(idle["state"]["phase"], "idle");
-    assert_eq!(idle["transitions"][0]["reason"], "Idle timeout");
-    let goal = &idle["state"]["completed_goals"][0];
-    assert_eq!(goal["reason"], "idle timeout");
-    assert_eq!(goal["completed_at"], deadline.as_str());
+    let ServerFrame::State(idle) = idle else {
+        panic!("not a state frame: {}", idle.to_text());
+    };
+    assert_eq!(idle.state.phase, Phase::Idle);
+    assert_eq!(idle.transitions[0].reason, TransitionReason::IdleTimeout);
+    let goal = &idle.state.completed_goals[0];
+    assert_eq!(goal.reason, Some(GoalReason::IdleTimeout));
+    assert_eq!(goal.completed_at, Some(deadline));
     // Not before the deadline (the server's clock is this process's clock). How late is not
     // asserted: on a loaded machine that measures the load more than the sweeper, which
     // sleeps until the earliest deadline (`sweep` in src/server/mod.rs).
-    let deadline: chrono::DateTime<chrono::Utc> = deadline.parse().unwrap();
     assert!(
         received >= deadline,
         "pushed at {received}, before {deadline}"
@@ -157,39 +151,39 @@ async fn every_error_code_is_answered_and_the_connection_carries_on(store: Store
     let server = TestServer::start(config, None, store).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     client.send_text("{not json").await;
-    client.expect_error("bad_json").await;
+    client.expect_error(ErrorCode::BadJson).await;
     client.send(json!({"role":"user","text":"no type"})).await;
-    client.expect_error("bad_request").await;
+    client.expect_error(ErrorCode::BadRequest).await;
     client.send(json!({"type":"message","role":"user"})).await;
-    let e = client.expect_error("bad_request").await;
-    assert!(e["message"].as_str().unwrap().contains("text"), "{e}");
+    let e = client.expect_error(ErrorCode::BadRequest).await;
+    assert!(e.contains("text"), "{e}");
     client
         .send(json!({"type":"message","role":"user","text":"x","colour":"red"}))
         .await;
-    client.expect_error("bad_request").await;
+    client.expect_error(ErrorCode::BadRequest).await;
     client
         .send(json!({"type":"signal","signal":"farewell"}))
         .await;
-    client.expect_error("bad_request").await;
+    client.expect_error(ErrorCode::BadRequest).await;
     client
         .ws
         .send(Message::Binary(vec![1, 2, 3].into()))
         .await
         .unwrap();
-    client.expect_error("bad_request").await;
+    client.expect_error(ErrorCode::BadRequest).await;
     client.send(json!({"type":"dance"})).await;
-    client.expect_error("unknown_type").await;
+    client.expect_error(ErrorCode::UnknownType).await;
     client
         .send_text(&format!(
             r#"{{"type":"message","role":"user","text":"{}"}}"#,
             "a".repeat(2000)
         ))
         .await;
-    client.expect_error("too_large").await;
+    client.expect_error(ErrorCode::TooLarge).await;
     // Still open, and nothing was applied.
     client.send(json!({"type":"get_state"})).await;
-    let state = client.recv().await;
-    assert_eq!(state["seq"], 0);
+    let state = client.recv_state().await;
+    assert_eq!(state.seq, 0);
     server.stop().await;
 }
 
@@ -209,14 +203,13 @@ async fn floods_are_rate_limited(store: StoreKind) {
     let mut states = 0;
     let mut limited = 0;
     for _ in 0..6 {
-        let frame = client.recv().await;
-        match frame["type"].as_str().unwrap() {
-            "state" => states += 1,
-            "error" => {
-                assert_eq!(frame["code"], "rate_limited");
+        match client.recv().await {
+            ServerFrame::State(_) => states += 1,
+            ServerFrame::Error(e) => {
+                assert_eq!(e.code, ErrorCode::RateLimited);
                 limited += 1;
             }
-            other => panic!("unexpected {other}"),
+            other => panic!("unexpected {}", other.to_text()),
         }
     }
     assert!(
@@ -240,8 +233,8 @@ async fn an_unknown_session_gets_an_error_then_a_close(store: StoreKind) {
         ws,
         session_id: String::new(),
     };
-    let e = client.expect_error("unknown_session").await;
-    assert!(e["message"].as_str().unwrap().contains("s-nope"));
+    let e = client.expect_error(ErrorCode::UnknownSession).await;
+    assert!(e.contains("s-nope"));
     assert!(client.closed_with().await.is_some());
     server.stop().await;
 }
@@ -253,7 +246,7 @@ async fn deleting_a_session_disconnects_its_clients(store: StoreKind) {
     let path = format!("/api/sessions/{}", client.session_id);
     let (status, _) = http(server.addr, "DELETE", &path).await;
     assert_eq!(status, 204);
-    client.expect_error("session_deleted").await;
+    client.expect_error(ErrorCode::SessionDeleted).await;
     assert_eq!(client.closed_with().await, Some(1000));
     let (status, body) = http(server.addr, "GET", &path).await;
     assert_eq!(status, 404);
@@ -278,9 +271,9 @@ async fn the_http_api_serves_state_summary_health_and_metrics(store: StoreKind) 
     )
     .await;
     assert_eq!(status, 200);
-    let state: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(state["phase"], "completed");
-    assert_eq!(state["completed_goals"][0]["reason"], "user satisfied");
+    let state: Conversation = serde_json::from_str(&body).unwrap();
+    assert_eq!(state.phase, Phase::Completed);
+    assert_eq!(state.completed_goals[0].reason, Some(GoalReason::Satisfied));
     let (status, body) = http(
         server.addr,
         "GET",
@@ -296,24 +289,26 @@ async fn the_http_api_serves_state_summary_health_and_metrics(store: StoreKind) 
     let events = format!("/api/sessions/{}/events", client.session_id);
     let (status, body) = http(server.addr, "GET", &events).await;
     assert_eq!(status, 200);
-    let all: Vec<Value> = serde_json::from_str(&body).unwrap();
-    let seqs: Vec<u64> = all.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    let all: Vec<Event> = serde_json::from_str(&body).unwrap();
+    let seqs: Vec<u64> = all.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (1..=7).collect::<Vec<u64>>());
-    assert_eq!(all[0]["text"], WORKED_EXAMPLE[0].1);
+    let Change::Message { text, .. } = &all[0].change else {
+        panic!("not a message: {:?}", all[0]);
+    };
+    assert_eq!(text, WORKED_EXAMPLE[0].1);
     let (status, body) = http(server.addr, "GET", &format!("{events}?after=5")).await;
     assert_eq!(status, 200);
-    let tail: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let tail: Vec<Event> = serde_json::from_str(&body).unwrap();
     assert_eq!(tail, all[5..]);
     let (status, body) = http(server.addr, "GET", &format!("{events}?after=7")).await;
     assert_eq!((status, body.as_str()), (200, "[]"));
     let (status, body) = http(server.addr, "GET", &format!("{events}?after=-1")).await;
     assert_eq!(status, 400);
-    let error: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(error["code"], "bad_request");
-    assert!(
-        error["message"].as_str().unwrap().contains("after"),
-        "{body}"
-    );
+    let ServerFrame::Error(error) = ServerFrame::parse(&body).unwrap() else {
+        panic!("not an error: {body}");
+    };
+    assert_eq!(error.code, ErrorCode::BadRequest);
+    assert!(error.message.contains("after"), "{body}");
     let (status, _) = http(server.addr, "GET", "/api/sessions/s-nope/events?after=1").await;
     assert_eq!(status, 404);
     let (status, metrics) = http(server.addr, "GET", "/metrics").await;
@@ -520,7 +515,7 @@ async fn ten_thousand_random_or_malformed_frames_do_not_hurt_the_server(store: S
     assert!(reader >= 10_000, "every frame got an answer: {reader}");
     // The server still serves the healthy session and new ones.
     let (state, _) = healthy.turn("user", "With a signup form", "h-2").await;
-    assert_eq!(state["state"]["phase"], "planning");
+    assert_eq!(state.state.phase, Phase::Planning);
     let (status, _) = http(server.addr, "GET", "/healthz").await;
     assert_eq!(status, 200);
     let (mut fresh, _) = Client::connect(&server.ws_url("")).await;
@@ -569,11 +564,11 @@ async fn sessions_are_evicted_after_the_retention_period_unless_connected(store:
     // The unfinished one is still in the store, and comes back when asked for.
     let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{open_id}")).await;
     assert_eq!(status, 200, "{body}");
-    let state: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(state["turn_count"], 1);
+    let state: Conversation = serde_json::from_str(&body).unwrap();
+    assert_eq!(state.turn_count, 1);
     // The connected session stays.
     let (state, _) = kept.turn("user", "still here", "k-1").await;
-    assert_eq!(state["seq"], 1);
+    assert_eq!(state.seq, 1);
     server.stop().await;
 }
 

@@ -257,7 +257,12 @@ pub fn check(
     };
     let none = || "none".to_string();
     if let Some(e) = &expect.phase {
-        compare(e.span(), "phase", e.get_ref().clone(), state.phase.to_string());
+        compare(
+            e.span(),
+            "phase",
+            e.get_ref().clone(),
+            state.phase.to_string(),
+        );
     }
     if let Some(e) = &expect.goal_type {
         let got = goal.map_or_else(none, |g| g.goal_type.to_string());

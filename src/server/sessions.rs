@@ -248,13 +248,17 @@ impl Sessions {
             return Ok(None);
         };
         let session = Session::new(id.into(), folded.conv, folded.seq, folded.recent_ids);
-        let session = self.insert(session, now);
         // A deadline that passed while the session was not in memory (the server was down) is
-        // applied before anyone sees the session. If the store cannot take it now, the
-        // session is still served: the sweeper tries again at the deadline's next run.
-        if let Err(e) = self.apply_blocking(&session, Input::Tick, None, now) {
+        // applied, and committed, before the session is in the registry for anyone to see. If
+        // the store cannot take it now, the session is still served: the sweeper tries again
+        // at the deadline.
+        let stored = self
+            .apply_blocking(&session, Input::Tick, None, now)
+            .and_then(|applied| self.wait_committed(applied.ticket));
+        if let Err(e) = stored {
             tracing::warn!(session = id, error = %e, "a passed idle deadline could not be stored");
         }
+        let session = self.insert(session, now);
         Ok(Some(session))
     }
 
@@ -275,14 +279,15 @@ impl Sessions {
                         .iter()
                         .map(crate::protocol::to_text)
                         .collect();
-                    self.store.write(
-                        Write::History {
-                            session: id.into(),
-                            first: held + 1,
-                            goals,
-                        },
-                        None,
-                    )?;
+                    let history = Write::History {
+                        session: id.into(),
+                        first: held + 1,
+                        goals,
+                    };
+                    // Best effort: the next load tries again if the store cannot take it now.
+                    if let Err(e) = self.store.write(history, None) {
+                        tracing::warn!(session = id, error = %e, "the history could not be completed");
+                    }
                 }
                 None => tracing::warn!(
                     session = id,
@@ -292,6 +297,27 @@ impl Sessions {
             }
         }
         Ok(Some(folded))
+    }
+
+    /// Blocks until the write of `ticket` has settled (at most 10 s). Call it off the
+    /// runtime's workers (in `spawn_blocking`), inside the runtime.
+    fn wait_committed(&self, ticket: u64) -> Result<(), StoreError> {
+        let committed = self.store.committed(ticket);
+        let patience = std::time::Duration::from_secs(10);
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => handle
+                .block_on(tokio::time::timeout(patience, committed))
+                .unwrap_or_else(|_| {
+                    Err(StoreError::new(
+                        store::ErrorKind::Io,
+                        "not committed within 10 s",
+                    ))
+                }),
+            Err(_) => Err(StoreError::new(
+                store::ErrorKind::Closed,
+                "no runtime to wait in",
+            )),
+        }
     }
 
     pub fn len(&self) -> usize {
