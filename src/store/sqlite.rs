@@ -499,9 +499,7 @@ impl Writer {
         let failures = match outcome {
             Ok(Batch { refused, deleted }) => {
                 if deleted {
-                    // Erasure: deleted rows must leave the write-ahead log too, before the
-                    // deletion is reported done.
-                    let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+                    self.erase();
                 }
                 if self.probe.is_some() {
                     // A commit went through: the disk takes writes again.
@@ -537,6 +535,23 @@ impl Writer {
             }
         };
         self.shared.waiters.settle(last, failures);
+    }
+
+    /// Erasure: the deleted rows (overwritten, `secure_delete`) must reach the database file
+    /// and leave the write-ahead log before a deletion is reported done. A checkpoint that
+    /// meets the checkpointing thread's own returns busy with the file still holding old
+    /// pages, so it is tried again (for up to 2 s).
+    fn erase(&mut self) {
+        for _ in 0..200 {
+            let busy: rusqlite::Result<i64> =
+                self.conn
+                    .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0));
+            if matches!(busy, Ok(0)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        tracing::warn!(file = %self.path.display(), "the write-ahead log could not be truncated after a deletion");
     }
 
     /// Writes are refused from now on, until a probe of the disk succeeds.
