@@ -2,10 +2,10 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::TimeDelta;
-use common::{Client, PATIENCE, StoreKind, TestServer, WORKED_EXAMPLE, http};
+use common::{Client, PATIENCE, StoreKind, TestServer, Timing, WORKED_EXAMPLE, http};
 use convstate::config::ServerConfig;
 use convstate::conversation::{Conversation, GoalReason, Phase, TransitionReason};
 use convstate::protocol::{ErrorCode, ServerFrame};
@@ -118,13 +118,19 @@ async fn a_retried_turn_is_acknowledged_again_and_not_applied_twice(store: Store
 }
 
 async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline(store: StoreKind) {
-    let timeout = TimeDelta::milliseconds(400);
-    let server = TestServer::start(ServerConfig::default(), Some(timeout), store).await;
+    let timing = Timing::of(store);
+    let timeout = timing.pick(TimeDelta::minutes(10), TimeDelta::milliseconds(400));
+    let clock = timing.clock();
+    let server = timing
+        .server(ServerConfig::default(), Some(timeout), store, clock.clone())
+        .await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     let (state, _) = client.turn("user", "Build a landing page", "c-1").await;
     let deadline = state.state.idle_deadline.expect("an idle deadline");
-    let idle = client.recv().await;
-    let received = chrono::Utc::now();
+    let idle = client
+        .recv_within(timing.pick(Duration::from_secs(3600), PATIENCE))
+        .await;
+    let received = clock.now();
     let ServerFrame::State(idle) = idle else {
         panic!("not a state frame: {}", idle.to_text());
     };
@@ -133,9 +139,9 @@ async fn the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline(store: St
     let goal = &idle.state.completed_goals[0];
     assert_eq!(goal.reason, Some(GoalReason::IdleTimeout));
     assert_eq!(goal.completed_at, Some(deadline));
-    // Not before the deadline (the server's clock is this process's clock). How late is not
-    // asserted: on a loaded machine that measures the load more than the sweeper, which
-    // sleeps until the earliest deadline (`sweep` in src/server/mod.rs).
+    // Not before the deadline (the test reads the server's clock). How late is not asserted:
+    // on a loaded machine that measures the load more than the sweeper, which sleeps until
+    // the earliest deadline (`sweep` in src/server/mod.rs).
     assert!(
         received >= deadline,
         "pushed at {received}, before {deadline}"
@@ -358,22 +364,24 @@ async fn browser_origins_are_checked(store: StoreKind) {
 }
 
 async fn silent_peers_are_dropped(store: StoreKind) {
+    let timing = Timing::of(store);
     let config = ServerConfig {
-        ping_interval: Duration::from_millis(150),
+        ping_interval: timing.pick(Duration::from_secs(30), Duration::from_millis(150)),
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None, store).await;
+    let server = timing.server(config, None, store, timing.clock()).await;
     let (mut client, _) = Client::connect(&server.ws_url("")).await;
     // A client that reads nothing answers no ping: dropped after a few intervals (polled, so
     // a loaded machine only makes the test slower).
-    let started = Instant::now();
+    let started = tokio::time::Instant::now();
+    let patience = timing.pick(Duration::from_secs(600), PATIENCE);
     loop {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(timing.pick(Duration::from_secs(5), Duration::from_millis(100))).await;
         let (_, metrics) = http(server.addr, "GET", "/metrics").await;
         if metrics.lines().any(|l| l == "convstate_connections 0") {
             break;
         }
-        assert!(started.elapsed() < PATIENCE, "still connected:\n{metrics}");
+        assert!(started.elapsed() < patience, "still connected:\n{metrics}");
     }
     assert!(client.closed_with().await.is_none());
     server.stop().await;
@@ -524,11 +532,18 @@ async fn ten_thousand_random_or_malformed_frames_do_not_hurt_the_server(store: S
 }
 
 async fn sessions_are_evicted_after_the_retention_period_unless_connected(store: StoreKind) {
+    let timing = Timing::of(store);
     let config = ServerConfig {
-        retention: TimeDelta::milliseconds(300),
+        retention: timing.pick(TimeDelta::hours(24), TimeDelta::milliseconds(300)),
+        // The connected client reads nothing meanwhile, so it answers no ping: over a day of
+        // paused time it must not be dropped for that.
+        ping_interval: timing.pick(Duration::from_secs(3 * 86_400), Duration::from_secs(30)),
         ..ServerConfig::default()
     };
-    let server = TestServer::start(config, None, store).await;
+    // The unfinished session must stay unfinished past the retention period: a week's idle
+    // timeout in paused time (the default, ten minutes, in real time).
+    let idle = timing.pick(Some(TimeDelta::days(7)), None);
+    let server = timing.server(config, idle, store, timing.clock()).await;
     let (mut kept, _) = Client::connect(&server.ws_url("")).await;
     let (mut open, _) = Client::connect(&server.ws_url("")).await;
     let (mut done, _) = Client::connect(&server.ws_url("")).await;
@@ -543,7 +558,8 @@ async fn sessions_are_evicted_after_the_retention_period_unless_connected(store:
     // Both leave memory after the retention period without a client; the finished one is
     // deleted from the store too. (Reading a session's state would load it back into memory;
     // its events are read from the store directly.)
-    let started = Instant::now();
+    let started = tokio::time::Instant::now();
+    let patience = timing.pick(Duration::from_secs(48 * 3600), PATIENCE);
     loop {
         let (_, metrics) = http(server.addr, "GET", "/metrics").await;
         let path = format!("/api/sessions/{done_id}/events");
@@ -556,10 +572,10 @@ async fn sessions_are_evicted_after_the_retention_period_unless_connected(store:
             break;
         }
         assert!(
-            started.elapsed() < PATIENCE,
+            started.elapsed() < patience,
             "not evicted and purged:\n{metrics}"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(timing.pick(Duration::from_secs(600), Duration::from_millis(50))).await;
     }
     // The unfinished one is still in the store, and comes back when asked for.
     let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{open_id}")).await;
@@ -577,15 +593,18 @@ on_both_stores!(
     two_clients_of_a_session_see_the_same_frames_in_the_same_order,
     a_client_resumes_after_a_dropped_connection,
     a_retried_turn_is_acknowledged_again_and_not_applied_twice,
-    the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline,
     every_error_code_is_answered_and_the_connection_carries_on,
     floods_are_rate_limited,
     an_unknown_session_gets_an_error_then_a_close,
     deleting_a_session_disconnects_its_clients,
     the_http_api_serves_state_summary_health_and_metrics,
     browser_origins_are_checked,
-    silent_peers_are_dropped,
     shutdown_closes_every_websocket_with_1001,
     ten_thousand_random_or_malformed_frames_do_not_hurt_the_server,
+);
+
+deadlines_on_both_stores!(
+    the_idle_sweep_is_pushed_to_connected_clients_at_the_deadline,
+    silent_peers_are_dropped,
     sessions_are_evicted_after_the_retention_period_unless_connected,
 );

@@ -186,6 +186,13 @@ pub async fn run_with_clock(
     let sweeper = tokio::spawn(sweep(app.clone(), stop_rx.clone()));
     let purger = tokio::spawn(purge(app.clone(), stop_rx));
     let router = http::router(app.clone());
+    // Frames go out as soon as they are written: without TCP_NODELAY, a small frame right after
+    // another (an ack after its state frame) waits for the peer's delayed ACK, up to 40 ms.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             shutdown.await;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use convstate::config::ServerConfig;
 use convstate::protocol::{ErrorCode, ServerFrame, StateUpdate, Welcome};
+use convstate::server::Clock;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -93,6 +94,15 @@ impl TestServer {
 
     /// Starts a server on `config.store` as it is.
     pub async fn start_on(config: ServerConfig, idle: Option<chrono::TimeDelta>) -> TestServer {
+        TestServer::start_with_clock(config, idle, Clock::System).await
+    }
+
+    /// Starts a server on `config.store` with `clock`.
+    pub async fn start_with_clock(
+        config: ServerConfig,
+        idle: Option<chrono::TimeDelta>,
+        clock: Clock,
+    ) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let mut engine = convstate::patterns::builtin();
@@ -102,11 +112,12 @@ impl TestServer {
         let store = convstate::store::open(&config.store, &config.store_options())
             .expect("the store opens");
         let (tx, rx) = oneshot::channel();
-        let handle = tokio::spawn(convstate::server::run(
+        let handle = tokio::spawn(convstate::server::run_with_clock(
             listener,
             config,
             engine,
             store,
+            clock,
             async {
                 let _ = rx.await;
             },
@@ -200,8 +211,19 @@ impl Client {
 
     /// The next text frame as it came (pings and pongs skipped).
     pub async fn recv_text(&mut self) -> String {
+        self.recv_text_within(PATIENCE).await
+    }
+
+    /// The next frame, waiting up to `patience` (in paused time, longer than the deadline
+    /// awaited: the runtime jumps to the earliest timer).
+    pub async fn recv_within(&mut self, patience: Duration) -> ServerFrame<'static> {
+        let text = self.recv_text_within(patience).await;
+        ServerFrame::parse(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    async fn recv_text_within(&mut self, patience: Duration) -> String {
         loop {
-            let message = tokio::time::timeout(PATIENCE, self.ws.next())
+            let message = tokio::time::timeout(patience, self.ws.next())
                 .await
                 .expect("a frame in time")
                 .expect("the connection is open")
@@ -323,6 +345,68 @@ macro_rules! on_both_stores {
         $(mod $name {
             #[tokio::test]
             async fn memory() {
+                super::$name($crate::common::StoreKind::Memory).await
+            }
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name($crate::common::StoreKind::Sqlite).await
+            }
+        })*
+    };
+}
+
+/// How a test of deadlines waits. On the memory store, in tokio's paused time (the test runs
+/// with `start_paused`) with the real-world durations: ten minutes pass in an instant. On
+/// SQLite, for real with short durations: its writer is a thread of its own, whose commits
+/// paused time would race (the runtime, idle while a commit is on its way, would jump to the
+/// next timer).
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub paused: bool,
+}
+
+impl Timing {
+    pub fn of(store: StoreKind) -> Timing {
+        Timing {
+            paused: store == StoreKind::Memory,
+        }
+    }
+
+    /// `paused` in paused time, `real` otherwise.
+    pub fn pick<T>(&self, paused: T, real: T) -> T {
+        if self.paused { paused } else { real }
+    }
+
+    /// The server's clock: tokio's in paused time, the system's otherwise.
+    pub fn clock(&self) -> Clock {
+        if self.paused {
+            Clock::tokio()
+        } else {
+            Clock::System
+        }
+    }
+
+    /// A server with `store` and `clock`.
+    pub async fn server(
+        &self,
+        mut config: ServerConfig,
+        idle: Option<chrono::TimeDelta>,
+        store: StoreKind,
+        clock: Clock,
+    ) -> TestServer {
+        config.store = store.url();
+        TestServer::start_with_clock(config, idle, clock).await
+    }
+}
+
+/// Runs each test of deadlines `async fn NAME(store: StoreKind)` on the memory store in paused
+/// time and on SQLite for real, as `NAME::memory_in_paused_time` and `NAME::sqlite`.
+#[macro_export]
+macro_rules! deadlines_on_both_stores {
+    ($($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[tokio::test(start_paused = true)]
+            async fn memory_in_paused_time() {
                 super::$name($crate::common::StoreKind::Memory).await
             }
             #[tokio::test]
