@@ -457,7 +457,6 @@ fn script(args: ScriptArgs) -> ExitCode {
         url: args.url,
         engine: std::sync::Arc::new(engine),
         jobs: args.jobs.max(1),
-        junit: args.junit.clone(),
     };
     let outcomes = runtime.block_on(crate::client::runner::run_all(scripts, &options));
     if let Some(path) = &args.junit

@@ -32,6 +32,6 @@ pub mod config;
 pub mod conversation;
 pub mod patterns;
 pub mod protocol;
-pub mod replay;
+pub(crate) mod replay;
 pub mod server;
 pub mod store;

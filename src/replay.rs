@@ -10,7 +10,7 @@ use crate::conversation::{Conversation, Engine, Role, Signal};
 use crate::store::Change;
 
 /// The time of a first line without `at`.
-pub const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
+pub(crate) const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
 
 /// One line of a transcript. Fields are optional here and checked together in [`Step::from`],
 /// so that a wrong combination gets a message saying what is wrong.
@@ -130,7 +130,7 @@ impl Step {
 
 /// A failed replay: the line (1-based) and what is wrong, or an I/O error.
 #[derive(Debug)]
-pub enum ReplayError {
+pub(crate) enum ReplayError {
     Line(usize, String),
     Io(std::io::Error),
 }
@@ -154,7 +154,7 @@ impl From<std::io::Error> for ReplayError {
 
 /// What `replay` writes per step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// The `state` frame a connected client would receive (JSON, one per line).
     #[default]
     Frames,
@@ -183,7 +183,9 @@ fn steps(
 }
 
 /// The steps of a transcript with their times, for recording scripts.
-pub fn read_transcript(input: impl BufRead) -> Result<Vec<(DateTime<Utc>, Change)>, ReplayError> {
+pub(crate) fn read_transcript(
+    input: impl BufRead,
+) -> Result<Vec<(DateTime<Utc>, Change)>, ReplayError> {
     steps(input)
         .map(|s| s.map(|(_, at, change)| (at, change)))
         .collect()
@@ -206,7 +208,7 @@ fn step_time(
 
 /// Replays `input` into `output`, one line per non-blank input line. Stops at the first
 /// malformed line, after writing the lines of the steps before it.
-pub fn replay(
+pub(crate) fn replay(
     engine: &Engine,
     session_id: &str,
     format: Format,

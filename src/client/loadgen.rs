@@ -30,7 +30,7 @@ const SCRIPT: [(Role, &str); 9] = [
 ];
 
 #[derive(Clone, Debug)]
-pub struct LoadOptions {
+pub(crate) struct LoadOptions {
     /// `ws://host:port/ws` (or an echo server's URL).
     pub url: String,
     /// Concurrent sessions, one connection each.
@@ -51,7 +51,7 @@ pub struct LoadOptions {
 
 /// What a run measured.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct LoadReport {
+pub(crate) struct LoadReport {
     pub sessions: usize,
     pub turns: u64,
     pub seconds: f64,
@@ -64,7 +64,7 @@ pub struct LoadReport {
 
 /// Runs the load and reports. Connections are opened first, in batches, then every session
 /// starts at once.
-pub async fn run(options: LoadOptions) -> Result<LoadReport, String> {
+pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
     let mut sockets = Vec::with_capacity(options.sessions);
     for chunk in (0..options.sessions).collect::<Vec<_>>().chunks(200) {
         let connects = chunk.iter().map(|_| connect(&options.url, options.welcome));
@@ -173,7 +173,7 @@ pub async fn run(options: LoadOptions) -> Result<LoadReport, String> {
 
 /// Opens `count` connections, reads their first frame, and holds them for `hold`: the server's
 /// memory per idle connection is measured meanwhile.
-pub async fn hold_idle(
+pub(crate) async fn hold_idle(
     url: &str,
     count: usize,
     hold: Duration,

@@ -2,7 +2,7 @@
 //! scripted client and its recorder, and a small HTTP client.
 
 pub mod http;
-pub mod loadgen;
-pub mod record;
-pub mod runner;
-pub mod script;
+pub(crate) mod loadgen;
+pub(crate) mod record;
+pub(crate) mod runner;
+pub(crate) mod script;

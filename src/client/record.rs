@@ -11,7 +11,7 @@ use crate::store::Change;
 
 /// Writes the script of `steps` (times and changes), folding them with `engine` for the
 /// expectations. A tick or idle event becomes a `wait` of the time since the step before.
-pub fn script(engine: &Engine, name: &str, steps: &[(DateTime<Utc>, Change)]) -> String {
+pub(crate) fn script(engine: &Engine, name: &str, steps: &[(DateTime<Utc>, Change)]) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut out = String::new();
     let _ = writeln!(
@@ -103,7 +103,10 @@ fn expectations(out: &mut String, state: &Conversation, transitions: &[Transitio
 
 /// The steps of a live session, from its event log (`GET /api/sessions/{id}/events`, page by
 /// page).
-pub async fn live_steps(url: &str, session: &str) -> Result<Vec<(DateTime<Utc>, Change)>, String> {
+pub(crate) async fn live_steps(
+    url: &str,
+    session: &str,
+) -> Result<Vec<(DateTime<Utc>, Change)>, String> {
     let base = url
         .strip_prefix("ws://")
         .ok_or_else(|| format!("{url}: expected ws://host:port/ws"))?;

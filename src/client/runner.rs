@@ -21,27 +21,24 @@ type Socket =
 const PATIENCE: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug)]
-pub struct Options {
+pub(crate) struct Options {
     /// A live server (`ws://host:port/ws`); `None` starts one in the process per script.
     pub url: Option<String>,
     /// The engine of the in-process servers (each gets a copy, with its script's idle timeout).
     pub engine: Arc<Engine>,
     pub jobs: usize,
-    pub junit: Option<PathBuf>,
 }
 
 /// The outcome of one step.
 #[derive(Clone, Debug)]
-pub struct StepOutcome {
-    pub line: usize,
+pub(crate) struct StepOutcome {
     pub action: String,
-    pub phase: String,
     pub mismatches: Vec<Mismatch>,
 }
 
 /// The outcome of one script.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub path: PathBuf,
     pub name: String,
     pub steps: Vec<StepOutcome>,
@@ -51,12 +48,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.error.is_none() && self.steps.iter().all(|s| s.mismatches.is_empty())
     }
 
     /// The readable report of the failures: file, line, step, expected and got.
-    pub fn diff(&self) -> String {
+    pub(crate) fn diff(&self) -> String {
         let mut out = String::new();
         let file = self.path.display();
         for (i, step) in self.steps.iter().enumerate() {
@@ -93,7 +90,7 @@ enum Progress {
 
 /// Runs the scripts, `jobs` at a time, printing as it goes. Returns the outcomes in the order
 /// of `scripts`.
-pub async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -> Vec<Outcome> {
+pub(crate) async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -> Vec<Outcome> {
     let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let progress = match (tty, options.jobs <= 1) {
         (false, _) => Progress::Lines,
@@ -317,12 +314,7 @@ async fn drive(
             }
             Progress::Quiet => {}
         }
-        outcome.steps.push(StepOutcome {
-            line: step.line,
-            action,
-            phase,
-            mismatches,
-        });
+        outcome.steps.push(StepOutcome { action, mismatches });
     }
     let _ = ws.close(None).await;
     Ok(())
@@ -428,7 +420,7 @@ async fn wait(ws: &mut Socket, d: Duration) -> Result<Seen, String> {
 }
 
 /// A JUnit XML report: one test case per script.
-pub fn junit(outcomes: &[Outcome]) -> String {
+pub(crate) fn junit(outcomes: &[Outcome]) -> String {
     fn esc(s: &str) -> String {
         s.replace('&', "&amp;")
             .replace('<', "&lt;")

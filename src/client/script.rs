@@ -26,7 +26,7 @@ use crate::conversation::{Conversation, Transition};
 
 /// A parsed script.
 #[derive(Clone, Debug)]
-pub struct Script {
+pub(crate) struct Script {
     pub path: PathBuf,
     pub name: String,
     pub idle_timeout: Option<chrono::TimeDelta>,
@@ -34,7 +34,7 @@ pub struct Script {
 }
 
 #[derive(Clone, Debug)]
-pub struct Step {
+pub(crate) struct Step {
     /// 1-based line of the `[[step]]` in the file.
     pub line: usize,
     pub action: Action,
@@ -42,7 +42,7 @@ pub struct Step {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub enum Action {
+pub(crate) enum Action {
     Message {
         role: crate::conversation::Role,
         text: String,
@@ -56,7 +56,7 @@ pub enum Action {
 
 impl Action {
     /// A short description for the step's line of output.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Action::Message { role, text, .. } => {
                 let short: String = text.chars().take(48).collect();
@@ -74,7 +74,7 @@ impl Action {
 /// What the state after a step must be. Each value keeps its line.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Expect {
+pub(crate) struct Expect {
     pub phase: Option<Spanned<String>>,
     /// `"none"` expects no current goal.
     pub goal_type: Option<Spanned<String>>,
@@ -129,14 +129,8 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// Reads a script, or says `path:line: what is wrong`.
-pub fn parse(path: &Path) -> Result<Script, String> {
-    let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
-    parse_text(path, &text)
-}
-
-pub fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
+/// Reads a script's text, or says `path:line: what is wrong`.
+pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
     let shown = path.display();
     let file: File = toml::from_str(text).map_err(|e| match e.span() {
         Some(span) => format!(
@@ -227,7 +221,7 @@ pub fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
 
 /// One expectation that did not hold.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Mismatch {
+pub(crate) struct Mismatch {
     pub line: usize,
     pub what: String,
     pub expected: String,
@@ -236,7 +230,7 @@ pub struct Mismatch {
 
 /// Compares the state after a step and the step's transitions with `expect`. `text` is the
 /// script's source, for line numbers.
-pub fn check(
+pub(crate) fn check(
     expect: &Expect,
     state: &Conversation,
     transitions: &[Transition],

@@ -13,7 +13,7 @@ use crate::conversation::names::named;
 use crate::conversation::{Conversation, GoalId, Role, Signal, Summary, Transition};
 
 pub mod json;
-pub mod time;
+pub(crate) mod time;
 
 /// The protocol version in the `welcome` frame.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -7,10 +7,10 @@
 use chrono::{DateTime, Datelike, Timelike, Utc};
 
 /// The longest form: `+262143-12-31T23:59:59.999999999Z`.
-pub const MAX_LEN: usize = 33;
+pub(crate) const MAX_LEN: usize = 33;
 
 /// Formats `t` into `buf`, returning the written part.
-pub fn format<'b>(t: &DateTime<Utc>, buf: &'b mut [u8; MAX_LEN]) -> &'b str {
+pub(crate) fn format<'b>(t: &DateTime<Utc>, buf: &'b mut [u8; MAX_LEN]) -> &'b str {
     // `DateTime`'s own accessors each derive the local time anew; the naive UTC time is free.
     let t = t.naive_utc();
     let mut len = 0;

@@ -11,7 +11,7 @@ use tokio::sync::Notify;
 
 /// What falls due.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Due {
+pub(crate) enum Due {
     /// The session's idle deadline: the engine decides whether it goes idle.
     Idle,
     /// The session's retention ends: it is evicted from memory if nobody is connected.
@@ -21,14 +21,14 @@ pub enum Due {
 type Entry = Reverse<(DateTime<Utc>, Due, Arc<str>)>;
 
 #[derive(Debug, Default)]
-pub struct Deadlines {
+pub(crate) struct Deadlines {
     heap: Mutex<BinaryHeap<Entry>>,
     /// Wakes the sweeper when an entry earlier than all others arrives.
     changed: Notify,
 }
 
 impl Deadlines {
-    pub fn push(&self, at: DateTime<Utc>, kind: Due, session: Arc<str>) {
+    pub(crate) fn push(&self, at: DateTime<Utc>, kind: Due, session: Arc<str>) {
         let mut heap = self.heap.lock().unwrap_or_else(|p| p.into_inner());
         let earliest = heap.peek().is_none_or(|Reverse((t, _, _))| at < *t);
         heap.push(Reverse((at, kind, session)));
@@ -39,13 +39,13 @@ impl Deadlines {
     }
 
     /// The earliest time in the queue.
-    pub fn next(&self) -> Option<DateTime<Utc>> {
+    pub(crate) fn next(&self) -> Option<DateTime<Utc>> {
         let heap = self.heap.lock().unwrap_or_else(|p| p.into_inner());
         heap.peek().map(|Reverse((t, _, _))| *t)
     }
 
     /// Removes and returns every entry due at `now`.
-    pub fn pop_due(&self, now: DateTime<Utc>) -> Vec<(DateTime<Utc>, Due, Arc<str>)> {
+    pub(crate) fn pop_due(&self, now: DateTime<Utc>) -> Vec<(DateTime<Utc>, Due, Arc<str>)> {
         let mut heap = self.heap.lock().unwrap_or_else(|p| p.into_inner());
         let mut due = Vec::new();
         while heap.peek().is_some_and(|Reverse((t, _, _))| *t <= now) {
@@ -56,16 +56,13 @@ impl Deadlines {
         due
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.heap.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Resolves when an entry earlier than the others was pushed.
-    pub async fn changed(&self) {
+    pub(crate) async fn changed(&self) {
         self.changed.notified().await;
     }
 }

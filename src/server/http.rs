@@ -23,7 +23,7 @@ const READ_BUFFER: usize = 1024;
 /// Bytes buffered before a write goes to the socket; every frame is flushed anyway.
 const WRITE_BUFFER: usize = 0;
 
-pub fn router(app: Arc<App>) -> Router {
+pub(crate) fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/", get(web::index))
         .route("/demo", get(web::index))

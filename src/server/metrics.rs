@@ -11,28 +11,28 @@ use crate::conversation::{GoalReason, GoalType, Input, Phase, Role, Step, Transi
 use crate::protocol::ErrorCode;
 
 #[derive(Debug, Default)]
-pub struct Counter(AtomicU64);
+pub(crate) struct Counter(AtomicU64);
 
 impl Counter {
-    pub fn inc(&self) {
+    pub(crate) fn inc(&self) {
         self.0.fetch_add(1, Ordering::Relaxed);
     }
-    pub fn get(&self) -> u64 {
+    pub(crate) fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
     }
 }
 
 #[derive(Debug, Default)]
-pub struct Gauge(AtomicI64);
+pub(crate) struct Gauge(AtomicI64);
 
 impl Gauge {
-    pub fn inc(&self) {
+    pub(crate) fn inc(&self) {
         self.0.fetch_add(1, Ordering::Relaxed);
     }
-    pub fn dec(&self) {
+    pub(crate) fn dec(&self) {
         self.0.fetch_sub(1, Ordering::Relaxed);
     }
-    pub fn get(&self) -> i64 {
+    pub(crate) fn get(&self) -> i64 {
         self.0.load(Ordering::Relaxed)
     }
 }
@@ -43,14 +43,14 @@ const BUCKETS: [f64; 12] = [
 ];
 
 #[derive(Debug, Default)]
-pub struct Histogram {
+pub(crate) struct Histogram {
     buckets: [AtomicU64; BUCKETS.len()],
     count: AtomicU64,
     sum_nanos: AtomicU64,
 }
 
 impl Histogram {
-    pub fn observe(&self, d: Duration) {
+    pub(crate) fn observe(&self, d: Duration) {
         let secs = d.as_secs_f64();
         if let Some(i) = BUCKETS.iter().position(|b| secs <= *b) {
             self.buckets[i].fetch_add(1, Ordering::Relaxed);
@@ -72,7 +72,7 @@ const REASONS: [GoalReason; 5] = [
 /// What the metrics count of a step, kept until its change is committed (only committed
 /// changes are counted).
 #[derive(Debug)]
-pub struct StepRecord {
+pub(crate) struct StepRecord {
     /// `Some(role)` for a turn, `None` for a signal; resets and ticks are neither.
     turn: Option<Option<Role>>,
     transitions: Transitions,
@@ -82,7 +82,11 @@ pub struct StepRecord {
 }
 
 impl StepRecord {
-    pub fn new(input: &Input<'_>, step: &Step, received: Option<std::time::Instant>) -> Self {
+    pub(crate) fn new(
+        input: &Input<'_>,
+        step: &Step,
+        received: Option<std::time::Instant>,
+    ) -> Self {
         StepRecord {
             turn: match input {
                 Input::Message { role, .. } => Some(Some(*role)),
@@ -102,13 +106,13 @@ impl StepRecord {
 
 /// Clients that joined with `last_seq`: resumed from it, or given the current state.
 #[derive(Debug, Default)]
-pub struct Resumes {
+pub(crate) struct Resumes {
     resumed: Counter,
     full_state: Counter,
 }
 
 impl Resumes {
-    pub fn record(&self, asked: bool, resumed: bool) {
+    pub(crate) fn record(&self, asked: bool, resumed: bool) {
         match (asked, resumed) {
             (true, true) => self.resumed.inc(),
             (true, false) => self.full_state.inc(),
@@ -118,7 +122,7 @@ impl Resumes {
 }
 
 #[derive(Debug, Default)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     /// Clients caught up from the log after falling behind their session's channel.
     pub catch_ups: Counter,
     pub resumes: Resumes,
@@ -143,7 +147,7 @@ fn phase_index(p: Phase) -> usize {
 
 impl Metrics {
     /// Records one committed step.
-    pub fn record_step(&self, step: &StepRecord) {
+    pub(crate) fn record_step(&self, step: &StepRecord) {
         match step.turn {
             Some(Some(role)) => self.turns[(role == Role::Assistant) as usize].inc(),
             Some(None) => self.signals.inc(),
@@ -165,14 +169,14 @@ impl Metrics {
         }
     }
 
-    pub fn error(&self, code: ErrorCode) {
+    pub(crate) fn error(&self, code: ErrorCode) {
         if let Some(i) = ErrorCode::ALL.iter().position(|c| *c == code) {
             self.errors[i].inc();
         }
     }
 
     /// The Prometheus text exposition. `phases` are the phases of the live sessions.
-    pub fn render(&self, phases: &[Phase]) -> String {
+    pub(crate) fn render(&self, phases: &[Phase]) -> String {
         let mut out = String::with_capacity(8192);
         fn family(out: &mut String, name: &str, kind: &str, help: &str) {
             let _ = writeln!(

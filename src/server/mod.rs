@@ -8,12 +8,12 @@
 //! - [`metrics`]: the counters behind `/metrics`;
 //! - this module: [`run`], the sweeper, the purge, the [`Clock`].
 
-pub mod deadlines;
-pub mod http;
-pub mod metrics;
-pub mod sessions;
-pub mod web;
-pub mod ws;
+pub(crate) mod deadlines;
+pub(crate) mod http;
+pub(crate) mod metrics;
+pub(crate) mod sessions;
+pub(crate) mod web;
+pub(crate) mod ws;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -70,11 +70,11 @@ impl Clock {
 
 /// Everything the handlers share.
 #[derive(Debug)]
-pub struct App {
-    pub sessions: Sessions,
-    pub metrics: Arc<Metrics>,
-    pub config: ServerConfig,
-    pub clock: Clock,
+pub(crate) struct App {
+    pub(crate) sessions: Sessions,
+    pub(crate) metrics: Arc<Metrics>,
+    pub(crate) config: ServerConfig,
+    pub(crate) clock: Clock,
     /// Becomes `true` when the server stops: every WebSocket task closes with 1001.
     pub stop: watch::Receiver<bool>,
     /// Open WebSocket tasks, so shutdown can wait for their close handshakes.
@@ -83,7 +83,7 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
+    pub(crate) fn new(
         config: ServerConfig,
         engine: Engine,
         store: Arc<dyn Store>,

@@ -37,7 +37,7 @@ const CHANNEL_CAPACITY: usize = 16;
 
 /// What a session's channel carries.
 #[derive(Clone, Debug)]
-pub enum Push {
+pub(crate) enum Push {
     /// A committed change's `state` frame, written once for every client.
     Frame { seq: u64, frame: Utf8Bytes },
     /// The session was deleted: clients are told and disconnected.
@@ -46,7 +46,7 @@ pub enum Push {
 
 /// One live session.
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     pub id: Arc<str>,
     tip: Mutex<Tip>,
     view: Mutex<View>,
@@ -112,7 +112,7 @@ impl View {
 /// The outcome of an applied frame: its change's `seq`, and the store ticket that makes it
 /// durable (an ack waits for it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Applied {
+pub(crate) struct Applied {
     pub seq: u64,
     pub ticket: u64,
     /// The id was seen before: nothing was applied; `seq` and `ticket` are the first change's.
@@ -121,7 +121,7 @@ pub struct Applied {
 
 /// Why a frame could not be applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Refused {
+pub(crate) enum Refused {
     /// The session was deleted while the frame was on its way.
     Deleted,
     /// The store cannot take the change: it was not applied.
@@ -133,7 +133,7 @@ pub enum Refused {
 
 /// A client's start in a session: its welcome, the frames it missed, and its subscription.
 #[derive(Debug)]
-pub struct Joined {
+pub(crate) struct Joined {
     pub welcome: Utf8Bytes,
     /// Whether the client's `last_seq` was honoured.
     pub resumed: bool,
@@ -146,7 +146,7 @@ pub struct Joined {
 
 /// Every live session.
 #[derive(Debug)]
-pub struct Sessions {
+pub(crate) struct Sessions {
     map: DashMap<Arc<str>, Arc<Session>>,
     engine: Engine,
     store: Arc<dyn Store>,
@@ -161,7 +161,7 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    pub fn new(
+    pub(crate) fn new(
         engine: Engine,
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
@@ -178,21 +178,17 @@ impl Sessions {
         }
     }
 
-    pub fn engine(&self) -> &Engine {
-        &self.engine
-    }
-
-    pub fn store(&self) -> &Arc<dyn Store> {
+    pub(crate) fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
 
-    pub fn deadlines(&self) -> &Deadlines {
+    pub(crate) fn deadlines(&self) -> &Deadlines {
         &self.deadlines
     }
 
     /// A new session in `greeting`, not yet in the registry, and the store ticket of its
     /// creation: once that is committed, [`Sessions::admit`] it.
-    pub fn create(&self, now: DateTime<Utc>) -> Result<(Arc<Session>, u64), StoreError> {
+    pub(crate) fn create(&self, now: DateTime<Utc>) -> Result<(Arc<Session>, u64), StoreError> {
         let id: Arc<str> = new_session_id().into();
         let conv = self.engine.start(&*id, now);
         let ticket = self.store.write(
@@ -207,7 +203,7 @@ impl Sessions {
     }
 
     /// Puts a session created with [`Sessions::create`] in the registry.
-    pub fn admit(&self, session: Arc<Session>, now: DateTime<Utc>) -> Arc<Session> {
+    pub(crate) fn admit(&self, session: Arc<Session>, now: DateTime<Utc>) -> Arc<Session> {
         self.metrics.sessions_created.inc();
         self.insert(session, now)
     }
@@ -227,12 +223,12 @@ impl Sessions {
     }
 
     /// A session in memory.
-    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
         self.map.get(id).map(|entry| entry.value().clone())
     }
 
     /// A session, loaded from the store if it is not in memory (blocks on the store).
-    pub fn get_or_load(
+    pub(crate) fn get_or_load(
         &self,
         id: &str,
         now: DateTime<Utc>,
@@ -320,18 +316,14 @@ impl Sessions {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-
     /// Subscribes a client to a session. With `last_seq`, the client gets the frames it missed
     /// after it (rebuilt from the log, so this blocks on the store) when they are within
     /// [`RESUME_LIMIT`] changes; otherwise, or without `last_seq`, the current state.
-    pub fn join(&self, session: &Session, last_seq: Option<u64>) -> Result<Joined, StoreError> {
+    pub(crate) fn join(
+        &self,
+        session: &Session,
+        last_seq: Option<u64>,
+    ) -> Result<Joined, StoreError> {
         let (pushes, current, welcome) = {
             let view = session.view();
             // Subscribed under the view's lock: every frame after `current` reaches `pushes`.
@@ -376,7 +368,7 @@ impl Sessions {
     /// The frames of the changes after `after` up to the committed `seq` now, for a client that
     /// fell behind the live channel (blocks on the store); `None` when they are too many to
     /// rebuild (more than [`RESUME_LIMIT`]).
-    pub fn catch_up(
+    pub(crate) fn catch_up(
         &self,
         session: &Session,
         after: u64,
@@ -436,13 +428,13 @@ impl Sessions {
 
     /// The committed state as a `state` frame without transitions (for `get_state`, and for a
     /// client that fell too far behind), with its `seq`.
-    pub fn current_frame(&self, session: &Session) -> (u64, Utf8Bytes) {
+    pub(crate) fn current_frame(&self, session: &Session) -> (u64, Utf8Bytes) {
         let view = session.view();
         (view.seq(), view.parts.current(view.frame.as_str()).into())
     }
 
     /// The committed state as JSON, and the summary (loading the session if needed).
-    pub fn state_text(
+    pub(crate) fn state_text(
         &self,
         id: &str,
         now: DateTime<Utc>,
@@ -458,7 +450,7 @@ impl Sessions {
     }
 
     /// A session's event log: at most `limit` events after `after`.
-    pub fn events(
+    pub(crate) fn events(
         &self,
         id: &str,
         after: u64,
@@ -469,7 +461,7 @@ impl Sessions {
 
     /// Applies one input, reloading the session from the log first if an earlier change
     /// failed. For callers that may block (the sweeper, a load).
-    pub fn apply_blocking(
+    pub(crate) fn apply_blocking(
         &self,
         session: &Arc<Session>,
         input: Input<'_>,
@@ -496,7 +488,7 @@ impl Sessions {
     /// published to the session's clients once the store has committed it. With an `id` seen
     /// before, nothing is applied and the first change's `seq` and ticket are returned.
     /// `received` is when the frame arrived, for the latency histogram.
-    pub fn apply(
+    pub(crate) fn apply(
         &self,
         session: &Arc<Session>,
         input: Input<'_>,
@@ -601,7 +593,7 @@ impl Sessions {
 
     /// Brings a stale session's tip back to what the log holds (blocks on the store). Does
     /// nothing while its failed writes are still settling, or if it is not stale.
-    pub fn reload(&self, session: &Session) -> Result<(), StoreError> {
+    pub(crate) fn reload(&self, session: &Session) -> Result<(), StoreError> {
         let Some(folded) = self.fold_latest(&session.id)? else {
             return Ok(()); // deleted meanwhile
         };
@@ -625,7 +617,7 @@ impl Sessions {
     /// Deletes a session and its log: its clients are told and disconnected. Returns the store
     /// ticket of the deletion (wait for it before saying it is done), or `None` when there was
     /// no such session.
-    pub fn remove(&self, id: &str) -> Result<Option<u64>, StoreError> {
+    pub(crate) fn remove(&self, id: &str) -> Result<Option<u64>, StoreError> {
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         let in_memory = self.map.remove(id).map(|(_, session)| {
             session.tip().deleted = true;
@@ -641,7 +633,7 @@ impl Sessions {
 
     /// Sessions that were not idle when the store last saw them are loaded, so deadlines that
     /// fell due meanwhile are applied now. Returns how many were loaded.
-    pub fn recover(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
+    pub(crate) fn recover(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
         let pending = self.store.pending_deadlines()?;
         for (id, _) in &pending {
             self.get_or_load(id, now)?;
@@ -652,7 +644,7 @@ impl Sessions {
     /// Deletes from the store the finished sessions without activity for the retention period
     /// that are not in memory (those in memory are evicted by the sweeper first). Returns how
     /// many were deleted.
-    pub fn purge(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
+    pub(crate) fn purge(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         let mut n = 0;
         for id in self.store.expired(now - self.retention)? {
@@ -671,7 +663,7 @@ impl Sessions {
 
     /// Runs what fell due at `now`: idle transitions and evictions (blocks on the store when a
     /// session must be reloaded). Returns how many entries were handled.
-    pub fn run_due(&self, now: DateTime<Utc>) -> usize {
+    pub(crate) fn run_due(&self, now: DateTime<Utc>) -> usize {
         let due = self.deadlines.pop_due(now);
         for (at, kind, id) in &due {
             let Some(session) = self.get(id) else {
@@ -718,7 +710,7 @@ impl Sessions {
     }
 
     /// Every session's phase (as committed), for the metrics.
-    pub fn phases(&self) -> Vec<Phase> {
+    pub(crate) fn phases(&self) -> Vec<Phase> {
         let sessions: Vec<Arc<Session>> = self.map.iter().map(|e| e.value().clone()).collect();
         sessions.iter().map(|s| s.view().phase).collect()
     }
@@ -803,11 +795,6 @@ impl Session {
             }
         }
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
-    }
-
-    /// Clients connected to the session.
-    pub fn clients(&self) -> usize {
-        self.tx.receiver_count()
     }
 }
 

@@ -22,18 +22,18 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
         .into_response()
 }
 
-pub async fn index() -> Response {
+pub(crate) async fn index() -> Response {
     asset("text/html; charset=utf-8", INDEX)
 }
 
-pub async fn app() -> Response {
+pub(crate) async fn app() -> Response {
     asset("text/javascript; charset=utf-8", APP)
 }
 
-pub async fn style() -> Response {
+pub(crate) async fn style() -> Response {
     asset("text/css; charset=utf-8", STYLE)
 }
 
-pub async fn embed() -> Response {
+pub(crate) async fn embed() -> Response {
     asset("text/javascript; charset=utf-8", EMBED)
 }

@@ -67,7 +67,12 @@ struct Connection {
 
 /// Serves a connected client of `session` until it leaves or the server stops. With
 /// `last_seq`, the client first gets the frames it missed after it.
-pub async fn serve(socket: WebSocket, app: Arc<App>, session: Arc<Session>, last_seq: Option<u64>) {
+pub(crate) async fn serve(
+    socket: WebSocket,
+    app: Arc<App>,
+    session: Arc<Session>,
+    last_seq: Option<u64>,
+) {
     let _guard = app.track_connection();
     let joining = (app.clone(), session.clone());
     let joined = match last_seq {
@@ -111,7 +116,7 @@ pub async fn serve(socket: WebSocket, app: Arc<App>, session: Arc<Session>, last
 }
 
 /// Serves a connection that asked for an unknown session: an error, then a close.
-pub async fn unknown_session(mut socket: WebSocket, app: Arc<App>, id: String) {
+pub(crate) async fn unknown_session(mut socket: WebSocket, app: Arc<App>, id: String) {
     let message = format!("no session \"{id}\"");
     app.metrics.error(ErrorCode::UnknownSession);
     let frame = ServerFrame::error(ErrorCode::UnknownSession, &message).to_text();

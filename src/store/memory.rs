@@ -14,7 +14,7 @@ use super::{
 use crate::conversation::{Conversation, Goal, Phase};
 
 #[derive(Debug, Default)]
-pub struct MemoryStore {
+pub(crate) struct MemoryStore {
     inner: Mutex<Inner>,
     waiters: Waiters,
 }

@@ -12,8 +12,8 @@
 //! [`Store::committed`] is woken. This is how a change reaches clients only once the store holds
 //! it: the server publishes it from its receipt.
 
-pub mod memory;
-pub mod sqlite;
+pub(crate) mod memory;
+pub(crate) mod sqlite;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -311,7 +311,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
 /// The append rule every store keeps: a session's events are numbered 1, 2, 3, ... with no gap
 /// and no repeat, so an append must carry the seq after the last one.
-pub fn check_append(session: &str, last: u64, seq: u64) -> Result<(), StoreError> {
+pub(crate) fn check_append(session: &str, last: u64, seq: u64) -> Result<(), StoreError> {
     if seq == last + 1 {
         Ok(())
     } else {
@@ -451,7 +451,7 @@ const FAILURES_KEPT: usize = 65_536;
 
 /// Waiters for tickets, woken once their write settles (not on every commit).
 #[derive(Debug, Default)]
-pub struct Waiters {
+pub(crate) struct Waiters {
     inner: std::sync::Mutex<WaitersInner>,
 }
 
@@ -470,7 +470,7 @@ struct WaitersInner {
 }
 
 impl Waiters {
-    pub fn wait(&self, ticket: u64) -> Committed {
+    pub(crate) fn wait(&self, ticket: u64) -> Committed {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         if ticket <= inner.settled {
@@ -491,7 +491,7 @@ impl Waiters {
 
     /// Every ticket up to `upto` has settled: those in `failures` failed, the rest are
     /// committed.
-    pub fn settle(&self, upto: u64, failures: Vec<(u64, StoreError)>) {
+    pub(crate) fn settle(&self, upto: u64, failures: Vec<(u64, StoreError)>) {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         inner.settled = inner.settled.max(upto);
         for (ticket, e) in failures {

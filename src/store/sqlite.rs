@@ -109,7 +109,7 @@ const PROBE_MAX: Duration = Duration::from_secs(5);
 const RETRY_PAUSES: [Duration; 2] = [Duration::from_millis(20), Duration::from_millis(100)];
 
 #[derive(Debug)]
-pub struct SqliteStore {
+pub(crate) struct SqliteStore {
     path: PathBuf,
     /// Ticket numbering and the queue, under one lock so tickets reach the writer in order.
     queue: Mutex<Queue>,
@@ -183,7 +183,7 @@ fn sql_error(path: &Path, e: &rusqlite::Error) -> StoreError {
 impl SqliteStore {
     /// Opens (or creates) the file, checks it (migrating an older schema), and starts the
     /// writer.
-    pub fn open(path: &Path, options: &Options) -> Result<SqliteStore, StoreError> {
+    pub(crate) fn open(path: &Path, options: &Options) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| fail(dir, format!("cannot create: {e}")))?;
         }
@@ -275,7 +275,7 @@ impl SqliteStore {
     }
 
     /// Stops queueing and waits until the writer has committed everything queued.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         let sender = self
             .queue
             .lock()

@@ -17,9 +17,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// How long a test waits for a frame that must come.
-pub const PATIENCE: Duration = Duration::from_secs(10);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(10);
 
-pub struct TestServer {
+pub(crate) struct TestServer {
     pub addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     handle: tokio::task::JoinHandle<std::io::Result<()>>,
@@ -27,14 +27,14 @@ pub struct TestServer {
 
 /// The stores the end-to-end tests run against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StoreKind {
+pub(crate) enum StoreKind {
     Memory,
     Sqlite,
 }
 
 impl StoreKind {
     /// A store URL: memory, or a new SQLite file of its own under the target directory.
-    pub fn url(self) -> String {
+    pub(crate) fn url(self) -> String {
         match self {
             StoreKind::Memory => "memory:".to_string(),
             StoreKind::Sqlite => format!("sqlite:{}", temp_path("store", "db").display()),
@@ -43,7 +43,7 @@ impl StoreKind {
 }
 
 /// A copy of the built-in pattern set in a fresh directory.
-pub fn copy_of_patterns(stem: &str) -> std::path::PathBuf {
+pub(crate) fn copy_of_patterns(stem: &str) -> std::path::PathBuf {
     let dir = temp_path(stem, "d");
     std::fs::create_dir_all(&dir).unwrap();
     let builtin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
@@ -55,7 +55,7 @@ pub fn copy_of_patterns(stem: &str) -> std::path::PathBuf {
 }
 
 /// Adds "assemble" as a lead of artifact creation to the pattern set in `dir`.
-pub fn add_assemble_lead(dir: &std::path::Path) {
+pub(crate) fn add_assemble_lead(dir: &std::path::Path) {
     let goals = dir.join("goals.toml");
     let text = std::fs::read_to_string(&goals).unwrap();
     assert!(
@@ -68,7 +68,7 @@ pub fn add_assemble_lead(dir: &std::path::Path) {
 }
 
 /// A fresh path under the target directory's temporary folder.
-pub fn temp_path(stem: &str, ext: &str) -> std::path::PathBuf {
+pub(crate) fn temp_path(stem: &str, ext: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     let n = N.fetch_add(1, Ordering::Relaxed);
@@ -83,7 +83,7 @@ impl TestServer {
     /// Starts a server with `config` (its `listen` is ignored: port 0 on loopback, its store
     /// replaced by `store`) and the built-in patterns, with `idle` as the idle timeout when
     /// given.
-    pub async fn start(
+    pub(crate) async fn start(
         mut config: ServerConfig,
         idle: Option<chrono::TimeDelta>,
         store: StoreKind,
@@ -93,12 +93,15 @@ impl TestServer {
     }
 
     /// Starts a server on `config.store` as it is.
-    pub async fn start_on(config: ServerConfig, idle: Option<chrono::TimeDelta>) -> TestServer {
+    pub(crate) async fn start_on(
+        config: ServerConfig,
+        idle: Option<chrono::TimeDelta>,
+    ) -> TestServer {
         TestServer::start_with_clock(config, idle, Clock::System).await
     }
 
     /// Starts a server on `config.store` with `clock`.
-    pub async fn start_with_clock(
+    pub(crate) async fn start_with_clock(
         config: ServerConfig,
         idle: Option<chrono::TimeDelta>,
         clock: Clock,
@@ -129,20 +132,20 @@ impl TestServer {
         }
     }
 
-    pub async fn with_store(store: StoreKind) -> TestServer {
+    pub(crate) async fn with_store(store: StoreKind) -> TestServer {
         TestServer::start(ServerConfig::default(), None, store).await
     }
 
-    pub async fn default() -> TestServer {
+    pub(crate) async fn default() -> TestServer {
         TestServer::with_store(StoreKind::Memory).await
     }
 
-    pub fn ws_url(&self, query: &str) -> String {
+    pub(crate) fn ws_url(&self, query: &str) -> String {
         format!("ws://{}/ws{query}", self.addr)
     }
 
     /// Stops the server and waits for `run` to return.
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
@@ -154,14 +157,14 @@ impl TestServer {
     }
 }
 
-pub struct Client {
+pub(crate) struct Client {
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     pub session_id: String,
 }
 
 impl Client {
     /// Connects and reads the `welcome` frame.
-    pub async fn connect(url: &str) -> (Client, Welcome<'static>) {
+    pub(crate) async fn connect(url: &str) -> (Client, Welcome<'static>) {
         let (ws, _) = tokio_tungstenite::connect_async(url)
             .await
             .expect("connects");
@@ -177,7 +180,7 @@ impl Client {
         (client, welcome)
     }
 
-    pub async fn connect_with_origin(url: &str, origin: &str) -> Result<Client, String> {
+    pub(crate) async fn connect_with_origin(url: &str, origin: &str) -> Result<Client, String> {
         let mut request = url.into_client_request().unwrap();
         request
             .headers_mut()
@@ -192,11 +195,11 @@ impl Client {
     }
 
     /// Sends a client frame given as JSON (malformed ones included).
-    pub async fn send(&mut self, frame: Value) {
+    pub(crate) async fn send(&mut self, frame: Value) {
         self.send_text(&frame.to_string()).await;
     }
 
-    pub async fn send_text(&mut self, text: &str) {
+    pub(crate) async fn send_text(&mut self, text: &str) {
         self.ws
             .send(Message::Text(text.into()))
             .await
@@ -204,19 +207,19 @@ impl Client {
     }
 
     /// The next frame (pings and pongs skipped), read through the protocol's type.
-    pub async fn recv(&mut self) -> ServerFrame<'static> {
+    pub(crate) async fn recv(&mut self) -> ServerFrame<'static> {
         let text = self.recv_text().await;
         ServerFrame::parse(&text).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The next text frame as it came (pings and pongs skipped).
-    pub async fn recv_text(&mut self) -> String {
+    pub(crate) async fn recv_text(&mut self) -> String {
         self.recv_text_within(PATIENCE).await
     }
 
     /// The next frame, waiting up to `patience` (in paused time, longer than the deadline
     /// awaited: the runtime jumps to the earliest timer).
-    pub async fn recv_within(&mut self, patience: Duration) -> ServerFrame<'static> {
+    pub(crate) async fn recv_within(&mut self, patience: Duration) -> ServerFrame<'static> {
         let text = self.recv_text_within(patience).await;
         ServerFrame::parse(&text).unwrap_or_else(|e| panic!("{e}"))
     }
@@ -237,7 +240,7 @@ impl Client {
     }
 
     /// The next frame, which must be a `state` frame.
-    pub async fn recv_state(&mut self) -> StateUpdate<'static> {
+    pub(crate) async fn recv_state(&mut self) -> StateUpdate<'static> {
         match self.recv().await {
             ServerFrame::State(state) => state,
             other => panic!("expected a state frame, got {}", other.to_text()),
@@ -245,7 +248,7 @@ impl Client {
     }
 
     /// Whether a text frame arrives within `wait`.
-    pub async fn quiet_for(&mut self, wait: Duration) -> bool {
+    pub(crate) async fn quiet_for(&mut self, wait: Duration) -> bool {
         match tokio::time::timeout(wait, self.ws.next()).await {
             Err(_) => true,
             Ok(Some(Ok(Message::Text(t)))) => panic!("unexpected frame {t}"),
@@ -254,7 +257,7 @@ impl Client {
     }
 
     /// The close frame's code, reading past any text frames.
-    pub async fn closed_with(&mut self) -> Option<u16> {
+    pub(crate) async fn closed_with(&mut self) -> Option<u16> {
         loop {
             match tokio::time::timeout(PATIENCE, self.ws.next())
                 .await
@@ -268,7 +271,12 @@ impl Client {
     }
 
     /// Sends a message turn with `id` and returns its `state` frame and the `seq` of its ack.
-    pub async fn turn(&mut self, role: &str, text: &str, id: &str) -> (StateUpdate<'static>, u64) {
+    pub(crate) async fn turn(
+        &mut self,
+        role: &str,
+        text: &str,
+        id: &str,
+    ) -> (StateUpdate<'static>, u64) {
         self.send(json!({"type": "message", "role": role, "text": text, "id": id}))
             .await;
         let state = self.recv_state().await;
@@ -278,7 +286,7 @@ impl Client {
     }
 
     /// The next frame is the `ack` of `id`; returns its `seq`.
-    pub async fn expect_ack(&mut self, id: &str) -> u64 {
+    pub(crate) async fn expect_ack(&mut self, id: &str) -> u64 {
         match self.recv().await {
             ServerFrame::Ack(ack) => {
                 assert_eq!(ack.id, id);
@@ -289,7 +297,7 @@ impl Client {
     }
 
     /// The next frame is an error of `code`; returns its message.
-    pub async fn expect_error(&mut self, code: ErrorCode) -> String {
+    pub(crate) async fn expect_error(&mut self, code: ErrorCode) -> String {
         match self.recv().await {
             ServerFrame::Error(e) => {
                 assert_eq!(e.code, code, "{}", e.message);
@@ -301,7 +309,7 @@ impl Client {
 }
 
 /// One HTTP request (hyper's client): the status and the body.
-pub async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, String) {
+pub(crate) async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, String) {
     let response = convstate::client::http::request(method, &format!("http://{addr}{path}"))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -309,7 +317,7 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, String) {
 }
 
 /// The worked example of the spec, with the phase after each step.
-pub const WORKED_EXAMPLE: [(&str, &str, &str); 9] = [
+pub(crate) const WORKED_EXAMPLE: [(&str, &str, &str); 9] = [
     ("user", "I want to build a todo app", "understanding"),
     ("assistant", "What features do you need?", "understanding"),
     (
@@ -361,24 +369,24 @@ macro_rules! on_both_stores {
 /// paused time would race (the runtime, idle while a commit is on its way, would jump to the
 /// next timer).
 #[derive(Clone, Copy, Debug)]
-pub struct Timing {
+pub(crate) struct Timing {
     pub paused: bool,
 }
 
 impl Timing {
-    pub fn of(store: StoreKind) -> Timing {
+    pub(crate) fn of(store: StoreKind) -> Timing {
         Timing {
             paused: store == StoreKind::Memory,
         }
     }
 
     /// `paused` in paused time, `real` otherwise.
-    pub fn pick<T>(&self, paused: T, real: T) -> T {
+    pub(crate) fn pick<T>(&self, paused: T, real: T) -> T {
         if self.paused { paused } else { real }
     }
 
     /// The server's clock: tokio's in paused time, the system's otherwise.
-    pub fn clock(&self) -> Clock {
+    pub(crate) fn clock(&self) -> Clock {
         if self.paused {
             Clock::tokio()
         } else {
@@ -387,7 +395,7 @@ impl Timing {
     }
 
     /// A server with `store` and `clock`.
-    pub async fn server(
+    pub(crate) async fn server(
         &self,
         mut config: ServerConfig,
         idle: Option<chrono::TimeDelta>,
@@ -418,7 +426,7 @@ macro_rules! deadlines_on_both_stores {
 }
 
 /// `convstate serve` as a child process, on port 0, in the target directory.
-pub struct ServerProcess {
+pub(crate) struct ServerProcess {
     pub child: std::process::Child,
     pub addr: SocketAddr,
     /// What it logged up to and including the line with its address.
@@ -429,20 +437,20 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts the binary with `args` after `serve --listen 127.0.0.1:0`, and waits for the
     /// address it logs. Returns the log instead when it exits before listening.
-    pub fn start(args: &[&str]) -> Result<ServerProcess, String> {
+    pub(crate) fn start(args: &[&str]) -> Result<ServerProcess, String> {
         let mut all = vec!["--listen", "127.0.0.1:0"];
         all.extend_from_slice(args);
         ServerProcess::spawn(&all, &[])
     }
 
     /// Starts `convstate serve ARGS` with extra environment variables.
-    pub fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Result<ServerProcess, String> {
+    pub(crate) fn spawn(args: &[&str], envs: &[(&str, &str)]) -> Result<ServerProcess, String> {
         ServerProcess::spawn_in(&[], args, envs)
     }
 
     /// Starts `PREFIX... convstate serve ARGS` (a prefix such as `nsenter -t PID -m --` runs
     /// the server in another mount namespace).
-    pub fn spawn_in(
+    pub(crate) fn spawn_in(
         prefix: &[&str],
         args: &[&str],
         envs: &[(&str, &str)],
@@ -499,12 +507,12 @@ impl ServerProcess {
         })
     }
 
-    pub fn ws_url(&self, query: &str) -> String {
+    pub(crate) fn ws_url(&self, query: &str) -> String {
         format!("ws://{}/ws{query}", self.addr)
     }
 
     /// Sends a signal with the shell's builtin `kill` (no procps needed).
-    pub fn signal(&self, name: &str) {
+    pub(crate) fn signal(&self, name: &str) {
         let status = std::process::Command::new("sh")
             .args(["-c", &format!("kill -{name} {}", self.child.id())])
             .status()
@@ -513,19 +521,19 @@ impl ServerProcess {
     }
 
     /// SIGKILL: no shutdown, no flush. Returns what it had logged.
-    pub fn kill(mut self) -> Vec<String> {
+    pub(crate) fn kill(mut self) -> Vec<String> {
         self.child.kill().unwrap();
         self.wait().1
     }
 
     /// SIGTERM, and the exit status and log.
-    pub fn stop(self) -> (std::process::ExitStatus, Vec<String>) {
+    pub(crate) fn stop(self) -> (std::process::ExitStatus, Vec<String>) {
         self.signal("TERM");
         self.wait()
     }
 
     /// Waits for the process to exit: its status and log.
-    pub fn wait(mut self) -> (std::process::ExitStatus, Vec<String>) {
+    pub(crate) fn wait(mut self) -> (std::process::ExitStatus, Vec<String>) {
         let status = self.child.wait().unwrap();
         let mut log = std::mem::take(&mut self.early);
         log.extend(self.log.take().unwrap().join().unwrap());
