@@ -6,13 +6,27 @@ BIN = os.path.join(ROOT, "target", "release", "convstate")
 ECHO = os.path.join(ROOT, "target", "release", "examples", "echo_server")
 
 
-def build():
+SERDE = os.path.join(ROOT, "target", "release", "convstate-serde-frames")
+
+
+def build(serde_variant=False):
+    """Builds the release binary and the echo server; with `serde_variant`, also the binary whose
+    state frames go through serde_json (the A/B of the frame writer), copied beside it."""
+    if serde_variant:
+        subprocess.run(["cargo", "build", "--quiet", "--release", "--bin", "convstate",
+                        "--features", "serde-frames"], cwd=ROOT, check=True)
+        import shutil
+        shutil.copyfile(BIN, SERDE)
+        os.chmod(SERDE, 0o755)
     subprocess.run(["cargo", "build", "--quiet", "--release", "--bin", "convstate",
                     "--example", "echo_server"], cwd=ROOT, check=True)
 
 
-def start(cmd):
-    """Starts a server that logs `address=HOST:PORT` and returns (process, address)."""
+def start(cmd, cpu=None):
+    """Starts a server that logs `address=HOST:PORT` and returns (process, address); with `cpu`,
+    pinned to that core."""
+    if cpu is not None:
+        cmd = ["taskset", "-c", str(cpu)] + cmd
     p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
                          env={**os.environ, "RUST_LOG": "info", "NO_COLOR": "1"})
     for line in p.stderr:
@@ -29,9 +43,18 @@ def stop(p):
     p.wait()
 
 
-def loadgen(url, sessions, seconds, welcome=True, rate=None, ack=False):
+def loadgen(url, sessions, seconds, welcome=True, rate=None, ack=False, cpu=None, pid=None,
+            reset_every=None, turns_before=None):
     cmd = [BIN, "loadgen", "--url", url, "--sessions", str(sessions),
            "--duration", f"{seconds}s", "--warmup", "1s"]
+    if cpu is not None:
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    if pid is not None:
+        cmd += ["--server-pid", str(pid)]
+    if reset_every is not None:
+        cmd += ["--reset-every", str(reset_every)]
+    if turns_before is not None:
+        cmd += ["--turns-before", str(turns_before)]
     if not welcome:
         cmd.append("--no-welcome")
     if rate:

@@ -103,6 +103,15 @@ pub struct LoadgenArgs {
     /// Send turns with ids and measure until their acks (durable changes).
     #[arg(long)]
     pub ack: bool,
+    /// Each session resets after this many turns; 0 never resets (sessions grow old).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub reset_every: u64,
+    /// Turns each session sends first, unmeasured (to measure old sessions).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub turns_before: u64,
+    /// The server's process id, to report its CPU time per measured turn (Linux /proc).
+    #[arg(long, value_name = "PID")]
+    pub server_pid: Option<u32>,
     /// Only open this many connections and hold them idle for --duration.
     #[arg(long, value_name = "N")]
     pub idle: Option<usize>,
@@ -369,6 +378,9 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
             rate: args.rate,
             welcome,
             ack: args.ack,
+            reset_every: args.reset_every,
+            turns_before: args.turns_before,
+            server_pid: args.server_pid,
         })
         .await?;
         serde_json::to_string(&report).map_err(|e| e.to_string())

@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::conversation::Role;
 use crate::protocol::{ClientFrame, FrameHead, FrameKind};
 
-/// The worked example of the spec, cycled by every session.
+/// The worked example of the spec, cycled by every session (each starting at its own step).
 const SCRIPT: [(Role, &str); 9] = [
     (Role::User, "I want to build a todo app"),
     (Role::Assistant, "What features do you need?"),
@@ -47,6 +47,15 @@ pub(crate) struct LoadOptions {
     /// Send every turn with an id and measure until its `ack`, which the server sends once the
     /// change is durable (instead of until its `state` frame).
     pub ack: bool,
+    /// Each session resets after this many turns (10: the worked example's nine turns, then a
+    /// reset); 0 never resets, so sessions grow old as a long chat does.
+    pub reset_every: u64,
+    /// Turns each session sends before the warm-up, unmeasured: measures sessions that are
+    /// already this old.
+    pub turns_before: u64,
+    /// A server process on this machine whose CPU time (user and system, from `/proc`) is read
+    /// over the measured window: the report gives its CPU per turn.
+    pub server_pid: Option<u32>,
 }
 
 /// What a run measured.
@@ -60,6 +69,19 @@ pub(crate) struct LoadReport {
     pub p99_us: u64,
     pub max_us: u64,
     pub errors: u64,
+    /// The server's CPU time per measured turn, in microseconds (with `server_pid`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_turn: Option<f64>,
+}
+
+/// A process's CPU time (user and system) so far, in microseconds, from `/proc/PID/stat`.
+fn cpu_us(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (which is in parentheses and may hold spaces).
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // USER_HZ is 100 on Linux.
+    Some(ticks * 10_000.0)
 }
 
 /// Runs the load and reports. Connections are opened first, in batches, then every session
@@ -72,10 +94,9 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
             sockets.push(socket?);
         }
     }
-    let start = Instant::now() + Duration::from_millis(200);
-    let measure_from = start + options.warmup;
-    let end = measure_from + options.duration;
-    // Open loop: each session sends at its share of the rate, spread evenly.
+    // Sessions first grow as old as asked, all together; the clock starts when all are.
+    let ready = std::sync::Arc::new(tokio::sync::Barrier::new(options.sessions + 1));
+    let (times_tx, times_rx) = tokio::sync::watch::channel(None::<(Instant, Instant, Instant)>);
     let interval = options
         .rate
         .map(|r| Duration::from_secs_f64(options.sessions as f64 / r.max(0.001)));
@@ -84,14 +105,56 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
         .enumerate()
         .map(|(i, mut ws)| {
             let ack = options.ack;
+            let reset_every = options.reset_every;
+            let turns_before = options.turns_before;
             let offset = interval.map_or(Duration::ZERO, |iv| {
                 iv.mul_f64(i as f64 / options.sessions as f64)
             });
+            let ready = ready.clone();
+            let mut times = times_rx.clone();
             tokio::spawn(async move {
                 let mut latencies: Vec<u32> = Vec::new();
                 let mut errors = 0u64;
+                let mut n = 0u64;
+                let frame = |n: u64| {
+                    // The worked example in order; every `reset_every` turns a reset, so a
+                    // session holds a run of fresh conversations, as a chat does.
+                    let id = ack.then(|| format!("l{i}-{n}"));
+                    let at = i as u64 + n;
+                    let q = if reset_every > 0 {
+                        at % reset_every
+                    } else {
+                        at
+                    };
+                    if reset_every > 0 && q == reset_every - 1 {
+                        ClientFrame::Reset { id }
+                    } else {
+                        let (role, text) = SCRIPT[(q % SCRIPT.len() as u64) as usize];
+                        ClientFrame::Message {
+                            role,
+                            text: text.to_string(),
+                            id,
+                            artifact: None,
+                        }
+                    }
+                };
+                while n < turns_before {
+                    let json = serde_json::to_string(&frame(n)).unwrap_or_default();
+                    n += 1;
+                    if ws.send(Message::Text(json.into())).await.is_err()
+                        || !matches!(next_reply(&mut ws, ack).await, Some(Reply::Answer))
+                    {
+                        errors += 1;
+                        break;
+                    }
+                }
+                ready.wait().await;
+                let Ok(Some((start, measure_from, end))) =
+                    times.wait_for(Option::is_some).await.map(|t| *t)
+                else {
+                    return (latencies, errors);
+                };
                 let mut next_send = start + offset;
-                let mut n = i;
                 loop {
                     let now = Instant::now();
                     if now >= end {
@@ -100,21 +163,8 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
                     if next_send > now {
                         tokio::time::sleep_until(next_send.into()).await;
                     }
-                    // The script, then a reset: every session holds a run of fresh
-                    // conversations, as a chat does, rather than one endless history.
-                    let frame = match SCRIPT.get(n % (SCRIPT.len() + 1)) {
-                        Some((role, text)) => ClientFrame::Message {
-                            role: *role,
-                            text: text.to_string(),
-                            id: ack.then(|| format!("l{i}-{n}")),
-                            artifact: None,
-                        },
-                        None => ClientFrame::Reset {
-                            id: ack.then(|| format!("l{i}-{n}")),
-                        },
-                    };
+                    let json = serde_json::to_string(&frame(n)).unwrap_or_default();
                     n += 1;
-                    let json = serde_json::to_string(&frame).unwrap_or_default();
                     let sent = Instant::now();
                     if ws.send(Message::Text(json.into())).await.is_err() {
                         errors += 1;
@@ -143,6 +193,21 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
             })
         })
         .collect();
+    ready.wait().await;
+    let start = Instant::now() + Duration::from_millis(200);
+    let measure_from = start + options.warmup;
+    let end = measure_from + options.duration;
+    let _ = times_tx.send(Some((start, measure_from, end)));
+    // The server's CPU time over the measured window.
+    let cpu = match options.server_pid {
+        Some(pid) => {
+            tokio::time::sleep_until(measure_from.into()).await;
+            let before = cpu_us(pid);
+            tokio::time::sleep_until(end.into()).await;
+            before.zip(cpu_us(pid)).map(|(b, a)| a - b)
+        }
+        None => None,
+    };
     let mut all = Vec::new();
     let mut errors = 0;
     for t in tasks {
@@ -168,6 +233,7 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
         p99_us: pct(0.99),
         max_us: all.last().copied().map_or(0, u64::from),
         errors,
+        server_cpu_us_per_turn: cpu.map(|us| us / (all.len().max(1) as f64)),
     })
 }
 

@@ -35,7 +35,45 @@ pub struct FrameParts {
 }
 
 impl FrameText {
+    /// The `state` frame through serde_json instead of this writer: built with the feature
+    /// `serde-frames`, for the A/B of `scripts/bench-server` (the writer stays only while it
+    /// saves server CPU; docs/benchmarks.md).
+    #[cfg(feature = "serde-frames")]
+    pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {
+        fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+            serde_json::to_string(value).unwrap_or_default()
+        }
+        let mut out = String::with_capacity(2048);
+        out.push_str(r#"{"type":"state","session_id":"#);
+        let from = out.len();
+        out.push_str(&json(&conv.session_id));
+        let session_id = from..out.len();
+        out.push_str(r#","seq":"#);
+        out.push_str(&json(&seq));
+        out.push_str(r#","state":"#);
+        let from = out.len();
+        out.push_str(&json(conv));
+        let state = from..out.len();
+        out.push_str(r#","transitions":"#);
+        out.push_str(&json(&transitions));
+        out.push_str(r#","summary":"#);
+        let from = out.len();
+        out.push_str(&json(&Summary(conv).to_string()));
+        let summary = from..out.len();
+        out.push('}');
+        FrameText {
+            text: out,
+            parts: FrameParts {
+                seq,
+                session_id,
+                state,
+                summary,
+            },
+        }
+    }
+
     /// The `state` frame of `conv` after the change `seq`, which made `transitions`.
+    #[cfg(not(feature = "serde-frames"))]
     pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {
         let mut out = String::with_capacity(2048);
         out.push_str(r#"{"type":"state","session_id":"#);
@@ -242,6 +280,7 @@ fn optional_time(out: &mut String, t: &Option<DateTime<Utc>>) {
     }
 }
 
+#[cfg_attr(feature = "serde-frames", allow(dead_code))]
 fn summary(out: &mut String, conv: &Conversation) {
     use std::cell::RefCell;
     thread_local! {
