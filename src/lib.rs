@@ -6,16 +6,19 @@
 //!
 //! - [`conversation`]: the pure engine (no I/O, no clock reads): state, classifier, the rule
 //!   table, the summary. Everything else depends on it; it depends on nothing of ours.
-//! - [`patterns`]: reads `patterns/*.toml` into the engine, reporting `path:line: message`.
-//! - [`protocol`]: the wire contract's frames.
-//! - [`replay`]: the offline `replay` command over the same engine and frames.
-//! - [`server`]: the WebSocket server: sessions, live pushes, the idle sweeper, HTTP.
-//! - [`store`]: where sessions live: an event log per session (memory, SQLite).
-//! - [`config`]: configuration values shared by the commands.
-//! - [`client`]: clients of the protocol (the load generator).
+//! - [`patterns`]: reads `patterns/*.toml` into the engine, reporting `path:line: message`; the
+//!   rules' fingerprint.
+//! - [`protocol`]: the wire contract's frames, both ways, and how they are written.
+//! - `replay`: the offline `replay` command over the same engine and frames.
+//! - [`server`]: the WebSocket server: sessions, pushes from the store's commits, the idle
+//!   sweeper, HTTP.
+//! - [`store`]: where sessions live: an event log per session (memory, SQLite), settled in order.
+//! - [`config`]: the server's configuration.
+//! - [`client`]: clients of the protocol (scripted client, recorder, load generator, HTTP).
 //! - [`cli`]: the command line.
 //!
-//! Data flows one way: socket → protocol → engine → store → every client of the session.
+//! Data flows one way: socket → protocol → engine → store → every client of the session: a
+//! change reaches clients only once the store holds it.
 
 /// `println!` for the commands' output that ignores a closed standard output
 /// (`convstate script ... | head`) instead of panicking.

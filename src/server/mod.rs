@@ -1,11 +1,11 @@
 //! The WebSocket server: `run` serves a bound listener until a shutdown future resolves.
 //!
-//! - [`sessions`]: the registry of live sessions (synchronous, lock per session);
-//! - [`deadlines`]: the sweeper's queue of idle deadlines and evictions;
-//! - [`ws`]: one task per WebSocket;
-//! - [`http`]: the routes (`/ws`, `/healthz`, `/metrics`, `/api/sessions/...`, the demo);
-//! - [`web`]: the demo page and embed script, compiled in;
-//! - [`metrics`]: the counters behind `/metrics`;
+//! - `sessions`: the registry of live sessions (synchronous, lock per session);
+//! - `deadlines`: the sweeper's queue of idle deadlines and evictions;
+//! - `ws`: one task per WebSocket;
+//! - `http`: the routes (`/ws`, `/healthz`, `/metrics`, `/api/sessions/...`, the demo);
+//! - `web`: the demo page and embed script, compiled in;
+//! - `metrics`: the counters behind `/metrics`;
 //! - this module: [`run`], the sweeper, the purge, the [`Clock`].
 
 pub(crate) mod deadlines;

@@ -519,7 +519,7 @@ impl Sessions {
                 duplicate: true,
             });
         }
-        if let store::Health::Failing { cause, .. } = self.store.health() {
+        if let Some(cause) = self.store.refusing() {
             // Refused before it is stepped: nothing to undo.
             return Err(Refused::Store(cause));
         }

@@ -3,8 +3,8 @@
 //! history), and the index the server and its HTTP API read: the sessions' phases and
 //! deadlines, the last client ids of each session, the whole history of finished goals.
 //!
-//! - [`memory`]: in the process, lost on restart;
-//! - [`sqlite`]: an embedded SQLite file (the default): WAL, `synchronous=FULL`, one writer
+//! - `memory`: in the process, lost on restart;
+//! - `sqlite`: an embedded SQLite file (the default): WAL, `synchronous=FULL`, one writer
 //!   thread committing the changes of all sessions together (group commit).
 //!
 //! Writes are queued ([`Store::write`]) and settle in the order they were queued: each is
@@ -262,6 +262,15 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
     /// Whether writes are taken, and if not, why.
     fn health(&self) -> Health;
+
+    /// Why writes are refused now, if they are: the cheap check made before every change (a
+    /// change refused here was never applied).
+    fn refusing(&self) -> Option<StoreError> {
+        match self.health() {
+            Health::Ready => None,
+            Health::Failing { cause, .. } => Some(cause),
+        }
+    }
 
     /// A session's newest snapshot at or before `at` and its events after that snapshot up to
     /// `through` (`u64::MAX` for both: the latest state), with its recent client ids; `None`

@@ -755,9 +755,8 @@ fn commit(
 
 impl Store for SqliteStore {
     fn write(&self, write: Write, receipt: Option<Receipt>) -> Result<u64, StoreError> {
-        if self.shared.failing.load(Ordering::SeqCst)
-            && !write.taken_while_failing()
-            && let Health::Failing { cause, .. } = self.shared.health()
+        if !write.taken_while_failing()
+            && let Some(cause) = self.refusing()
         {
             return Err(StoreError::new(
                 cause.kind,
@@ -792,6 +791,16 @@ impl Store for SqliteStore {
 
     fn health(&self) -> Health {
         self.shared.health()
+    }
+
+    fn refusing(&self) -> Option<StoreError> {
+        if !self.shared.failing.load(Ordering::SeqCst) {
+            return None;
+        }
+        match self.shared.health() {
+            Health::Ready => None,
+            Health::Failing { cause, .. } => Some(cause),
+        }
     }
 
     fn load(&self, session: &str, at: u64, through: u64) -> Result<Option<Stored>, StoreError> {
