@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{Client, PATIENCE, ServerProcess, StoreKind, TestServer, http, temp_path};
 use convstate::config::ServerConfig;
-use convstate::conversation::{Goal, Phase};
+use convstate::conversation::{Conversation, Goal, GoalReason, Phase, TransitionReason};
 use convstate::protocol::{ErrorCode, ServerFrame, Welcome};
 use convstate::store::{self, Event, Stored};
 use futures_util::StreamExt;
@@ -206,34 +206,47 @@ async fn watch(mut ws: Client) -> Seen {
     seen
 }
 
-/// Sends long turns with ids until the store refuses one; returns the acknowledged (id, seq)s
-/// and the client, still connected.
+/// Sends long turns with ids, `depth` at a time without waiting (so changes queue behind a
+/// failing one), until the store refuses one; returns the acknowledged (id, seq)s and the
+/// client, still connected.
 async fn fill(
     mut client: Client,
     welcome: Welcome<'static>,
     name: String,
+    depth: usize,
 ) -> (Client, Vec<(String, u64)>, Seen) {
     let mut acked = Vec::new();
     let mut seen = vec![ServerFrame::Welcome(welcome)];
-    for k in 0..2_000 {
-        let id = format!("{name}-{k}");
-        client
-            .send(json!({"type":"message","role":"user","text":long_text(&id),"id":id}))
-            .await;
-        loop {
-            let frame = client.recv().await;
-            seen.push(frame.clone());
-            match &frame {
-                ServerFrame::Ack(ack) => {
-                    acked.push((id.clone(), ack.seq));
-                    break;
+    for round in 0..2_000 {
+        let ids: Vec<String> = (0..depth).map(|k| format!("{name}-{round}-{k}")).collect();
+        for id in &ids {
+            client
+                .send(json!({"type":"message","role":"user","text":long_text(id),"id":id}))
+                .await;
+        }
+        // One answer per frame, in order: an ack, or an error in its place.
+        let mut refused = false;
+        for id in &ids {
+            loop {
+                let frame = client.recv().await;
+                seen.push(frame.clone());
+                match &frame {
+                    ServerFrame::Ack(ack) => {
+                        assert_eq!(&*ack.id, id.as_str(), "answers in the order of the frames");
+                        acked.push((id.clone(), ack.seq));
+                        break;
+                    }
+                    ServerFrame::Error(e) => {
+                        assert_eq!(e.code, ErrorCode::StoreUnavailable, "{}", frame.to_text());
+                        refused = true;
+                        break;
+                    }
+                    _ => {}
                 }
-                ServerFrame::Error(e) => {
-                    assert_eq!(e.code, ErrorCode::StoreUnavailable, "{}", frame.to_text());
-                    return (client, acked, seen);
-                }
-                _ => {}
             }
+        }
+        if refused {
+            return (client, acked, seen);
         }
     }
     panic!("{name}: the store never filled up");
@@ -346,7 +359,13 @@ async fn a_full_store_publishes_nothing_it_did_not_store_and_recovers(fault: Fau
             first.extend(watch(watcher).await);
             first
         }));
-        senders.push(tokio::spawn(fill(sender, sender_welcome, format!("s{s}"))));
+        let depth = if s % 2 == 0 { 1 } else { 4 };
+        senders.push(tokio::spawn(fill(
+            sender,
+            sender_welcome,
+            format!("s{s}"),
+            depth,
+        )));
     }
     let mut filled = Vec::new();
     for t in senders {
@@ -382,7 +401,12 @@ async fn a_full_store_publishes_nothing_it_did_not_store_and_recovers(fault: Fau
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    // The same process takes turns again.
+    // The same process reads and takes turns again.
+    for (client, _, _) in &filled {
+        let path = format!("/api/sessions/{}/events?limit=1", client.session_id);
+        let (status, body) = http(server.addr, "GET", &path).await;
+        assert_eq!(status, 200, "{body}");
+    }
     let mut sessions = Vec::new();
     for (n, (mut client, mut acked, mut seen)) in filled.into_iter().enumerate() {
         let id = format!("after-{n}");
@@ -435,6 +459,86 @@ async fn a_full_tmpfs_publishes_nothing_it_did_not_store_and_recovers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_at_its_size_limit_publishes_nothing_it_did_not_store_and_recovers() {
     a_full_store_publishes_nothing_it_did_not_store_and_recovers(Fault::MaxBytes).await;
+}
+
+/// A process's CPU time so far (user and system), from `/proc`.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+/// An idle deadline that passes while the store refuses writes: the sweep is tried again
+/// (calmly: no busy loop), not lost, and once the store takes writes the session goes idle and
+/// its clients see it, though none of them sends anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_deadline_passing_while_the_store_refuses_is_applied_once_it_recovers() {
+    let mut full = Full::new(Fault::MaxBytes);
+    full.args
+        .extend(["--idle-timeout".to_string(), "3s".to_string()]);
+    let server = full.start();
+    full.take_space(&server).await;
+    let (mut sleeper, _) = Client::connect(&server.ws_url("")).await;
+    let (_, _) = sleeper.turn("user", "Build a landing page", "z-1").await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    let url = server.ws_url(&format!("?session_id={}", sleeper.session_id));
+    let (watcher, _) = Client::connect(&url).await;
+    let (filler, welcome) = Client::connect(&server.ws_url("")).await;
+    let (_filler, _, _) = fill(filler, welcome, "f".to_string(), 4).await;
+    assert!(
+        std::time::Instant::now() < deadline,
+        "the store filled up only after the idle deadline: this test proves nothing on a machine this slow"
+    );
+    let watching = tokio::spawn(watch(watcher));
+    // Past the deadline, the store still refusing: the sweep waits, and costs next to nothing.
+    tokio::time::sleep_until((deadline + Duration::from_millis(500)).into()).await;
+    let pid = server.child.id();
+    let before = cpu_seconds(pid);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let spent = cpu_seconds(pid) - before;
+    // Idle, the server spends about 0.01 s in 2 s; sweeping again at once, it spent 0.16 to
+    // 0.39 s here.
+    assert!(
+        spent < 0.1,
+        "{spent:.2} s of CPU in 2 s while the store refused"
+    );
+    assert_eq!(readyz(server.addr).await.0, 503);
+    full.free(&server).await;
+    // Applied within seconds of the store taking writes again, pushed to the watcher.
+    let started = std::time::Instant::now();
+    loop {
+        let (status, body) = http(
+            server.addr,
+            "GET",
+            &format!("/api/sessions/{}", sleeper.session_id),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        let state: Conversation = serde_json::from_str(&body).unwrap();
+        if state.phase == Phase::Idle {
+            assert_eq!(
+                state.completed_goals[0].reason,
+                Some(GoalReason::IdleTimeout)
+            );
+            break;
+        }
+        assert!(started.elapsed() < PATIENCE, "still {:?}", state.phase);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(server.kill());
+    let seen = watching.await.unwrap();
+    let idle = seen.iter().find_map(|f| match f {
+        ServerFrame::State(s) if s.state.phase == Phase::Idle => Some(s),
+        _ => None,
+    });
+    let idle = idle.expect("the watcher saw the session go idle");
+    assert_eq!(idle.transitions[0].reason, TransitionReason::IdleTimeout);
 }
 
 /// 64 turns (a snapshot falls on the 64th) and 70, a SIGKILL, a restart: a retry of any of them
@@ -748,6 +852,77 @@ async fn ids_longer_than_128_bytes_are_refused(store: StoreKind) {
     let (state, _) = client.turn("user", "hi", &"y".repeat(128)).await;
     assert_eq!(state.seq, 1, "nothing was applied before");
     server.stop().await;
+}
+
+/// `get_state` between pushes skips none of them: the frames waiting go out before the answer,
+/// so a client sees every change once, in order, however its requests fall among them. (Two
+/// worker threads, so changes are published while the reader's requests are answered.)
+async fn get_state_skips_no_frame(store: StoreKind) {
+    let config = ServerConfig {
+        rate_limit: 100_000,
+        rate_burst: 100_000,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None, store).await;
+    let (mut writer, _) = Client::connect(&server.ws_url("")).await;
+    let url = server.ws_url(&format!("?session_id={}", writer.session_id));
+    let (mut reader, _) = Client::connect(&url).await;
+    // Fewer changes than a client may fall behind and still be caught up from the log (256).
+    let changes = 250u64;
+    let writing = tokio::spawn(async move {
+        for k in 0..changes {
+            writer
+                .send(json!({"type":"message","role":"user","text":format!("hello {k}")}))
+                .await;
+        }
+        for _ in 0..changes {
+            writer.recv().await;
+        }
+    });
+    // A request after every third frame received, while the changes stream in.
+    let mut seqs = Vec::new();
+    let mut asked = 0;
+    let mut answered = 0;
+    while seqs.last() != Some(&changes) || answered < asked {
+        let state = reader.recv_state().await;
+        seqs.push(state.seq);
+        if seqs.len() > changes as usize {
+            answered = seqs.len() - changes as usize;
+        }
+        if seqs.len() % 3 == 0 && seqs.last() != Some(&changes) {
+            reader.send(json!({"type":"get_state"})).await;
+            asked += 1;
+        }
+    }
+    writing.await.unwrap();
+    assert!(asked > 20, "only {asked} requests");
+    assert_eq!(
+        seqs.len(),
+        changes as usize + asked,
+        "every change and every answer"
+    );
+    assert!(
+        seqs.windows(2).all(|w| w[0] <= w[1]),
+        "never backwards: {seqs:?}"
+    );
+    let distinct: HashSet<u64> = seqs.iter().copied().collect();
+    assert_eq!(
+        distinct,
+        (1..=changes).collect(),
+        "every change, none skipped"
+    );
+    server.stop().await;
+}
+
+mod get_state_skips_no_frame {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn memory() {
+        super::get_state_skips_no_frame(crate::common::StoreKind::Memory).await
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        super::get_state_skips_no_frame(crate::common::StoreKind::Sqlite).await
+    }
 }
 
 on_both_stores!(

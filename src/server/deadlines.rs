@@ -16,6 +16,9 @@ pub(crate) enum Due {
     Idle,
     /// The session's retention ends: it is evicted from memory if nobody is connected.
     Evict,
+    /// A change of the session failed to commit: its state is reloaded from the log (and a
+    /// passed idle deadline applied), even if no client sends anything.
+    Reload,
 }
 
 type Entry = Reverse<(DateTime<Utc>, Due, Arc<str>)>;

@@ -350,10 +350,19 @@ async fn session_goals(
     }
 }
 
-/// Waits until the store has committed every write queued so far.
+/// Waits until every write queued so far has settled, so a read sees them (whether the last
+/// one was committed or failed does not matter to a read; 10 s at most).
 async fn committed(app: &App) -> Result<(), StoreError> {
     let store = app.sessions.store();
-    store.committed(store.queued()).await
+    let settled = store.committed(store.queued());
+    match tokio::time::timeout(std::time::Duration::from_secs(10), settled).await {
+        Ok(Err(e)) if e.kind == ErrorKind::Closed => Err(e),
+        Ok(_) => Ok(()),
+        Err(_) => Err(StoreError::new(
+            ErrorKind::Io,
+            "the store did not settle its writes within 10 s",
+        )),
+    }
 }
 
 /// Deletes a session and its log for good; answers once the deletion is committed.

@@ -35,6 +35,10 @@ use crate::store::{
 /// a channel allocates its slots up front, for every session.
 const CHANNEL_CAPACITY: usize = 16;
 
+/// How soon work the store refused (an idle sweep, a reload after a failed change) is tried
+/// again.
+const RETRY: TimeDelta = TimeDelta::seconds(1);
+
 /// What a session's channel carries.
 #[derive(Clone, Debug)]
 pub(crate) enum Push {
@@ -150,7 +154,7 @@ pub(crate) struct Sessions {
     map: DashMap<Arc<str>, Arc<Session>>,
     engine: Engine,
     store: Arc<dyn Store>,
-    deadlines: Deadlines,
+    deadlines: Arc<Deadlines>,
     metrics: Arc<Metrics>,
     /// Sessions without activity for this long are evicted from memory, and deleted from the
     /// store once finished.
@@ -171,7 +175,7 @@ impl Sessions {
             map: DashMap::new(),
             engine,
             store,
-            deadlines: Deadlines::default(),
+            deadlines: Arc::default(),
             metrics,
             retention,
             loading: Mutex::new(()),
@@ -233,29 +237,47 @@ impl Sessions {
         id: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<Arc<Session>>, StoreError> {
+        Ok(self.load(id, now, true)?.map(|(session, _)| session))
+    }
+
+    /// [`Sessions::get_or_load`], with the ticket of the idle sweep applied on loading (0 for
+    /// none). With `wait`, that sweep is committed before the session is in the registry for
+    /// anyone to see; without, the caller waits (recovery, before the server listens).
+    fn load(
+        &self,
+        id: &str,
+        now: DateTime<Utc>,
+        wait: bool,
+    ) -> Result<Option<(Arc<Session>, u64)>, StoreError> {
         if let Some(session) = self.get(id) {
-            return Ok(Some(session));
+            return Ok(Some((session, 0)));
         }
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(session) = self.get(id) {
-            return Ok(Some(session));
+            return Ok(Some((session, 0)));
         }
         let Some(folded) = self.fold_latest(id)? else {
             return Ok(None);
         };
         let session = Session::new(id.into(), folded.conv, folded.seq, folded.recent_ids);
         // A deadline that passed while the session was not in memory (the server was down) is
-        // applied, and committed, before the session is in the registry for anyone to see. If
-        // the store cannot take it now, the session is still served: the sweeper tries again
-        // at the deadline.
+        // applied before anyone sees the session. If the store cannot take it now, the session
+        // is still served: the sweeper tries again.
+        let mut ticket = 0;
         let stored = self
             .apply_blocking(&session, Input::Tick, None, now)
-            .and_then(|applied| self.wait_committed(applied.ticket));
+            .and_then(|applied| {
+                ticket = applied.ticket;
+                if wait {
+                    self.wait_committed(applied.ticket)
+                } else {
+                    Ok(())
+                }
+            });
         if let Err(e) = stored {
             tracing::warn!(session = id, error = %e, "a passed idle deadline could not be stored");
         }
-        let session = self.insert(session, now);
-        Ok(Some(session))
+        Ok(Some((self.insert(session, now), ticket)))
     }
 
     /// Folds a session's log from its latest snapshot, and gives the store the goals of its
@@ -365,15 +387,17 @@ impl Sessions {
         Ok(joined)
     }
 
-    /// The frames of the changes after `after` up to the committed `seq` now, for a client that
-    /// fell behind the live channel (blocks on the store); `None` when they are too many to
-    /// rebuild (more than [`RESUME_LIMIT`]).
+    /// The frames of the changes after `after` up to `through` (the committed `seq` now if
+    /// `None`), for a client that fell behind the live channel (blocks on the store); `None`
+    /// when they are too many to rebuild (more than [`RESUME_LIMIT`]).
     pub(crate) fn catch_up(
         &self,
         session: &Session,
         after: u64,
+        through: Option<u64>,
     ) -> Result<Option<Vec<(u64, Utf8Bytes)>>, StoreError> {
-        let through = session.view().seq();
+        let now = session.view().seq();
+        let through = through.map_or(now, |t| t.min(now));
         if through <= after {
             return Ok(Some(Vec::new()));
         }
@@ -426,8 +450,35 @@ impl Sessions {
         Ok(start.map(|start| Rebuilt { start, frames }))
     }
 
-    /// The committed state as a `state` frame without transitions (for `get_state`, and for a
-    /// client that fell too far behind), with its `seq`.
+    /// The frames waiting in a client's subscription and the committed state they lead to, taken
+    /// together under the view's lock, so no frame up to that state is left behind and none
+    /// after it is taken: a client that sends them, then the state, skips nothing.
+    pub(crate) fn up_to_now(
+        &self,
+        session: &Session,
+        pushes: &mut broadcast::Receiver<Push>,
+    ) -> UpToNow {
+        use tokio::sync::broadcast::error::TryRecvError;
+        let view = session.view();
+        let mut up = UpToNow {
+            frames: Vec::new(),
+            lagged: false,
+            deleted: false,
+            seq: view.seq(),
+            current: view.parts.current(view.frame.as_str()).into(),
+        };
+        loop {
+            match pushes.try_recv() {
+                Ok(Push::Frame { seq, frame }) => up.frames.push((seq, frame)),
+                Ok(Push::Deleted) => up.deleted = true,
+                Err(TryRecvError::Lagged(_)) => up.lagged = true,
+                Err(TryRecvError::Empty | TryRecvError::Closed) => return up,
+            }
+        }
+    }
+
+    /// The committed state as a `state` frame without transitions (for a client that fell too
+    /// far behind), with its `seq`.
     pub(crate) fn current_frame(&self, session: &Session) -> (u64, Utf8Bytes) {
         let view = session.view();
         (view.seq(), view.parts.current(view.frame.as_str()).into())
@@ -555,13 +606,15 @@ impl Sessions {
         let publish = {
             let session = session.clone();
             let metrics = self.metrics.clone();
+            let deadlines = self.deadlines.clone();
             move |result: Result<(), StoreError>| {
-                session.settle(
-                    result,
-                    View::new(frame, phase, last_updated),
-                    record,
-                    &metrics,
-                );
+                let failed = result.is_err();
+                let next = View::new(frame, phase, last_updated);
+                session.settle(result, next, record, &metrics);
+                if failed {
+                    // Not left to the session's next client frame, which may never come.
+                    deadlines.push(now + RETRY, Due::Reload, session.id.clone());
+                }
             }
         };
         session.in_flight.fetch_add(1, Ordering::SeqCst);
@@ -586,6 +639,8 @@ impl Sessions {
                 // the tip has the change the log has not.
                 session.in_flight.fetch_sub(1, Ordering::SeqCst);
                 session.stale.store(true, Ordering::SeqCst);
+                self.deadlines
+                    .push(now + RETRY, Due::Reload, session.id.clone());
                 Err(Refused::Store(e))
             }
         }
@@ -594,24 +649,42 @@ impl Sessions {
     /// Brings a stale session's tip back to what the log holds (blocks on the store). Does
     /// nothing while its failed writes are still settling, or if it is not stale.
     pub(crate) fn reload(&self, session: &Session) -> Result<(), StoreError> {
-        let Some(folded) = self.fold_latest(&session.id)? else {
-            return Ok(()); // deleted meanwhile
-        };
-        let mut tip = session.tip();
-        if !session.stale.load(Ordering::SeqCst) || session.in_flight.load(Ordering::SeqCst) > 0 {
+        // The log does not change while the session is stale and has nothing in flight (its
+        // changes are refused meanwhile), but it may have between the fold and the lock: a
+        // fold that no longer matches what is committed is done again.
+        for _ in 0..3 {
+            let Some(folded) = self.fold_latest(&session.id)? else {
+                return Ok(()); // deleted meanwhile
+            };
+            let mut tip = session.tip();
+            if !session.stale.load(Ordering::SeqCst) || session.in_flight.load(Ordering::SeqCst) > 0
+            {
+                return Ok(());
+            }
+            let mut view = session.view();
+            if folded.seq < view.seq() {
+                continue;
+            }
+            if view.seq() != folded.seq {
+                *view = View::of(&folded.conv, folded.seq);
+            }
+            drop(view);
+            tip.conv = folded.conv;
+            tip.seq = folded.seq;
+            tip.recent = RecentIds::from_log(folded.recent_ids);
+            tip.scheduled = None;
+            self.schedule(session, &mut tip);
+            session.stale.store(false, Ordering::SeqCst);
+            tracing::info!(session = %session.id, seq = tip.seq, "session reloaded from the log after a failed write");
             return Ok(());
         }
-        let mut view = session.view();
-        if view.seq() != folded.seq {
-            *view = View::of(&folded.conv, folded.seq);
-        }
-        drop(view);
-        tip.conv = folded.conv;
-        tip.seq = folded.seq;
-        tip.recent = RecentIds::from_log(folded.recent_ids);
-        session.stale.store(false, Ordering::SeqCst);
-        tracing::info!(session = %session.id, seq = tip.seq, "session reloaded from the log after a failed write");
-        Ok(())
+        Err(StoreError::new(
+            store::ErrorKind::Busy,
+            format!(
+                "session {}: the log kept moving while it was reloaded",
+                session.id
+            ),
+        ))
     }
 
     /// Deletes a session and its log: its clients are told and disconnected. Returns the store
@@ -626,17 +699,28 @@ impl Sessions {
         if in_memory.is_none() && self.store.load(id, 0, 0)?.is_none() {
             return Ok(None);
         }
-        self.store
-            .write(Write::Delete { session: id.into() }, None)
-            .map(Some)
+        let ticket = self
+            .store
+            .write(Write::Delete { session: id.into() }, None)?;
+        // Committed before the lock is released: a load meanwhile would find the session in
+        // the store and bring it back.
+        self.wait_committed(ticket)?;
+        Ok(Some(ticket))
     }
 
     /// Sessions that were not idle when the store last saw them are loaded, so deadlines that
     /// fell due meanwhile are applied now. Returns how many were loaded.
     pub(crate) fn recover(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
         let pending = self.store.pending_deadlines()?;
+        // One wait for all their idle sweeps, not a commit each.
+        let mut last = 0;
         for (id, _) in &pending {
-            self.get_or_load(id, now)?;
+            if let Some((_, ticket)) = self.load(id, now, false)? {
+                last = last.max(ticket);
+            }
+        }
+        if let Err(e) = self.wait_committed(last) {
+            tracing::warn!(error = %e, "idle sweeps at start-up not stored");
         }
         Ok(pending.len())
     }
@@ -679,13 +763,44 @@ impl Sessions {
                         tip.scheduled = None;
                     }
                     // The engine decides whether the session is idle; a deadline that moved
-                    // later is put back in the queue.
-                    if let Err(e) = self.apply_blocking(&session, Input::Tick, None, now) {
-                        tracing::warn!(session = %session.id, error = %e, "idle sweep not stored");
+                    // later is put back in the queue. One the store refuses is tried again in a
+                    // second (not at once: the deadline has passed).
+                    match self.apply_blocking(&session, Input::Tick, None, now) {
+                        Ok(_) => {
+                            let mut tip = session.tip();
+                            if tip.scheduled.is_none() {
+                                self.schedule(&session, &mut tip);
+                            }
+                        }
+                        Err(e) => {
+                            tracing::debug!(session = %session.id, error = %e, "idle sweep not stored; tried again");
+                            let retry = now + RETRY;
+                            session.tip().scheduled = Some(retry);
+                            self.deadlines.push(retry, Due::Idle, session.id.clone());
+                        }
                     }
-                    let mut tip = session.tip();
-                    if tip.scheduled.is_none() {
-                        self.schedule(&session, &mut tip);
+                }
+                Due::Reload => {
+                    if !session.stale.load(Ordering::SeqCst) {
+                        continue; // reloaded meanwhile, by a client's next change
+                    }
+                    let reloaded = if session.in_flight.load(Ordering::SeqCst) > 0 {
+                        Err(StoreError::new(
+                            store::ErrorKind::Busy,
+                            "writes still settling",
+                        ))
+                    } else {
+                        self.reload(&session)
+                    };
+                    match reloaded {
+                        // A deadline that passed meanwhile is applied by the idle entry that
+                        // `reload` scheduled.
+                        Ok(()) => {}
+                        Err(e) => {
+                            tracing::debug!(session = %session.id, error = %e, "reload tried again");
+                            self.deadlines
+                                .push(now + RETRY, Due::Reload, session.id.clone());
+                        }
                     }
                 }
                 Due::Evict => {
@@ -725,6 +840,19 @@ impl Sessions {
             self.deadlines.push(deadline, Due::Idle, session.id.clone());
         }
     }
+}
+
+/// See [`Sessions::up_to_now`].
+#[derive(Debug)]
+pub(crate) struct UpToNow {
+    /// The frames that were waiting, in order.
+    pub(crate) frames: Vec<(u64, Utf8Bytes)>,
+    /// Some were missed: the rest comes from the log.
+    pub(crate) lagged: bool,
+    pub(crate) deleted: bool,
+    /// The committed `seq`, and its state as a `state` frame without transitions.
+    pub(crate) seq: u64,
+    pub(crate) current: Utf8Bytes,
 }
 
 /// The state at a `seq` and the frames after it, rebuilt from the log.

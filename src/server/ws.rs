@@ -58,6 +58,8 @@ struct Connection {
     socket: WebSocket,
     app: Arc<App>,
     session: Arc<Session>,
+    /// The session's frames, as the store commits them.
+    pushes: tokio::sync::broadcast::Receiver<Push>,
     /// The highest `seq` the client has: frames at or below it are not sent again.
     sent: u64,
     replies: VecDeque<Reply>,
@@ -86,28 +88,35 @@ pub(crate) async fn serve(
         }
         None => app.sessions.join(&session, None),
     };
+    let joined = match joined {
+        Ok(joined) => joined,
+        Err(e) => {
+            app.metrics.error(ErrorCode::StoreUnavailable);
+            let frame = ServerFrame::error(ErrorCode::StoreUnavailable, &e.message).to_text();
+            let mut socket = socket;
+            let _ = socket.send(Message::Text(frame.into())).await;
+            let close = CloseFrame {
+                code: close_code::AGAIN,
+                reason: "store unavailable".into(),
+            };
+            let _ = socket.send(Message::Close(Some(close))).await;
+            return;
+        }
+    };
+    info!(session = %session.id, resumed = joined.resumed, "client joined");
     let mut conn = Connection {
         socket,
         app: app.clone(),
         limiter: RateLimiter::new(app.config.rate_limit, app.config.rate_burst),
         session,
+        pushes: joined.pushes,
         sent: 0,
         replies: VecDeque::new(),
         last_heard: Instant::now(),
     };
-    let joined = match joined {
-        Ok(joined) => joined,
-        Err(e) => {
-            let _ = conn.error(ErrorCode::StoreUnavailable, &e.message).await;
-            conn.close(close_code::AGAIN, "store unavailable").await;
-            return;
-        }
-    };
-    info!(session = %conn.session.id, resumed = joined.resumed, "client joined");
-    let mut pushes = joined.pushes;
     let end = match conn.start(joined.welcome, joined.missed, joined.seq).await {
         Err(end) => end,
-        Ok(()) => conn.run(&mut pushes).await,
+        Ok(()) => conn.run().await,
     };
     if let End::Close(code, reason) = end {
         conn.close(code, reason).await;
@@ -153,7 +162,7 @@ impl Connection {
         Ok(())
     }
 
-    async fn run(&mut self, pushes: &mut tokio::sync::broadcast::Receiver<Push>) -> End {
+    async fn run(&mut self) -> End {
         let mut stop = self.app.stop.clone();
         let every = self.app.config.ping_interval;
         let mut ping = tokio::time::interval_at(Instant::now() + every, every);
@@ -163,7 +172,7 @@ impl Connection {
             let event = tokio::select! {
                 biased;
                 _ = stop.changed() => Event::Stop,
-                push = pushes.recv() => Event::Push(push),
+                push = self.pushes.recv() => Event::Push(push),
                 settled = oldest_commit(&mut self.replies), if waits_for_commit(&self.replies) => {
                     Event::Settled(settled)
                 }
@@ -199,7 +208,7 @@ impl Connection {
             }
             Ok(Push::Frame { seq, .. }) if seq <= self.sent => Ok(()),
             // A frame after a gap (never expected): the log fills it.
-            Ok(Push::Frame { .. }) | Err(RecvError::Lagged(_)) => self.catch_up().await,
+            Ok(Push::Frame { .. }) | Err(RecvError::Lagged(_)) => self.catch_up(None).await,
             Ok(Push::Deleted) => {
                 let _ = self
                     .error(ErrorCode::SessionDeleted, "the session was deleted")
@@ -210,14 +219,15 @@ impl Connection {
         }
     }
 
-    /// The client fell behind the session's channel: the frames it missed come from the log,
-    /// or, from too far back, the current state.
-    async fn catch_up(&mut self) -> Result<(), End> {
+    /// The client fell behind the session's channel: the frames it missed come from the log
+    /// (up to `through`, or to the committed state), or, from too far back, the current state.
+    async fn catch_up(&mut self, through: Option<u64>) -> Result<(), End> {
         let (app, session, after) = (self.app.clone(), self.session.clone(), self.sent);
-        let frames = tokio::task::spawn_blocking(move || app.sessions.catch_up(&session, after))
-            .await
-            .map_err(|e| StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
-            .and_then(|r| r);
+        let frames =
+            tokio::task::spawn_blocking(move || app.sessions.catch_up(&session, after, through))
+                .await
+                .map_err(|e| StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+                .and_then(|r| r);
         match frames {
             Ok(Some(frames)) => {
                 for (seq, frame) in frames {
@@ -237,6 +247,28 @@ impl Connection {
         Ok(())
     }
 
+    /// Sends the frames waiting in the channel and those it missed, up to the committed state;
+    /// returns that state as a `state` frame without transitions.
+    async fn up_to_now(&mut self) -> Result<Utf8Bytes, End> {
+        let up = self.app.sessions.up_to_now(&self.session, &mut self.pushes);
+        if up.deleted {
+            let _ = self
+                .error(ErrorCode::SessionDeleted, "the session was deleted")
+                .await;
+            return Err(End::Close(close_code::NORMAL, "session deleted"));
+        }
+        for (seq, frame) in up.frames {
+            if seq == self.sent + 1 {
+                self.send(frame).await?;
+                self.sent = seq;
+            }
+        }
+        if up.lagged || self.sent < up.seq {
+            self.catch_up(Some(up.seq)).await?;
+        }
+        Ok(up.current)
+    }
+
     /// The oldest change waiting for its commit has settled (or waited too long).
     async fn on_settled(
         &mut self,
@@ -248,11 +280,9 @@ impl Connection {
         match settled {
             Ok(Ok(())) => {
                 if self.sent < seq {
-                    // Its frame went by while the client was behind: the current state, which
-                    // includes the change, precedes the ack.
-                    let (now, frame) = self.app.sessions.current_frame(&self.session);
-                    self.send(frame).await?;
-                    self.sent = self.sent.max(now);
+                    // Its frame is still in the channel (or was missed): the frames up to now
+                    // precede the ack.
+                    self.up_to_now().await?;
                 }
                 if let Some(ack) = ack {
                     self.send(ack).await?;
@@ -385,9 +415,9 @@ impl Connection {
                 }
                 Some(Reply::State) => {
                     self.replies.pop_front();
-                    let (seq, frame) = self.app.sessions.current_frame(&self.session);
-                    self.send(frame).await?;
-                    self.sent = self.sent.max(seq);
+                    // The frames waiting first, so that none is skipped; then the state.
+                    let current = self.up_to_now().await?;
+                    self.send(current).await?;
                 }
                 Some(Reply::Commit { .. }) | None => return Ok(()),
             }

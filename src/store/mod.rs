@@ -255,6 +255,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn write(&self, write: Write, receipt: Option<Receipt>) -> Result<u64, StoreError>;
 
     /// Resolves once the write of `ticket` is committed, or with the error it failed with.
+    /// Ticket 0 stands for no write (a change read back from the log): committed.
     fn committed(&self, ticket: u64) -> Committed;
 
     /// The last ticket given: once it is committed, reads see every write queued so far.
@@ -482,7 +483,10 @@ impl Waiters {
     pub(crate) fn wait(&self, ticket: u64) -> Committed {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if ticket <= inner.settled {
+        if ticket == 0 {
+            // No write: what it stands for (a change read back from the log) is committed.
+            let _ = tx.send(Ok(()));
+        } else if ticket <= inner.settled {
             let outcome = match inner.failed.get(&ticket) {
                 Some(e) => Err(e.clone()),
                 None if ticket < inner.forgotten_below => Err(StoreError::new(

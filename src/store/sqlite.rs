@@ -104,6 +104,9 @@ PRAGMA user_version = 2;
 const PROBE_FIRST: Duration = Duration::from_millis(100);
 const PROBE_MAX: Duration = Duration::from_secs(5);
 
+/// Sessions whose last `seq` the writer remembers, so appends are checked without a read.
+const LAST_SEQS_KEPT: usize = 100_000;
+
 /// A failed commit of a transient kind (busy, full, I/O) is tried again after these pauses
 /// before its writes are given up: a passing hiccup costs latency, not turns.
 const RETRY_PAUSES: [Duration; 2] = [Duration::from_millis(20), Duration::from_millis(100)];
@@ -478,6 +481,10 @@ impl Writer {
     /// Commits `writes` (trying a transient failure again) and settles each of them.
     fn commit_batch(&mut self, writes: &mut Vec<Queued>) {
         let last = writes.last().map_or(0, |(t, _, _)| *t);
+        if self.last_seqs.len() > LAST_SEQS_KEPT {
+            // A cache: sessions no longer written to leave it; a miss reads the index.
+            self.last_seqs.clear();
+        }
         let mut attempt = 0;
         let outcome = loop {
             match commit(&mut self.conn, writes, &mut self.last_seqs) {
@@ -500,10 +507,6 @@ impl Writer {
             Ok(Batch { refused, deleted }) => {
                 if deleted {
                     self.erase();
-                }
-                if self.probe.is_some() {
-                    // A commit went through: the disk takes writes again.
-                    self.recovered();
                 }
                 let mut refused = refused.into_iter().peekable();
                 let mut failures = Vec::new();
@@ -717,9 +720,11 @@ fn commit(
                 first,
                 goals,
             } => {
+                // Only for a session still there (one deleted meanwhile keeps no history).
                 for (i, goal) in goals.iter().enumerate() {
                     tx.prepare_cached(
-                        "INSERT OR REPLACE INTO goals (session_id, n, goal) VALUES (?1, ?2, ?3)",
+                        "INSERT OR REPLACE INTO goals (session_id, n, goal) \
+                         SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)",
                     )?
                     .execute(params![
                         &**session,
@@ -771,12 +776,16 @@ impl Store for SqliteStore {
                 format!("{}: the store is closed", self.path.display()),
             ));
         };
-        tx.send((ticket, write, receipt)).map_err(|_| {
-            StoreError::new(
+        if tx.send((ticket, write, receipt)).is_err() {
+            // The writer thread is gone (it never stops but at close: a bug): say so on
+            // /readyz rather than refuse every change silently.
+            let e = StoreError::new(
                 ErrorKind::Closed,
-                format!("{}: the store stopped writing", self.path.display()),
-            )
-        })?;
+                format!("{}: the store's writer stopped", self.path.display()),
+            );
+            self.shared.set_failing(e.clone());
+            return Err(e);
+        }
         queue.0 = ticket;
         Ok(ticket)
     }
