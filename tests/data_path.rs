@@ -635,7 +635,7 @@ async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: Stor
     assert_eq!(missed[0].transitions[0].to, Phase::Planning);
     // Then live frames.
     let (live, _) = b.turn("user", "Perfect!", "b-4").await;
-    assert_eq!(a.recv().await, ServerFrame::State(live));
+    assert_eq!(a.recv().await, ServerFrame::State(live.clone()));
     // Up to date already: nothing to replay.
     let (mut c, welcome) =
         Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=6"))).await;
@@ -645,6 +645,19 @@ async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: Stor
     let (_, welcome) =
         Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=99"))).await;
     assert_eq!((welcome.resumed, welcome.seq), (false, 6));
+    // From the very start: the state at creation, then every change.
+    let (mut d, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=0"))).await;
+    assert_eq!((welcome.resumed, welcome.seq), (true, 0));
+    assert_eq!(welcome.state.phase, Phase::Greeting);
+    assert_eq!(welcome.state.turn_count, 0);
+    let mut last = None;
+    for seq in 1..=6 {
+        let frame = d.recv_state().await;
+        assert_eq!(frame.seq, seq);
+        last = Some(frame);
+    }
+    assert_eq!(last, Some(live), "up to date");
     server.stop().await;
 }
 

@@ -7,7 +7,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use chrono::{DateTime, Utc};
+use convstate::conversation::{GoalReason, GoalStatus};
+use convstate::protocol::{ServerFrame, StateUpdate};
 
 fn convstate(args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_convstate"))
@@ -26,7 +28,8 @@ fn convstate(args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().expect("convstate finishes")
 }
 
-fn frames(out: &Output) -> Vec<Value> {
+/// The replay's output, read through the protocol's frame type: every line a `state` frame.
+fn frames(out: &Output) -> Vec<StateUpdate<'static>> {
     assert!(
         out.status.success(),
         "replay failed: {}",
@@ -35,15 +38,21 @@ fn frames(out: &Output) -> Vec<Value> {
     String::from_utf8(out.stdout.clone())
         .expect("utf-8 output")
         .lines()
-        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .map(
+            |l| match ServerFrame::parse(l).expect("each line is a frame") {
+                ServerFrame::State(state) => state,
+                other => panic!("not a state frame: {}", other.to_text()),
+            },
+        )
         .collect()
 }
 
-fn phases(frames: &[Value]) -> Vec<&str> {
-    frames
-        .iter()
-        .map(|f| f["state"]["phase"].as_str().unwrap())
-        .collect()
+fn phases(frames: &[StateUpdate<'_>]) -> Vec<&'static str> {
+    frames.iter().map(|f| f.state.phase.as_str()).collect()
+}
+
+fn time(text: &str) -> DateTime<Utc> {
+    text.parse().unwrap()
 }
 
 fn transcripts() -> PathBuf {
@@ -70,41 +79,23 @@ fn worked_example_replays_the_phases_of_the_spec() {
     );
     let milestones: Vec<bool> = frames
         .iter()
-        .map(|f| {
-            f["transitions"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|t| t["milestone"] == true)
-        })
+        .map(|f| f.transitions.iter().any(|t| t.milestone))
         .collect();
     assert_eq!(
         milestones,
         [true, false, false, true, false, false, true, true, false]
     );
     for (i, f) in frames.iter().enumerate() {
-        assert_eq!(f["type"], "state");
-        assert_eq!(f["seq"], i as u64 + 1);
-        assert_eq!(f["session_id"], "s-replay");
-        assert!(
-            f["summary"]
-                .as_str()
-                .unwrap()
-                .starts_with("Conversation Phase: ")
-        );
+        assert_eq!(f.seq, i as u64 + 1);
+        assert_eq!(f.session_id, "s-replay");
+        assert!(f.summary.starts_with("Conversation Phase: "));
     }
-    assert_eq!(frames[6]["state"]["current_goal"], Value::Null);
-    assert_eq!(
-        frames[7]["state"]["completed_goals"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
-    let history = frames[8]["state"]["completed_goals"].as_array().unwrap();
+    assert_eq!(frames[6].state.current_goal, None);
+    assert_eq!(frames[7].state.completed_goals.len(), 1);
+    let history = &frames[8].state.completed_goals;
     assert_eq!(history.len(), 2);
-    assert_eq!(history[1]["status"], "abandoned");
-    assert_eq!(history[1]["reason"], "cancelled by user");
+    assert_eq!(history[1].status, GoalStatus::Abandoned);
+    assert_eq!(history[1].reason, Some(GoalReason::Cancelled));
 }
 
 #[test]
@@ -161,22 +152,21 @@ fn idle_ticks_change_the_state_only_at_the_deadline() {
             "planning"
         ]
     );
-    let seqs: Vec<u64> = frames.iter().map(|f| f["seq"].as_u64().unwrap()).collect();
+    let seqs: Vec<u64> = frames.iter().map(|f| f.seq).collect();
     assert_eq!(
         seqs,
         [1, 1, 2, 3, 4],
         "a tick that changes nothing is no change"
     );
     assert_eq!(
-        frames[2]["state"]["completed_goals"][0]["reason"],
-        "idle timeout"
+        frames[2].state.completed_goals[0].reason,
+        Some(GoalReason::IdleTimeout)
     );
     // Late by more than the timeout: greeting -> idle -> understanding -> planning in one step.
-    let moves: Vec<(&str, &str)> = frames[4]["transitions"]
-        .as_array()
-        .unwrap()
+    let moves: Vec<(&str, &str)> = frames[4]
+        .transitions
         .iter()
-        .map(|t| (t["from"].as_str().unwrap(), t["to"].as_str().unwrap()))
+        .map(|t| (t.from.as_str(), t.to.as_str()))
         .collect();
     assert_eq!(
         moves,
@@ -201,7 +191,10 @@ fn idle_timeout_flag_overrides_the_patterns() {
         Some(input),
     ));
     assert_eq!(phases(&frames), ["understanding", "idle"]);
-    assert_eq!(frames[0]["state"]["idle_deadline"], "2026-11-21T10:00:02Z");
+    assert_eq!(
+        frames[0].state.idle_deadline,
+        Some(time("2026-11-21T10:00:02Z"))
+    );
 }
 
 #[test]
@@ -209,8 +202,8 @@ fn times_default_to_one_second_apart_from_the_start_of_2026() {
     let input = "{\"role\":\"user\",\"text\":\"hi\"}\n\n{\"role\":\"user\",\"text\":\"hey\"}\n";
     let frames = frames(&convstate(&["replay", "-"], Some(input)));
     assert_eq!(frames.len(), 2, "blank lines are skipped");
-    assert_eq!(frames[0]["state"]["created_at"], "2026-01-01T00:00:00Z");
-    assert_eq!(frames[1]["state"]["last_updated"], "2026-01-01T00:00:01Z");
+    assert_eq!(frames[0].state.created_at, time("2026-01-01T00:00:00Z"));
+    assert_eq!(frames[1].state.last_updated, time("2026-01-01T00:00:01Z"));
 }
 
 #[test]
