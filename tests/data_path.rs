@@ -589,6 +589,51 @@ async fn retried_ids_survive_a_restart_whatever_the_snapshot_cadence() {
     }
 }
 
+/// The last 256 ids are remembered, no more: 300 turns, a restart, and the retry of the last is
+/// answered with its ack while the first, forgotten, is applied as a new change.
+#[tokio::test]
+async fn the_last_256_ids_are_remembered_across_a_restart() {
+    let db = temp_path("retry-300", "db");
+    let store = format!("sqlite:{}", db.display());
+    let args = [
+        "--store",
+        &store,
+        "--rate-limit",
+        "100000",
+        "--rate-burst",
+        "100000",
+    ];
+    let server = ServerProcess::start(&args).unwrap();
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let id = client.session_id.clone();
+    for k in 1..=300 {
+        client
+            .send(json!({"type":"message","role":"user","text":format!("Add a field {k}"),"id":format!("c-{k}")}))
+            .await;
+    }
+    // Each ack follows its state frame; with frames in flight, later frames may come between.
+    let mut acks = 0u64;
+    while acks < 300 {
+        if let ServerFrame::Ack(ack) = client.recv().await {
+            acks += 1;
+            assert_eq!((&*ack.id, ack.seq), (format!("c-{acks}").as_str(), acks));
+        }
+    }
+    server.kill();
+    let server = ServerProcess::start(&args).unwrap();
+    let (mut client, _) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    for (k, seq) in [(300, 300), (45, 45), (44, 301)] {
+        client
+            .send(json!({"type":"message","role":"user","text":"again","id":format!("c-{k}")}))
+            .await;
+        if seq > 300 {
+            assert_eq!(client.recv_state().await.seq, seq, "c-{k} is applied anew");
+        }
+        assert_eq!(client.expect_ack(&format!("c-{k}")).await, seq, "c-{k}");
+    }
+    assert!(server.stop().0.success());
+}
+
 async fn a_client_resuming_with_last_seq_gets_exactly_what_it_missed(store: StoreKind) {
     let server = TestServer::with_store(store).await;
     let (mut a, welcome) = Client::connect(&server.ws_url("")).await;

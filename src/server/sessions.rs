@@ -950,6 +950,9 @@ impl RecentIds {
     }
 
     fn insert(&mut self, id: &str, seq: u64, ticket: u64) {
+        if self.seqs.contains_key(id) {
+            return; // the first change of an id is the one its retries are answered with
+        }
         if self.order.len() == RECENT_IDS
             && let Some(old) = self.order.pop_front()
         {
