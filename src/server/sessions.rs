@@ -520,7 +520,10 @@ impl Sessions {
         Ok(self.get_or_load(id, now)?.map(|session| {
             let view = session.written_view();
             let (frame, parts) = view.text();
-            (parts.state_json(frame).to_string(), parts.summary_text(frame))
+            (
+                parts.state_json(frame).to_string(),
+                parts.summary_text(frame),
+            )
         }))
     }
 
@@ -915,6 +918,12 @@ impl Session {
             in_flight: AtomicU32::new(0),
             stale: AtomicBool::new(false),
         })
+    }
+
+    /// A subscription to the session's frames (a connection's until it joins: see
+    /// [`Sessions::join`]).
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Push> {
+        self.tx.subscribe()
     }
 
     /// The tip's lock. A panic while it was held (a bug) leaves the state as the last step

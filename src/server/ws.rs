@@ -8,7 +8,10 @@
 //! after its `state` frame.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
@@ -49,7 +52,9 @@ enum Reply {
         seq: u64,
         ack: Option<Utf8Bytes>,
         committed: Committed,
-        deadline: Instant,
+        /// [`ACK_PATIENCE`] from when the frame came. Boxed: a timer is large, and a
+        /// connection's future would carry one all its life, waiting or not.
+        deadline: Pin<Box<tokio::time::Sleep>>,
     },
 }
 
@@ -69,59 +74,26 @@ struct Connection {
 
 /// Serves a connected client of `session` until it leaves or the server stops. With
 /// `last_seq`, the client first gets the frames it missed after it.
-pub(crate) async fn serve(
+pub(crate) fn serve(
     socket: WebSocket,
     app: Arc<App>,
     session: Arc<Session>,
     last_seq: Option<u64>,
-) {
-    let _guard = app.track_connection();
-    let joining = (app.clone(), session.clone());
-    let joined = match last_seq {
-        // Rebuilding missed frames reads the log.
-        Some(_) => {
-            tokio::task::spawn_blocking(move || joining.0.sessions.join(&joining.1, last_seq))
-                .await
-                .unwrap_or_else(|e| {
-                    Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
-                })
-        }
-        None => app.sessions.join(&session, None),
-    };
-    let joined = match joined {
-        Ok(joined) => joined,
-        Err(e) => {
-            app.metrics.error(ErrorCode::StoreUnavailable);
-            let frame = ServerFrame::error(ErrorCode::StoreUnavailable, &e.message).to_text();
-            let mut socket = socket;
-            let _ = socket.send(Message::Text(frame.into())).await;
-            let close = CloseFrame {
-                code: close_code::AGAIN,
-                reason: "store unavailable".into(),
-            };
-            let _ = socket.send(Message::Close(Some(close))).await;
-            return;
-        }
-    };
-    info!(session = %session.id, resumed = joined.resumed, "client joined");
-    let mut conn = Connection {
+) -> impl Future<Output = ()> + Send {
+    // The connection is built here, not in the task: an async fn keeps its arguments for its
+    // whole life, so a socket passed in and then moved into the connection would be held twice
+    // by every connection's future (368 bytes each).
+    let conn = Connection {
         socket,
-        app: app.clone(),
         limiter: RateLimiter::new(app.config.rate_limit, app.config.rate_burst),
+        pushes: session.subscribe(),
+        app,
         session,
-        pushes: joined.pushes,
         sent: 0,
         replies: VecDeque::new(),
         last_heard: Instant::now(),
     };
-    let end = match conn.start(joined.welcome, joined.missed, joined.seq).await {
-        Err(end) => end,
-        Ok(()) => conn.run().await,
-    };
-    if let End::Close(code, reason) = end {
-        conn.close(code, reason).await;
-    }
-    info!(session = %conn.session.id, "client left");
+    conn.serve(last_seq)
 }
 
 /// Serves a connection that asked for an unknown session: an error, then a close.
@@ -141,12 +113,48 @@ pub(crate) async fn unknown_session(mut socket: WebSocket, app: Arc<App>, id: St
 enum Event {
     Stop,
     Push(Result<Push, RecvError>),
-    Settled(Result<Result<(), StoreError>, tokio::time::error::Elapsed>),
+    /// `None`: not settled within [`ACK_PATIENCE`].
+    Settled(Option<Result<(), StoreError>>),
     Client(Option<Result<Message, axum::Error>>),
     Ping,
 }
 
 impl Connection {
+    async fn serve(mut self, last_seq: Option<u64>) {
+        let app = self.app.clone();
+        let _guard = app.track_connection();
+        let joined = match last_seq {
+            // Rebuilding missed frames reads the log.
+            Some(_) => {
+                let (app, session) = (self.app.clone(), self.session.clone());
+                let joining =
+                    tokio::task::spawn_blocking(move || app.sessions.join(&session, last_seq));
+                Box::pin(joining).await.unwrap_or_else(|e| {
+                    Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+                })
+            }
+            None => self.app.sessions.join(&self.session, None),
+        };
+        let joined = match joined {
+            Ok(joined) => joined,
+            Err(e) => {
+                let _ = self.error(ErrorCode::StoreUnavailable, &e.message).await;
+                self.close(close_code::AGAIN, "store unavailable").await;
+                return;
+            }
+        };
+        info!(session = %self.session.id, resumed = joined.resumed, "client joined");
+        self.pushes = joined.pushes;
+        let end = match self.start(joined.welcome, joined.missed, joined.seq).await {
+            Err(end) => end,
+            Ok(()) => self.run().await,
+        };
+        if let End::Close(code, reason) = end {
+            self.close(code, reason).await;
+        }
+        info!(session = %self.session.id, "client left");
+    }
+
     /// Sends the welcome and the frames the client missed.
     async fn start(
         &mut self,
@@ -208,7 +216,11 @@ impl Connection {
             }
             Ok(Push::Frame { seq, .. }) if seq <= self.sent => Ok(()),
             // A frame after a gap (never expected): the log fills it.
-            Ok(Push::Frame { .. }) | Err(RecvError::Lagged(_)) => self.catch_up(None).await,
+            // Boxed, here and below: a rare path whose future would otherwise add to every
+            // connection's size.
+            Ok(Push::Frame { .. }) | Err(RecvError::Lagged(_)) => {
+                Box::pin(self.catch_up(None)).await
+            }
             Ok(Push::Deleted) => {
                 let _ = self
                     .error(ErrorCode::SessionDeleted, "the session was deleted")
@@ -264,36 +276,33 @@ impl Connection {
             }
         }
         if up.lagged || self.sent < up.seq {
-            self.catch_up(Some(up.seq)).await?;
+            Box::pin(self.catch_up(Some(up.seq))).await?;
         }
         Ok(up.current)
     }
 
     /// The oldest change waiting for its commit has settled (or waited too long).
-    async fn on_settled(
-        &mut self,
-        settled: Result<Result<(), StoreError>, tokio::time::error::Elapsed>,
-    ) -> Result<(), End> {
+    async fn on_settled(&mut self, settled: Option<Result<(), StoreError>>) -> Result<(), End> {
         let Some(Reply::Commit { seq, ack, .. }) = self.replies.pop_front() else {
             return Ok(());
         };
         match settled {
-            Ok(Ok(())) => {
+            Some(Ok(())) => {
                 if self.sent < seq {
                     // Its frame is still in the channel (or was missed): the frames up to now
                     // precede the ack.
-                    self.up_to_now().await?;
+                    Box::pin(self.up_to_now()).await?;
                 }
                 if let Some(ack) = ack {
                     self.send(ack).await?;
                 }
                 Ok(())
             }
-            Ok(Err(e)) => {
+            Some(Err(e)) => {
                 let message = format!("the change was not stored: {e}");
                 self.error(ErrorCode::StoreUnavailable, &message).await
             }
-            Err(_) => {
+            None => {
                 let message = format!(
                     "the change was not confirmed durable within {} s: it may or may not be stored",
                     ACK_PATIENCE.as_secs()
@@ -354,11 +363,10 @@ impl Connection {
         if applied == Err(Refused::Stale) {
             // An earlier change failed to commit: the session is reloaded from the log first.
             let (app, session) = (self.app.clone(), self.session.clone());
-            let reloaded = tokio::task::spawn_blocking(move || app.sessions.reload(&session))
-                .await
-                .unwrap_or_else(|e| {
-                    Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
-                });
+            let reloading = tokio::task::spawn_blocking(move || app.sessions.reload(&session));
+            let reloaded = Box::pin(reloading).await.unwrap_or_else(|e| {
+                Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+            });
             applied = match reloaded {
                 Ok(()) => {
                     let now = self.app.clock.now();
@@ -374,7 +382,7 @@ impl Connection {
                     .id()
                     .map(|id| ServerFrame::ack(id, seq).to_text().into()),
                 committed: sessions.store().committed(ticket),
-                deadline: Instant::now() + ACK_PATIENCE,
+                deadline: Box::pin(tokio::time::sleep(ACK_PATIENCE)),
             },
             Err(Refused::Deleted) => {
                 self.refusal(ErrorCode::SessionDeleted, "the session was deleted")
@@ -416,7 +424,7 @@ impl Connection {
                 Some(Reply::State) => {
                     self.replies.pop_front();
                     // The frames waiting first, so that none is skipped; then the state.
-                    let current = self.up_to_now().await?;
+                    let current = Box::pin(self.up_to_now()).await?;
                     self.send(current).await?;
                 }
                 Some(Reply::Commit { .. }) | None => return Ok(()),
@@ -471,18 +479,23 @@ fn waits_for_commit(replies: &VecDeque<Reply>) -> bool {
     matches!(replies.front(), Some(Reply::Commit { .. }))
 }
 
-/// The oldest answer's commit (only polled when [`waits_for_commit`]).
-async fn oldest_commit(
-    replies: &mut VecDeque<Reply>,
-) -> Result<Result<(), StoreError>, tokio::time::error::Elapsed> {
-    match replies.front_mut() {
+/// The oldest answer's commit (only polled when [`waits_for_commit`]); `None` past its
+/// deadline.
+async fn oldest_commit(replies: &mut VecDeque<Reply>) -> Option<Result<(), StoreError>> {
+    std::future::poll_fn(|cx| match replies.front_mut() {
         Some(Reply::Commit {
             committed,
             deadline,
             ..
-        }) => tokio::time::timeout_at(*deadline, committed).await,
-        _ => std::future::pending().await,
-    }
+        }) => {
+            if let Poll::Ready(outcome) = Pin::new(committed).poll(cx) {
+                return Poll::Ready(Some(outcome));
+            }
+            deadline.as_mut().poll(cx).map(|()| None)
+        }
+        _ => Poll::Pending,
+    })
+    .await
 }
 
 /// A token bucket: `rate` frames per second on average, `burst` at once.
