@@ -68,6 +68,8 @@ pub struct ServerConfig {
     pub allowed_origins: Vec<String>,
     /// How often the server pings each client; a client silent for two intervals is dropped.
     pub ping_interval: std::time::Duration,
+    /// How long one write to a client may take; a client that reads too slowly is closed.
+    pub write_timeout: std::time::Duration,
 }
 
 impl Default for ServerConfig {
@@ -85,6 +87,7 @@ impl Default for ServerConfig {
             rate_burst: 40,
             allowed_origins: Vec::new(),
             ping_interval: std::time::Duration::from_secs(30),
+            write_timeout: std::time::Duration::from_secs(10),
         }
     }
 }

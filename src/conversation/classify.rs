@@ -337,9 +337,13 @@ impl Classifier {
     }
 
     /// Trims `span` of `text`: white space and punctuation at both ends, the lexicon's trailing
-    /// words at the end and, when `articles`, its articles at the start.
+    /// words at the end and, when `articles`, its articles at the start. Linear in the span:
+    /// each pass removes something, and what a pass looks at it removes (the quotes inside are
+    /// counted once, not rescanned).
     fn clean(&self, text: &str, span: Range<usize>, articles: bool) -> Range<usize> {
         let (mut s, mut e) = (span.start, span.end);
+        let quotes = |t: &str| t.bytes().filter(|b| matches!(b, b'"' | b'\'')).count();
+        let mut inside = quotes(&text[s..e]);
         loop {
             let before = (s, e);
             let slice = &text[s..e];
@@ -357,10 +361,11 @@ impl Classifier {
             if slice.len() >= 2
                 && (slice.starts_with('"') && slice.ends_with('"')
                     || slice.starts_with('\'') && slice.ends_with('\''))
-                && !slice[1..slice.len() - 1].contains(['"', '\''])
+                && inside == 2
             {
                 s += 1;
                 e -= 1;
+                inside = 0;
             }
             if articles
                 && let Some(w) = self
@@ -368,6 +373,7 @@ impl Classifier {
                     .iter()
                     .find(|w| starts_with_word(&text[s..e], w))
             {
+                inside -= quotes(&text[s..s + w.len()]);
                 s += w.len();
             }
             if let Some(w) = self
@@ -375,6 +381,7 @@ impl Classifier {
                 .iter()
                 .find(|w| ends_with_word(&text[s..e], w))
             {
+                inside -= quotes(&text[e - w.len()..e]);
                 e -= w.len();
             }
             if (s, e) == before {
@@ -388,11 +395,22 @@ impl Classifier {
     }
 }
 
-/// A message with its hits, for the sentence logic.
+/// A message with its hits, for the sentence logic. Built in O(n log n) of the message's
+/// length whatever its content (no hit is compared with every other): long messages are normal
+/// (assistants paste code), and a message built to be slow must not stall the server.
 struct View<'a> {
     cls: &'a Classifier,
     text: &'a str,
+    /// By start, longest first.
     hits: SmallVec<[Hit; 32]>,
+    /// Negation hits' ends, ascending.
+    negations: SmallVec<[u32; 8]>,
+    /// Positions of the bytes that end a clause, ascending.
+    clause_bytes: SmallVec<[u32; 16]>,
+    /// Clause-break hits ("but") by start, with the smallest end of this and every later one.
+    breaks: SmallVec<[(u32, u32); 8]>,
+    /// Where the message starts after its fillers.
+    after_fillers: usize,
 }
 
 impl<'a> View<'a> {
@@ -414,18 +432,47 @@ impl<'a> View<'a> {
         }
         // By start, longest first: the first hit found at a position is its longest.
         hits.sort_unstable_by_key(|h| (h.start, Reverse(h.end)));
-        let mut view = View { cls, text, hits };
+        let mut view = View {
+            cls,
+            text,
+            hits,
+            negations: SmallVec::new(),
+            clause_bytes: text
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| is_clause_byte(*b))
+                .map(|(i, _)| i as u32)
+                .collect(),
+            breaks: SmallVec::new(),
+            after_fillers: 0,
+        };
+        // A hit inside a longer one that is a signal, an intent or a non-answer is read as part
+        // of it. In start order (longest first at a start), every hit that could cover this one
+        // came before it: it is covered when the furthest end of those reaches its end.
+        let mut cover: Option<u32> = None;
         for i in 0..view.hits.len() {
             let h = view.hits[i];
-            view.hits[i].shadowed = view.hits.iter().any(|o| {
-                o.start <= h.start
-                    && o.end >= h.end
-                    && o.end - o.start > h.end - h.start
-                    && view.meanings(*o).iter().any(|m| {
-                        matches!(m, Meaning::Signal(_) | Meaning::Intent | Meaning::NonAnswer)
-                    })
-            });
+            view.hits[i].shadowed = cover.is_some_and(|end| end >= h.end);
+            let meanings = view.meanings(h);
+            if meanings
+                .iter()
+                .any(|m| matches!(m, Meaning::Signal(_) | Meaning::Intent | Meaning::NonAnswer))
+            {
+                cover = Some(cover.map_or(h.end, |end| end.max(h.end)));
+            }
+            if meanings.contains(&Meaning::Negation) {
+                view.negations.push(h.end);
+            }
+            if meanings.contains(&Meaning::ClauseBreak) {
+                view.breaks.push((h.start, h.end));
+            }
         }
+        view.negations.sort_unstable();
+        // The smallest end among the breaks from each one on.
+        for i in (0..view.breaks.len().saturating_sub(1)).rev() {
+            view.breaks[i].1 = view.breaks[i].1.min(view.breaks[i + 1].1);
+        }
+        view.after_fillers = view.skip(0, |m| m == Meaning::Filler);
         view
     }
 
@@ -435,12 +482,17 @@ impl<'a> View<'a> {
         &self.cls.meanings[a as usize..b as usize]
     }
 
+    /// The hits that start at `at`, longest first.
+    fn starting_at(&self, at: usize) -> &[Hit] {
+        let first = self.hits.partition_point(|h| h.start() < at);
+        let end = first + self.hits[first..].partition_point(|h| h.start() == at);
+        &self.hits[first..end]
+    }
+
     /// The longest hit starting at `at` with a meaning that `want` accepts.
     fn at(&self, at: usize, want: impl Fn(Meaning) -> bool) -> Option<Hit> {
-        let first = self.hits.partition_point(|h| h.start() < at);
-        self.hits[first..]
+        self.starting_at(at)
             .iter()
-            .take_while(|h| h.start() == at)
             .find(|h| self.meanings(**h).iter().any(|m| want(*m)))
             .copied()
     }
@@ -457,33 +509,34 @@ impl<'a> View<'a> {
         }
     }
 
-    /// A signal phrase is negated when a negation stands before it in its clause.
+    /// A signal phrase is negated when a negation stands before it in its clause. Only the
+    /// last negation that ends before it need be looked at: an earlier one's clause holds that
+    /// one's.
     fn negated(&self, hit: Hit) -> bool {
-        self.hits
-            .iter()
-            .take_while(|n| n.start < hit.start)
-            .any(|n| {
-                n.end <= hit.start
-                    && self.meanings(*n).contains(&Meaning::Negation)
-                    && !self.clause_ends_between(n.end(), hit.start())
-            })
-    }
-
-    fn clause_ends_between(&self, from: usize, to: usize) -> bool {
-        self.text.as_bytes()[from..to]
-            .iter()
-            .any(|b| is_clause_byte(*b))
-            || self.hits.iter().any(|h| {
-                h.start() >= from
-                    && h.end() <= to
-                    && self.meanings(*h).contains(&Meaning::ClauseBreak)
-            })
+        let before = self.negations.partition_point(|end| *end <= hit.start);
+        let Some(&from) = before.checked_sub(1).and_then(|i| self.negations.get(i)) else {
+            return false;
+        };
+        // A clause byte in `from..hit.start`, or a break hit within it, ends the clause.
+        let next_byte = self.clause_bytes.partition_point(|p| *p < from);
+        if self
+            .clause_bytes
+            .get(next_byte)
+            .is_some_and(|p| *p < hit.start)
+        {
+            return false;
+        }
+        let next_break = self.breaks.partition_point(|(start, _)| *start < from);
+        !self
+            .breaks
+            .get(next_break)
+            .is_some_and(|(_, min_end)| *min_end <= hit.start)
     }
 
     /// Whether the message leads with this hit (after fillers) and the hit ends its clause.
     fn leads_message(&self, hit: Hit) -> bool {
         let filler = |m| m == Meaning::Filler;
-        if self.skip(0, filler) != hit.start() {
+        if self.after_fillers != hit.start() {
             return false;
         }
         let mut at = hit.end();
@@ -537,13 +590,15 @@ impl<'a> View<'a> {
             }
         }
         let mut candidates: SmallVec<[(Hit, u16); 8]> = SmallVec::new();
-        for h in &self.hits {
-            if h.end() > sentence.end || !anchors.contains(&h.start()) {
-                continue;
-            }
-            for m in self.meanings(*h) {
-                if let Meaning::Lead(id) = m {
-                    candidates.push((*h, *id));
+        for &anchor in &anchors {
+            for h in self.starting_at(anchor) {
+                if h.end() > sentence.end {
+                    continue;
+                }
+                for m in self.meanings(*h) {
+                    if let Meaning::Lead(id) = m {
+                        candidates.push((*h, *id));
+                    }
                 }
             }
         }
@@ -711,6 +766,101 @@ fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The readings as they were first written, comparing every hit with every other (cubic
+    /// in the worst case): the reference the linear ones must equal.
+    impl View<'_> {
+        fn shadowed_by_comparison(&self, h: Hit) -> bool {
+            self.hits.iter().any(|o| {
+                o.start <= h.start
+                    && o.end >= h.end
+                    && o.end - o.start > h.end - h.start
+                    && self.meanings(*o).iter().any(|m| {
+                        matches!(m, Meaning::Signal(_) | Meaning::Intent | Meaning::NonAnswer)
+                    })
+            })
+        }
+
+        fn negated_by_comparison(&self, hit: Hit) -> bool {
+            let clause_ends_between = |from: usize, to: usize| {
+                self.text.as_bytes()[from..to]
+                    .iter()
+                    .any(|b| is_clause_byte(*b))
+                    || self.hits.iter().any(|h| {
+                        h.start() >= from
+                            && h.end() <= to
+                            && self.meanings(*h).contains(&Meaning::ClauseBreak)
+                    })
+            };
+            self.hits
+                .iter()
+                .take_while(|n| n.start < hit.start)
+                .any(|n| {
+                    n.end <= hit.start
+                        && self.meanings(*n).contains(&Meaning::Negation)
+                        && !clause_ends_between(n.end(), hit.start())
+                })
+        }
+    }
+
+    const PIECES: &[&str] = &[
+        "no",
+        "not",
+        "never",
+        "don't",
+        "but",
+        "however",
+        "ok",
+        "okay",
+        "sure",
+        "make sure",
+        "not sure",
+        "yes",
+        "go ahead",
+        "sounds good",
+        "perfect",
+        "thanks",
+        "stop",
+        "never mind",
+        "change",
+        "fix",
+        "build",
+        "a",
+        "page",
+        ",",
+        ".",
+        "!",
+        "?",
+        ";",
+        "\n",
+        "and",
+        "it",
+        "works",
+        "that works",
+        "doesn't",
+        "great",
+        "but not",
+        "looks good",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        /// Shadowing and negation, as read in one pass, equal the pairwise comparisons.
+        #[test]
+        fn one_pass_readings_equal_the_pairwise_ones(
+            words in proptest::collection::vec(proptest::sample::select(PIECES), 0..40),
+        ) {
+            static ENGINE: std::sync::OnceLock<super::super::Engine> = std::sync::OnceLock::new();
+            let engine = ENGINE.get_or_init(crate::patterns::builtin);
+            let text = words.join(" ");
+            let view = View::new(engine.classifier(), &text);
+            for h in &view.hits {
+                proptest::prop_assert_eq!(h.shadowed, view.shadowed_by_comparison(*h), "{:?} in {:?}", h, text);
+                proptest::prop_assert_eq!(view.negated(*h), view.negated_by_comparison(*h), "{:?} in {:?}", h, text);
+            }
+        }
+    }
 
     #[test]
     fn sentences_split_on_terminators_but_not_inside_words() {

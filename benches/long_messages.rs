@@ -1,0 +1,124 @@
+//! Reading long messages: one engine step (classification, the goal's slot extractors, the
+//! rules) on user messages of 1 KiB to 1 MiB, ordinary and built to be slow. The time per byte
+//! must stay flat: a message's cost is linear in its length, whatever it holds.
+//!
+//! Run: `cargo bench --bench long_messages`. divan reports bytes per second (`BytesCount`): the
+//! same figure at every size is linear.
+
+use chrono::{DateTime, Utc};
+use convstate::conversation::{Conversation, Engine, Input, Role};
+use divan::{Bencher, black_box};
+
+fn main() {
+    divan::main();
+}
+
+const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
+
+/// What the message is made of, repeated to the size.
+const KINDS: [(&str, &str); 7] = [
+    (
+        "prose_and_code",
+        "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
+    ),
+    (
+        "signals",
+        "ok sure yes go ahead sounds good perfect thanks ",
+    ),
+    ("negations", "no not never but don't however isn't "),
+    ("contrast", "no but ok sure not yes go ahead never "),
+    (
+        "goal_leads",
+        "Build a page. Make a form! Fix the button? Create an app; ",
+    ),
+    ("no_spaces", "abcdefghijklmnopqrstuvwxyz0123456789"),
+    ("multibyte", "é漢🙂ü日本語テキスト✓ "),
+];
+
+fn message(kind: &str, size: usize) -> String {
+    let unit = KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or("", |(_, u)| u);
+    let mut text = String::with_capacity(size + unit.len());
+    while text.len() < size {
+        text.push_str(unit);
+    }
+    // Cut at a character boundary at or below `size`.
+    let mut at = size.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    text.truncate(at);
+    text
+}
+
+fn engine() -> &'static Engine {
+    static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+    ENGINE.get_or_init(convstate::patterns::builtin)
+}
+
+/// A session gathering a todo app's requirements: the step reads the slots too.
+fn gathering() -> Conversation {
+    let now: DateTime<Utc> = "2026-11-21T10:00:00Z".parse().unwrap();
+    let mut conv = engine().start("s-bench", now);
+    let input = Input::Message {
+        role: Role::User,
+        text: "I want to build a todo app",
+        artifact: false,
+    };
+    engine().step(&mut conv, input, now);
+    conv
+}
+
+fn step(bencher: Bencher, kind: &str, size: usize) {
+    let text = message(kind, size);
+    let start = gathering();
+    let now: DateTime<Utc> = "2026-11-21T10:00:05Z".parse().unwrap();
+    bencher
+        .counter(divan::counter::BytesCount::new(text.len()))
+        .with_inputs(|| start.clone())
+        .bench_local_refs(|conv| {
+            let input = Input::Message {
+                role: Role::User,
+                text: &text,
+                artifact: false,
+            };
+            black_box(engine().step(conv, input, now));
+        });
+}
+
+#[divan::bench(args = SIZES)]
+fn prose_and_code(bencher: Bencher, size: usize) {
+    step(bencher, "prose_and_code", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn signals(bencher: Bencher, size: usize) {
+    step(bencher, "signals", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn negations(bencher: Bencher, size: usize) {
+    step(bencher, "negations", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn contrast(bencher: Bencher, size: usize) {
+    step(bencher, "contrast", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn goal_leads(bencher: Bencher, size: usize) {
+    step(bencher, "goal_leads", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn no_spaces(bencher: Bencher, size: usize) {
+    step(bencher, "no_spaces", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn multibyte(bencher: Bencher, size: usize) {
+    step(bencher, "multibyte", size);
+}

