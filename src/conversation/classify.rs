@@ -527,10 +527,9 @@ impl<'a> View<'a> {
             return false;
         }
         let next_break = self.breaks.partition_point(|(start, _)| *start < from);
-        !self
-            .breaks
+        self.breaks
             .get(next_break)
-            .is_some_and(|(_, min_end)| *min_end <= hit.start)
+            .is_none_or(|(_, min_end)| *min_end > hit.start)
     }
 
     /// Whether the message leads with this hit (after fillers) and the hit ends its clause.
