@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 use common::{Client, StoreKind, TestServer, http};
 use convstate::config::ServerConfig;
+use convstate::protocol::ErrorCode;
+use futures_util::SinkExt;
 use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
 
 /// A message built against a reader that compares every phrase with every other: signal words,
 /// negations and clause breaks over and over, 64 KiB.
@@ -57,3 +60,47 @@ async fn a_message_built_to_be_slow_to_read_is_read_at_once_and_stalls_nobody() 
     );
     server.stop().await;
 }
+
+async fn oversized_and_binary_frames_count_against_the_rate_limit(store: StoreKind) {
+    let config = ServerConfig {
+        rate_limit: 2,
+        rate_burst: 3,
+        max_frame_bytes: 1024,
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None, store).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    for _ in 0..3 {
+        client
+            .ws
+            .send(Message::Binary(vec![0u8; 10].into()))
+            .await
+            .unwrap();
+        client.expect_error(ErrorCode::BadRequest).await;
+    }
+    client
+        .send_text(&format!(
+            r#"{{"type":"message","role":"user","text":"{}"}}"#,
+            "a".repeat(2000)
+        ))
+        .await;
+    client.expect_error(ErrorCode::RateLimited).await;
+    server.stop().await;
+}
+
+async fn a_frame_over_the_hard_limit_is_closed_with_1009(store: StoreKind) {
+    let server = TestServer::start(limits(), None, store).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let huge = "x".repeat(2 << 20);
+    let _ = client.ws.send(Message::Text(huge.into())).await;
+    assert_eq!(client.closed_with().await, Some(1009));
+    // The server goes on.
+    let (mut other, _) = Client::connect(&server.ws_url("")).await;
+    other.turn("user", "Build a landing page", "o-1").await;
+    server.stop().await;
+}
+
+on_both_stores!(
+    oversized_and_binary_frames_count_against_the_rate_limit,
+    a_frame_over_the_hard_limit_is_closed_with_1009,
+);

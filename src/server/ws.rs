@@ -317,10 +317,29 @@ impl Connection {
         &mut self,
         incoming: Option<Result<Message, axum::Error>>,
     ) -> Result<(), End> {
-        let Some(Ok(message)) = incoming else {
-            return Err(End::Gone);
+        let message = match incoming {
+            Some(Ok(message)) => message,
+            // Past the hard limit the frame is not read whole: the connection is closed with
+            // 1009 and a close frame, never just dropped.
+            Some(Err(e)) if too_large(&e) => {
+                self.app.metrics.error(ErrorCode::TooLarge);
+                return Err(End::Close(close_code::SIZE, "frame too large"));
+            }
+            _ => return Err(End::Gone),
         };
         self.last_heard = Instant::now();
+        // Every data frame counts against the rate, whatever it is.
+        if matches!(message, Message::Text(_) | Message::Binary(_))
+            && !self.limiter.allow(Instant::now())
+        {
+            let message = format!(
+                "more than {} frames per second: this frame was not applied",
+                self.app.config.rate_limit
+            );
+            let reply = self.refusal(ErrorCode::RateLimited, &message);
+            self.replies.push_back(reply);
+            return Ok(());
+        }
         let reply = match message {
             Message::Text(text) => self.on_text(&text).await,
             Message::Binary(_) => self.refusal(
@@ -342,13 +361,6 @@ impl Connection {
         if text.len() > max {
             let message = format!("frame of {} bytes; at most {max} are accepted", text.len());
             return self.refusal(ErrorCode::TooLarge, &message);
-        }
-        if !self.limiter.allow(Instant::now()) {
-            let message = format!(
-                "more than {} frames per second: this frame was not applied",
-                self.app.config.rate_limit
-            );
-            return self.refusal(ErrorCode::RateLimited, &message);
         }
         let frame = match ClientFrame::parse(text) {
             Ok(frame) => frame,
@@ -472,6 +484,15 @@ impl Connection {
         })
         .await;
     }
+}
+
+/// Whether a read failed on a frame or message over the hard limit.
+fn too_large(e: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    matches!(
+        std::error::Error::source(e).and_then(|s| s.downcast_ref::<Error>()),
+        Some(Error::Capacity(_))
+    )
 }
 
 /// Whether the oldest answer waits for a commit.
