@@ -527,6 +527,8 @@ impl Cx<'_> {
                 "max_understanding_turns",
                 "small_talk_tail_words",
                 "history_window",
+                "max_description_chars",
+                "max_value_chars",
             ],
             "the settings",
         );
@@ -545,6 +547,12 @@ impl Cx<'_> {
         }
         if let Some(n) = self.integer(doc, "history_window", 0, 1000) {
             settings.history_window = n as u32;
+        }
+        if let Some(n) = self.integer(doc, "max_description_chars", 16, 10_000) {
+            settings.max_description_chars = n as u32;
+        }
+        if let Some(n) = self.integer(doc, "max_value_chars", 16, 10_000) {
+            settings.max_value_chars = n as u32;
         }
         settings
     }

@@ -756,8 +756,9 @@ async fn a_client_lagging_behind_the_broadcast_is_caught_up_without_gaps(store: 
         tokio_tungstenite::client_async(server.ws_url(&format!("?session_id={id}")), stream)
             .await
             .unwrap();
-    // Large frames (a goal with a 30 KB description), so the reader's buffers fill within a
-    // few dozen of them, and fewer changes than can be rebuilt from the log.
+    // A goal with a long description (cut to 200 characters in the state), then assistant
+    // turns: the reader's 4 KiB window fills within a few frames, and there are fewer changes
+    // than can be rebuilt from the log.
     let turns = 240u64;
     let mut description = String::from("Build a landing page called");
     while description.len() < 30_000 {

@@ -832,3 +832,37 @@ fn state_json_has_the_wire_contracts_fields() {
     let back: Conversation = serde_json::from_value(json).unwrap();
     assert_eq!(back, s.conv, "the state round-trips through JSON");
 }
+
+#[test]
+fn descriptions_and_slot_values_are_capped_at_a_character_boundary_and_marked() {
+    let mut s = Session::new();
+    let name = "é".repeat(250);
+    s.user(&format!("Build a landing page called {name}"));
+    let goal = s.conv.current_goal.as_ref().unwrap();
+    assert_eq!(
+        goal.description.chars().count(),
+        201,
+        "200 kept and the mark"
+    );
+    assert!(goal.description.starts_with("landing page called é"));
+    assert!(goal.description.ends_with("é…"));
+    let features = "export the data and ".repeat(40);
+    s.user(&format!("It should {features}search it"));
+    let value = s.conv.current_goal.as_ref().unwrap().required_info[1]
+        .value
+        .clone()
+        .unwrap();
+    assert!(
+        value.chars().count() <= 501,
+        "at most 500 and the mark: {}",
+        value.chars().count()
+    );
+    assert!(value.ends_with('…'));
+    // Short ones are kept as they are.
+    let mut s = Session::new();
+    s.user("Build a landing page");
+    assert_eq!(
+        s.conv.current_goal.as_ref().unwrap().description,
+        "landing page"
+    );
+}

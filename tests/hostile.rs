@@ -100,7 +100,29 @@ async fn a_frame_over_the_hard_limit_is_closed_with_1009(store: StoreKind) {
     server.stop().await;
 }
 
+async fn long_descriptions_and_values_are_capped_in_the_state(store: StoreKind) {
+    let server = TestServer::start(limits(), None, store).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let long = "alpha ".repeat(5_000);
+    let (state, _) = client
+        .turn(
+            "user",
+            &format!("Build a landing page called {long}"),
+            "c-1",
+        )
+        .await;
+    let goal = state.state.into_owned().current_goal.expect("a goal");
+    assert!(
+        goal.description.len() <= 1_000,
+        "a description of {} bytes",
+        goal.description.len()
+    );
+    assert!(goal.description.ends_with('…'), "marked as cut");
+    server.stop().await;
+}
+
 on_both_stores!(
     oversized_and_binary_frames_count_against_the_rate_limit,
     a_frame_over_the_hard_limit_is_closed_with_1009,
+    long_descriptions_and_values_are_capped_in_the_state,
 );

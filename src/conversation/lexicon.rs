@@ -162,6 +162,10 @@ pub struct Settings {
     /// Finished goals the state keeps in `completed_goals` (the most recent ones), so that a
     /// long session's state, and every frame that carries it, stays small.
     pub history_window: u32,
+    /// The longest goal description the state keeps, in characters (longer: cut and marked).
+    pub max_description_chars: u32,
+    /// The longest slot value the state keeps, in characters (longer: cut and marked).
+    pub max_value_chars: u32,
 }
 
 impl Default for Settings {
@@ -172,6 +176,8 @@ impl Default for Settings {
             max_understanding_turns: 3,
             small_talk_tail_words: 2,
             history_window: 20,
+            max_description_chars: 200,
+            max_value_chars: 500,
         }
     }
 }

@@ -306,7 +306,10 @@ impl Engine {
         for (i, span) in fills {
             let slot = &mut goal.required_info[*i];
             slot.status = SlotStatus::Provided;
-            set_value(&mut slot.value, &text[span.clone()]);
+            set_value(
+                &mut slot.value,
+                &capped(&text[span.clone()], self.settings.max_value_chars),
+            );
         }
         if reading.asks != 0 {
             for slot in &mut goal.required_info {
@@ -373,7 +376,11 @@ impl Engine {
         let mut goal = Goal {
             id: GoalId(conv.goals_started),
             goal_type: def.goal_type,
-            description: text[lead.description.clone()].to_string(),
+            description: capped(
+                &text[lead.description.clone()],
+                self.settings.max_description_chars,
+            )
+            .into_owned(),
             status: GoalStatus::Active,
             required_info: def
                 .slots
@@ -395,7 +402,8 @@ impl Engine {
         for (i, &s) in def.slots.iter().enumerate() {
             if let Some(span) = self.classifier.extract(text, s) {
                 goal.required_info[i].status = SlotStatus::Provided;
-                goal.required_info[i].value = Some(text[span].to_string());
+                goal.required_info[i].value =
+                    Some(capped(&text[span], self.settings.max_value_chars).into_owned());
             }
         }
         conv.current_goal = Some(goal);
@@ -462,6 +470,19 @@ impl Engine {
                     .checked_add_signed(self.settings.idle_timeout)
             })
             .flatten();
+    }
+}
+
+/// `text` as the state keeps it: at most `max` characters; a longer one is cut at a character
+/// boundary and marked with `…`. The state (and every frame carrying it) is bounded whatever
+/// a user writes.
+fn capped(text: &str, max: u32) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max as usize) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => {
+            let keep = text[..cut].trim_end();
+            std::borrow::Cow::Owned(format!("{keep}…"))
+        }
     }
 }
 
