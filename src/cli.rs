@@ -23,7 +23,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve conversations over WebSocket (GET /ws) with live state pushes.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Replay a JSON Lines transcript offline and print the state frame of each step.
     Replay {
         /// Pattern directory (default: the set built into the binary).
@@ -149,7 +149,7 @@ pub struct ServeArgs {
     /// sessions are deleted [default: no limit].
     #[arg(long, value_name = "BYTES")]
     pub store_max_bytes: Option<u64>,
-    /// Evict sessions without activity for this long [default: 24h].
+    /// Delete finished sessions from the store after this long without activity [default: 24h].
     #[arg(long, value_name = "DURATION")]
     pub retention: Option<String>,
     /// Largest client frame in bytes [default: 65536].
@@ -167,6 +167,38 @@ pub struct ServeArgs {
     /// Keep-alive ping interval [default: 30s].
     #[arg(long, value_name = "DURATION")]
     pub ping_interval: Option<String>,
+    /// How long one write to a client may take before it is closed as too slow [default: 10s].
+    #[arg(long, value_name = "DURATION")]
+    pub write_timeout: Option<String>,
+    /// How long a client may take to send a request header [default: 10s].
+    #[arg(long, value_name = "DURATION")]
+    pub header_timeout: Option<String>,
+    /// How long a graceful shutdown waits for connections to close [default: 10s]; a second
+    /// SIGINT or SIGTERM stops at once (after the store is flushed).
+    #[arg(long, value_name = "DURATION")]
+    pub shutdown_timeout: Option<String>,
+    /// Most connections open at once [default: 10000].
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<u64>,
+    /// Most connections open at once from one address; 0: no cap [default: 256].
+    #[arg(long, value_name = "N")]
+    pub max_connections_per_ip: Option<u64>,
+    /// New sessions one address may create per minute [default: 120].
+    #[arg(long, value_name = "N")]
+    pub ip_session_rate: Option<u32>,
+    /// New sessions one address may create at once above that rate [default: 60].
+    #[arg(long, value_name = "N")]
+    pub ip_session_burst: Option<u32>,
+    /// Exempt loopback clients from the per-address limits (benchmarks, local load tests).
+    #[arg(long)]
+    pub exempt_loopback: bool,
+    /// How long a session without a client stays in memory after its last change [default:
+    /// 10m]; the store keeps it.
+    #[arg(long, value_name = "DURATION")]
+    pub evict_after: Option<String>,
+    /// Most sessions in memory on this node [default: 100000].
+    #[arg(long, value_name = "N")]
+    pub max_sessions: Option<u64>,
 }
 
 impl ServeArgs {
@@ -194,6 +226,16 @@ impl ServeArgs {
             rate_burst: self.rate_burst,
             allowed_origins: self.allowed_origins,
             ping_interval: self.ping_interval,
+            write_timeout: self.write_timeout,
+            header_timeout: self.header_timeout,
+            shutdown_timeout: self.shutdown_timeout,
+            max_connections: self.max_connections,
+            max_connections_per_ip: self.max_connections_per_ip,
+            ip_session_rate: self.ip_session_rate,
+            ip_session_burst: self.ip_session_burst,
+            exempt_loopback: self.exempt_loopback.then_some(true),
+            max_sessions: self.max_sessions,
+            evict_after: self.evict_after,
         };
         flags.over(env.over(file)).resolve()
     }
@@ -206,7 +248,7 @@ fn parse_duration(text: &str) -> Result<chrono::TimeDelta, String> {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
         Command::Loadgen(args) => loadgen(args),
         Command::Script(args) => script(args),
         Command::Schema => {
@@ -345,7 +387,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             config,
             engine,
             store,
-            crate::server::shutdown_signal(),
+            crate::server::Shutdown::on_signals(),
         )
         .await
         .map_err(|e| format!("server: {e}"))

@@ -54,9 +54,13 @@ pub struct ServerConfig {
     /// The largest the SQLite file may grow, in bytes (a quota: at the limit, changes are
     /// refused as on a full disk until sessions are deleted); `None`: the disk's size.
     pub store_max_bytes: Option<u64>,
-    /// Sessions without activity for this long are evicted from memory (24 hours: a user who
-    /// comes back the next day still finds the conversation).
+    /// Finished sessions without activity for this long are deleted from the store (24 hours:
+    /// a user who comes back the next day still finds the conversation).
     pub retention: TimeDelta,
+    /// Sessions without a client and without activity for this long leave memory (the store
+    /// keeps them; they are loaded again when asked for, or when their idle deadline falls
+    /// due).
+    pub evict_after: TimeDelta,
     /// Largest client frame accepted, in bytes (64 KiB: a long message, never a file).
     pub max_frame_bytes: usize,
     /// Frames per second a connection may send on average (a person types far slower; a
@@ -70,6 +74,27 @@ pub struct ServerConfig {
     pub ping_interval: std::time::Duration,
     /// How long one write to a client may take; a client that reads too slowly is closed.
     pub write_timeout: std::time::Duration,
+    /// How long a client may take to send a request's header (a connection that never
+    /// finishes one is closed).
+    pub header_timeout: std::time::Duration,
+    /// How long a graceful shutdown may wait for connections to close before it closes them.
+    pub shutdown_timeout: std::time::Duration,
+    /// Most TCP connections open at once (HTTP and WebSocket); more are answered 503
+    /// `server_full` and closed.
+    pub max_connections: usize,
+    /// Most connections open at once from one address (an IPv6 /64 counts as one); more are
+    /// answered 429 `rate_limited`. 0: no per-address cap.
+    pub max_connections_per_ip: usize,
+    /// New sessions one address may create per minute on average (an IPv6 /64 counts as one).
+    pub ip_session_rate: u32,
+    /// New sessions one address may create at once above that rate.
+    pub ip_session_burst: u32,
+    /// Whether loopback clients are exempt from the per-address limits (for benchmarks and
+    /// load tests from the same machine).
+    pub exempt_loopback: bool,
+    /// Most sessions in memory on this node; a connection that would add one past it is
+    /// refused with `server_full` (503).
+    pub max_sessions: usize,
 }
 
 impl Default for ServerConfig {
@@ -82,12 +107,21 @@ impl Default for ServerConfig {
             store_batch: 4096,
             store_max_bytes: None,
             retention: TimeDelta::hours(24),
+            evict_after: TimeDelta::minutes(10),
             max_frame_bytes: 64 * 1024,
             rate_limit: 20,
             rate_burst: 40,
             allowed_origins: Vec::new(),
             ping_interval: std::time::Duration::from_secs(30),
             write_timeout: std::time::Duration::from_secs(10),
+            header_timeout: std::time::Duration::from_secs(10),
+            shutdown_timeout: std::time::Duration::from_secs(10),
+            max_connections: 10_000,
+            max_connections_per_ip: 256,
+            ip_session_rate: 120,
+            ip_session_burst: 60,
+            exempt_loopback: false,
+            max_sessions: 100_000,
         }
     }
 }
@@ -113,15 +147,25 @@ pub struct ConfigLayer {
     pub store_batch: Option<u64>,
     pub store_max_bytes: Option<u64>,
     pub retention: Option<String>,
+    pub evict_after: Option<String>,
     pub max_frame_bytes: Option<u64>,
     pub rate_limit: Option<u32>,
     pub rate_burst: Option<u32>,
     pub allowed_origins: Option<Vec<String>>,
     pub ping_interval: Option<String>,
+    pub write_timeout: Option<String>,
+    pub header_timeout: Option<String>,
+    pub shutdown_timeout: Option<String>,
+    pub max_connections: Option<u64>,
+    pub max_connections_per_ip: Option<u64>,
+    pub ip_session_rate: Option<u32>,
+    pub ip_session_burst: Option<u32>,
+    pub exempt_loopback: Option<bool>,
+    pub max_sessions: Option<u64>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 12] = [
+pub const ENV_VARS: [(&str, &str); 22] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -129,11 +173,21 @@ pub const ENV_VARS: [(&str, &str); 12] = [
     ("CONVSTATE_STORE_BATCH", "store_batch"),
     ("CONVSTATE_STORE_MAX_BYTES", "store_max_bytes"),
     ("CONVSTATE_RETENTION", "retention"),
+    ("CONVSTATE_EVICT_AFTER", "evict_after"),
     ("CONVSTATE_MAX_FRAME_BYTES", "max_frame_bytes"),
     ("CONVSTATE_RATE_LIMIT", "rate_limit"),
     ("CONVSTATE_RATE_BURST", "rate_burst"),
     ("CONVSTATE_ALLOWED_ORIGINS", "allowed_origins"),
     ("CONVSTATE_PING_INTERVAL", "ping_interval"),
+    ("CONVSTATE_WRITE_TIMEOUT", "write_timeout"),
+    ("CONVSTATE_HEADER_TIMEOUT", "header_timeout"),
+    ("CONVSTATE_SHUTDOWN_TIMEOUT", "shutdown_timeout"),
+    ("CONVSTATE_MAX_CONNECTIONS", "max_connections"),
+    ("CONVSTATE_MAX_CONNECTIONS_PER_IP", "max_connections_per_ip"),
+    ("CONVSTATE_IP_SESSION_RATE", "ip_session_rate"),
+    ("CONVSTATE_IP_SESSION_BURST", "ip_session_burst"),
+    ("CONVSTATE_EXEMPT_LOOPBACK", "exempt_loopback"),
+    ("CONVSTATE_MAX_SESSIONS", "max_sessions"),
 ];
 
 impl ConfigLayer {
@@ -160,6 +214,11 @@ impl ConfigLayer {
                     .parse::<u64>()
                     .map_err(|_| format!("{var}: \"{v}\" is not a whole number"))
             };
+            let small = |v: &str| {
+                number(v)?
+                    .try_into()
+                    .map_err(|_| format!("{var}: \"{v}\" is too large"))
+            };
             match var {
                 "CONVSTATE_LISTEN" => layer.listen = Some(value),
                 "CONVSTATE_IDLE_TIMEOUT" => layer.idle_timeout = Some(value),
@@ -168,21 +227,10 @@ impl ConfigLayer {
                 "CONVSTATE_STORE_BATCH" => layer.store_batch = Some(number(&value)?),
                 "CONVSTATE_STORE_MAX_BYTES" => layer.store_max_bytes = Some(number(&value)?),
                 "CONVSTATE_RETENTION" => layer.retention = Some(value),
+                "CONVSTATE_EVICT_AFTER" => layer.evict_after = Some(value),
                 "CONVSTATE_MAX_FRAME_BYTES" => layer.max_frame_bytes = Some(number(&value)?),
-                "CONVSTATE_RATE_LIMIT" => {
-                    layer.rate_limit = Some(
-                        number(&value)?
-                            .try_into()
-                            .map_err(|_| format!("{var}: \"{value}\" is too large"))?,
-                    );
-                }
-                "CONVSTATE_RATE_BURST" => {
-                    layer.rate_burst = Some(
-                        number(&value)?
-                            .try_into()
-                            .map_err(|_| format!("{var}: \"{value}\" is too large"))?,
-                    );
-                }
+                "CONVSTATE_RATE_LIMIT" => layer.rate_limit = Some(small(&value)?),
+                "CONVSTATE_RATE_BURST" => layer.rate_burst = Some(small(&value)?),
                 "CONVSTATE_ALLOWED_ORIGINS" => {
                     layer.allowed_origins = Some(
                         value
@@ -194,6 +242,23 @@ impl ConfigLayer {
                     );
                 }
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
+                "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
+                "CONVSTATE_HEADER_TIMEOUT" => layer.header_timeout = Some(value),
+                "CONVSTATE_SHUTDOWN_TIMEOUT" => layer.shutdown_timeout = Some(value),
+                "CONVSTATE_MAX_CONNECTIONS" => layer.max_connections = Some(number(&value)?),
+                "CONVSTATE_MAX_CONNECTIONS_PER_IP" => {
+                    layer.max_connections_per_ip = Some(number(&value)?)
+                }
+                "CONVSTATE_IP_SESSION_RATE" => layer.ip_session_rate = Some(small(&value)?),
+                "CONVSTATE_IP_SESSION_BURST" => layer.ip_session_burst = Some(small(&value)?),
+                "CONVSTATE_EXEMPT_LOOPBACK" => {
+                    layer.exempt_loopback = Some(match value.trim() {
+                        "1" | "true" | "yes" | "on" => true,
+                        "0" | "false" | "no" | "off" => false,
+                        other => return Err(format!("{var}: \"{other}\" is not true or false")),
+                    })
+                }
+                "CONVSTATE_MAX_SESSIONS" => layer.max_sessions = Some(number(&value)?),
                 _ => {}
             }
         }
@@ -210,11 +275,21 @@ impl ConfigLayer {
             store_batch: self.store_batch.or(base.store_batch),
             store_max_bytes: self.store_max_bytes.or(base.store_max_bytes),
             retention: self.retention.or(base.retention),
+            evict_after: self.evict_after.or(base.evict_after),
             max_frame_bytes: self.max_frame_bytes.or(base.max_frame_bytes),
             rate_limit: self.rate_limit.or(base.rate_limit),
             rate_burst: self.rate_burst.or(base.rate_burst),
             allowed_origins: self.allowed_origins.or(base.allowed_origins),
             ping_interval: self.ping_interval.or(base.ping_interval),
+            write_timeout: self.write_timeout.or(base.write_timeout),
+            header_timeout: self.header_timeout.or(base.header_timeout),
+            shutdown_timeout: self.shutdown_timeout.or(base.shutdown_timeout),
+            max_connections: self.max_connections.or(base.max_connections),
+            max_connections_per_ip: self.max_connections_per_ip.or(base.max_connections_per_ip),
+            ip_session_rate: self.ip_session_rate.or(base.ip_session_rate),
+            ip_session_burst: self.ip_session_burst.or(base.ip_session_burst),
+            exempt_loopback: self.exempt_loopback.or(base.exempt_loopback),
+            max_sessions: self.max_sessions.or(base.max_sessions),
         }
     }
 
@@ -250,6 +325,9 @@ impl ConfigLayer {
         if let Some(d) = self.retention {
             c.retention = parse_duration(&d).map_err(|e| format!("retention: {e}"))?;
         }
+        if let Some(d) = self.evict_after {
+            c.evict_after = parse_duration(&d).map_err(|e| format!("evict_after: {e}"))?;
+        }
         if let Some(n) = self.max_frame_bytes {
             if !(256..=16 << 20).contains(&n) {
                 return Err(format!(
@@ -270,11 +348,51 @@ impl ConfigLayer {
         if let Some(origins) = self.allowed_origins {
             c.allowed_origins = origins;
         }
-        if let Some(d) = self.ping_interval {
-            let d = parse_duration(&d).map_err(|e| format!("ping_interval: {e}"))?;
-            c.ping_interval = d
+        let std_duration = |key: &str, d: &str| {
+            parse_duration(d)
+                .map_err(|e| format!("{key}: {e}"))?
                 .to_std()
-                .map_err(|_| "ping_interval: out of range".to_string())?;
+                .map_err(|_| format!("{key}: out of range"))
+        };
+        if let Some(d) = self.ping_interval {
+            c.ping_interval = std_duration("ping_interval", &d)?;
+        }
+        if let Some(d) = self.write_timeout {
+            c.write_timeout = std_duration("write_timeout", &d)?;
+        }
+        if let Some(d) = self.header_timeout {
+            c.header_timeout = std_duration("header_timeout", &d)?;
+        }
+        if let Some(d) = self.shutdown_timeout {
+            c.shutdown_timeout = std_duration("shutdown_timeout", &d)?;
+        }
+        let count = |key: &str, n: u64, min: u64| {
+            if (min..=100_000_000).contains(&n) {
+                Ok(n as usize)
+            } else {
+                Err(format!("{key}: {n} is outside {min} to 100000000"))
+            }
+        };
+        if let Some(n) = self.max_connections {
+            c.max_connections = count("max_connections", n, 1)?;
+        }
+        if let Some(n) = self.max_connections_per_ip {
+            c.max_connections_per_ip = count("max_connections_per_ip", n, 0)?;
+        }
+        if let Some(n) = self.ip_session_rate {
+            if n == 0 {
+                return Err("ip_session_rate: must be at least 1 session per minute".to_string());
+            }
+            c.ip_session_rate = n;
+        }
+        if let Some(n) = self.ip_session_burst {
+            c.ip_session_burst = n.max(1);
+        }
+        if let Some(b) = self.exempt_loopback {
+            c.exempt_loopback = b;
+        }
+        if let Some(n) = self.max_sessions {
+            c.max_sessions = count("max_sessions", n, 1)?;
         }
         Ok(c)
     }

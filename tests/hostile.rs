@@ -8,12 +8,13 @@
 
 mod common;
 
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
-use common::{Client, StoreKind, TestServer, http};
+use common::{Client, PATIENCE, ServerProcess, StoreKind, TestServer, http, temp_path};
 use convstate::config::ServerConfig;
-use convstate::protocol::ErrorCode;
-use futures_util::SinkExt;
+use convstate::protocol::{ErrorCode, ServerFrame};
+use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -126,3 +127,393 @@ on_both_stores!(
     a_frame_over_the_hard_limit_is_closed_with_1009,
     long_descriptions_and_values_are_capped_in_the_state,
 );
+
+/// Writes the start of an HTTP request to the server and leaves it unfinished.
+fn half_header(addr: std::net::SocketAddr) -> std::net::TcpStream {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgr").unwrap();
+    s
+}
+
+#[test]
+fn a_half_sent_header_is_closed_at_the_header_timeout() {
+    let server = ServerProcess::start(&["--store", "memory:", "--header-timeout", "1s"]).unwrap();
+    let mut s = half_header(server.addr);
+    s.set_read_timeout(Some(PATIENCE)).unwrap();
+    let started = Instant::now();
+    let mut buf = [0u8; 256];
+    // Closed by the server: the read ends (0 bytes, or an error for a reset), in time.
+    let _ = s.read(&mut buf);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the connection stayed open {:?}",
+        started.elapsed()
+    );
+    // So is a connection that sends nothing at all.
+    let mut idle = std::net::TcpStream::connect(server.addr).unwrap();
+    idle.set_read_timeout(Some(PATIENCE)).unwrap();
+    let started = Instant::now();
+    let _ = idle.read(&mut buf);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(server.stop().0.success());
+}
+
+/// A WebSocket client with a tiny receive buffer: what it does not read fills up at once.
+async fn never_reading(
+    url: &str,
+    addr: std::net::SocketAddr,
+) -> tokio_tungstenite::WebSocketStream<tokio::net::TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(addr).await.unwrap();
+    tokio_tungstenite::client_async(url, stream)
+        .await
+        .unwrap()
+        .0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_finishes_within_its_deadline_despite_a_half_header_and_a_client_that_never_reads()
+{
+    let db = temp_path("shutdown", "db");
+    let store = format!("sqlite:{}", db.display());
+    let server = ServerProcess::start(&[
+        "--store",
+        &store,
+        "--shutdown-timeout",
+        "3s",
+        "--rate-limit",
+        "100000",
+        "--rate-burst",
+        "100000",
+    ])
+    .unwrap();
+    let _half = half_header(server.addr);
+    // A client that never reads, with its session's frames piling up for it.
+    let (mut writer, _) = Client::connect(&server.ws_url("")).await;
+    let id = writer.session_id.clone();
+    let _stuck = never_reading(&server.ws_url(&format!("?session_id={id}")), server.addr).await;
+    for k in 0..300 {
+        writer
+            .turn(
+                "user",
+                &format!("Add a field number {k}"),
+                &format!("w-{k}"),
+            )
+            .await;
+    }
+    let (mut polite, _) = Client::connect(&server.ws_url("")).await;
+    polite.turn("user", "Build a landing page", "p-1").await;
+    let started = Instant::now();
+    server.signal("TERM");
+    assert_eq!(
+        polite.closed_with().await,
+        Some(1001),
+        "a reading client gets 1001"
+    );
+    assert_eq!(writer.closed_with().await, Some(1001));
+    let (status, _) = server.wait();
+    assert!(status.success());
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "shutdown took {:?} (deadline 3 s)",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_signal_stops_at_once_and_the_store_keeps_every_acknowledged_turn() {
+    let db = temp_path("second-signal", "db");
+    let store = format!("sqlite:{}", db.display());
+    let args = ["--store", &store, "--shutdown-timeout", "60s"];
+    let server = ServerProcess::start(&args).unwrap();
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let id = client.session_id.clone();
+    for k in 0..5 {
+        client
+            .turn("user", &format!("Add a field {k}"), &format!("a-{k}"))
+            .await;
+    }
+    // A client that reads but never answers the close handshake.
+    let (_mute, _) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    let started = Instant::now();
+    server.signal("TERM");
+    server.signal("TERM");
+    let (status, _) = server.wait();
+    assert!(status.success());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "two signals took {:?}",
+        started.elapsed()
+    );
+    let server = ServerProcess::start(&args).unwrap();
+    let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let state: convstate::conversation::Conversation = serde_json::from_str(&body).unwrap();
+    assert_eq!(state.turn_count, 5);
+    assert!(server.stop().0.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_bare_connections_leave_no_session_behind() {
+    let db = temp_path("bare", "db");
+    let store = format!("sqlite:{}", db.display());
+    let server = ServerProcess::start(&["--store", &store, "--exempt-loopback"]).unwrap();
+    let mut ids = std::collections::HashSet::new();
+    for _ in 0..1_000 {
+        let (mut c, welcome) = Client::connect(&server.ws_url("")).await;
+        ids.insert(welcome.session_id.to_string());
+        c.ws.close(None).await.unwrap();
+        while c.ws.next().await.is_some() {}
+    }
+    assert_eq!(ids.len(), 1_000, "every welcome names its own session");
+    // One that speaks is stored.
+    let (mut speaker, _) = Client::connect(&server.ws_url("")).await;
+    speaker.turn("user", "Build a landing page", "s-1").await;
+    let spoken = speaker.session_id.clone();
+    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+    let live: usize = metrics
+        .lines()
+        .filter(|l| l.starts_with("convstate_sessions{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<usize>().ok())
+        .sum();
+    assert_eq!(
+        live, 1,
+        "only the speaking session is in memory:\n{metrics}"
+    );
+    assert!(server.stop().0.success());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let stored: Vec<String> = conn
+        .prepare("SELECT id FROM sessions")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(stored, [spoken], "only the session that changed is stored");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_never_reading_client_is_closed_at_the_write_timeout_and_its_session_goes_on() {
+    let config = ServerConfig {
+        write_timeout: Duration::from_secs(2),
+        ..limits()
+    };
+    let server = TestServer::start(config, None, StoreKind::Memory).await;
+    let (mut writer, _) = Client::connect(&server.ws_url("")).await;
+    let id = writer.session_id.clone();
+    let mut stuck = never_reading(&server.ws_url(&format!("?session_id={id}")), server.addr).await;
+    let started = Instant::now();
+    let mut latencies = Vec::new();
+    let mut closed_after = None;
+    for k in 0.. {
+        let sent = Instant::now();
+        writer
+            .turn(
+                "user",
+                &format!("Add a field number {k}"),
+                &format!("w-{k}"),
+            )
+            .await;
+        latencies.push(sent.elapsed());
+        let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+        if metrics
+            .lines()
+            .any(|l| l == "convstate_slow_clients_closed_total 1")
+        {
+            closed_after = Some(k);
+            break;
+        }
+        assert!(
+            started.elapsed() < PATIENCE * 3,
+            "the stuck client was not closed"
+        );
+    }
+    assert!(closed_after.is_some());
+    latencies.sort();
+    let p99 = latencies[latencies.len() * 99 / 100];
+    // A stall behind the stuck client would show as its write timeout, 2 s.
+    assert!(
+        p99 < Duration::from_millis(500),
+        "the healthy client's p99 was {p99:?} over {} turns",
+        latencies.len()
+    );
+    // The stuck client's connection ends: what it did not read, then the end.
+    let ended = tokio::time::timeout(PATIENCE, async {
+        while let Some(Ok(_)) = stuck.next().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stuck client's connection is still open");
+    writer.turn("user", "Still here", "w-last").await;
+    server.stop().await;
+}
+
+/// Reads the status line and body of what the server answers to a WebSocket upgrade, without
+/// upgrading.
+fn raw_upgrade(addr: std::net::SocketAddr, query: &str) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(PATIENCE)).unwrap();
+    write!(
+        s,
+        "GET /ws{query} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n @ 1..) = s.read(&mut buf) {
+        answer.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&answer);
+        if text.starts_with("HTTP/1.1 101") && text.contains("\r\n\r\n") {
+            break;
+        }
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length: "))
+                .and_then(|n| n.trim().parse::<usize>().ok());
+            if length.is_some_and(|n| body.len() >= n) {
+                break;
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .get(9..12)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_default();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn error_code(body: &str) -> Option<ErrorCode> {
+    match ServerFrame::parse(body) {
+        Ok(ServerFrame::Error(e)) => Some(e.code),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_over_the_caps_are_refused_with_a_clear_answer() {
+    // Per address: the sixth connection from loopback gets 429.
+    let config = ServerConfig {
+        max_connections_per_ip: 5,
+        ..limits()
+    };
+    let server = TestServer::start(config, None, StoreKind::Memory).await;
+    let mut held = Vec::new();
+    for _ in 0..5 {
+        held.push(Client::connect(&server.ws_url("")).await.0);
+    }
+    let addr = server.addr;
+    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
+        .await
+        .unwrap();
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(error_code(&body), Some(ErrorCode::RateLimited), "{body}");
+    // A connection that closes frees its place.
+    let mut one = held.pop().unwrap();
+    one.ws.close(None).await.unwrap();
+    while one.ws.next().await.is_some() {}
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    held.push(Client::connect(&server.ws_url("")).await.0);
+    server.stop().await;
+
+    // The node's cap: 503 `server_full`, whoever asks.
+    let config = ServerConfig {
+        max_connections: 3,
+        exempt_loopback: true,
+        ..limits()
+    };
+    let server = TestServer::start(config, None, StoreKind::Memory).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(Client::connect(&server.ws_url("")).await.0);
+    }
+    let addr = server.addr;
+    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
+        .await
+        .unwrap();
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(error_code(&body), Some(ErrorCode::ServerFull), "{body}");
+    let (_, metrics) = {
+        drop(held.pop());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        http(server.addr, "GET", "/metrics").await
+    };
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l == "convstate_connections_refused_total{cap=\"node\"} 1"),
+        "{metrics}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_sessions_are_limited_per_address_and_per_node() {
+    // Per address: a burst of 3, then one a minute.
+    let config = ServerConfig {
+        ip_session_rate: 1,
+        ip_session_burst: 3,
+        ..limits()
+    };
+    let server = TestServer::start(config, None, StoreKind::Memory).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(Client::connect(&server.ws_url("")).await.0);
+    }
+    let addr = server.addr;
+    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
+        .await
+        .unwrap();
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(error_code(&body), Some(ErrorCode::RateLimited), "{body}");
+    assert!(body.contains("new sessions"), "{body}");
+    // Joining an existing session is not a new one.
+    let id = held[0].session_id.clone();
+    let (_, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome.session_id, id);
+    server.stop().await;
+
+    // Per node: `max_sessions` in memory; a bare session that leaves frees its place.
+    let config = ServerConfig {
+        max_sessions: 2,
+        ..limits()
+    };
+    let server = TestServer::start(config, None, StoreKind::Memory).await;
+    let (mut a, _) = Client::connect(&server.ws_url("")).await;
+    let (_b, _) = Client::connect(&server.ws_url("")).await;
+    let addr = server.addr;
+    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
+        .await
+        .unwrap();
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(error_code(&body), Some(ErrorCode::ServerFull), "{body}");
+    a.ws.close(None).await.unwrap();
+    while a.ws.next().await.is_some() {}
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Client::connect(&server.ws_url("")).await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_overlong_session_id_is_a_bad_request() {
+    let server = TestServer::start(limits(), None, StoreKind::Memory).await;
+    let id = "x".repeat(10 * 1024);
+    let addr = server.addr;
+    let query = format!("?session_id={id}");
+    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, &query))
+        .await
+        .unwrap();
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(error_code(&body), Some(ErrorCode::BadRequest), "{body}");
+    for path in ["", "/summary", "/events", "/goals"] {
+        let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}{path}")).await;
+        assert_eq!(status, 400, "{path}: {body}");
+    }
+    server.stop().await;
+}

@@ -535,6 +535,7 @@ async fn sessions_are_evicted_after_the_retention_period_unless_connected(store:
     let timing = Timing::of(store);
     let config = ServerConfig {
         retention: timing.pick(TimeDelta::hours(24), TimeDelta::milliseconds(300)),
+        evict_after: timing.pick(TimeDelta::hours(24), TimeDelta::milliseconds(300)),
         // The connected client reads nothing meanwhile, so it answers no ping: over a day of
         // paused time it must not be dropped for that.
         ping_interval: timing.pick(Duration::from_secs(3 * 86_400), Duration::from_secs(30)),

@@ -213,6 +213,8 @@ named! {
         SessionDeleted = "session_deleted",
         /// The store cannot make changes durable: the frame was not applied.
         StoreUnavailable = "store_unavailable",
+        /// The node is at its limit of connections or sessions: try again later (HTTP 503).
+        ServerFull = "server_full",
     }
 }
 

@@ -5,12 +5,15 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{Path, Query, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Extension, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 
+use super::edge::Admitted;
 use super::{App, web, ws};
 use crate::protocol::{self, ErrorCode, ServerFrame};
 use crate::store::{ErrorKind, Health, StoreError};
@@ -78,8 +81,16 @@ async fn upgrade(
     State(app): State<Arc<App>>,
     Query(params): Query<WsParams>,
     headers: HeaderMap,
+    admitted: Option<Extension<Arc<Admitted>>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    let admitted = admitted.map(|Extension(a)| a);
+    if let Some(id) = &params.session_id
+        && let Err(refused) = check_id(id)
+    {
+        return refused;
+    }
     if let Err(origin) = check_origin(&headers, &app.config.allowed_origins) {
         return (
             StatusCode::FORBIDDEN,
@@ -97,15 +108,34 @@ async fn upgrade(
         .max_message_size(hard_limit)
         .max_frame_size(hard_limit);
     let session = match params.session_id.clone() {
-        // The welcome gives the client its session id to resume with: the session is committed
-        // before that, so it survives a crash as the client's later turns do.
-        None => match app.sessions.create(app.clock.now()) {
-            Ok((session, ticket)) => match app.sessions.store().committed(ticket).await {
-                Ok(()) => Ok(Some(app.sessions.admit(session, app.clock.now()))),
-                Err(e) => Err(e),
-            },
-            Err(e) => Err(e),
-        },
+        // A new session lives in memory until its first change, which creates it in the store:
+        // a connection that says nothing leaves nothing behind.
+        None => {
+            if let Some(Extension(ConnectInfo(peer))) = peer
+                && !app
+                    .session_rate
+                    .allow(peer.ip(), tokio::time::Instant::now())
+            {
+                app.metrics.error(ErrorCode::RateLimited);
+                let message = format!(
+                    "more than {} new sessions per minute from one address: try again later",
+                    app.config.ip_session_rate
+                );
+                return error_response(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    &message,
+                );
+            }
+            // Its first change would be refused: no new session while the store refuses.
+            if let Some(cause) = app.sessions.store().refusing() {
+                return store_unavailable(&cause);
+            }
+            match app.sessions.create(app.clock.now()) {
+                Some(session) => Ok(Some(session)),
+                None => return server_full(&app),
+            }
+        }
         Some(id) => {
             let (loading, now) = (app.clone(), app.clock.now());
             blocking(move || loading.sessions.get_or_load(&id, now)).await
@@ -114,14 +144,47 @@ async fn upgrade(
     let last_seq = params.last_seq;
     match session {
         Ok(Some(session)) => {
-            upgrade.on_upgrade(move |socket| ws::serve(socket, app, session, last_seq))
+            upgrade.on_upgrade(move |socket| ws::serve(socket, app, session, last_seq, admitted))
         }
         Ok(None) => {
             let id = params.session_id.unwrap_or_default();
-            upgrade.on_upgrade(move |socket| ws::unknown_session(socket, app, id))
+            upgrade.on_upgrade(move |socket| ws::unknown_session(socket, app, id, admitted))
         }
+        Err(e) if e.kind == ErrorKind::Full && app.sessions.full() => server_full(&app),
         Err(e) => store_unavailable(&e),
     }
+}
+
+/// A session id longer than the protocol allows is refused, never looked up.
+#[allow(clippy::result_large_err)]
+fn check_id(id: &str) -> Result<(), Response> {
+    if id.len() > protocol::MAX_ID_BYTES {
+        let message = format!(
+            "a session id is at most {} bytes; this one has {}",
+            protocol::MAX_ID_BYTES,
+            id.len()
+        );
+        return Err(bad_request(&message));
+    }
+    Ok(())
+}
+
+/// This node holds its maximum of sessions: 503, `server_full`.
+fn server_full(app: &App) -> Response {
+    app.metrics.error(ErrorCode::ServerFull);
+    let message = format!(
+        "this node holds its maximum of {} sessions: try again later",
+        app.config.max_sessions
+    );
+    let mut response = error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ServerFull,
+        &message,
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 /// Runs a blocking store call off the runtime's workers.
@@ -158,7 +221,7 @@ fn store_unavailable(e: &StoreError) -> Response {
 /// Readiness, for a load balancer: 503 naming the cause while the store refuses writes or the
 /// server is stopping. `/healthz` is liveness: the process answers.
 async fn readyz(State(app): State<Arc<App>>) -> Response {
-    if *app.stop.borrow() {
+    if app.stopping() {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             "not ready: shutting down\n",
@@ -236,6 +299,9 @@ async fn state_text(app: &Arc<App>, id: &str) -> Result<Option<(String, String)>
 }
 
 async fn session_state(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if let Err(refused) = check_id(&id) {
+        return refused;
+    }
     match state_text(&app, &id).await {
         Ok(Some((state, _))) => {
             ([(header::CONTENT_TYPE, "application/json")], state).into_response()
@@ -246,6 +312,9 @@ async fn session_state(State(app): State<Arc<App>>, Path(id): Path<String>) -> R
 }
 
 async fn session_summary(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if let Err(refused) = check_id(&id) {
+        return refused;
+    }
     match state_text(&app, &id).await {
         Ok(Some((_, summary))) => (
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
@@ -298,6 +367,9 @@ async fn session_events(
     Path(id): Path<String>,
     params: Result<Query<PageParams>, QueryRejection>,
 ) -> Response {
+    if let Err(refused) = check_id(&id) {
+        return refused;
+    }
     let (after, limit) = match page(params, PAGE_MAX) {
         Ok(p) => p,
         Err(message) => return bad_request(&message),
@@ -312,6 +384,10 @@ async fn session_events(
             protocol::to_text(&events),
         )
             .into_response(),
+        // A session in memory that nothing changed yet has no log.
+        Ok(None) if app.sessions.get(&id).is_some() => {
+            ([(header::CONTENT_TYPE, "application/json")], "[]").into_response()
+        }
         Ok(None) => unknown_session(&id),
         Err(e) => store_unavailable(&e),
     }
@@ -325,6 +401,9 @@ async fn session_goals(
     Path(id): Path<String>,
     params: Result<Query<PageParams>, QueryRejection>,
 ) -> Response {
+    if let Err(refused) = check_id(&id) {
+        return refused;
+    }
     let (after, limit) = match page(params, GOALS_PAGE) {
         Ok(p) => p,
         Err(message) => return bad_request(&message),
@@ -345,7 +424,8 @@ async fn session_goals(
             protocol::to_text(&goals),
         )
             .into_response(),
-        Ok(None) => unknown_session(&id),
+        // Loaded above: a session nothing changed yet has no history.
+        Ok(None) => ([(header::CONTENT_TYPE, "application/json")], "[]").into_response(),
         Err(e) => store_unavailable(&e),
     }
 }
@@ -367,6 +447,9 @@ async fn committed(app: &App) -> Result<(), StoreError> {
 
 /// Deletes a session and its log for good; answers once the deletion is committed.
 async fn delete_session(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if let Err(refused) = check_id(&id) {
+        return refused;
+    }
     let (deleting, key) = (app.clone(), id.clone());
     match blocking(move || deleting.sessions.remove(&key)).await {
         Ok(Some(ticket)) => match app.sessions.store().committed(ticket).await {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use smallvec::SmallVec;
 
+use super::edge::Refusal;
 use crate::conversation::{GoalReason, GoalType, Input, Phase, Role, Step, Transitions};
 use crate::protocol::ErrorCode;
 
@@ -128,6 +129,10 @@ pub(crate) struct Metrics {
     pub resumes: Resumes,
     pub connections: Gauge,
     pub connections_total: Counter,
+    /// Clients closed because a write to them took longer than the write timeout.
+    pub slow_clients_closed: Counter,
+    /// Connections refused at accept: over the node's cap, over the address's cap.
+    refused: [Counter; 2],
     pub sessions_created: Counter,
     pub sessions_evicted: Counter,
     /// By role: user, assistant.
@@ -169,6 +174,10 @@ impl Metrics {
         }
     }
 
+    pub(crate) fn refused(&self, refusal: Refusal) {
+        self.refused[refusal as usize].inc();
+    }
+
     pub(crate) fn error(&self, code: ErrorCode) {
         if let Some(i) = ErrorCode::ALL.iter().position(|c| *c == code) {
             self.errors[i].inc();
@@ -201,6 +210,30 @@ impl Metrics {
             out,
             "convstate_connections_total {}",
             self.connections_total.get()
+        );
+        family(
+            &mut out,
+            "connections_refused_total",
+            "counter",
+            "Connections refused when accepted, by the cap they were over.",
+        );
+        for (i, cap) in ["node", "address"].iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "convstate_connections_refused_total{{cap=\"{cap}\"}} {}",
+                self.refused[i].get()
+            );
+        }
+        family(
+            &mut out,
+            "slow_clients_closed_total",
+            "counter",
+            "Clients closed because a write to them took longer than the write timeout.",
+        );
+        let _ = writeln!(
+            out,
+            "convstate_slow_clients_closed_total {}",
+            self.slow_clients_closed.get()
         );
         family(&mut out, "sessions", "gauge", "Live sessions by phase.");
         for p in Phase::ALL {

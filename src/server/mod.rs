@@ -6,28 +6,30 @@
 //! - `http`: the routes (`/ws`, `/healthz`, `/metrics`, `/api/sessions/...`, the demo);
 //! - `web`: the demo page and embed script, compiled in;
 //! - `metrics`: the counters behind `/metrics`;
+//! - `edge`: accepting connections, their limits and timeouts, and [`Shutdown`];
 //! - this module: [`run`], the sweeper, the purge, the [`Clock`].
 
 pub(crate) mod deadlines;
+pub(crate) mod edge;
 pub(crate) mod http;
 pub(crate) mod metrics;
 pub(crate) mod sessions;
 pub(crate) mod web;
 pub(crate) mod ws;
 
-use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use tokio::net::TcpListener;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tracing::{info, warn};
 
 use crate::config::ServerConfig;
 use crate::conversation::Engine;
 use crate::store::Store;
+pub use edge::Shutdown;
+use edge::{Limits, SessionRate, Stop, Tracker};
 use metrics::Metrics;
 use sessions::Sessions;
 
@@ -75,11 +77,15 @@ pub(crate) struct App {
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) config: ServerConfig,
     pub(crate) clock: Clock,
-    /// Becomes `true` when the server stops: every WebSocket task closes with 1001.
-    pub stop: watch::Receiver<bool>,
-    /// Open WebSocket tasks, so shutdown can wait for their close handshakes.
-    open: AtomicUsize,
-    all_closed: Notify,
+    /// Where the server is in its life: at `Closing` every WebSocket closes with 1001, at
+    /// `Now` whatever is left is dropped.
+    pub(crate) stop: watch::Receiver<Stop>,
+    pub(crate) limits: Arc<Limits>,
+    pub(crate) session_rate: SessionRate,
+    /// Open WebSockets, so shutdown can wait for their close handshakes.
+    pub(crate) websockets: Arc<Tracker>,
+    /// HTTP requests in flight, so shutdown can let them finish.
+    pub(crate) requests: Arc<Tracker>,
 }
 
 impl App {
@@ -88,53 +94,54 @@ impl App {
         engine: Engine,
         store: Arc<dyn Store>,
         clock: Clock,
-        stop: watch::Receiver<bool>,
+        stop: watch::Receiver<Stop>,
     ) -> App {
         let metrics = Arc::new(Metrics::default());
+        let limits = Arc::new(Limits::new(&config));
         App {
-            sessions: Sessions::new(engine, store, metrics.clone(), config.retention),
+            sessions: Sessions::new(engine, store, metrics.clone(), &config),
             metrics,
+            session_rate: SessionRate::new(&config, limits.clone()),
+            limits,
             config,
             clock,
             stop,
-            open: AtomicUsize::new(0),
-            all_closed: Notify::new(),
+            websockets: Arc::default(),
+            requests: Arc::default(),
         }
     }
 
     /// Counts a WebSocket connection while the guard lives.
-    fn track_connection(&self) -> ConnectionGuard<'_> {
-        self.open.fetch_add(1, Ordering::SeqCst);
+    fn track_connection(&self) -> ConnectionGuard {
         self.metrics.connections.inc();
         self.metrics.connections_total.inc();
-        ConnectionGuard(self)
+        ConnectionGuard {
+            metrics: self.metrics.clone(),
+            _open: self.websockets.track(),
+        }
     }
 
-    async fn all_closed(&self) {
-        loop {
-            let notified = self.all_closed.notified();
-            if self.open.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            notified.await;
-        }
+    /// Whether the server is stopping.
+    pub(crate) fn stopping(&self) -> bool {
+        *self.stop.borrow() >= Stop::Closing
     }
 }
 
-struct ConnectionGuard<'a>(&'a App);
+struct ConnectionGuard {
+    metrics: Arc<Metrics>,
+    _open: edge::Tracked,
+}
 
-impl Drop for ConnectionGuard<'_> {
+impl Drop for ConnectionGuard {
     fn drop(&mut self) {
-        self.0.metrics.connections.dec();
-        if self.0.open.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.0.all_closed.notify_waiters();
-        }
+        self.metrics.connections.dec();
     }
 }
 
-/// Serves `listener` until `shutdown` resolves, then closes every WebSocket with 1001, waits
-/// for their close handshakes (a few seconds at most) and for the store to commit what it
-/// holds.
+/// Serves `listener` until `shutdown` asks to stop (see [`Shutdown`]): then stops accepting,
+/// closes every WebSocket with 1001 and waits, at most `shutdown_timeout`, for the requests in
+/// flight and the close handshakes; drops what is left, and returns once the store has
+/// committed what it holds. A second request cuts the wait short.
 ///
 /// Before serving, sessions whose idle deadline is pending in the store are loaded, so the
 /// idle transitions that fell due while the server was down are applied at once.
@@ -143,7 +150,7 @@ pub async fn run(
     config: ServerConfig,
     engine: Engine,
     store: Arc<dyn Store>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
+    shutdown: impl Into<Shutdown>,
 ) -> std::io::Result<()> {
     run_with_clock(listener, config, engine, store, Clock::System, shutdown).await
 }
@@ -155,9 +162,11 @@ pub async fn run_with_clock(
     engine: Engine,
     store: Arc<dyn Store>,
     clock: Clock,
-    shutdown: impl Future<Output = ()> + Send + 'static,
+    shutdown: impl Into<Shutdown>,
 ) -> std::io::Result<()> {
-    let (stop_tx, stop_rx) = watch::channel(false);
+    let (mut requests, driver) = shutdown.into().split();
+    let driver = tokio::spawn(driver);
+    let (stop_tx, stop_rx) = watch::channel(Stop::Serving);
     let rules = crate::patterns::fingerprint(&engine);
     let app = Arc::new(App::new(config, engine, store, clock, stop_rx.clone()));
     let (recording, now) = (app.clone(), rules.clone());
@@ -185,27 +194,38 @@ pub async fn run_with_clock(
     info!(address = %listener.local_addr()?, store = %app.sessions.store().describe(), "listening");
     let sweeper = tokio::spawn(sweep(app.clone(), stop_rx.clone()));
     let purger = tokio::spawn(purge(app.clone(), stop_rx));
-    let router = http::router(app.clone());
-    // Frames go out as soon as they are written: without TCP_NODELAY, a small frame right after
-    // another (an ack after its state frame) waits for the peer's delayed ACK, up to 40 ms.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
-        if let Err(e) = stream.set_nodelay(true) {
-            tracing::debug!(error = %e, "cannot set TCP_NODELAY");
-        }
-    });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            info!("shutting down");
-            let _ = stop_tx.send(true);
-        })
-        .await?;
-    if tokio::time::timeout(Duration::from_secs(5), app.all_closed())
-        .await
-        .is_err()
-    {
-        warn!("some WebSockets did not close within 5 s");
+    let edge = tokio::spawn(edge::accept(
+        listener,
+        http::router(app.clone()),
+        app.clone(),
+    ));
+
+    requests.reached(1).await;
+    info!("shutting down");
+    let _ = stop_tx.send(Stop::Closing);
+    let deadline = app.config.shutdown_timeout;
+    tokio::select! {
+        _ = async {
+            app.websockets.none_open().await;
+            app.requests.none_open().await;
+        } => {}
+        _ = tokio::time::sleep(deadline) => warn!(
+            websockets = app.websockets.open(),
+            requests = app.requests.open(),
+            "shutdown timeout ({}): closing what is still open",
+            humantime::format_duration(deadline)
+        ),
+        _ = requests.reached(2) => warn!(
+            websockets = app.websockets.open(),
+            requests = app.requests.open(),
+            "asked again to stop: closing what is still open"
+        ),
     }
+    let _ = stop_tx.send(Stop::Now);
+    let _ = edge.await;
+    // WebSockets drop their sockets as soon as they see `Now`.
+    let _ = tokio::time::timeout(Duration::from_millis(200), app.websockets.none_open()).await;
+    driver.abort();
     sweeper.abort();
     purger.abort();
     let closing = app.clone();
@@ -215,7 +235,7 @@ pub async fn run_with_clock(
 
 /// Deletes finished sessions past the retention period from the store: at start-up, then every
 /// hour (or every retention period when that is shorter).
-async fn purge(app: Arc<App>, mut stop: watch::Receiver<bool>) {
+async fn purge(app: Arc<App>, mut stop: watch::Receiver<Stop>) {
     let every = app
         .config
         .retention
@@ -240,7 +260,7 @@ async fn purge(app: Arc<App>, mut stop: watch::Receiver<bool>) {
 
 /// The sweeper: sleeps until the earliest deadline, then lets the sessions handle what fell
 /// due. The engine decides what idleness means; this only decides when to ask.
-async fn sweep(app: Arc<App>, mut stop: watch::Receiver<bool>) {
+async fn sweep(app: Arc<App>, mut stop: watch::Receiver<Stop>) {
     let deadlines = app.sessions.deadlines();
     loop {
         let wait = match deadlines.next() {
@@ -256,36 +276,5 @@ async fn sweep(app: Arc<App>, mut stop: watch::Receiver<bool>) {
         let due = app.clone();
         let now = app.clock.now();
         let _ = tokio::task::spawn_blocking(move || due.sessions.run_due(now)).await;
-    }
-}
-
-/// Resolves on SIGINT (ctrl-c) or SIGTERM. The handlers are installed when this is called,
-/// not when the future is first polled, so a signal that arrives right after start-up is not
-/// lost to the default action (which would kill the process without a clean shutdown). Call it
-/// inside the runtime.
-pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let terminate = signal(SignalKind::terminate()).ok();
-        let interrupt = signal(SignalKind::interrupt()).ok();
-        async move {
-            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
-                match s {
-                    Some(mut s) => {
-                        s.recv().await;
-                    }
-                    None => std::future::pending::<()>().await,
-                }
-            };
-            tokio::select! {
-                _ = wait(terminate) => {}
-                _ = wait(interrupt) => {}
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    async {
-        let _ = tokio::signal::ctrl_c().await;
     }
 }

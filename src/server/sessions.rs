@@ -73,6 +73,9 @@ struct Tip {
     /// The idle deadline currently in the deadline queue, if any.
     scheduled: Option<DateTime<Utc>>,
     deleted: bool,
+    /// Not in the store yet: created by a connection and not changed since. Its first change
+    /// creates it in the store; if its last client leaves first, it is dropped.
+    unstored: bool,
 }
 
 /// What the store holds of a session, as clients see it.
@@ -179,9 +182,12 @@ pub(crate) struct Sessions {
     store: Arc<dyn Store>,
     deadlines: Arc<Deadlines>,
     metrics: Arc<Metrics>,
-    /// Sessions without activity for this long are evicted from memory, and deleted from the
-    /// store once finished.
+    /// Finished sessions without activity for this long are deleted from the store.
     retention: TimeDelta,
+    /// Sessions without a client and without activity for this long are evicted from memory.
+    evict_after: TimeDelta,
+    /// Most sessions in memory.
+    max_sessions: usize,
     /// Held while a session is loaded from the store or finished sessions are purged from it,
     /// so a purge never deletes a session being loaded.
     loading: Mutex<()>,
@@ -192,7 +198,7 @@ impl Sessions {
         engine: Engine,
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
-        retention: TimeDelta,
+        config: &crate::config::ServerConfig,
     ) -> Sessions {
         Sessions {
             map: DashMap::new(),
@@ -200,7 +206,9 @@ impl Sessions {
             store,
             deadlines: Arc::default(),
             metrics,
-            retention,
+            retention: config.retention,
+            evict_after: config.evict_after,
+            max_sessions: config.max_sessions,
             loading: Mutex::new(()),
         }
     }
@@ -213,26 +221,23 @@ impl Sessions {
         &self.deadlines
     }
 
-    /// A new session in `greeting`, not yet in the registry, and the store ticket of its
-    /// creation: once that is committed, [`Sessions::admit`] it.
-    pub(crate) fn create(&self, now: DateTime<Utc>) -> Result<(Arc<Session>, u64), StoreError> {
+    /// A new session in `greeting`, in memory only: its first change creates it in the store
+    /// (see [`Tip::unstored`]). `None` when this node holds its maximum of sessions.
+    pub(crate) fn create(&self, now: DateTime<Utc>) -> Option<Arc<Session>> {
+        if self.full() {
+            return None;
+        }
         let id: Arc<str> = new_session_id().into();
         let conv = self.engine.start(&*id, now);
-        let ticket = self.store.write(
-            Write::Create {
-                session: id.clone(),
-                created_at: now,
-                idle_deadline: conv.idle_deadline,
-            },
-            None,
-        )?;
-        Ok((Session::new(id, conv, 0, Vec::new()), ticket))
+        let session = Session::new(id, conv, 0, Vec::new());
+        session.tip().unstored = true;
+        self.metrics.sessions_created.inc();
+        Some(self.insert(session, now))
     }
 
-    /// Puts a session created with [`Sessions::create`] in the registry.
-    pub(crate) fn admit(&self, session: Arc<Session>, now: DateTime<Utc>) -> Arc<Session> {
-        self.metrics.sessions_created.inc();
-        self.insert(session, now)
+    /// Whether this node holds its maximum of sessions.
+    pub(crate) fn full(&self) -> bool {
+        self.map.len() >= self.max_sessions
     }
 
     fn insert(&self, session: Arc<Session>, now: DateTime<Utc>) -> Arc<Session> {
@@ -245,8 +250,28 @@ impl Sessions {
             .clone();
         self.schedule(&session, &mut session.tip());
         self.deadlines
-            .push(now + self.retention, Due::Evict, session.id.clone());
+            .push(now + self.evict_after, Due::Evict, session.id.clone());
         session
+    }
+
+    /// A client of `session` left (its subscription dropped): a session that was never stored
+    /// and has no client left is dropped, unless someone else holds it right now (a client
+    /// joining: then it stays, and the sweeper evicts it later if that client leaves too).
+    pub(crate) fn left(&self, session: &Arc<Session>) {
+        if !session.tip().unstored {
+            return;
+        }
+        let dropped = self.map.remove_if(&session.id, |_, s| {
+            // Under the map's lock nobody can take a new reference: the registry's and ours
+            // are the only ones, or someone is about to join.
+            Arc::ptr_eq(s, session)
+                && Arc::strong_count(s) == 2
+                && session.tx.receiver_count() == 0
+                && session.tip().unstored
+        });
+        if dropped.is_some() {
+            tracing::debug!(session = %session.id, "a session without changes dropped as its client left");
+        }
     }
 
     /// A session in memory.
@@ -278,6 +303,15 @@ impl Sessions {
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(session) = self.get(id) {
             return Ok(Some((session, 0)));
+        }
+        if self.full() {
+            return Err(StoreError::new(
+                store::ErrorKind::Full,
+                format!(
+                    "this node holds its maximum of {} sessions in memory",
+                    self.max_sessions
+                ),
+            ));
         }
         let Some(folded) = self.fold_latest(id)? else {
             return Ok(None);
@@ -601,6 +635,16 @@ impl Sessions {
             // Refused before it is stepped: nothing to undo.
             return Err(Refused::Store(cause));
         }
+        if tip.unstored {
+            // Its first change: the store creates it first, in the same order of writes.
+            let create = Write::Create {
+                session: session.id.clone(),
+                created_at: tip.conv.created_at,
+                idle_deadline: tip.conv.idle_deadline,
+            };
+            self.store.write(create, None).map_err(Refused::Store)?;
+            tip.unstored = false;
+        }
         {
             // The tip is about to move ahead of the store: a view still to be written from it
             // is written now.
@@ -689,7 +733,22 @@ impl Sessions {
         // fold that no longer matches what is committed is done again.
         for _ in 0..3 {
             let Some(folded) = self.fold_latest(&session.id)? else {
-                return Ok(()); // deleted meanwhile
+                // Deleted meanwhile, or its creation was never committed: then it starts over
+                // as new (its clients saw no change of it: none was committed).
+                let mut tip = session.tip();
+                if !tip.deleted
+                    && session.stale.load(Ordering::SeqCst)
+                    && session.in_flight.load(Ordering::SeqCst) == 0
+                {
+                    let created_at = tip.conv.created_at;
+                    tip.conv = self.engine.start(&*session.id, created_at);
+                    tip.seq = 0;
+                    tip.recent = RecentIds::default();
+                    tip.unstored = true;
+                    *session.view() = View::of(&tip.conv, 0);
+                    session.stale.store(false, Ordering::SeqCst);
+                }
+                return Ok(());
             };
             let mut tip = session.tip();
             if !session.stale.load(Ordering::SeqCst) || session.in_flight.load(Ordering::SeqCst) > 0
@@ -750,6 +809,19 @@ impl Sessions {
         // One wait for all their idle sweeps, not a commit each.
         let mut last = 0;
         for (id, _) in &pending {
+            if self.full() {
+                // The rest are loaded when their deadline falls due, or a client asks.
+                tracing::warn!(
+                    max_sessions = self.max_sessions,
+                    "more sessions with a pending deadline than max_sessions: the rest are loaded as their deadlines fall due"
+                );
+                for (id, at) in &pending {
+                    if self.get(id).is_none() {
+                        self.deadlines.push(*at, Due::Idle, id.as_str().into());
+                    }
+                }
+                break;
+            }
             if let Some((_, ticket)) = self.load(id, now, false)? {
                 last = last.max(ticket);
             }
@@ -786,6 +858,13 @@ impl Sessions {
         let due = self.deadlines.pop_due(now);
         for (at, kind, id) in &due {
             let Some(session) = self.get(id) else {
+                if *kind == Due::Idle {
+                    // Evicted with a deadline pending: loading it applies what fell due.
+                    if let Err(e) = self.load(id, now, false) {
+                        tracing::debug!(session = %id, error = %e, "idle sweep of an evicted session tried again");
+                        self.deadlines.push(now + RETRY, Due::Idle, id.clone());
+                    }
+                }
                 continue;
             };
             match kind {
@@ -839,24 +918,38 @@ impl Sessions {
                     }
                 }
                 Due::Evict => {
-                    let (last, connected) = {
-                        let view = session.view();
-                        (view.last_updated, session.tx.receiver_count() > 0)
-                    };
-                    if connected {
-                        self.deadlines
-                            .push(now + self.retention, Due::Evict, session.id.clone());
-                    } else if now >= last + self.retention {
-                        self.map.remove(id);
-                        self.metrics.sessions_evicted.inc();
+                    let last = session.view().last_updated;
+                    let next = if now >= last + self.evict_after {
+                        now + self.evict_after
                     } else {
-                        self.deadlines
-                            .push(last + self.retention, Due::Evict, session.id.clone());
+                        last + self.evict_after
+                    };
+                    if now < last + self.evict_after || !self.evict(&session) {
+                        self.deadlines.push(next, Due::Evict, session.id.clone());
                     }
                 }
             }
         }
         due.len()
+    }
+
+    /// Drops `session` from memory if nobody holds it (no client, no request) and its writes
+    /// have settled; the store keeps it (a session never stored is just dropped). Returns
+    /// whether it was evicted.
+    fn evict(&self, session: &Arc<Session>) -> bool {
+        let evicted = self.map.remove_if(&session.id, |_, s| {
+            // Under the map's lock nobody can take a new reference: the registry's and ours
+            // are the only ones.
+            Arc::ptr_eq(s, session)
+                && Arc::strong_count(s) == 2
+                && session.tx.receiver_count() == 0
+                && session.in_flight.load(Ordering::SeqCst) == 0
+                && !session.stale.load(Ordering::SeqCst)
+        });
+        if evicted.is_some() {
+            self.metrics.sessions_evicted.inc();
+        }
+        evicted.is_some()
     }
 
     /// Every session's phase (as committed), for the metrics.
@@ -913,6 +1006,7 @@ impl Session {
                 recent: RecentIds::from_log(recent_ids),
                 scheduled: None,
                 deleted: false,
+                unstored: false,
             }),
             tx,
             in_flight: AtomicU32::new(0),

@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use super::App;
+use super::edge::{Admitted, Stop, reached};
 use super::sessions::{Applied, Push, Refused, Session};
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
 use crate::store::{Committed, StoreError};
@@ -32,12 +33,21 @@ const MAX_UNANSWERED: usize = 64;
 /// durable (the store retries a failing commit for well under this).
 const ACK_PATIENCE: Duration = Duration::from_secs(10);
 
+/// How long a close frame may take to go out, and the client's answer to come back.
+const CLOSE_PATIENCE: Duration = Duration::from_secs(1);
+
+/// How long the close frame to a client closed as too slow may take: it is queued behind what
+/// the client did not read, so it rarely arrives; it is not waited for long.
+const SLOW_CLOSE_PATIENCE: Duration = Duration::from_millis(100);
+
 /// Why the loop ended.
 enum End {
     /// The client closed, or the connection broke.
     Gone,
     /// The server closes with this code and reason.
     Close(u16, &'static str),
+    /// A write took longer than `write_timeout` (or the WebSocket's write buffer is full).
+    TooSlow,
 }
 
 /// An answer to one of the client's frames, sent in the order the frames came.
@@ -70,6 +80,8 @@ struct Connection {
     replies: VecDeque<Reply>,
     limiter: RateLimiter,
     last_heard: Instant,
+    /// The connection's place under the connection caps, held while it lives.
+    _admitted: Option<Arc<Admitted>>,
 }
 
 /// Serves a connected client of `session` until it leaves or the server stops. With
@@ -79,6 +91,7 @@ pub(crate) fn serve(
     app: Arc<App>,
     session: Arc<Session>,
     last_seq: Option<u64>,
+    admitted: Option<Arc<Admitted>>,
 ) -> impl Future<Output = ()> + Send {
     // The connection is built here, not in the task: an async fn keeps its arguments for its
     // whole life, so a socket passed in and then moved into the connection would be held twice
@@ -92,21 +105,31 @@ pub(crate) fn serve(
         sent: 0,
         replies: VecDeque::new(),
         last_heard: Instant::now(),
+        _admitted: admitted,
     };
     conn.serve(last_seq)
 }
 
-/// Serves a connection that asked for an unknown session: an error, then a close.
-pub(crate) async fn unknown_session(mut socket: WebSocket, app: Arc<App>, id: String) {
+/// Serves a connection that asked for an unknown session: an error, then a close, within the
+/// write timeout.
+pub(crate) async fn unknown_session(
+    mut socket: WebSocket,
+    app: Arc<App>,
+    id: String,
+    _admitted: Option<Arc<Admitted>>,
+) {
     let message = format!("no session \"{id}\"");
     app.metrics.error(ErrorCode::UnknownSession);
     let frame = ServerFrame::error(ErrorCode::UnknownSession, &message).to_text();
-    let _ = socket.send(Message::Text(frame.into())).await;
-    let frame = CloseFrame {
+    let close = CloseFrame {
         code: close_code::POLICY,
         reason: "unknown session".into(),
     };
-    let _ = socket.send(Message::Close(Some(frame))).await;
+    let _ = tokio::time::timeout(app.config.write_timeout, async {
+        socket.send(Message::Text(frame.into())).await?;
+        socket.send(Message::Close(Some(close))).await
+    })
+    .await;
 }
 
 /// What woke the loop.
@@ -139,7 +162,8 @@ impl Connection {
             Ok(joined) => joined,
             Err(e) => {
                 let _ = self.error(ErrorCode::StoreUnavailable, &e.message).await;
-                self.close(close_code::AGAIN, "store unavailable").await;
+                self.close(close_code::AGAIN, "store unavailable", CLOSE_PATIENCE)
+                    .await;
                 return;
             }
         };
@@ -149,10 +173,26 @@ impl Connection {
             Err(end) => end,
             Ok(()) => self.run().await,
         };
-        if let End::Close(code, reason) = end {
-            self.close(code, reason).await;
+        match end {
+            End::Close(code, reason) => self.close(code, reason, CLOSE_PATIENCE).await,
+            End::TooSlow => {
+                self.app.metrics.slow_clients_closed.inc();
+                info!(
+                    session = %self.session.id,
+                    timeout = ?self.app.config.write_timeout,
+                    "client too slow to read: closed"
+                );
+                let reason = "too slow: a write took longer than the write timeout";
+                self.close(close_code::POLICY, reason, SLOW_CLOSE_PATIENCE)
+                    .await;
+            }
+            End::Gone => {}
         }
         info!(session = %self.session.id, "client left");
+        // Its subscription goes first: a session nobody changed and nobody watches is dropped.
+        let (app, session) = (self.app.clone(), self.session.clone());
+        drop(self);
+        app.sessions.left(&session);
     }
 
     /// Sends the welcome and the frames the client missed.
@@ -179,7 +219,7 @@ impl Connection {
             // (so a change's frame precedes its ack), then acks, then new client frames.
             let event = tokio::select! {
                 biased;
-                _ = stop.changed() => Event::Stop,
+                _ = reached(&mut stop, Stop::Closing) => Event::Stop,
                 push = self.pushes.recv() => Event::Push(push),
                 settled = oldest_commit(&mut self.replies), if waits_for_commit(&self.replies) => {
                     Event::Settled(settled)
@@ -415,10 +455,7 @@ impl Connection {
             debug!(session = %self.session.id, "client silent for two ping intervals");
             return Err(End::Gone);
         }
-        self.socket
-            .send(Message::Ping(Default::default()))
-            .await
-            .map_err(|_| End::Gone)
+        self.write(Message::Ping(Default::default())).await
     }
 
     /// Sends the answers that are ready, in order, up to the first still waiting for a commit.
@@ -461,29 +498,60 @@ impl Connection {
     }
 
     async fn send(&mut self, text: Utf8Bytes) -> Result<(), End> {
-        self.socket
-            .send(Message::Text(text))
-            .await
-            .map_err(|_| End::Gone)
+        self.write(Message::Text(text)).await
     }
 
-    /// Closes with `code`, and gives the close handshake a moment; a client that never
-    /// answers does not hold us.
-    async fn close(&mut self, code: u16, reason: &'static str) {
+    /// Writes one message, within the write timeout; gives up when the server starts closing
+    /// (the close frame then goes out after what is already in the WebSocket's buffer).
+    async fn write(&mut self, message: Message) -> Result<(), End> {
+        let mut stop = self.app.stop.clone();
+        let limit = self.app.config.write_timeout;
+        tokio::select! {
+            biased;
+            written = tokio::time::timeout(limit, self.socket.send(message)) => match written {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) if write_buffer_full(&e) => Err(End::TooSlow),
+                Ok(Err(_)) => Err(End::Gone),
+                Err(_) => Err(End::TooSlow),
+            },
+            _ = reached(&mut stop, Stop::Closing) => {
+                Err(End::Close(close_code::AWAY, "server shutting down"))
+            }
+        }
+    }
+
+    /// Closes with `code`, and gives the close frame and the client's answer `patience`; a
+    /// client that never answers does not hold us, nor does a server that stops now.
+    async fn close(&mut self, code: u16, reason: &'static str, patience: Duration) {
         let frame = CloseFrame {
             code,
             reason: reason.into(),
         };
-        let _ = self.socket.send(Message::Close(Some(frame))).await;
-        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut stop = self.app.stop.clone();
+        let closing = tokio::time::timeout(patience, async {
+            if self.socket.send(Message::Close(Some(frame))).await.is_err() {
+                return;
+            }
             while let Some(Ok(m)) = self.socket.recv().await {
                 if matches!(m, Message::Close(_)) {
                     break;
                 }
             }
-        })
-        .await;
+        });
+        tokio::select! {
+            _ = closing => {}
+            _ = reached(&mut stop, Stop::Now) => {}
+        }
     }
+}
+
+/// Whether a write failed because the WebSocket's write buffer is full.
+fn write_buffer_full(e: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    matches!(
+        std::error::Error::source(e).and_then(|s| s.downcast_ref::<Error>()),
+        Some(Error::WriteBufferFull(_))
+    )
 }
 
 /// Whether a read failed on a frame or message over the hard limit.
@@ -519,9 +587,9 @@ async fn oldest_commit(replies: &mut VecDeque<Reply>) -> Option<Result<(), Store
     .await
 }
 
-/// A token bucket: `rate` frames per second on average, `burst` at once.
+/// A token bucket: `rate` per second on average, `burst` at once.
 #[derive(Debug)]
-struct RateLimiter {
+pub(crate) struct RateLimiter {
     rate: f64,
     burst: f64,
     tokens: f64,
@@ -529,16 +597,26 @@ struct RateLimiter {
 }
 
 impl RateLimiter {
-    fn new(rate: u32, burst: u32) -> RateLimiter {
+    pub(crate) fn new(rate: u32, burst: u32) -> RateLimiter {
+        RateLimiter::per_second(f64::from(rate), burst, Instant::now())
+    }
+
+    pub(crate) fn per_second(rate: f64, burst: u32, now: Instant) -> RateLimiter {
         RateLimiter {
-            rate: f64::from(rate),
+            rate,
             burst: f64::from(burst),
             tokens: f64::from(burst),
-            last: Instant::now(),
+            last: now,
         }
     }
 
-    fn allow(&mut self, now: Instant) -> bool {
+    /// Whether it would be full again at `now`: as good as a new one.
+    pub(crate) fn full_at(&self, now: Instant) -> bool {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.tokens + elapsed * self.rate >= self.burst
+    }
+
+    pub(crate) fn allow(&mut self, now: Instant) -> bool {
         let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
         self.last = now;
         self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
