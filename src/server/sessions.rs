@@ -174,6 +174,11 @@ pub(crate) struct Joined {
     pub pushes: broadcast::Receiver<Push>,
 }
 
+/// The most bytes of frames rebuilt from the log for one client at once (a resume, or a
+/// catch-up after falling behind the live channel): a client further behind gets the current
+/// state instead, as one more than [`RESUME_LIMIT`] changes behind does.
+pub(crate) const OUTBOUND_LIMIT: usize = 1 << 20;
+
 /// Every live session.
 #[derive(Debug)]
 pub(crate) struct Sessions {
@@ -496,14 +501,19 @@ impl Sessions {
             _ => None,
         };
         let mut frames = Vec::with_capacity((through - after) as usize);
+        let mut bytes = 0;
         store::fold_with(&self.engine, &stored, |event, conv, transitions| {
             if event.seq == after {
                 start = Some(FrameText::state(conv, after, &[]));
-            } else if event.seq > after {
+            } else if event.seq > after && bytes <= OUTBOUND_LIMIT {
                 let text = FrameText::state(conv, event.seq, transitions).text;
+                bytes += text.len();
                 frames.push((event.seq, Utf8Bytes::from(text)));
             }
         })?;
+        if bytes > OUTBOUND_LIMIT {
+            return Ok(None); // more than a client is sent at once: the current state instead
+        }
         Ok(start.map(|start| Rebuilt { start, frames }))
     }
 
