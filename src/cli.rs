@@ -170,6 +170,9 @@ pub struct ServeArgs {
     /// How long one write to a client may take before it is closed as too slow [default: 10s].
     #[arg(long, value_name = "DURATION")]
     pub write_timeout: Option<String>,
+    /// The kernel's send buffer of each connection, in bytes [default: 131072].
+    #[arg(long, value_name = "BYTES")]
+    pub send_buffer_bytes: Option<u64>,
     /// How long a client may take to send a request header [default: 10s].
     #[arg(long, value_name = "DURATION")]
     pub header_timeout: Option<String>,
@@ -227,6 +230,7 @@ impl ServeArgs {
             allowed_origins: self.allowed_origins,
             ping_interval: self.ping_interval,
             write_timeout: self.write_timeout,
+            send_buffer_bytes: self.send_buffer_bytes,
             header_timeout: self.header_timeout,
             shutdown_timeout: self.shutdown_timeout,
             max_connections: self.max_connections,

@@ -74,6 +74,9 @@ pub struct ServerConfig {
     pub ping_interval: std::time::Duration,
     /// How long one write to a client may take; a client that reads too slowly is closed.
     pub write_timeout: std::time::Duration,
+    /// The kernel's send buffer of each connection, in bytes (Linux allocates twice this):
+    /// what a client that does not read can make the server hold, and no more.
+    pub send_buffer_bytes: usize,
     /// How long a client may take to send a request's header (a connection that never
     /// finishes one is closed).
     pub header_timeout: std::time::Duration,
@@ -114,6 +117,7 @@ impl Default for ServerConfig {
             allowed_origins: Vec::new(),
             ping_interval: std::time::Duration::from_secs(30),
             write_timeout: std::time::Duration::from_secs(10),
+            send_buffer_bytes: 128 * 1024,
             header_timeout: std::time::Duration::from_secs(10),
             shutdown_timeout: std::time::Duration::from_secs(10),
             max_connections: 10_000,
@@ -154,6 +158,7 @@ pub struct ConfigLayer {
     pub allowed_origins: Option<Vec<String>>,
     pub ping_interval: Option<String>,
     pub write_timeout: Option<String>,
+    pub send_buffer_bytes: Option<u64>,
     pub header_timeout: Option<String>,
     pub shutdown_timeout: Option<String>,
     pub max_connections: Option<u64>,
@@ -165,7 +170,7 @@ pub struct ConfigLayer {
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 22] = [
+pub const ENV_VARS: [(&str, &str); 23] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -180,6 +185,7 @@ pub const ENV_VARS: [(&str, &str); 22] = [
     ("CONVSTATE_ALLOWED_ORIGINS", "allowed_origins"),
     ("CONVSTATE_PING_INTERVAL", "ping_interval"),
     ("CONVSTATE_WRITE_TIMEOUT", "write_timeout"),
+    ("CONVSTATE_SEND_BUFFER_BYTES", "send_buffer_bytes"),
     ("CONVSTATE_HEADER_TIMEOUT", "header_timeout"),
     ("CONVSTATE_SHUTDOWN_TIMEOUT", "shutdown_timeout"),
     ("CONVSTATE_MAX_CONNECTIONS", "max_connections"),
@@ -243,6 +249,7 @@ impl ConfigLayer {
                 }
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
                 "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
+                "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
                 "CONVSTATE_HEADER_TIMEOUT" => layer.header_timeout = Some(value),
                 "CONVSTATE_SHUTDOWN_TIMEOUT" => layer.shutdown_timeout = Some(value),
                 "CONVSTATE_MAX_CONNECTIONS" => layer.max_connections = Some(number(&value)?),
@@ -282,6 +289,7 @@ impl ConfigLayer {
             allowed_origins: self.allowed_origins.or(base.allowed_origins),
             ping_interval: self.ping_interval.or(base.ping_interval),
             write_timeout: self.write_timeout.or(base.write_timeout),
+            send_buffer_bytes: self.send_buffer_bytes.or(base.send_buffer_bytes),
             header_timeout: self.header_timeout.or(base.header_timeout),
             shutdown_timeout: self.shutdown_timeout.or(base.shutdown_timeout),
             max_connections: self.max_connections.or(base.max_connections),
@@ -359,6 +367,14 @@ impl ConfigLayer {
         }
         if let Some(d) = self.write_timeout {
             c.write_timeout = std_duration("write_timeout", &d)?;
+        }
+        if let Some(n) = self.send_buffer_bytes {
+            if !(4096..=16 << 20).contains(&n) {
+                return Err(format!(
+                    "send_buffer_bytes: {n} is outside 4096 to 16777216 bytes"
+                ));
+            }
+            c.send_buffer_bytes = n as usize;
         }
         if let Some(d) = self.header_timeout {
             c.header_timeout = std_duration("header_timeout", &d)?;

@@ -517,3 +517,370 @@ async fn an_overlong_session_id_is_a_bad_request() {
     }
     server.stop().await;
 }
+
+/// What a hostile client does.
+enum Attack {
+    /// One text frame.
+    Text(String),
+    /// A text frame whose payload is not UTF-8.
+    NotUtf8,
+    /// A frame with a reserved opcode.
+    ReservedOpcode,
+    /// One binary frame of this many bytes.
+    Binary(usize),
+    /// This many `get_state` frames at once, without waiting.
+    Burst(usize),
+    /// An upgrade with this query string.
+    Upgrade(String),
+}
+
+/// What the server answers.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    /// An error frame with this code; the connection stays open and serves a `get_state`.
+    Error(ErrorCode),
+    /// The frame is applied: its state, then its ack.
+    Applied,
+    /// A close with this code (after an error frame if one is given).
+    Close(Option<ErrorCode>, u16),
+    /// Every frame answered in order, at least this many refused as `rate_limited`.
+    Burst { refused_at_least: usize },
+    /// The upgrade is refused with this HTTP status.
+    Http(u16),
+}
+
+fn deep(depth: usize) -> String {
+    format!(
+        r#"{{"type":"message","role":"assistant","text":"done","artifact":{}{}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    )
+}
+
+/// Every hostile input with its documented answer, each on its own connection, over a real
+/// socket and the SQLite store; after each, the healthy session takes a turn, and at the end it
+/// holds every one of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_hostile_input_gets_its_documented_answer_and_a_healthy_session_is_served_throughout()
+{
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    let config = ServerConfig {
+        rate_limit: 200,
+        rate_burst: 40,
+        write_timeout: Duration::from_secs(2),
+        header_timeout: Duration::from_secs(1),
+        ..ServerConfig::default()
+    };
+    let server = TestServer::start(config, None, StoreKind::Sqlite).await;
+    let (mut healthy, _) = Client::connect(&server.ws_url("")).await;
+    let healthy_id = healthy.session_id.clone();
+    let mut healthy_turns = 0u64;
+    let mut latencies = Vec::new();
+    let msg = |text: &str| json!({"type":"message","role":"user","text":text}).to_string();
+    let text = |t: &str| Attack::Text(t.to_string());
+    let turn = |t: &str, id: &str| json!({"type":"message","role":"user","text":t,"id":id});
+    let control = turn("\u{0}\u{7}\u{1b}[31m build a page \u{8}\u{7f}", "cc");
+    let rtl = turn("\u{202e}build\u{301}\u{301}\u{301} a page", "rtl");
+    let long_id = json!({"type":"get_state","id":"i".repeat(10_000)});
+    let huge_number = format!(r#"{{"type":"get_state","id":1{}}}"#, "0".repeat(400));
+    let nines = "9".repeat(40);
+    let table: Vec<(&str, Attack, Answer)> = vec![
+        (
+            "malformed JSON",
+            text(r#"{"type":"message","#),
+            Answer::Error(ErrorCode::BadJson),
+        ),
+        (
+            "not an object",
+            text("[1,2,3]"),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        (
+            "wrong type of a field",
+            text(r#"{"type":"message","role":5,"text":"hi"}"#),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        (
+            "unknown field",
+            text(r#"{"type":"get_state","admin":true}"#),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        (
+            "unknown type",
+            text(r#"{"type":"drop_tables"}"#),
+            Answer::Error(ErrorCode::UnknownType),
+        ),
+        (
+            "huge number as an id",
+            text(&huge_number),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        // Valid JSON, a number no type holds.
+        (
+            "huge exponent",
+            text(r#"{"type":"get_state","id":1e999999}"#),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        (
+            "a 10 KB id",
+            text(&long_id.to_string()),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        // Valid JSON, deeper than the 128 levels read.
+        (
+            "deep nesting",
+            text(&deep(30_000)),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        (
+            "control characters",
+            text(&control.to_string()),
+            Answer::Applied,
+        ),
+        (
+            "right-to-left and combining marks",
+            text(&rtl.to_string()),
+            Answer::Applied,
+        ),
+        (
+            "invalid UTF-8 in a text frame",
+            Attack::NotUtf8,
+            Answer::Close(None, 1007),
+        ),
+        (
+            "a reserved opcode",
+            Attack::ReservedOpcode,
+            Answer::Close(None, 1002),
+        ),
+        (
+            "a binary frame",
+            Attack::Binary(100),
+            Answer::Error(ErrorCode::BadRequest),
+        ),
+        (
+            "a 1 MiB frame",
+            text(&msg(&"a".repeat((1 << 20) - 100))),
+            Answer::Error(ErrorCode::TooLarge),
+        ),
+        // Not read whole: closed before any error frame.
+        (
+            "a 16 MiB frame",
+            text(&msg(&"a".repeat(16 << 20))),
+            Answer::Close(None, 1009),
+        ),
+        (
+            "a 16 MiB binary frame",
+            Attack::Binary(16 << 20),
+            Answer::Close(None, 1009),
+        ),
+        (
+            "a burst of 1,000 frames",
+            Attack::Burst(1_000),
+            Answer::Burst {
+                refused_at_least: 900,
+            },
+        ),
+        (
+            "an unknown session",
+            Attack::Upgrade("?session_id=s-nobody".into()),
+            Answer::Close(Some(ErrorCode::UnknownSession), 1008),
+        ),
+        (
+            "a 10 KB session id",
+            Attack::Upgrade(format!("?session_id={}", "s".repeat(10_000))),
+            Answer::Http(400),
+        ),
+        (
+            "a huge last_seq",
+            Attack::Upgrade(format!("?session_id={healthy_id}&last_seq={nines}")),
+            Answer::Http(400),
+        ),
+        (
+            "an unknown query parameter",
+            Attack::Upgrade("?admin=1".into()),
+            Answer::Applied,
+        ),
+    ];
+    for (name, attack, answer) in table {
+        match attack {
+            Attack::Upgrade(query) => {
+                let addr = server.addr;
+                let q = query.clone();
+                let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, &q))
+                    .await
+                    .unwrap();
+                match answer {
+                    Answer::Http(expected) => assert_eq!(status, expected, "{name}: {body}"),
+                    Answer::Applied => assert_eq!(status, 101, "{name}: {body}"),
+                    Answer::Close(code, close) => {
+                        assert_eq!(status, 101, "{name}");
+                        let (mut c, _) = tokio_tungstenite::connect_async(server.ws_url(&query))
+                            .await
+                            .unwrap();
+                        let Some(Ok(Message::Text(t))) = c.next().await else {
+                            panic!("{name}: no error frame");
+                        };
+                        let frame = ServerFrame::parse(&t).unwrap();
+                        assert!(
+                            matches!(&frame, ServerFrame::Error(e) if Some(e.code) == code),
+                            "{name}: {t}"
+                        );
+                        let mut closed = None;
+                        while let Some(Ok(m)) = c.next().await {
+                            if let Message::Close(Some(f)) = m {
+                                closed = Some(u16::from(f.code));
+                            }
+                        }
+                        assert_eq!(closed, Some(close), "{name}");
+                    }
+                    other => panic!("{name}: {other:?} is not an answer to an upgrade"),
+                }
+            }
+            attack => {
+                let (mut client, _) = Client::connect(&server.ws_url("")).await;
+                let frames = match attack {
+                    Attack::Text(text) => vec![Message::Text(text.into())],
+                    Attack::NotUtf8 => vec![Message::Frame(Frame::message(
+                        vec![b'{', 0xff, 0xfe, b'}'],
+                        OpCode::Data(Data::Text),
+                        true,
+                    ))],
+                    Attack::ReservedOpcode => vec![Message::Frame(Frame::message(
+                        vec![1, 2, 3],
+                        OpCode::Data(Data::Reserved(3)),
+                        true,
+                    ))],
+                    Attack::Binary(n) => vec![Message::Binary(vec![7u8; n].into())],
+                    Attack::Burst(n) => (0..n)
+                        .map(|_| Message::Text(r#"{"type":"get_state"}"#.into()))
+                        .collect(),
+                    Attack::Upgrade(_) => unreachable!(),
+                };
+                let count = frames.len();
+                for frame in frames {
+                    if client.ws.feed(frame).await.is_err() {
+                        break;
+                    }
+                }
+                let _ = client.ws.flush().await;
+                match answer {
+                    Answer::Error(code) => {
+                        let message = client.expect_error(code).await;
+                        assert!(!message.is_empty(), "{name}");
+                        client.send(json!({"type":"get_state"})).await;
+                        client.recv_state().await;
+                    }
+                    Answer::Applied => {
+                        client.recv_state().await;
+                        client.recv().await; // the ack
+                    }
+                    Answer::Close(error, code) => {
+                        if let Some(error) = error {
+                            client.expect_error(error).await;
+                        }
+                        assert_eq!(client.closed_with().await, Some(code), "{name}");
+                    }
+                    Answer::Burst { refused_at_least } => {
+                        let mut refused = 0;
+                        for _ in 0..count {
+                            match client.recv().await {
+                                ServerFrame::State(_) => {}
+                                ServerFrame::Error(e) if e.code == ErrorCode::RateLimited => {
+                                    refused += 1
+                                }
+                                other => panic!("{name}: {}", other.to_text()),
+                            }
+                        }
+                        assert!(refused >= refused_at_least, "{name}: {refused} refused");
+                        assert!(client.quiet_for(Duration::from_millis(100)).await, "{name}");
+                    }
+                    Answer::Http(_) => unreachable!(),
+                }
+            }
+        }
+        let sent = Instant::now();
+        healthy_turns += 1;
+        healthy
+            .turn(
+                "user",
+                &format!("Add a note {healthy_turns}"),
+                &format!("h-{healthy_turns}"),
+            )
+            .await;
+        latencies.push(sent.elapsed());
+    }
+
+    // A client that never reads, on the healthy session: closed at the write timeout while the
+    // healthy client goes on.
+    let mut stuck = never_reading(
+        &server.ws_url(&format!("?session_id={healthy_id}")),
+        server.addr,
+    )
+    .await;
+    loop {
+        let sent = Instant::now();
+        healthy_turns += 1;
+        healthy
+            .turn(
+                "user",
+                &format!("Add a note {healthy_turns}"),
+                &format!("h-{healthy_turns}"),
+            )
+            .await;
+        latencies.push(sent.elapsed());
+        let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+        if metrics
+            .lines()
+            .any(|l| l == "convstate_slow_clients_closed_total 1")
+        {
+            break;
+        }
+        assert!(healthy_turns < 5_000, "the stuck client was not closed");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let ended = tokio::time::timeout(PATIENCE, async {
+        while let Some(Ok(_)) = stuck.next().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stuck client's connection is still open");
+
+    // A half-sent header: closed at the header timeout.
+    let addr = server.addr;
+    tokio::task::spawn_blocking(move || {
+        let mut s = half_header(addr);
+        s.set_read_timeout(Some(PATIENCE)).unwrap();
+        let started = Instant::now();
+        let _ = s.read(&mut [0u8; 64]);
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            started.elapsed()
+        );
+    })
+    .await
+    .unwrap();
+
+    // The healthy session has every turn, in order, and nothing else.
+    client_holds(&mut healthy, healthy_turns).await;
+    latencies.sort();
+    let p99 = latencies[latencies.len() * 99 / 100];
+    assert!(
+        p99 < Duration::from_millis(500),
+        "the healthy client's p99: {p99:?}"
+    );
+    println!(
+        "healthy turns: {}, p50 {:?}, p99 {:?}",
+        latencies.len(),
+        latencies[latencies.len() / 2],
+        p99
+    );
+    server.stop().await;
+}
+
+async fn client_holds(client: &mut Client, turns: u64) {
+    client.send(json!({"type":"get_state"})).await;
+    let state = client.recv_state().await;
+    assert_eq!(state.seq, turns);
+    assert_eq!(state.state.turn_count, turns);
+}

@@ -382,6 +382,11 @@ pub(crate) async fn accept(listener: TcpListener, router: Router, app: Arc<App>)
         if let Err(e) = stream.set_nodelay(true) {
             debug!(error = %e, "cannot set TCP_NODELAY");
         }
+        // The kernel would grow a send buffer to megabytes for a client that does not read.
+        let socket = socket2::SockRef::from(&stream);
+        if let Err(e) = socket.set_send_buffer_size(app.config.send_buffer_bytes) {
+            debug!(error = %e, "cannot set the send buffer");
+        }
         let admitted = match app.limits.admit(peer.ip()) {
             Ok(admitted) => admitted,
             Err(refusal) => {

@@ -359,13 +359,18 @@ impl Connection {
     ) -> Result<(), End> {
         let message = match incoming {
             Some(Ok(message)) => message,
-            // Past the hard limit the frame is not read whole: the connection is closed with
-            // 1009 and a close frame, never just dropped.
-            Some(Err(e)) if too_large(&e) => {
-                self.app.metrics.error(ErrorCode::TooLarge);
-                return Err(End::Close(close_code::SIZE, "frame too large"));
-            }
-            _ => return Err(End::Gone),
+            // A frame that cannot be read is answered with the close code that says why, never
+            // just dropped: past the hard limit it is not even read whole (1009).
+            Some(Err(e)) => match unreadable(&e) {
+                Some((code, reason)) => {
+                    if code == close_code::SIZE {
+                        self.app.metrics.error(ErrorCode::TooLarge);
+                    }
+                    return Err(End::Close(code, reason));
+                }
+                None => return Err(End::Gone),
+            },
+            None => return Err(End::Gone),
         };
         self.last_heard = Instant::now();
         // Every data frame counts against the rate, whatever it is.
@@ -554,13 +559,17 @@ fn write_buffer_full(e: &axum::Error) -> bool {
     )
 }
 
-/// Whether a read failed on a frame or message over the hard limit.
-fn too_large(e: &axum::Error) -> bool {
+/// The close code and reason for a frame that could not be read: over the hard limit (1009),
+/// a text frame that is not UTF-8 (1007), a frame that breaks the protocol (1002). `None`: the
+/// connection itself failed.
+fn unreadable(e: &axum::Error) -> Option<(u16, &'static str)> {
     use tokio_tungstenite::tungstenite::Error;
-    matches!(
-        std::error::Error::source(e).and_then(|s| s.downcast_ref::<Error>()),
-        Some(Error::Capacity(_))
-    )
+    match std::error::Error::source(e).and_then(|s| s.downcast_ref::<Error>()) {
+        Some(Error::Capacity(_)) => Some((close_code::SIZE, "frame too large")),
+        Some(Error::Utf8(_)) => Some((close_code::INVALID, "a text frame that is not UTF-8")),
+        Some(Error::Protocol(_)) => Some((close_code::PROTOCOL, "protocol error")),
+        _ => None,
+    }
 }
 
 /// Whether the oldest answer waits for a commit.
