@@ -33,6 +33,8 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod conversation;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod patterns;
 pub mod protocol;
 pub(crate) mod replay;

@@ -41,6 +41,11 @@ const BUILTIN: [&str; 5] = [
     include_str!("../patterns/goals.toml"),
 ];
 
+/// The texts of the built-in set, in [`FILES`] order.
+pub fn builtin_texts() -> [&'static str; 5] {
+    BUILTIN
+}
+
 /// Bounds that keep a pattern set's compiled size sane.
 const MAX_PHRASE_LEN: usize = 200;
 const MAX_PHRASES: usize = 50_000;
@@ -88,6 +93,8 @@ pub enum PatternSource {
     /// The set compiled into the binary (the repository's `patterns/`).
     Builtin,
     Dir(PathBuf),
+    /// The files' texts, in [`FILES`] order (named `patterns/FILE` in messages).
+    Texts(Box<[String; 5]>),
 }
 
 impl PatternSource {
@@ -177,6 +184,7 @@ pub fn builtin() -> Engine {
 fn source_name(source: &PatternSource) -> String {
     match source {
         PatternSource::Builtin => "patterns (built in)".to_string(),
+        PatternSource::Texts(_) => "patterns".to_string(),
         PatternSource::Dir(dir) => dir.display().to_string(),
     }
 }
@@ -194,6 +202,9 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
         match source {
             PatternSource::Builtin => {
                 texts.push((format!("patterns/{file}"), BUILTIN[i].to_string()));
+            }
+            PatternSource::Texts(given) => {
+                texts.push((format!("patterns/{file}"), given[i].clone()));
             }
             PatternSource::Dir(dir) => {
                 let path = dir.join(file);
