@@ -231,6 +231,10 @@ impl SqliteStore {
         configure(&reader, path)?;
         let checkpointer = Connection::open(path).map_err(|e| fail(path, e))?;
         configure(&checkpointer, path)?;
+        // It only copies the log into the file: SQLite's default cache is enough.
+        checkpointer
+            .execute_batch("PRAGMA cache_size = -2000;")
+            .map_err(|e| fail(path, e))?;
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::channel();
         let thread = {
