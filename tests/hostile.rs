@@ -697,6 +697,11 @@ async fn every_hostile_input_gets_its_documented_answer_and_a_healthy_session_is
             Answer::Http(400),
         ),
         (
+            "a last_seq that is not a number",
+            Attack::Upgrade(format!("?session_id={healthy_id}&last_seq=abc")),
+            Answer::Http(400),
+        ),
+        (
             "an unknown query parameter",
             Attack::Upgrade("?admin=1".into()),
             Answer::Applied,
@@ -711,7 +716,15 @@ async fn every_hostile_input_gets_its_documented_answer_and_a_healthy_session_is
                     .await
                     .unwrap();
                 match answer {
-                    Answer::Http(expected) => assert_eq!(status, expected, "{name}: {body}"),
+                    Answer::Http(expected) => {
+                        assert_eq!(status, expected, "{name}: {body}");
+                        // Refused with the protocol's error object, not a bare text.
+                        assert_eq!(
+                            error_code(&body),
+                            Some(ErrorCode::BadRequest),
+                            "{name}: {body}"
+                        );
+                    }
                     Answer::Applied => assert_eq!(status, 101, "{name}: {body}"),
                     Answer::Close(code, close) => {
                         assert_eq!(status, 101, "{name}");

@@ -79,12 +79,21 @@ struct WsParams {
 
 async fn upgrade(
     State(app): State<Arc<App>>,
-    Query(params): Query<WsParams>,
+    params: Result<Query<WsParams>, QueryRejection>,
     headers: HeaderMap,
     admitted: Option<Extension<Arc<Admitted>>>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    let params = match params {
+        Ok(Query(params)) => params,
+        Err(e) => {
+            return bad_request(&format!(
+                "{}; expected ?session_id=ID&last_seq=N",
+                e.body_text()
+            ));
+        }
+    };
     let admitted = admitted.map(|Extension(a)| a);
     if let Some(id) = &params.session_id
         && let Err(refused) = check_id(id)
