@@ -202,6 +202,19 @@ pub struct ServeArgs {
     /// Most sessions in memory on this node [default: 100000].
     #[arg(long, value_name = "N")]
     pub max_sessions: Option<u64>,
+    /// Require a JWT signed with this HS256 secret on every connection (at least 32 bytes;
+    /// prefer CONVSTATE_JWT_SECRET: flags show in the process list).
+    #[arg(long, value_name = "SECRET")]
+    pub jwt_secret: Option<String>,
+    /// Require a JWT verified with this PEM public key (RSA: RS256, EC P-256: ES256).
+    #[arg(long, value_name = "FILE")]
+    pub jwt_public_key: Option<PathBuf>,
+    /// The `iss` claim tokens must carry.
+    #[arg(long, value_name = "ISSUER")]
+    pub jwt_issuer: Option<String>,
+    /// The `aud` claim tokens must carry.
+    #[arg(long, value_name = "AUDIENCE")]
+    pub jwt_audience: Option<String>,
 }
 
 impl ServeArgs {
@@ -240,6 +253,10 @@ impl ServeArgs {
             exempt_loopback: self.exempt_loopback.then_some(true),
             max_sessions: self.max_sessions,
             evict_after: self.evict_after,
+            jwt_secret: self.jwt_secret.map(crate::config::Secret),
+            jwt_public_key: self.jwt_public_key,
+            jwt_issuer: self.jwt_issuer,
+            jwt_audience: self.jwt_audience,
         };
         flags.over(env.over(file)).resolve()
     }

@@ -98,6 +98,26 @@ pub struct ServerConfig {
     /// Most sessions in memory on this node; a connection that would add one past it is
     /// refused with `server_full` (503).
     pub max_sessions: usize,
+    /// The HS256 secret tokens are signed with; with it (or `jwt_public_key`) every connection
+    /// needs a token (docs/security.md).
+    pub jwt_secret: Option<Secret>,
+    /// A PEM public key (RSA: RS256; EC P-256: ES256) tokens are verified with.
+    pub jwt_public_key: Option<std::path::PathBuf>,
+    /// The `iss` tokens must carry, if set.
+    pub jwt_issuer: Option<String>,
+    /// The `aud` tokens must carry, if set.
+    pub jwt_audience: Option<String>,
+}
+
+/// A secret: kept, compared, never printed.
+#[derive(Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
 }
 
 impl Default for ServerConfig {
@@ -126,6 +146,10 @@ impl Default for ServerConfig {
             ip_session_burst: 60,
             exempt_loopback: false,
             max_sessions: 100_000,
+            jwt_secret: None,
+            jwt_public_key: None,
+            jwt_issuer: None,
+            jwt_audience: None,
         }
     }
 }
@@ -167,10 +191,14 @@ pub struct ConfigLayer {
     pub ip_session_burst: Option<u32>,
     pub exempt_loopback: Option<bool>,
     pub max_sessions: Option<u64>,
+    pub jwt_secret: Option<Secret>,
+    pub jwt_public_key: Option<std::path::PathBuf>,
+    pub jwt_issuer: Option<String>,
+    pub jwt_audience: Option<String>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 23] = [
+pub const ENV_VARS: [(&str, &str); 27] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -194,6 +222,10 @@ pub const ENV_VARS: [(&str, &str); 23] = [
     ("CONVSTATE_IP_SESSION_BURST", "ip_session_burst"),
     ("CONVSTATE_EXEMPT_LOOPBACK", "exempt_loopback"),
     ("CONVSTATE_MAX_SESSIONS", "max_sessions"),
+    ("CONVSTATE_JWT_SECRET", "jwt_secret"),
+    ("CONVSTATE_JWT_PUBLIC_KEY", "jwt_public_key"),
+    ("CONVSTATE_JWT_ISSUER", "jwt_issuer"),
+    ("CONVSTATE_JWT_AUDIENCE", "jwt_audience"),
 ];
 
 impl ConfigLayer {
@@ -266,6 +298,10 @@ impl ConfigLayer {
                     })
                 }
                 "CONVSTATE_MAX_SESSIONS" => layer.max_sessions = Some(number(&value)?),
+                "CONVSTATE_JWT_SECRET" => layer.jwt_secret = Some(Secret(value)),
+                "CONVSTATE_JWT_PUBLIC_KEY" => layer.jwt_public_key = Some(value.into()),
+                "CONVSTATE_JWT_ISSUER" => layer.jwt_issuer = Some(value),
+                "CONVSTATE_JWT_AUDIENCE" => layer.jwt_audience = Some(value),
                 _ => {}
             }
         }
@@ -298,6 +334,10 @@ impl ConfigLayer {
             ip_session_burst: self.ip_session_burst.or(base.ip_session_burst),
             exempt_loopback: self.exempt_loopback.or(base.exempt_loopback),
             max_sessions: self.max_sessions.or(base.max_sessions),
+            jwt_secret: self.jwt_secret.or(base.jwt_secret),
+            jwt_public_key: self.jwt_public_key.or(base.jwt_public_key),
+            jwt_issuer: self.jwt_issuer.or(base.jwt_issuer),
+            jwt_audience: self.jwt_audience.or(base.jwt_audience),
         }
     }
 
@@ -410,6 +450,10 @@ impl ConfigLayer {
         if let Some(n) = self.max_sessions {
             c.max_sessions = count("max_sessions", n, 1)?;
         }
+        c.jwt_secret = self.jwt_secret;
+        c.jwt_public_key = self.jwt_public_key;
+        c.jwt_issuer = self.jwt_issuer;
+        c.jwt_audience = self.jwt_audience;
         Ok(c)
     }
 }

@@ -11,7 +11,10 @@ mod common;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
-use common::{Client, PATIENCE, ServerProcess, StoreKind, TestServer, http, temp_path};
+use common::{
+    Client, PATIENCE, ServerProcess, StoreKind, TestServer, error_code, http, raw_upgrade,
+    temp_path,
+};
 use convstate::config::ServerConfig;
 use convstate::protocol::{ErrorCode, ServerFrame};
 use futures_util::{SinkExt, StreamExt};
@@ -350,52 +353,6 @@ async fn a_never_reading_client_is_closed_at_the_write_timeout_and_its_session_g
 
 /// Reads the status line and body of what the server answers to a WebSocket upgrade, without
 /// upgrading.
-fn raw_upgrade(addr: std::net::SocketAddr, query: &str) -> (u16, String) {
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(PATIENCE)).unwrap();
-    write!(
-        s,
-        "GET /ws{query} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
-         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = Vec::new();
-    let mut buf = [0u8; 4096];
-    while let Ok(n @ 1..) = s.read(&mut buf) {
-        answer.extend_from_slice(&buf[..n]);
-        let text = String::from_utf8_lossy(&answer);
-        if text.starts_with("HTTP/1.1 101") && text.contains("\r\n\r\n") {
-            break;
-        }
-        if let Some((head, body)) = text.split_once("\r\n\r\n") {
-            let length = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length: "))
-                .and_then(|n| n.trim().parse::<usize>().ok());
-            if length.is_some_and(|n| body.len() >= n) {
-                break;
-            }
-        }
-    }
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text
-        .get(9..12)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_default();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
-
-fn error_code(body: &str) -> Option<ErrorCode> {
-    match ServerFrame::parse(body) {
-        Ok(ServerFrame::Error(e)) => Some(e.code),
-        _ => None,
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_over_the_caps_are_refused_with_a_clear_answer() {
     // Per address: the sixth connection from loopback gets 429.

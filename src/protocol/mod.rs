@@ -215,6 +215,11 @@ named! {
         StoreUnavailable = "store_unavailable",
         /// The node is at its limit of connections or sessions: try again later (HTTP 503).
         ServerFull = "server_full",
+        /// Authentication is on and the request has no valid token (HTTP 401).
+        Unauthorized = "unauthorized",
+        /// The token does not allow this: another session, or a frame beyond its role (the
+        /// frame was not applied; HTTP 403 before an upgrade).
+        Forbidden = "forbidden",
     }
 }
 

@@ -14,7 +14,7 @@ use axum::routing::get;
 use serde::Deserialize;
 
 use super::edge::Admitted;
-use super::{App, web, ws};
+use super::{App, auth, web, ws};
 use crate::protocol::{self, ErrorCode, ServerFrame};
 use crate::store::{ErrorKind, Health, StoreError};
 
@@ -75,6 +75,8 @@ struct WsParams {
     session_id: Option<String>,
     /// The last `seq` the client saw: it gets the frames after it (see `ws::serve`).
     last_seq: Option<u64>,
+    /// A token, for browsers, which cannot set an `Authorization` header on a WebSocket.
+    token: Option<String>,
 }
 
 async fn upgrade(
@@ -100,6 +102,10 @@ async fn upgrade(
     {
         return refused;
     }
+    let access = match authorize(&app, &headers, &params) {
+        Ok(access) => access,
+        Err(refused) => return refused,
+    };
     if let Err(origin) = check_origin(&headers, &app.config.allowed_origins) {
         return (
             StatusCode::FORBIDDEN,
@@ -152,9 +158,8 @@ async fn upgrade(
     };
     let last_seq = params.last_seq;
     match session {
-        Ok(Some(session)) => {
-            upgrade.on_upgrade(move |socket| ws::serve(socket, app, session, last_seq, admitted))
-        }
+        Ok(Some(session)) => upgrade
+            .on_upgrade(move |socket| ws::serve(socket, app, session, last_seq, admitted, access)),
         Ok(None) => {
             let id = params.session_id.unwrap_or_default();
             upgrade.on_upgrade(move |socket| ws::unknown_session(socket, app, id, admitted))
@@ -162,6 +167,49 @@ async fn upgrade(
         Err(e) if e.kind == ErrorKind::Full && app.sessions.full() => server_full(&app),
         Err(e) => store_unavailable(&e),
     }
+}
+
+/// With authentication on, the access a request's token grants, or its refusal: 401 without a
+/// valid token, 403 when the token is restricted to another session. `None`: authentication
+/// is off and the connection may send everything.
+#[allow(clippy::result_large_err)]
+fn authorize(
+    app: &App,
+    headers: &HeaderMap,
+    params: &WsParams,
+) -> Result<Option<auth::Access>, Response> {
+    let Some(verifier) = &app.verifier else {
+        return Ok(None);
+    };
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let Some(token) = auth::presented(authorization, params.token.as_deref()) else {
+        return Err(unauthorized(
+            "a token is needed: Authorization: Bearer TOKEN, or ?token=TOKEN",
+        ));
+    };
+    let principal = verifier
+        .verify(token)
+        .map_err(|refused| unauthorized(&refused.0))?;
+    if let Some(only) = &principal.session
+        && params.session_id.as_deref() != Some(only.as_str())
+    {
+        return Err(error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            &format!("this token opens only session {only}"),
+        ));
+    }
+    Ok(Some(principal.access))
+}
+
+fn unauthorized(message: &str) -> Response {
+    let mut response = error_response(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, message);
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
 }
 
 /// A session id longer than the protocol allows is refused, never looked up.

@@ -9,6 +9,7 @@
 //! - `edge`: accepting connections, their limits and timeouts, and [`Shutdown`];
 //! - this module: [`run`], the sweeper, the purge, the [`Clock`].
 
+pub(crate) mod auth;
 pub(crate) mod deadlines;
 pub(crate) mod edge;
 pub(crate) mod http;
@@ -86,6 +87,8 @@ pub(crate) struct App {
     pub(crate) websockets: Arc<Tracker>,
     /// HTTP requests in flight, so shutdown can let them finish.
     pub(crate) requests: Arc<Tracker>,
+    /// Verifies tokens; `None`: authentication is off.
+    pub(crate) verifier: Option<auth::Verifier>,
 }
 
 impl App {
@@ -95,6 +98,7 @@ impl App {
         store: Arc<dyn Store>,
         clock: Clock,
         stop: watch::Receiver<Stop>,
+        verifier: Option<auth::Verifier>,
     ) -> App {
         let metrics = Arc::new(Metrics::default());
         let limits = Arc::new(Limits::new(&config));
@@ -108,6 +112,7 @@ impl App {
             stop,
             websockets: Arc::default(),
             requests: Arc::default(),
+            verifier,
         }
     }
 
@@ -155,6 +160,22 @@ pub async fn run(
     run_with_clock(listener, config, engine, store, Clock::System, shutdown).await
 }
 
+/// The token verifier the configuration asks for, if any.
+fn verifier(config: &ServerConfig) -> Result<Option<auth::Verifier>, String> {
+    let pem = match &config.jwt_public_key {
+        Some(path) => Some(
+            std::fs::read(path).map_err(|e| format!("jwt_public_key: {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    auth::Verifier::from_config(
+        config.jwt_secret.as_ref().map(|s| s.0.as_str()),
+        pem.as_deref(),
+        config.jwt_issuer.as_deref(),
+        config.jwt_audience.as_deref(),
+    )
+}
+
 /// [`run`] with another clock (tests of deadlines use tokio's, with paused time).
 pub async fn run_with_clock(
     listener: TcpListener,
@@ -168,7 +189,18 @@ pub async fn run_with_clock(
     let driver = tokio::spawn(driver);
     let (stop_tx, stop_rx) = watch::channel(Stop::Serving);
     let rules = crate::patterns::fingerprint(&engine);
-    let app = Arc::new(App::new(config, engine, store, clock, stop_rx.clone()));
+    let verifier = verifier(&config).map_err(std::io::Error::other)?;
+    if verifier.is_some() {
+        info!("authentication: every connection needs a token");
+    }
+    let app = Arc::new(App::new(
+        config,
+        engine,
+        store,
+        clock,
+        stop_rx.clone(),
+        verifier,
+    ));
     let (recording, now) = (app.clone(), rules.clone());
     match tokio::task::spawn_blocking(move || recording.sessions.store().record_rules(&rules)).await
     {

@@ -20,6 +20,7 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use super::App;
+use super::auth::Access;
 use super::edge::{Admitted, Stop, reached};
 use super::sessions::{Applied, Push, Refused, Session};
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
@@ -82,6 +83,23 @@ struct Connection {
     last_heard: Instant,
     /// The connection's place under the connection caps, held while it lives.
     _admitted: Option<Arc<Admitted>>,
+    /// What its token lets it send; `None`: authentication is off, everything.
+    access: Option<Access>,
+}
+
+/// Whether `access` may send `frame`, or why not.
+fn allowed(access: Access, frame: &ClientFrame) -> Result<(), String> {
+    let ok = match frame {
+        ClientFrame::Message { role, .. } => access.may_speak_as(*role),
+        ClientFrame::Signal { signal, .. } => access.may_signal(*signal),
+        ClientFrame::Reset { .. } => access.may_reset(),
+        ClientFrame::GetState {} => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("a {access:?} token cannot send this frame: it was not applied").to_lowercase())
+    }
 }
 
 /// Serves a connected client of `session` until it leaves or the server stops. With
@@ -92,6 +110,7 @@ pub(crate) fn serve(
     session: Arc<Session>,
     last_seq: Option<u64>,
     admitted: Option<Arc<Admitted>>,
+    access: Option<Access>,
 ) -> impl Future<Output = ()> + Send {
     // The connection is built here, not in the task: an async fn keeps its arguments for its
     // whole life, so a socket passed in and then moved into the connection would be held twice
@@ -106,6 +125,7 @@ pub(crate) fn serve(
         replies: VecDeque::new(),
         last_heard: Instant::now(),
         _admitted: admitted,
+        access,
     };
     conn.serve(last_seq)
 }
@@ -411,6 +431,11 @@ impl Connection {
             Ok(frame) => frame,
             Err(refusal) => return self.refusal(refusal.code, &refusal.message),
         };
+        if let Some(access) = self.access
+            && let Err(message) = allowed(access, &frame)
+        {
+            return self.refusal(ErrorCode::Forbidden, &message);
+        }
         let Some(input) = frame.input() else {
             return Reply::State;
         };

@@ -550,3 +550,57 @@ impl Drop for ServerProcess {
         }
     }
 }
+
+/// An upgrade request written by hand; the status and body of the answer.
+pub(crate) fn raw_upgrade(addr: SocketAddr, query: &str) -> (u16, String) {
+    raw_upgrade_with(addr, query, "")
+}
+
+/// [`raw_upgrade`] with extra header lines (each ending in `\r\n`).
+pub(crate) fn raw_upgrade_with(addr: SocketAddr, query: &str, headers: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(PATIENCE)).unwrap();
+    write!(
+        s,
+        "GET /ws{query} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{headers}\r\n"
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n @ 1..) = s.read(&mut buf) {
+        answer.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&answer);
+        if text.starts_with("HTTP/1.1 101") && text.contains("\r\n\r\n") {
+            break;
+        }
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length: "))
+                .and_then(|n| n.trim().parse::<usize>().ok());
+            if length.is_some_and(|n| body.len() >= n) {
+                break;
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .get(9..12)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_default();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The code of an `error` body, if it is one.
+pub(crate) fn error_code(body: &str) -> Option<ErrorCode> {
+    match ServerFrame::parse(body) {
+        Ok(ServerFrame::Error(e)) => Some(e.code),
+        _ => None,
+    }
+}

@@ -1,0 +1,256 @@
+//! Authentication over real sockets, with tokens minted here: refused tokens get 401 and
+//! create nothing, a token restricted to one session opens no other, and a frame beyond the
+//! token's role is refused with `forbidden` and changes nothing. A token never reaches the log.
+
+mod common;
+
+use common::{Client, ServerProcess, StoreKind, TestServer, error_code, http, raw_upgrade};
+use convstate::config::{Secret, ServerConfig};
+use convstate::protocol::{ErrorCode, ServerFrame};
+use jsonwebtoken::{EncodingKey, Header, encode};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+const SECRET: &str = "tests-secret-tests-secret-tests-secret";
+
+fn config() -> ServerConfig {
+    ServerConfig {
+        jwt_secret: Some(Secret(SECRET.into())),
+        jwt_issuer: Some("https://auth.example".into()),
+        jwt_audience: Some("convstate".into()),
+        ..ServerConfig::default()
+    }
+}
+
+fn mint_with(claims: Value, secret: &str) -> String {
+    encode(
+        &Header::default(),
+        &claims,
+        &EncodingKey::from_secret(secret.as_bytes()),
+    )
+    .unwrap()
+}
+
+fn claims(sub: &str, role: &str) -> Value {
+    json!({
+        "sub": sub,
+        "role": role,
+        "iss": "https://auth.example",
+        "aud": "convstate",
+        "exp": chrono::Utc::now().timestamp() + 600,
+    })
+}
+
+fn mint(sub: &str, role: &str) -> String {
+    mint_with(claims(sub, role), SECRET)
+}
+
+async fn sessions_created(server: &TestServer) -> u64 {
+    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("convstate_sessions_created_total "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("the metric")
+}
+
+async fn upgrade(server: &TestServer, query: String) -> (u16, String) {
+    let addr = server.addr;
+    tokio::task::spawn_blocking(move || raw_upgrade(addr, &query))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_tokens_get_401_and_create_nothing() {
+    let server = TestServer::start(config(), None, StoreKind::Memory).await;
+    let expired = {
+        let mut c = claims("u1", "user");
+        c["exp"] = (chrono::Utc::now().timestamp() - 3600).into();
+        mint_with(c, SECRET)
+    };
+    let issuer = {
+        let mut c = claims("u1", "user");
+        c["iss"] = "https://elsewhere.example".into();
+        mint_with(c, SECRET)
+    };
+    let audience = {
+        let mut c = claims("u1", "user");
+        c["aud"] = "another-service".into();
+        mint_with(c, SECRET)
+    };
+    let no_exp = {
+        let mut c = claims("u1", "user");
+        c.as_object_mut().unwrap().remove("exp");
+        mint_with(c, SECRET)
+    };
+    let cases = [
+        ("no token", String::new(), "a token is needed"),
+        ("malformed", "?token=abc.def".into(), "malformed"),
+        ("expired", format!("?token={expired}"), "expired"),
+        (
+            "wrongly signed",
+            format!(
+                "?token={}",
+                mint_with(claims("u1", "user"), "some-other-secret-of-enough-length")
+            ),
+            "signature",
+        ),
+        ("wrong issuer", format!("?token={issuer}"), "issuer"),
+        ("wrong audience", format!("?token={audience}"), "audience"),
+        ("no exp", format!("?token={no_exp}"), "required claim"),
+    ];
+    for (name, query, why) in cases {
+        let (status, body) = upgrade(&server, query).await;
+        assert_eq!(status, 401, "{name}: {body}");
+        assert_eq!(error_code(&body), Some(ErrorCode::Unauthorized), "{name}");
+        assert!(body.contains(why), "{name}: {body}");
+    }
+    assert_eq!(sessions_created(&server).await, 0);
+    // A good token, in the query or as a bearer header, opens a session.
+    let (status, body) = upgrade(&server, format!("?token={}", mint("u1", "user"))).await;
+    assert_eq!(status, 101, "{body}");
+    let mut request = server.ws_url("").into_client_request().unwrap();
+    request.headers_mut().insert(
+        "Authorization",
+        format!("Bearer {}", mint("u1", "user")).parse().unwrap(),
+    );
+    let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    drop(ws);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_beyond_the_tokens_role_is_forbidden_and_changes_nothing() {
+    let server = TestServer::start(config(), None, StoreKind::Memory).await;
+    let user = mint("u1", "user");
+    let (mut alice, _) = Client::connect(&server.ws_url(&format!("?token={user}"))).await;
+    alice
+        .send(json!({"type": "message", "role": "user", "text": "I want to build a todo app", "id": "c-1"}))
+        .await;
+    let ServerFrame::State(first) = alice.recv().await else {
+        panic!("a state frame")
+    };
+    let _ack = alice.recv().await;
+    let session = alice.session_id.clone();
+    let forbidden = [
+        json!({"type": "message", "role": "assistant", "text": "Here it is", "id": "c-2"}),
+        json!({"type": "signal", "signal": "work_done", "id": "c-3"}),
+    ];
+    for frame in forbidden {
+        alice.send(frame.clone()).await;
+        let ServerFrame::Error(e) = alice.recv().await else {
+            panic!("an error for {frame}")
+        };
+        assert_eq!(e.code, ErrorCode::Forbidden, "{frame}");
+    }
+    // An observer receives, and sends nothing that changes the session.
+    let observer = mint("watcher", "observer");
+    let (mut bob, _) =
+        Client::connect(&server.ws_url(&format!("?session_id={session}&token={observer}"))).await;
+    for frame in [
+        json!({"type": "message", "role": "user", "text": "cancel", "id": "o-1"}),
+        json!({"type": "signal", "signal": "approve"}),
+        json!({"type": "reset"}),
+    ] {
+        bob.send(frame.clone()).await;
+        let ServerFrame::Error(e) = bob.recv().await else {
+            panic!("an error for {frame}")
+        };
+        assert_eq!(e.code, ErrorCode::Forbidden, "{frame}");
+    }
+    // An assistant speaks as the assistant only.
+    let assistant = mint("replier", "assistant");
+    let (mut carol, _) =
+        Client::connect(&server.ws_url(&format!("?session_id={session}&token={assistant}"))).await;
+    carol
+        .send(json!({"type": "message", "role": "user", "text": "never mind"}))
+        .await;
+    let ServerFrame::Error(e) = carol.recv().await else {
+        panic!("an error")
+    };
+    assert_eq!(e.code, ErrorCode::Forbidden);
+    // Nothing changed: the state is still the one after the first turn.
+    bob.send(json!({"type": "get_state"})).await;
+    let ServerFrame::State(now) = bob.recv().await else {
+        panic!("the state")
+    };
+    assert_eq!(now.seq, first.seq);
+    assert_eq!(now.state.turn_count, 1);
+    carol
+        .send(json!({"type": "message", "role": "assistant", "text": "What features do you need?", "id": "a-1"}))
+        .await;
+    let ServerFrame::State(next) = carol.recv().await else {
+        panic!("a state frame")
+    };
+    assert_eq!(next.seq, first.seq + 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_for_one_session_opens_no_other() {
+    let server = TestServer::start(config(), None, StoreKind::Memory).await;
+    let user = mint("u1", "user");
+    let (mut alice, _) = Client::connect(&server.ws_url(&format!("?token={user}"))).await;
+    alice
+        .send(json!({"type": "message", "role": "user", "text": "hello", "id": "c-1"}))
+        .await;
+    let _ = alice.recv().await;
+    let mine = alice.session_id.clone();
+    let mut only = claims("u2", "user");
+    only["sid"] = mine.clone().into();
+    let only = mint_with(only, SECRET);
+    let created = sessions_created(&server).await;
+    for query in [
+        format!("?token={only}"),
+        format!("?session_id=s-other&token={only}"),
+    ] {
+        let (status, body) = upgrade(&server, query.clone()).await;
+        assert_eq!(status, 403, "{query}: {body}");
+        assert_eq!(error_code(&body), Some(ErrorCode::Forbidden));
+    }
+    assert_eq!(sessions_created(&server).await, created);
+    let (status, body) = upgrade(&server, format!("?session_id={mine}&token={only}")).await;
+    assert_eq!(status, 101, "{body}");
+    server.stop().await;
+}
+
+#[test]
+fn a_token_never_reaches_the_log() {
+    let server = ServerProcess::spawn(
+        &["--listen", "127.0.0.1:0", "--store", "memory:"],
+        &[("CONVSTATE_JWT_SECRET", SECRET)],
+    )
+    .unwrap();
+    let good = mint_with(
+        json!({"sub": "u1", "exp": chrono::Utc::now().timestamp() + 600}),
+        SECRET,
+    );
+    let bad = mint_with(
+        json!({"sub": "u1", "exp": chrono::Utc::now().timestamp() + 600}),
+        "a-wrong-secret-a-wrong-secret-a-wrong",
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = server.ws_url(&format!("?token={good}"));
+    runtime.block_on(async {
+        let (mut client, _) = Client::connect(&url).await;
+        client
+            .send(json!({"type": "message", "role": "user", "text": "hello", "id": "c-1"}))
+            .await;
+        let _ = client.recv().await;
+    });
+    let (status, _) = raw_upgrade(server.addr, &format!("?token={bad}"));
+    assert_eq!(status, 401);
+    let (exit, log) = server.stop();
+    assert!(exit.success());
+    let log = log.join("\n");
+    assert!(
+        log.contains("authentication: every connection needs a token"),
+        "{log}"
+    );
+    for token in [&good, &bad] {
+        // Not whole, and not its signature either.
+        let signature = token.rsplit('.').next().unwrap();
+        assert!(!log.contains(signature), "{log}");
+    }
+}
