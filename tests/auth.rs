@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{Client, ServerProcess, StoreKind, TestServer, error_code, http, raw_upgrade};
+use common::{
+    Client, ServerProcess, StoreKind, TestServer, error_code, http, http_with, raw_upgrade,
+};
 use convstate::config::{Secret, ServerConfig};
 use convstate::protocol::{ErrorCode, ServerFrame};
 use jsonwebtoken::{EncodingKey, Header, encode};
@@ -46,7 +48,7 @@ fn mint(sub: &str, role: &str) -> String {
 }
 
 async fn sessions_created(server: &TestServer) -> u64 {
-    let (_, metrics) = http(server.addr, "GET", "/metrics").await;
+    let (_, metrics) = http_with(server.addr, "GET", "/metrics", &mint("ops", "admin")).await;
     metrics
         .lines()
         .find_map(|l| l.strip_prefix("convstate_sessions_created_total "))
@@ -253,4 +255,49 @@ fn a_token_never_reaches_the_log() {
         let signature = token.rsplit('.').next().unwrap();
         assert!(!log.contains(signature), "{log}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_api_and_the_metrics_need_an_admin_token() {
+    let server = TestServer::start(config(), None, StoreKind::Memory).await;
+    let user = mint("u1", "user");
+    let (mut alice, _) = Client::connect(&server.ws_url(&format!("?token={user}"))).await;
+    alice
+        .send(json!({"type": "message", "role": "user", "text": "hello", "id": "c-1"}))
+        .await;
+    let _ = alice.recv().await;
+    let id = alice.session_id.clone();
+    let paths = [
+        format!("/api/sessions/{id}"),
+        format!("/api/sessions/{id}/summary"),
+        format!("/api/sessions/{id}/events"),
+        format!("/api/sessions/{id}/goals"),
+        "/metrics".to_string(),
+    ];
+    let admin = mint("ops", "admin");
+    for path in &paths {
+        let (status, body) = http(server.addr, "GET", path).await;
+        assert_eq!(status, 401, "{path}: {body}");
+        assert_eq!(error_code(&body), Some(ErrorCode::Unauthorized), "{path}");
+        let (status, body) = http_with(server.addr, "GET", path, &user).await;
+        assert_eq!(status, 403, "{path}: {body}");
+        let (status, body) = http_with(server.addr, "GET", path, &admin).await;
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+    let (status, _) = http(server.addr, "DELETE", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 401);
+    let (status, _) = http_with(server.addr, "DELETE", &format!("/api/sessions/{id}"), &user).await;
+    assert_eq!(status, 403);
+    let (status, _) = http_with(
+        server.addr,
+        "DELETE",
+        &format!("/api/sessions/{id}"),
+        &admin,
+    )
+    .await;
+    assert_eq!(status, 204);
+    for open in ["/healthz", "/readyz"] {
+        assert_eq!(http(server.addr, "GET", open).await.0, 200, "{open}");
+    }
+    server.stop().await;
 }

@@ -19,7 +19,16 @@ pub struct Response {
 
 /// `METHOD http://host:port/path` (a `ws://` URL is taken as its `http://` twin).
 pub async fn request(method: &str, url: &str) -> Result<Response, String> {
-    tokio::time::timeout(PATIENCE, send(method, url))
+    request_with(method, url, None).await
+}
+
+/// [`request`] with a bearer token, for a server with authentication on.
+pub async fn request_with(
+    method: &str,
+    url: &str,
+    token: Option<&str>,
+) -> Result<Response, String> {
+    tokio::time::timeout(PATIENCE, send(method, url, token))
         .await
         .map_err(|_| format!("{method} {url}: no answer in {} s", PATIENCE.as_secs()))?
 }
@@ -28,7 +37,7 @@ pub async fn get(url: &str) -> Result<Response, String> {
     request("GET", url).await
 }
 
-async fn send(method: &str, url: &str) -> Result<Response, String> {
+async fn send(method: &str, url: &str, token: Option<&str>) -> Result<Response, String> {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("ws://"))
@@ -44,10 +53,14 @@ async fn send(method: &str, url: &str) -> Result<Response, String> {
         .await
         .map_err(|e| format!("{host}: {e}"))?;
     let driver = tokio::spawn(connection);
-    let request = hyper::Request::builder()
+    let mut request = hyper::Request::builder()
         .method(method)
         .uri(path)
-        .header(hyper::header::HOST, host)
+        .header(hyper::header::HOST, host);
+    if let Some(token) = token {
+        request = request.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
+    }
+    let request = request
         .body(Empty::<Bytes>::new())
         .map_err(|e| format!("{method} {url}: {e}"))?;
     let response = sender

@@ -36,14 +36,23 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/ws", get(upgrade))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
-        .route(
-            "/api/sessions/{id}",
-            get(session_state).delete(delete_session),
+        .merge(
+            // What reads or deletes every session, and the node's figures: an admin's, when
+            // authentication is on.
+            Router::new()
+                .route("/metrics", get(metrics))
+                .route(
+                    "/api/sessions/{id}",
+                    get(session_state).delete(delete_session),
+                )
+                .route("/api/sessions/{id}/summary", get(session_summary))
+                .route("/api/sessions/{id}/events", get(session_events))
+                .route("/api/sessions/{id}/goals", get(session_goals))
+                .route_layer(axum::middleware::from_fn_with_state(
+                    app.clone(),
+                    admin_only,
+                )),
         )
-        .route("/api/sessions/{id}/summary", get(session_summary))
-        .route("/api/sessions/{id}/events", get(session_events))
-        .route("/api/sessions/{id}/goals", get(session_goals))
         .layer(axum::middleware::from_fn_with_state(app.clone(), cors))
         .with_state(app)
 }
@@ -210,6 +219,36 @@ fn unauthorized(message: &str) -> Response {
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     response
+}
+
+/// With authentication on, lets through only requests with an admin token
+/// (`Authorization: Bearer`): 401 without a valid one, 403 for another role.
+async fn admin_only(
+    State(app): State<Arc<App>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(verifier) = &app.verifier {
+        let authorization = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let Some(token) = auth::presented(authorization, None) else {
+            return unauthorized("an admin token is needed: Authorization: Bearer TOKEN");
+        };
+        match verifier.verify(token) {
+            Err(refused) => return unauthorized(&refused.0),
+            Ok(p) if p.access != auth::Access::Admin => {
+                return error_response(
+                    StatusCode::FORBIDDEN,
+                    ErrorCode::Forbidden,
+                    "only an admin token may use the HTTP API and the metrics",
+                );
+            }
+            Ok(_) => {}
+        }
+    }
+    next.run(request).await
 }
 
 /// A session id longer than the protocol allows is refused, never looked up.

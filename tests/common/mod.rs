@@ -316,6 +316,20 @@ pub(crate) async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, St
     (response.status, response.body)
 }
 
+/// [`http`] with a bearer token.
+pub(crate) async fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: &str,
+) -> (u16, String) {
+    let url = format!("http://{addr}{path}");
+    let response = convstate::client::http::request_with(method, &url, Some(token))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    (response.status, response.body)
+}
+
 /// The worked example of the spec, with the phase after each step.
 pub(crate) const WORKED_EXAMPLE: [(&str, &str, &str); 9] = [
     ("user", "I want to build a todo app", "understanding"),
