@@ -215,6 +215,10 @@ pub struct ServeArgs {
     /// The `aud` claim tokens must carry.
     #[arg(long, value_name = "AUDIENCE")]
     pub jwt_audience: Option<String>,
+    /// Serve a non-loopback address without authentication: anyone who reaches it can read and
+    /// write every session whose id they know, and the HTTP API.
+    #[arg(long)]
+    pub insecure_no_auth: bool,
 }
 
 impl ServeArgs {
@@ -257,6 +261,7 @@ impl ServeArgs {
             jwt_public_key: self.jwt_public_key,
             jwt_issuer: self.jwt_issuer,
             jwt_audience: self.jwt_audience,
+            insecure_no_auth: self.insecure_no_auth.then_some(true),
         };
         flags.over(env.over(file)).resolve()
     }
@@ -380,6 +385,11 @@ fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Before anything is opened or created.
+    if let Err(e) = config.check_exposure() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     let mut engine = match patterns::load(&PatternSource::from_option(config.patterns.clone())) {
         Ok(engine) => engine,
         Err(errors) => return report_patterns(&errors),

@@ -107,6 +107,8 @@ pub struct ServerConfig {
     pub jwt_issuer: Option<String>,
     /// The `aud` tokens must carry, if set.
     pub jwt_audience: Option<String>,
+    /// Serve a non-loopback address without authentication (refused otherwise).
+    pub insecure_no_auth: bool,
 }
 
 /// A secret: kept, compared, never printed.
@@ -150,11 +152,33 @@ impl Default for ServerConfig {
             jwt_public_key: None,
             jwt_issuer: None,
             jwt_audience: None,
+            insecure_no_auth: false,
         }
     }
 }
 
 impl ServerConfig {
+    /// Refuses an address other than loopback without authentication, unless
+    /// `insecure_no_auth` accepts the risk: a fresh server is safe on a laptop, and exposing it
+    /// takes a deliberate step.
+    pub fn check_exposure(&self) -> Result<(), String> {
+        let authenticated = self.jwt_secret.is_some() || self.jwt_public_key.is_some();
+        if authenticated || self.insecure_no_auth || self.listen.ip().is_loopback() {
+            Ok(())
+        } else {
+            Err(ServerConfig::unauthenticated(self.listen))
+        }
+    }
+
+    /// Why an address is not served without authentication, and what to do.
+    pub fn unauthenticated(address: std::net::SocketAddr) -> String {
+        format!(
+            "refusing to serve {address} without authentication: set --jwt-secret (or \
+             CONVSTATE_JWT_SECRET) or --jwt-public-key, listen on 127.0.0.1, or pass \
+             --insecure-no-auth to accept the risk (docs/security.md)"
+        )
+    }
+
     /// How to open the store.
     pub fn store_options(&self) -> crate::store::Options {
         crate::store::Options {
@@ -195,10 +219,11 @@ pub struct ConfigLayer {
     pub jwt_public_key: Option<std::path::PathBuf>,
     pub jwt_issuer: Option<String>,
     pub jwt_audience: Option<String>,
+    pub insecure_no_auth: Option<bool>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 27] = [
+pub const ENV_VARS: [(&str, &str); 28] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -226,6 +251,7 @@ pub const ENV_VARS: [(&str, &str); 27] = [
     ("CONVSTATE_JWT_PUBLIC_KEY", "jwt_public_key"),
     ("CONVSTATE_JWT_ISSUER", "jwt_issuer"),
     ("CONVSTATE_JWT_AUDIENCE", "jwt_audience"),
+    ("CONVSTATE_INSECURE_NO_AUTH", "insecure_no_auth"),
 ];
 
 impl ConfigLayer {
@@ -251,6 +277,11 @@ impl ConfigLayer {
                 v.trim()
                     .parse::<u64>()
                     .map_err(|_| format!("{var}: \"{v}\" is not a whole number"))
+            };
+            let boolean = |v: &str| match v.trim() {
+                "1" | "true" | "yes" | "on" => Ok(true),
+                "0" | "false" | "no" | "off" => Ok(false),
+                other => Err(format!("{var}: \"{other}\" is not true or false")),
             };
             let small = |v: &str| {
                 number(v)?
@@ -290,13 +321,8 @@ impl ConfigLayer {
                 }
                 "CONVSTATE_IP_SESSION_RATE" => layer.ip_session_rate = Some(small(&value)?),
                 "CONVSTATE_IP_SESSION_BURST" => layer.ip_session_burst = Some(small(&value)?),
-                "CONVSTATE_EXEMPT_LOOPBACK" => {
-                    layer.exempt_loopback = Some(match value.trim() {
-                        "1" | "true" | "yes" | "on" => true,
-                        "0" | "false" | "no" | "off" => false,
-                        other => return Err(format!("{var}: \"{other}\" is not true or false")),
-                    })
-                }
+                "CONVSTATE_EXEMPT_LOOPBACK" => layer.exempt_loopback = Some(boolean(&value)?),
+                "CONVSTATE_INSECURE_NO_AUTH" => layer.insecure_no_auth = Some(boolean(&value)?),
                 "CONVSTATE_MAX_SESSIONS" => layer.max_sessions = Some(number(&value)?),
                 "CONVSTATE_JWT_SECRET" => layer.jwt_secret = Some(Secret(value)),
                 "CONVSTATE_JWT_PUBLIC_KEY" => layer.jwt_public_key = Some(value.into()),
@@ -338,6 +364,7 @@ impl ConfigLayer {
             jwt_public_key: self.jwt_public_key.or(base.jwt_public_key),
             jwt_issuer: self.jwt_issuer.or(base.jwt_issuer),
             jwt_audience: self.jwt_audience.or(base.jwt_audience),
+            insecure_no_auth: self.insecure_no_auth.or(base.insecure_no_auth),
         }
     }
 
@@ -454,6 +481,7 @@ impl ConfigLayer {
         c.jwt_public_key = self.jwt_public_key;
         c.jwt_issuer = self.jwt_issuer;
         c.jwt_audience = self.jwt_audience;
+        c.insecure_no_auth = self.insecure_no_auth.unwrap_or(false);
         Ok(c)
     }
 }

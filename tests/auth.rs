@@ -301,3 +301,42 @@ async fn the_http_api_and_the_metrics_need_an_admin_token() {
     }
     server.stop().await;
 }
+
+#[test]
+fn another_address_than_loopback_needs_authentication_or_a_deliberate_flag() {
+    let dir = common::temp_path("exposed", "d");
+    let store = format!("sqlite:{}/convstate.db", dir.display());
+    let refused = ServerProcess::spawn(&["--listen", "0.0.0.0:0", "--store", &store], &[])
+        .err()
+        .expect("refused");
+    assert!(
+        refused.contains("refusing to serve 0.0.0.0:0 without authentication"),
+        "{refused}"
+    );
+    assert!(refused.contains("--insecure-no-auth"), "{refused}");
+    assert!(!dir.exists(), "nothing created before the refusal");
+    for (args, envs) in [
+        (vec!["--insecure-no-auth"], vec![]),
+        (vec![], vec![("CONVSTATE_JWT_SECRET", SECRET)]),
+    ] {
+        let mut all = vec!["--listen", "0.0.0.0:0", "--store", "memory:"];
+        all.extend(args);
+        let server = ServerProcess::spawn(&all, &envs).expect("serves");
+        let (status, log) = server.stop();
+        assert!(status.success());
+        let log = log.join("\n");
+        assert!(
+            log.contains("authentication is off on a non-loopback address")
+                || log.contains("every connection needs a token"),
+            "{log}"
+        );
+    }
+    // Loopback without authentication serves, and says so.
+    let server = ServerProcess::spawn(&["--listen", "127.0.0.1:0", "--store", "memory:"], &[])
+        .expect("serves");
+    let (_, log) = server.stop();
+    assert!(
+        log.join("\n")
+            .contains("authentication is off: serving on loopback only")
+    );
+}

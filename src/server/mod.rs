@@ -190,8 +190,21 @@ pub async fn run_with_clock(
     let (stop_tx, stop_rx) = watch::channel(Stop::Serving);
     let rules = crate::patterns::fingerprint(&engine);
     let verifier = verifier(&config).map_err(std::io::Error::other)?;
-    if verifier.is_some() {
-        info!("authentication: every connection needs a token");
+    let local = listener.local_addr()?;
+    match &verifier {
+        Some(_) => info!("authentication: every connection needs a token"),
+        None if local.ip().is_loopback() => info!(
+            "authentication is off: serving on loopback only (set jwt_secret or jwt_public_key \
+             before serving another address)"
+        ),
+        None if config.insecure_no_auth => warn!(
+            address = %local,
+            "authentication is off on a non-loopback address (--insecure-no-auth): anyone who \
+             reaches it can read and write every session whose id they know"
+        ),
+        None => {
+            return Err(std::io::Error::other(ServerConfig::unauthenticated(local)));
+        }
     }
     let app = Arc::new(App::new(
         config,
