@@ -219,6 +219,10 @@ pub struct ServeArgs {
     /// write every session whose id they know, and the HTTP API.
     #[arg(long)]
     pub insecure_no_auth: bool,
+    /// The origins the server's own pages are served from, comma-separated
+    /// (https://chat.example): needed for the demo page when the server is not on loopback.
+    #[arg(long = "public-origin", value_name = "ORIGINS", value_delimiter = ',')]
+    pub public_origins: Option<Vec<String>>,
 }
 
 impl ServeArgs {
@@ -262,6 +266,7 @@ impl ServeArgs {
             jwt_issuer: self.jwt_issuer,
             jwt_audience: self.jwt_audience,
             insecure_no_auth: self.insecure_no_auth.then_some(true),
+            public_origins: self.public_origins,
         };
         flags.over(env.over(file)).resolve()
     }

@@ -109,6 +109,9 @@ pub struct ServerConfig {
     pub jwt_audience: Option<String>,
     /// Serve a non-loopback address without authentication (refused otherwise).
     pub insecure_no_auth: bool,
+    /// The origins the server's own pages are served from (`https://chat.example`): browsers
+    /// there may connect. The request's `Host` is never trusted for this (DNS rebinding).
+    pub public_origins: Vec<String>,
 }
 
 /// A secret: kept, compared, never printed.
@@ -153,6 +156,7 @@ impl Default for ServerConfig {
             jwt_issuer: None,
             jwt_audience: None,
             insecure_no_auth: false,
+            public_origins: Vec::new(),
         }
     }
 }
@@ -220,10 +224,11 @@ pub struct ConfigLayer {
     pub jwt_issuer: Option<String>,
     pub jwt_audience: Option<String>,
     pub insecure_no_auth: Option<bool>,
+    pub public_origins: Option<Vec<String>>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 28] = [
+pub const ENV_VARS: [(&str, &str); 29] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -252,6 +257,7 @@ pub const ENV_VARS: [(&str, &str); 28] = [
     ("CONVSTATE_JWT_ISSUER", "jwt_issuer"),
     ("CONVSTATE_JWT_AUDIENCE", "jwt_audience"),
     ("CONVSTATE_INSECURE_NO_AUTH", "insecure_no_auth"),
+    ("CONVSTATE_PUBLIC_ORIGINS", "public_origins"),
 ];
 
 impl ConfigLayer {
@@ -278,6 +284,13 @@ impl ConfigLayer {
                     .parse::<u64>()
                     .map_err(|_| format!("{var}: \"{v}\" is not a whole number"))
             };
+            let list = |v: &str| -> Vec<String> {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(String::from)
+                    .collect()
+            };
             let boolean = |v: &str| match v.trim() {
                 "1" | "true" | "yes" | "on" => Ok(true),
                 "0" | "false" | "no" | "off" => Ok(false),
@@ -300,16 +313,8 @@ impl ConfigLayer {
                 "CONVSTATE_MAX_FRAME_BYTES" => layer.max_frame_bytes = Some(number(&value)?),
                 "CONVSTATE_RATE_LIMIT" => layer.rate_limit = Some(small(&value)?),
                 "CONVSTATE_RATE_BURST" => layer.rate_burst = Some(small(&value)?),
-                "CONVSTATE_ALLOWED_ORIGINS" => {
-                    layer.allowed_origins = Some(
-                        value
-                            .split(',')
-                            .map(str::trim)
-                            .filter(|s| !s.is_empty())
-                            .map(String::from)
-                            .collect(),
-                    );
-                }
+                "CONVSTATE_ALLOWED_ORIGINS" => layer.allowed_origins = Some(list(&value)),
+                "CONVSTATE_PUBLIC_ORIGINS" => layer.public_origins = Some(list(&value)),
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
                 "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
                 "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
@@ -365,6 +370,7 @@ impl ConfigLayer {
             jwt_issuer: self.jwt_issuer.or(base.jwt_issuer),
             jwt_audience: self.jwt_audience.or(base.jwt_audience),
             insecure_no_auth: self.insecure_no_auth.or(base.insecure_no_auth),
+            public_origins: self.public_origins.or(base.public_origins),
         }
     }
 
@@ -482,6 +488,7 @@ impl ConfigLayer {
         c.jwt_issuer = self.jwt_issuer;
         c.jwt_audience = self.jwt_audience;
         c.insecure_no_auth = self.insecure_no_auth.unwrap_or(false);
+        c.public_origins = self.public_origins.unwrap_or_default();
         Ok(c)
     }
 }

@@ -340,3 +340,43 @@ fn another_address_than_loopback_needs_authentication_or_a_deliberate_flag() {
             .contains("authentication is off: serving on loopback only")
     );
 }
+
+#[test]
+fn origins_are_checked_against_the_configured_ones_never_the_host() {
+    // A rebinding name: the page's origin and the Host header agree, and point here.
+    let rebinding = "Origin: http://evil.example:8080\r\nHost: evil.example:8080\r\n";
+    let server = ServerProcess::spawn(&["--listen", "127.0.0.1:0", "--store", "memory:"], &[])
+        .expect("serves");
+    let (status, _) = common::raw_upgrade_with(server.addr, "", rebinding);
+    assert_eq!(status, 403);
+    // On loopback, a localhost page may connect.
+    let (status, _) =
+        common::raw_upgrade_with(server.addr, "", "Origin: http://localhost:3000\r\n");
+    assert_eq!(status, 101);
+    server.stop();
+    // Not on loopback: localhost pages may not; the public origin may.
+    let server = ServerProcess::spawn(
+        &[
+            "--listen",
+            "0.0.0.0:0",
+            "--store",
+            "memory:",
+            "--insecure-no-auth",
+            "--public-origin",
+            "https://chat.example",
+        ],
+        &[],
+    )
+    .expect("serves");
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], server.addr.port()));
+    for (origin, expected) in [
+        ("http://localhost:3000", 403),
+        ("http://127.0.0.1:8080", 403),
+        ("http://evil.example:8080", 403),
+        ("https://chat.example", 101),
+    ] {
+        let (status, body) = common::raw_upgrade_with(addr, "", &format!("Origin: {origin}\r\n"));
+        assert_eq!(status, expected, "{origin}: {body}");
+    }
+    server.stop();
+}

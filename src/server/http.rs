@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use super::edge::Admitted;
 use super::{App, auth, web, ws};
+use crate::config::ServerConfig;
 use crate::protocol::{self, ErrorCode, ServerFrame};
 use crate::store::{ErrorKind, Health, StoreError};
 
@@ -68,7 +69,7 @@ async fn cors(
     let origin = request
         .headers()
         .get(header::ORIGIN)
-        .filter(|_| check_origin(request.headers(), &app.config.allowed_origins).is_ok())
+        .filter(|_| check_origin(request.headers(), &app.config).is_ok())
         .cloned();
     let mut response = next.run(request).await;
     if let Some(origin) = origin {
@@ -115,7 +116,7 @@ async fn upgrade(
         Ok(access) => access,
         Err(refused) => return refused,
     };
-    if let Err(origin) = check_origin(&headers, &app.config.allowed_origins) {
+    if let Err(origin) = check_origin(&headers, &app.config) {
         return (
             StatusCode::FORBIDDEN,
             format!("origin {origin} is not allowed to connect\n"),
@@ -340,34 +341,33 @@ async fn readyz(State(app): State<Arc<App>>) -> Response {
 
 /// Browsers send `Origin`; other clients usually do not, and are let in. A browser may connect
 /// from the server's own origin, from localhost, or from a configured origin.
-fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
+/// Whether a browser's `Origin` may connect or read: one of the server's public origins or of
+/// `allowed_origins`, or a localhost origin while the server itself listens on loopback. The
+/// request's own `Host` decides nothing: a rebinding DNS name would make any page "same
+/// origin".
+fn check_origin(headers: &HeaderMap, config: &ServerConfig) -> Result<(), String> {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return Ok(());
     };
     let origin = origin.to_str().unwrap_or("").trim_end_matches('/');
-    if allowed
-        .iter()
-        .any(|a| a == "*" || a.trim_end_matches('/') == origin)
-    {
+    let listed = |list: &[String]| {
+        list.iter()
+            .any(|a| a == "*" || a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+    };
+    if listed(&config.allowed_origins) || listed(&config.public_origins) {
         return Ok(());
     }
-    let host_of = |url: &str| -> Option<String> {
-        let rest = url.split_once("://")?.1;
-        Some(rest.split('/').next()?.to_ascii_lowercase())
-    };
-    let Some(origin_host) = host_of(origin) else {
-        return Err(origin.to_string());
-    };
-    let same_origin = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .is_some_and(|host| host.eq_ignore_ascii_case(&origin_host));
-    let name = origin_host
+    let host = origin
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split('/').next())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let name = host
         .rsplit_once(':')
         .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
-        .map_or(origin_host.as_str(), |(name, _)| name);
+        .map_or(host.as_str(), |(name, _)| name);
     let localhost = matches!(name, "localhost" | "127.0.0.1" | "[::1]");
-    if same_origin || localhost {
+    if localhost && config.listen.ip().is_loopback() {
         Ok(())
     } else {
         Err(origin.to_string())
@@ -573,47 +573,50 @@ mod tests {
 
     #[test]
     fn origins_are_checked() {
-        let none: &[String] = &[];
-        assert!(check_origin(&headers(None, "chat.example:8080"), none).is_ok());
-        assert!(
-            check_origin(
-                &headers(Some("http://chat.example:8080"), "chat.example:8080"),
-                none
-            )
-            .is_ok()
-        );
-        assert!(
-            check_origin(
-                &headers(Some("http://localhost:3000"), "chat.example"),
-                none
-            )
-            .is_ok()
-        );
-        assert!(
-            check_origin(
-                &headers(Some("http://127.0.0.1:5173"), "chat.example"),
-                none
-            )
-            .is_ok()
-        );
-        assert!(
-            check_origin(&headers(Some("https://evil.example"), "chat.example"), none).is_err()
-        );
-        assert!(check_origin(&headers(Some("null"), "chat.example"), none).is_err());
-        let allowed = vec!["https://shop.example".to_string()];
-        assert!(
-            check_origin(
-                &headers(Some("https://shop.example"), "chat.example"),
-                &allowed
-            )
-            .is_ok()
-        );
-        assert!(
-            check_origin(
-                &headers(Some("https://localhost.evil.example"), "chat.example"),
-                &allowed
-            )
-            .is_err()
-        );
+        let loopback = ServerConfig::default();
+        let check = |origin: Option<&str>, host: &str, config: &ServerConfig| {
+            check_origin(&headers(origin, host), config).is_ok()
+        };
+        assert!(check(None, "chat.example:8080", &loopback));
+        // The Host header decides nothing: a rebinding name is not "same origin".
+        assert!(!check(
+            Some("http://chat.example:8080"),
+            "chat.example:8080",
+            &loopback
+        ));
+        assert!(check(
+            Some("http://localhost:3000"),
+            "chat.example",
+            &loopback
+        ));
+        assert!(check(
+            Some("http://127.0.0.1:5173"),
+            "chat.example",
+            &loopback
+        ));
+        assert!(!check(
+            Some("https://evil.example"),
+            "chat.example",
+            &loopback
+        ));
+        assert!(!check(Some("null"), "chat.example", &loopback));
+        let exposed = ServerConfig {
+            listen: SocketAddr::from(([0, 0, 0, 0], 8080)),
+            public_origins: vec!["https://chat.example".into()],
+            allowed_origins: vec!["https://shop.example".into()],
+            ..ServerConfig::default()
+        };
+        assert!(check(Some("https://chat.example"), "x", &exposed));
+        assert!(check(Some("https://shop.example/"), "x", &exposed));
+        assert!(!check(
+            Some("http://localhost:3000"),
+            "localhost:3000",
+            &exposed
+        ));
+        assert!(!check(
+            Some("https://localhost.evil.example"),
+            "x",
+            &exposed
+        ));
     }
 }

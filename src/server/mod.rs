@@ -179,7 +179,7 @@ fn verifier(config: &ServerConfig) -> Result<Option<auth::Verifier>, String> {
 /// [`run`] with another clock (tests of deadlines use tokio's, with paused time).
 pub async fn run_with_clock(
     listener: TcpListener,
-    config: ServerConfig,
+    mut config: ServerConfig,
     engine: Engine,
     store: Arc<dyn Store>,
     clock: Clock,
@@ -191,6 +191,8 @@ pub async fn run_with_clock(
     let rules = crate::patterns::fingerprint(&engine);
     let verifier = verifier(&config).map_err(std::io::Error::other)?;
     let local = listener.local_addr()?;
+    // The address really served (the configured one may say port 0, or be ignored by tests).
+    config.listen = local;
     match &verifier {
         Some(_) => info!("authentication: every connection needs a token"),
         None if local.ip().is_loopback() => info!(

@@ -573,11 +573,13 @@ pub(crate) fn raw_upgrade(addr: SocketAddr, query: &str) -> (u16, String) {
 /// [`raw_upgrade`] with extra header lines (each ending in `\r\n`).
 pub(crate) fn raw_upgrade_with(addr: SocketAddr, query: &str, headers: &str) -> (u16, String) {
     use std::io::{Read, Write};
+    let given = headers.to_ascii_lowercase().contains("host:");
+    let host = if given { "" } else { "Host: x\r\n" };
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(PATIENCE)).unwrap();
     write!(
         s,
-        "GET /ws{query} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\
+        "GET /ws{query} HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\n\
          Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{headers}\r\n"
     )
     .unwrap();
