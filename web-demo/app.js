@@ -2,7 +2,9 @@
 //
 // mount(container, options) renders it into `container`. options:
 //   server  base URL of the convstate server (default: this page's origin)
-//   session a session id to join (default: the page's ?session= or the last one used)
+//   session a session id to join (default: the last one used here; the demo page also reads
+//           its own ?session=, an embedded widget never takes one from the host page's URL)
+//   token   a token, when the server has authentication on (the demo page reads #token=...)
 //   page    true when the widget is the whole page: the session id goes into the address bar
 //
 // It speaks the wire protocol: `welcome` then `state` frames over /ws, turns and signals sent
@@ -31,7 +33,12 @@ function el(tag, attrs = {}, ...children) {
 export function mount(container, options = {}) {
   const server = (options.server || location.origin).replace(/\/$/, "");
   const params = new URLSearchParams(location.search);
-  let session = options.session || params.get("session") || localStorage.getItem(STORE_KEY) || null;
+  // A crafted link must not put a visitor of a host page into someone else's session: only the
+  // demo page, the server's own, reads the address bar.
+  const fromUrl = options.page ? params.get("session") : null;
+  let session = options.session || fromUrl || localStorage.getItem(STORE_KEY) || null;
+  // In the fragment, never sent to any server, so never in a log.
+  const token = options.token || (options.page ? new URLSearchParams(location.hash.slice(1)).get("token") : null);
   let seq = 0;
   let state = null;
   let socket = null;
@@ -95,6 +102,7 @@ export function mount(container, options = {}) {
       url.searchParams.set("session_id", session);
       url.searchParams.set("last_seq", String(seq));
     }
+    if (token) url.searchParams.set("token", token);
     socket = new WebSocket(url);
     socket.onmessage = (event) => receive(JSON.parse(event.data));
     socket.onclose = () => {
@@ -168,7 +176,8 @@ export function mount(container, options = {}) {
       const from = session;
       // The log comes in pages of at most 1,000 events: fetch until a page is short.
       for (;;) {
-        const response = await fetch(`${server}/api/sessions/${encodeURIComponent(from)}/events?after=${shownEvents}`);
+        const headers = token ? { Authorization: `Bearer ${token}` } : {};
+        const response = await fetch(`${server}/api/sessions/${encodeURIComponent(from)}/events?after=${shownEvents}`, { headers });
         if (!response.ok || from !== shownSession) break;
         const events = await response.json();
         for (const e of events) {

@@ -3,6 +3,9 @@
 //   <div id="convstate"></div>
 //   <script src="https://chat.example/embed.js" data-target="#convstate"></script>
 //
+// Optional attributes: data-session (a session to join) and data-token (a token, when the
+// server has authentication on). The widget never takes a session id from the page's URL.
+//
 // The widget runs in a shadow root inside the target element and connects from the host page's
 // origin, so the server's origin allowlist (--allowed-origins) decides which sites may use it.
 (function () {
@@ -22,7 +25,11 @@
     const mountPoint = document.createElement("div");
     shadow.append(style, mountPoint);
     import(`${server}/demo/app.js`)
-      .then((m) => m.mount(mountPoint, { server }))
+      .then((m) => m.mount(mountPoint, {
+        server,
+        session: script.dataset.session || undefined,
+        token: script.dataset.token || undefined,
+      }))
       .catch(() => {
         // The server grants its module only to allowed origins (CORS), as it grants its
         // WebSocket: say so in the widget's place rather than leaving it blank.

@@ -237,6 +237,24 @@ test("the widget embeds in another site with one script tag, if the site is allo
     assert.equal(await text(shop, "goal-type"), "question_answer");
     await shop.locator(".msg").first().waitFor();
     await shop.screenshot({ path: path.join(OUTPUT, "embed-allowed.png"), fullPage: true });
+    const mine = await text(shop, "session");
+
+    // A crafted link to the host page names someone's session: the widget ignores it.
+    const victim = await browser.newPage();
+    await victim.goto(`${server.url}/`);
+    await expectText(victim, "connection", "connected");
+    await say(victim, "user", "I want to build a todo app");
+    await expectText(victim, "phase", "understanding");
+    const victimSession = (await text(victim, "session")).replace("session ", "");
+    const visitor = await browser.newContext();
+    const lured = await visitor.newPage();
+    await lured.goto(`${allowed.url}/?session=${victimSession}`);
+    await expectText(lured, "connection", "connected");
+    await expectText(lured, "phase", "greeting");
+    assert.notEqual(await text(lured, "session"), `session ${victimSession}`);
+    assert.ok(mine);
+    await visitor.close();
+    await victim.close();
 
     // A site not on the allowlist gets neither the widget nor a connection, and is told so.
     const other = await browser.newPage();
