@@ -223,6 +223,9 @@ pub struct ServeArgs {
     /// (https://chat.example): needed for the demo page when the server is not on loopback.
     #[arg(long = "public-origin", value_name = "ORIGINS", value_delimiter = ',')]
     pub public_origins: Option<Vec<String>>,
+    /// A file of API keys, one per line (# comments): each opens the HTTP API and the metrics.
+    #[arg(long, value_name = "FILE")]
+    pub api_keys_file: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -267,6 +270,7 @@ impl ServeArgs {
             jwt_audience: self.jwt_audience,
             insecure_no_auth: self.insecure_no_auth.then_some(true),
             public_origins: self.public_origins,
+            api_keys_file: self.api_keys_file,
         };
         flags.over(env.over(file)).resolve()
     }

@@ -112,6 +112,9 @@ pub struct ServerConfig {
     /// The origins the server's own pages are served from (`https://chat.example`): browsers
     /// there may connect. The request's `Host` is never trusted for this (DNS rebinding).
     pub public_origins: Vec<String>,
+    /// A file of API keys, one per line: each opens the HTTP API and the metrics as an admin
+    /// token does.
+    pub api_keys_file: Option<std::path::PathBuf>,
 }
 
 /// A secret: kept, compared, never printed.
@@ -157,6 +160,7 @@ impl Default for ServerConfig {
             jwt_audience: None,
             insecure_no_auth: false,
             public_origins: Vec::new(),
+            api_keys_file: None,
         }
     }
 }
@@ -225,10 +229,11 @@ pub struct ConfigLayer {
     pub jwt_audience: Option<String>,
     pub insecure_no_auth: Option<bool>,
     pub public_origins: Option<Vec<String>>,
+    pub api_keys_file: Option<std::path::PathBuf>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 29] = [
+pub const ENV_VARS: [(&str, &str); 30] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -258,6 +263,7 @@ pub const ENV_VARS: [(&str, &str); 29] = [
     ("CONVSTATE_JWT_AUDIENCE", "jwt_audience"),
     ("CONVSTATE_INSECURE_NO_AUTH", "insecure_no_auth"),
     ("CONVSTATE_PUBLIC_ORIGINS", "public_origins"),
+    ("CONVSTATE_API_KEYS_FILE", "api_keys_file"),
 ];
 
 impl ConfigLayer {
@@ -315,6 +321,7 @@ impl ConfigLayer {
                 "CONVSTATE_RATE_BURST" => layer.rate_burst = Some(small(&value)?),
                 "CONVSTATE_ALLOWED_ORIGINS" => layer.allowed_origins = Some(list(&value)),
                 "CONVSTATE_PUBLIC_ORIGINS" => layer.public_origins = Some(list(&value)),
+                "CONVSTATE_API_KEYS_FILE" => layer.api_keys_file = Some(value.into()),
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
                 "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
                 "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
@@ -371,6 +378,7 @@ impl ConfigLayer {
             jwt_audience: self.jwt_audience.or(base.jwt_audience),
             insecure_no_auth: self.insecure_no_auth.or(base.insecure_no_auth),
             public_origins: self.public_origins.or(base.public_origins),
+            api_keys_file: self.api_keys_file.or(base.api_keys_file),
         }
     }
 
@@ -489,6 +497,7 @@ impl ConfigLayer {
         c.jwt_audience = self.jwt_audience;
         c.insecure_no_auth = self.insecure_no_auth.unwrap_or(false);
         c.public_origins = self.public_origins.unwrap_or_default();
+        c.api_keys_file = self.api_keys_file;
         Ok(c)
     }
 }

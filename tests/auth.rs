@@ -380,3 +380,38 @@ fn origins_are_checked_against_the_configured_ones_never_the_host() {
     }
     server.stop();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_key_opens_the_http_api_and_the_metrics() {
+    let key = "an-api-key-for-the-tests-0123456789abcdef";
+    let file = common::temp_path("api-keys", "txt");
+    std::fs::write(&file, format!("# operators\n{key}\n")).unwrap();
+    // With tokens too, and alone.
+    for with_tokens in [true, false] {
+        let config = ServerConfig {
+            api_keys_file: Some(file.clone()),
+            ..if with_tokens {
+                config()
+            } else {
+                ServerConfig::default()
+            }
+        };
+        let server = TestServer::start(config, None, StoreKind::Memory).await;
+        for path in ["/metrics", "/api/sessions/s-nobody"] {
+            assert_eq!(http(server.addr, "GET", path).await.0, 401, "{path}");
+            let wrong = &key[..key.len() - 1];
+            assert_eq!(
+                http_with(server.addr, "GET", path, wrong).await.0,
+                401,
+                "{path}"
+            );
+            let expected = if path == "/metrics" { 200 } else { 404 };
+            assert_eq!(
+                http_with(server.addr, "GET", path, key).await.0,
+                expected,
+                "{path}"
+            );
+        }
+        server.stop().await;
+    }
+}

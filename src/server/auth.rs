@@ -185,6 +185,56 @@ fn describe(e: &jsonwebtoken::errors::Error) -> &'static str {
     }
 }
 
+/// API keys: static secrets for the HTTP API and the metrics, for setups without tokens.
+pub(crate) struct ApiKeys(Vec<Box<[u8]>>);
+
+impl fmt::Debug for ApiKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ApiKeys({} keys)", self.0.len())
+    }
+}
+
+impl ApiKeys {
+    /// One key per line; blank lines and lines starting with `#` are skipped. A key has at
+    /// least 32 characters.
+    pub(crate) fn parse(text: &str, source: &str) -> Result<ApiKeys, String> {
+        let mut keys = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let key = line.trim();
+            if key.is_empty() || key.starts_with('#') {
+                continue;
+            }
+            if key.len() < 32 {
+                return Err(format!(
+                    "{source}:{}: an API key has at least 32 characters",
+                    n + 1
+                ));
+            }
+            keys.push(key.as_bytes().into());
+        }
+        if keys.is_empty() {
+            return Err(format!("{source}: no API key in the file"));
+        }
+        Ok(ApiKeys(keys))
+    }
+
+    /// Whether `presented` is one of the keys, compared in time that does not depend on where
+    /// it differs.
+    pub(crate) fn admits(&self, presented: &str) -> bool {
+        let presented = presented.as_bytes();
+        let mut found = false;
+        for key in &self.0 {
+            let same_length = key.len() == presented.len();
+            let diff = key
+                .iter()
+                .zip(presented)
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+            found |= same_length && diff == 0;
+        }
+        found
+    }
+}
+
 /// The token of a request: `Authorization: Bearer T`, or `token` in the query (browsers cannot
 /// set headers on a WebSocket).
 pub(crate) fn presented<'a>(
@@ -323,6 +373,21 @@ mod tests {
         assert!(!Access::Assistant.may_signal(Signal::Satisfied));
         assert!(!Access::Observer.may_signal(Signal::Cancel));
         assert!(!Access::Assistant.may_reset() && Access::User.may_reset());
+    }
+
+    #[test]
+    fn api_keys_are_read_and_matched_whole() {
+        let key = "k".repeat(40);
+        let keys = ApiKeys::parse(&format!("# ops\n\n{key}\n"), "keys").unwrap();
+        assert!(keys.admits(&key));
+        assert!(!keys.admits(&key[..39]));
+        assert!(!keys.admits(&format!("{key}x")));
+        assert!(!keys.admits(""));
+        assert_eq!(
+            ApiKeys::parse("short\n", "keys").unwrap_err(),
+            "keys:1: an API key has at least 32 characters"
+        );
+        assert!(ApiKeys::parse("# nothing\n", "keys").is_err());
     }
 
     #[test]

@@ -222,20 +222,28 @@ fn unauthorized(message: &str) -> Response {
     response
 }
 
-/// With authentication on, lets through only requests with an admin token
-/// (`Authorization: Bearer`): 401 without a valid one, 403 for another role.
+/// With authentication on (tokens or API keys), lets through only requests with an admin token
+/// or an API key (`Authorization: Bearer`): 401 without a valid one, 403 for another role.
 async fn admin_only(
     State(app): State<Arc<App>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    if let Some(verifier) = &app.verifier {
+    if app.verifier.is_some() || app.api_keys.is_some() {
         let authorization = request
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
         let Some(token) = auth::presented(authorization, None) else {
-            return unauthorized("an admin token is needed: Authorization: Bearer TOKEN");
+            return unauthorized(
+                "an admin token or an API key is needed: Authorization: Bearer TOKEN",
+            );
+        };
+        if app.api_keys.as_ref().is_some_and(|keys| keys.admits(token)) {
+            return next.run(request).await;
+        }
+        let Some(verifier) = &app.verifier else {
+            return unauthorized("not one of the API keys");
         };
         match verifier.verify(token) {
             Err(refused) => return unauthorized(&refused.0),

@@ -89,6 +89,8 @@ pub(crate) struct App {
     pub(crate) requests: Arc<Tracker>,
     /// Verifies tokens; `None`: authentication is off.
     pub(crate) verifier: Option<auth::Verifier>,
+    /// Keys that open the HTTP API and the metrics.
+    pub(crate) api_keys: Option<auth::ApiKeys>,
 }
 
 impl App {
@@ -99,6 +101,7 @@ impl App {
         clock: Clock,
         stop: watch::Receiver<Stop>,
         verifier: Option<auth::Verifier>,
+        api_keys: Option<auth::ApiKeys>,
     ) -> App {
         let metrics = Arc::new(Metrics::default());
         let limits = Arc::new(Limits::new(&config));
@@ -113,6 +116,7 @@ impl App {
             websockets: Arc::default(),
             requests: Arc::default(),
             verifier,
+            api_keys,
         }
     }
 
@@ -190,6 +194,18 @@ pub async fn run_with_clock(
     let (stop_tx, stop_rx) = watch::channel(Stop::Serving);
     let rules = crate::patterns::fingerprint(&engine);
     let verifier = verifier(&config).map_err(std::io::Error::other)?;
+    let api_keys = match &config.api_keys_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                std::io::Error::other(format!("api_keys_file: {}: {e}", path.display()))
+            })?;
+            Some(
+                auth::ApiKeys::parse(&text, &path.display().to_string())
+                    .map_err(std::io::Error::other)?,
+            )
+        }
+        None => None,
+    };
     let local = listener.local_addr()?;
     // The address really served (the configured one may say port 0, or be ignored by tests).
     config.listen = local;
@@ -215,6 +231,7 @@ pub async fn run_with_clock(
         clock,
         stop_rx.clone(),
         verifier,
+        api_keys,
     ));
     let (recording, now) = (app.clone(), rules.clone());
     match tokio::task::spawn_blocking(move || recording.sessions.store().record_rules(&rules)).await
