@@ -5,10 +5,10 @@
 mod common;
 
 use common::{
-    Client, ServerProcess, StoreKind, TestServer, error_code, http, http_with, raw_upgrade,
+    Client, ServerProcess, StoreKind, TestServer, error_code, http, http_with, raw_upgrade, upgrade,
 };
 use convstate::config::{Secret, ServerConfig};
-use convstate::protocol::{ErrorCode, ServerFrame};
+use convstate::protocol::{ErrorCode, ServerFrame, StateUpdate};
 use jsonwebtoken::{EncodingKey, Header, encode};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -56,11 +56,17 @@ async fn sessions_created(server: &TestServer) -> u64 {
         .expect("the metric")
 }
 
-async fn upgrade(server: &TestServer, query: String) -> (u16, String) {
-    let addr = server.addr;
-    tokio::task::spawn_blocking(move || raw_upgrade(addr, &query))
-        .await
-        .unwrap()
+/// A client of a new session, opened with `token`, after one user turn: its state frame.
+async fn started(server: &TestServer, token: &str, text: &str) -> (Client, StateUpdate<'static>) {
+    let (mut client, _) = Client::connect(&server.ws_url(&format!("?token={token}"))).await;
+    client
+        .send(json!({"type": "message", "role": "user", "text": text, "id": "c-1"}))
+        .await;
+    let ServerFrame::State(first) = client.recv().await else {
+        panic!("a state frame")
+    };
+    let _ack = client.recv().await;
+    (client, first)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -103,14 +109,14 @@ async fn refused_tokens_get_401_and_create_nothing() {
         ("no exp", format!("?token={no_exp}"), "required claim"),
     ];
     for (name, query, why) in cases {
-        let (status, body) = upgrade(&server, query).await;
+        let (status, body) = upgrade(server.addr, &query).await;
         assert_eq!(status, 401, "{name}: {body}");
         assert_eq!(error_code(&body), Some(ErrorCode::Unauthorized), "{name}");
         assert!(body.contains(why), "{name}: {body}");
     }
     assert_eq!(sessions_created(&server).await, 0);
     // A good token, in the query or as a bearer header, opens a session.
-    let (status, body) = upgrade(&server, format!("?token={}", mint("u1", "user"))).await;
+    let (status, body) = upgrade(server.addr, &format!("?token={}", mint("u1", "user"))).await;
     assert_eq!(status, 101, "{body}");
     let mut request = server.ws_url("").into_client_request().unwrap();
     request.headers_mut().insert(
@@ -126,14 +132,7 @@ async fn refused_tokens_get_401_and_create_nothing() {
 async fn a_frame_beyond_the_tokens_role_is_forbidden_and_changes_nothing() {
     let server = TestServer::start(config(), None, StoreKind::Memory).await;
     let user = mint("u1", "user");
-    let (mut alice, _) = Client::connect(&server.ws_url(&format!("?token={user}"))).await;
-    alice
-        .send(json!({"type": "message", "role": "user", "text": "I want to build a todo app", "id": "c-1"}))
-        .await;
-    let ServerFrame::State(first) = alice.recv().await else {
-        panic!("a state frame")
-    };
-    let _ack = alice.recv().await;
+    let (mut alice, first) = started(&server, &user, "I want to build a todo app").await;
     let session = alice.session_id.clone();
     let forbidden = [
         json!({"type": "message", "role": "assistant", "text": "Here it is", "id": "c-2"}),
@@ -193,11 +192,7 @@ async fn a_frame_beyond_the_tokens_role_is_forbidden_and_changes_nothing() {
 async fn a_token_for_one_session_opens_no_other() {
     let server = TestServer::start(config(), None, StoreKind::Memory).await;
     let user = mint("u1", "user");
-    let (mut alice, _) = Client::connect(&server.ws_url(&format!("?token={user}"))).await;
-    alice
-        .send(json!({"type": "message", "role": "user", "text": "hello", "id": "c-1"}))
-        .await;
-    let _ = alice.recv().await;
+    let (alice, _) = started(&server, &user, "hello").await;
     let mine = alice.session_id.clone();
     let mut only = claims("u2", "user");
     only["sid"] = mine.clone().into();
@@ -207,12 +202,12 @@ async fn a_token_for_one_session_opens_no_other() {
         format!("?token={only}"),
         format!("?session_id=s-other&token={only}"),
     ] {
-        let (status, body) = upgrade(&server, query.clone()).await;
+        let (status, body) = upgrade(server.addr, &query.clone()).await;
         assert_eq!(status, 403, "{query}: {body}");
         assert_eq!(error_code(&body), Some(ErrorCode::Forbidden));
     }
     assert_eq!(sessions_created(&server).await, created);
-    let (status, body) = upgrade(&server, format!("?session_id={mine}&token={only}")).await;
+    let (status, body) = upgrade(server.addr, &format!("?session_id={mine}&token={only}")).await;
     assert_eq!(status, 101, "{body}");
     server.stop().await;
 }
@@ -261,11 +256,7 @@ fn a_token_never_reaches_the_log() {
 async fn the_http_api_and_the_metrics_need_an_admin_token() {
     let server = TestServer::start(config(), None, StoreKind::Memory).await;
     let user = mint("u1", "user");
-    let (mut alice, _) = Client::connect(&server.ws_url(&format!("?token={user}"))).await;
-    alice
-        .send(json!({"type": "message", "role": "user", "text": "hello", "id": "c-1"}))
-        .await;
-    let _ = alice.recv().await;
+    let (alice, _) = started(&server, &user, "hello").await;
     let id = alice.session_id.clone();
     let paths = [
         format!("/api/sessions/{id}"),

@@ -12,8 +12,7 @@ use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use common::{
-    Client, PATIENCE, ServerProcess, StoreKind, TestServer, error_code, http, raw_upgrade,
-    temp_path,
+    Client, PATIENCE, ServerProcess, StoreKind, TestServer, error_code, http, temp_path, upgrade,
 };
 use convstate::config::ServerConfig;
 use convstate::protocol::{ErrorCode, ServerFrame};
@@ -365,10 +364,7 @@ async fn connections_over_the_caps_are_refused_with_a_clear_answer() {
     for _ in 0..5 {
         held.push(Client::connect(&server.ws_url("")).await.0);
     }
-    let addr = server.addr;
-    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
-        .await
-        .unwrap();
+    let (status, body) = upgrade(server.addr, "").await;
     assert_eq!(status, 429, "{body}");
     assert_eq!(error_code(&body), Some(ErrorCode::RateLimited), "{body}");
     // A connection that closes frees its place.
@@ -390,10 +386,7 @@ async fn connections_over_the_caps_are_refused_with_a_clear_answer() {
     for _ in 0..3 {
         held.push(Client::connect(&server.ws_url("")).await.0);
     }
-    let addr = server.addr;
-    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
-        .await
-        .unwrap();
+    let (status, body) = upgrade(server.addr, "").await;
     assert_eq!(status, 503, "{body}");
     assert_eq!(error_code(&body), Some(ErrorCode::ServerFull), "{body}");
     let (_, metrics) = {
@@ -423,10 +416,7 @@ async fn new_sessions_are_limited_per_address_and_per_node() {
     for _ in 0..3 {
         held.push(Client::connect(&server.ws_url("")).await.0);
     }
-    let addr = server.addr;
-    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
-        .await
-        .unwrap();
+    let (status, body) = upgrade(server.addr, "").await;
     assert_eq!(status, 429, "{body}");
     assert_eq!(error_code(&body), Some(ErrorCode::RateLimited), "{body}");
     assert!(body.contains("new sessions"), "{body}");
@@ -444,10 +434,7 @@ async fn new_sessions_are_limited_per_address_and_per_node() {
     let server = TestServer::start(config, None, StoreKind::Memory).await;
     let (mut a, _) = Client::connect(&server.ws_url("")).await;
     let (_b, _) = Client::connect(&server.ws_url("")).await;
-    let addr = server.addr;
-    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, ""))
-        .await
-        .unwrap();
+    let (status, body) = upgrade(server.addr, "").await;
     assert_eq!(status, 503, "{body}");
     assert_eq!(error_code(&body), Some(ErrorCode::ServerFull), "{body}");
     a.ws.close(None).await.unwrap();
@@ -461,11 +448,8 @@ async fn new_sessions_are_limited_per_address_and_per_node() {
 async fn an_overlong_session_id_is_a_bad_request() {
     let server = TestServer::start(limits(), None, StoreKind::Memory).await;
     let id = "x".repeat(10 * 1024);
-    let addr = server.addr;
     let query = format!("?session_id={id}");
-    let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, &query))
-        .await
-        .unwrap();
+    let (status, body) = upgrade(server.addr, &query).await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(error_code(&body), Some(ErrorCode::BadRequest), "{body}");
     for path in ["", "/summary", "/events", "/goals"] {
@@ -667,11 +651,7 @@ async fn every_hostile_input_gets_its_documented_answer_and_a_healthy_session_is
     for (name, attack, answer) in table {
         match attack {
             Attack::Upgrade(query) => {
-                let addr = server.addr;
-                let q = query.clone();
-                let (status, body) = tokio::task::spawn_blocking(move || raw_upgrade(addr, &q))
-                    .await
-                    .unwrap();
+                let (status, body) = upgrade(server.addr, &query).await;
                 match answer {
                     Answer::Http(expected) => {
                         assert_eq!(status, expected, "{name}: {body}");

@@ -570,6 +570,14 @@ pub(crate) fn raw_upgrade(addr: SocketAddr, query: &str) -> (u16, String) {
     raw_upgrade_with(addr, query, "")
 }
 
+/// [`raw_upgrade`] from async code (it blocks, so on a blocking thread).
+pub(crate) async fn upgrade(addr: SocketAddr, query: &str) -> (u16, String) {
+    let query = query.to_string();
+    tokio::task::spawn_blocking(move || raw_upgrade(addr, &query))
+        .await
+        .unwrap()
+}
+
 /// [`raw_upgrade`] with extra header lines (each ending in `\r\n`).
 pub(crate) fn raw_upgrade_with(addr: SocketAddr, query: &str, headers: &str) -> (u16, String) {
     use std::io::{Read, Write};
