@@ -179,7 +179,7 @@ impl ServerConfig {
     }
 
     /// Why an address is not served without authentication, and what to do.
-    pub fn unauthenticated(address: std::net::SocketAddr) -> String {
+    fn unauthenticated(address: std::net::SocketAddr) -> String {
         format!(
             "refusing to serve {address} without authentication: set --jwt-secret (or \
              CONVSTATE_JWT_SECRET) or --jwt-public-key, listen on 127.0.0.1, or pass \

@@ -209,20 +209,20 @@ pub async fn run_with_clock(
     let local = listener.local_addr()?;
     // The address really served (the configured one may say port 0, or be ignored by tests).
     config.listen = local;
+    // The one decision on exposure is the configuration's (the command asks it before opening
+    // anything); here it holds for the address really bound.
+    config.check_exposure().map_err(std::io::Error::other)?;
     match &verifier {
         Some(_) => info!("authentication: every connection needs a token"),
         None if local.ip().is_loopback() => info!(
             "authentication is off: serving on loopback only (set jwt_secret or jwt_public_key \
              before serving another address)"
         ),
-        None if config.insecure_no_auth => warn!(
+        None => warn!(
             address = %local,
             "authentication is off on a non-loopback address (--insecure-no-auth): anyone who \
              reaches it can read and write every session whose id they know"
         ),
-        None => {
-            return Err(std::io::Error::other(ServerConfig::unauthenticated(local)));
-        }
     }
     let app = Arc::new(App::new(
         config,
