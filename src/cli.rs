@@ -226,6 +226,10 @@ pub struct ServeArgs {
     /// A file of API keys, one per line (# comments): each opens the HTTP API and the metrics.
     #[arg(long, value_name = "FILE")]
     pub api_keys_file: Option<PathBuf>,
+    /// Serve /metrics on this second address only, without a token (for a scraper on an
+    /// internal network): 127.0.0.1:9090.
+    #[arg(long, value_name = "ADDRESS")]
+    pub metrics_listen: Option<String>,
 }
 
 impl ServeArgs {
@@ -271,6 +275,7 @@ impl ServeArgs {
             insecure_no_auth: self.insecure_no_auth.then_some(true),
             public_origins: self.public_origins,
             api_keys_file: self.api_keys_file,
+            metrics_listen: self.metrics_listen,
         };
         flags.over(env.over(file)).resolve()
     }

@@ -115,6 +115,9 @@ pub struct ServerConfig {
     /// A file of API keys, one per line: each opens the HTTP API and the metrics as an admin
     /// token does.
     pub api_keys_file: Option<std::path::PathBuf>,
+    /// A second address that serves `/metrics` only, without a token (for a scraper on an
+    /// internal network); the main address then does not serve `/metrics`.
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 /// A secret: kept, compared, never printed.
@@ -161,6 +164,7 @@ impl Default for ServerConfig {
             insecure_no_auth: false,
             public_origins: Vec::new(),
             api_keys_file: None,
+            metrics_listen: None,
         }
     }
 }
@@ -230,10 +234,11 @@ pub struct ConfigLayer {
     pub insecure_no_auth: Option<bool>,
     pub public_origins: Option<Vec<String>>,
     pub api_keys_file: Option<std::path::PathBuf>,
+    pub metrics_listen: Option<String>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 30] = [
+pub const ENV_VARS: [(&str, &str); 31] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -264,6 +269,7 @@ pub const ENV_VARS: [(&str, &str); 30] = [
     ("CONVSTATE_INSECURE_NO_AUTH", "insecure_no_auth"),
     ("CONVSTATE_PUBLIC_ORIGINS", "public_origins"),
     ("CONVSTATE_API_KEYS_FILE", "api_keys_file"),
+    ("CONVSTATE_METRICS_LISTEN", "metrics_listen"),
 ];
 
 impl ConfigLayer {
@@ -322,6 +328,7 @@ impl ConfigLayer {
                 "CONVSTATE_ALLOWED_ORIGINS" => layer.allowed_origins = Some(list(&value)),
                 "CONVSTATE_PUBLIC_ORIGINS" => layer.public_origins = Some(list(&value)),
                 "CONVSTATE_API_KEYS_FILE" => layer.api_keys_file = Some(value.into()),
+                "CONVSTATE_METRICS_LISTEN" => layer.metrics_listen = Some(value),
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
                 "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
                 "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
@@ -379,6 +386,7 @@ impl ConfigLayer {
             insecure_no_auth: self.insecure_no_auth.or(base.insecure_no_auth),
             public_origins: self.public_origins.or(base.public_origins),
             api_keys_file: self.api_keys_file.or(base.api_keys_file),
+            metrics_listen: self.metrics_listen.or(base.metrics_listen),
         }
     }
 
@@ -498,6 +506,11 @@ impl ConfigLayer {
         c.insecure_no_auth = self.insecure_no_auth.unwrap_or(false);
         c.public_origins = self.public_origins.unwrap_or_default();
         c.api_keys_file = self.api_keys_file;
+        if let Some(listen) = self.metrics_listen {
+            c.metrics_listen = Some(listen.trim().parse().map_err(|_| {
+                format!("metrics_listen: \"{listen}\" is not an address such as 127.0.0.1:9090")
+            })?);
+        }
         Ok(c)
     }
 }

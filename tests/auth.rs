@@ -1,6 +1,8 @@
 //! Authentication over real sockets, with tokens minted here: refused tokens get 401 and
-//! create nothing, a token restricted to one session opens no other, and a frame beyond the
-//! token's role is refused with `forbidden` and changes nothing. A token never reaches the log.
+//! create nothing, a token restricted to one session opens no other, another subject's session
+//! is refused before the upgrade (its owner is stored with it, across a SIGKILL), and a frame
+//! beyond the token's role is refused with `forbidden` and changes nothing. A token never
+//! reaches the log.
 
 mod common;
 
@@ -45,6 +47,13 @@ fn claims(sub: &str, role: &str) -> Value {
 
 fn mint(sub: &str, role: &str) -> String {
     mint_with(claims(sub, role), SECRET)
+}
+
+/// A token restricted to session `sid` (and so granted it, whoever owns it).
+fn mint_for(sub: &str, role: &str, sid: &str) -> String {
+    let mut c = claims(sub, role);
+    c["sid"] = sid.into();
+    mint_with(c, SECRET)
 }
 
 async fn sessions_created(server: &TestServer) -> u64 {
@@ -145,8 +154,9 @@ async fn a_frame_beyond_the_tokens_role_is_forbidden_and_changes_nothing() {
         };
         assert_eq!(e.code, ErrorCode::Forbidden, "{frame}");
     }
-    // An observer receives, and sends nothing that changes the session.
-    let observer = mint("watcher", "observer");
+    // An observer receives, and sends nothing that changes the session (its token names the
+    // session: it belongs to another subject).
+    let observer = mint_for("watcher", "observer", &session);
     let (mut bob, _) =
         Client::connect(&server.ws_url(&format!("?session_id={session}&token={observer}"))).await;
     for frame in [
@@ -161,7 +171,7 @@ async fn a_frame_beyond_the_tokens_role_is_forbidden_and_changes_nothing() {
         assert_eq!(e.code, ErrorCode::Forbidden, "{frame}");
     }
     // An assistant speaks as the assistant only.
-    let assistant = mint("replier", "assistant");
+    let assistant = mint_for("replier", "assistant", &session);
     let (mut carol, _) =
         Client::connect(&server.ws_url(&format!("?session_id={session}&token={assistant}"))).await;
     carol
@@ -194,9 +204,7 @@ async fn a_token_for_one_session_opens_no_other() {
     let user = mint("u1", "user");
     let (alice, _) = started(&server, &user, "hello").await;
     let mine = alice.session_id.clone();
-    let mut only = claims("u2", "user");
-    only["sid"] = mine.clone().into();
-    let only = mint_with(only, SECRET);
+    let only = mint_for("u2", "user", &mine);
     let created = sessions_created(&server).await;
     for query in [
         format!("?token={only}"),
@@ -210,6 +218,145 @@ async fn a_token_for_one_session_opens_no_other() {
     let (status, body) = upgrade(server.addr, &format!("?session_id={mine}&token={only}")).await;
     assert_eq!(status, 101, "{body}");
     server.stop().await;
+}
+
+/// The state's `seq` and turn count as a fresh client of `session` sees them.
+async fn seen(server_ws: &str, session: &str, token: &str) -> (u64, u64) {
+    let (mut c, _) =
+        Client::connect(&format!("{server_ws}?session_id={session}&token={token}")).await;
+    c.send(json!({"type": "get_state"})).await;
+    let ServerFrame::State(s) = c.recv().await else {
+        panic!("the state")
+    };
+    (s.seq, s.state.turn_count)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_subjects_session_is_refused_before_the_upgrade() {
+    let server = TestServer::start(config(), None, StoreKind::Memory).await;
+    let alice = mint("alice", "user");
+    let (_a, first) = started(&server, &alice, "I want to build a todo app").await;
+    let session = _a.session_id.clone();
+    // A session with no change yet (in memory only) has its owner too.
+    let (fresh, _) = Client::connect(&server.ws_url(&format!("?token={alice}"))).await;
+    let created = sessions_created(&server).await;
+    for (who, token) in [
+        ("another user", mint("bob", "user")),
+        ("another subject's observer token", mint("bob", "observer")),
+        (
+            "another subject's assistant token",
+            mint("bob", "assistant"),
+        ),
+    ] {
+        for id in [&session, &fresh.session_id] {
+            let (status, body) =
+                upgrade(server.addr, &format!("?session_id={id}&token={token}")).await;
+            assert_eq!(status, 403, "{who}: {body}");
+            assert_eq!(error_code(&body), Some(ErrorCode::Forbidden), "{who}");
+            assert!(body.contains("another subject"), "{body}");
+        }
+    }
+    assert_eq!(sessions_created(&server).await, created, "nothing created");
+    let ws = format!("ws://{}/ws", server.addr);
+    // Its owner (any of its tokens), a token naming it and an admin open it; nothing changed.
+    assert_eq!(seen(&ws, &session, &alice).await, (first.seq, 1));
+    let granted = mint_for("bob", "observer", &session);
+    assert_eq!(seen(&ws, &session, &granted).await, (first.seq, 1));
+    let admin = mint("ops", "admin");
+    let (mut root, _) =
+        Client::connect(&server.ws_url(&format!("?session_id={session}&token={admin}"))).await;
+    root.send(json!({"type": "reset", "id": "r-1"})).await;
+    let ServerFrame::State(after) = root.recv().await else {
+        panic!("the state after the admin's reset")
+    };
+    assert_eq!(after.state.turn_count, 0);
+    server.stop().await;
+}
+
+/// The owner is stored with the session: after a SIGKILL and a restart on the same SQLite
+/// file, another subject is still refused and the owner still admitted. A file of schema 2
+/// (before owners) is migrated, and its sessions, which have no owner, open only to an admin
+/// or a token naming them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owners_survive_a_sigkill_and_a_restart() {
+    let db = common::temp_path("owners", "db");
+    let store = format!("sqlite:{}", db.display());
+    let args = ["--store", store.as_str()];
+    let env = [("CONVSTATE_JWT_SECRET", SECRET)];
+    let alice = mint_with(
+        json!({"sub": "alice", "exp": chrono::Utc::now().timestamp() + 600}),
+        SECRET,
+    );
+    let bob = mint_with(
+        json!({"sub": "bob", "exp": chrono::Utc::now().timestamp() + 600}),
+        SECRET,
+    );
+    let admin = mint_with(
+        json!({"sub": "ops", "role": "admin", "exp": chrono::Utc::now().timestamp() + 600}),
+        SECRET,
+    );
+    let serve = || {
+        let mut all = vec!["--listen", "127.0.0.1:0"];
+        all.extend_from_slice(&args);
+        ServerProcess::spawn(&all, &env).expect("serves")
+    };
+    let server = serve();
+    let (mut a, _) = Client::connect(&server.ws_url(&format!("?token={alice}"))).await;
+    a.send(json!({"type": "message", "role": "user", "text": "Build a landing page", "id": "c-1"}))
+        .await;
+    let ServerFrame::State(first) = a.recv().await else {
+        panic!("a state frame")
+    };
+    assert_eq!(
+        a.recv().await,
+        ServerFrame::ack("c-1", first.seq),
+        "acked: durable"
+    );
+    let session = a.session_id.clone();
+    drop(a);
+    server.kill();
+
+    let server = serve();
+    let (status, body) = upgrade(server.addr, &format!("?session_id={session}&token={bob}")).await;
+    assert_eq!(status, 403, "{body}");
+    let ws = format!("ws://{}/ws", server.addr);
+    assert_eq!(seen(&ws, &session, &alice).await, (first.seq, 1));
+    drop(server);
+
+    // Back to schema 2: the owner column and the version as they were.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("ALTER TABLE sessions DROP COLUMN owner; PRAGMA user_version = 2;")
+        .unwrap();
+    drop(conn);
+    let server = serve();
+    for token in [&alice, &bob] {
+        let (status, body) =
+            upgrade(server.addr, &format!("?session_id={session}&token={token}")).await;
+        assert_eq!(status, 403, "{body}");
+    }
+    assert_eq!(
+        seen(&ws_of(&server), &session, &admin).await,
+        (first.seq, 1)
+    );
+    let granted = mint_with(
+        json!({"sub": "alice", "sid": session, "exp": chrono::Utc::now().timestamp() + 600}),
+        SECRET,
+    );
+    assert_eq!(
+        seen(&ws_of(&server), &session, &granted).await,
+        (first.seq, 1)
+    );
+    let (status, log) = server.stop();
+    assert!(status.success());
+    assert!(
+        log.iter()
+            .any(|l| l.contains("migrated the store from schema 2 to 3")),
+        "{log:?}"
+    );
+}
+
+fn ws_of(server: &ServerProcess) -> String {
+    format!("ws://{}/ws", server.addr)
 }
 
 #[test]
@@ -405,4 +552,47 @@ async fn an_api_key_opens_the_http_api_and_the_metrics() {
         }
         server.stop().await;
     }
+}
+
+/// `--metrics-listen`: the metrics move to an address of their own, served there without a
+/// token (and nothing else is); the main address no longer serves them, even to an admin.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metrics_may_have_an_address_of_their_own() {
+    let server = ServerProcess::spawn(
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory:",
+            "--metrics-listen",
+            "127.0.0.1:0",
+        ],
+        &[("CONVSTATE_JWT_SECRET", SECRET)],
+    )
+    .expect("serves");
+    let metrics_addr: std::net::SocketAddr = server
+        .early_log()
+        .iter()
+        .find_map(|l| {
+            let at = l.find("metrics_address=")?;
+            l[at + 16..].split_whitespace().next()?.parse().ok()
+        })
+        .expect("the metrics address is logged");
+    let admin = mint_with(
+        json!({"sub": "ops", "role": "admin", "exp": chrono::Utc::now().timestamp() + 600}),
+        SECRET,
+    );
+    let (status, body) = http(metrics_addr, "GET", "/metrics").await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("convstate_sessions_created_total"), "{body}");
+    for path in ["/api/sessions/s-1", "/ws", "/", "/healthz"] {
+        assert_eq!(http(metrics_addr, "GET", path).await.0, 404, "{path}");
+    }
+    let (status, _) = http_with(server.addr, "GET", "/metrics", &admin).await;
+    assert_eq!(status, 404);
+    let (status, _) = http_with(server.addr, "GET", "/api/sessions/s-1", &admin).await;
+    assert_eq!(status, 404, "unknown session: the API is still served");
+    assert_eq!(http(server.addr, "GET", "/healthz").await.0, 200);
+    let (status, log) = server.stop();
+    assert!(status.success(), "{log:?}");
 }

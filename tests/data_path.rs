@@ -303,6 +303,7 @@ fn check_against_log(
             &Stored {
                 session_id: session_id.clone(),
                 created_at,
+                owner: None,
                 snapshot: None,
                 events: events[..seq as usize].to_vec(),
                 recent_ids: Vec::new(),

@@ -195,6 +195,7 @@ async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
         let stored = Stored {
             session_id: id.clone(),
             created_at: recovered.created_at,
+            owner: None,
             snapshot: None,
             events: events.clone(),
             recent_ids: Vec::new(),
@@ -360,6 +361,7 @@ fn populated_db(name: &str) -> std::path::PathBuf {
                 session: id.clone(),
                 created_at: now,
                 idle_deadline: None,
+                owner: None,
             },
             None,
         )
@@ -689,12 +691,12 @@ async fn a_schema_1_file_is_migrated_without_losing_anything() {
     assert!(status.success());
     assert!(
         log.iter()
-            .any(|l| l.contains("migrated the store from schema 1 to 2")),
+            .any(|l| l.contains("migrated the store from schema 1 to 3")),
         "{log:?}"
     );
     let conn = rusqlite::Connection::open(&db).unwrap();
     let version: i32 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
 }

@@ -66,6 +66,18 @@ pub(crate) struct Principal {
     pub(crate) session: Option<String>,
 }
 
+impl Principal {
+    /// Whether this token opens session `id`, owned by `owner`: its owner's tokens do, a token
+    /// naming it in `sid` does (the issuer granted it: how an assistant service or an observer
+    /// joins a user's session), and admin tokens open every session. A session created with
+    /// authentication off has no owner: only an admin or a token naming it opens it.
+    pub(crate) fn may_open(&self, id: &str, owner: Option<&str>) -> bool {
+        self.access == Access::Admin
+            || self.session.as_deref() == Some(id)
+            || owner == Some(self.subject.as_str())
+    }
+}
+
 #[derive(Deserialize)]
 struct Claims {
     sub: String,

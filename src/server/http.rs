@@ -28,6 +28,11 @@ const READ_BUFFER: usize = 1024;
 const WRITE_BUFFER: usize = 0;
 
 pub(crate) fn router(app: Arc<App>) -> Router {
+    // With a metrics address of their own, the metrics are served there only.
+    let mut protected = Router::new();
+    if app.config.metrics_listen.is_none() {
+        protected = protected.route("/metrics", get(metrics));
+    }
     Router::new()
         .route("/", get(web::index))
         .route("/demo", get(web::index))
@@ -40,8 +45,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .merge(
             // What reads or deletes every session, and the node's figures: an admin's, when
             // authentication is on.
-            Router::new()
-                .route("/metrics", get(metrics))
+            protected
                 .route(
                     "/api/sessions/{id}",
                     get(session_state).delete(delete_session),
@@ -55,6 +59,14 @@ pub(crate) fn router(app: Arc<App>) -> Router {
                 )),
         )
         .layer(axum::middleware::from_fn_with_state(app.clone(), cors))
+        .with_state(app)
+}
+
+/// What `metrics_listen` serves: `/metrics` only, without a token (that address is meant for
+/// a scraper on an internal network; the figures name no session and hold no text).
+pub(crate) fn metrics_router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics))
         .with_state(app)
 }
 
@@ -112,8 +124,8 @@ async fn upgrade(
     {
         return refused;
     }
-    let access = match authorize(&app, &headers, &params) {
-        Ok(access) => access,
+    let principal = match authorize(&app, &headers, &params) {
+        Ok(principal) => principal,
         Err(refused) => return refused,
     };
     if let Err(origin) = check_origin(&headers, &app.config) {
@@ -156,7 +168,8 @@ async fn upgrade(
             if let Some(cause) = app.sessions.store().refusing() {
                 return store_unavailable(&cause);
             }
-            match app.sessions.create(app.clock.now()) {
+            let owner = principal.as_ref().map(|p| Arc::from(p.subject.as_str()));
+            match app.sessions.create(app.clock.now(), owner) {
                 Some(session) => Ok(Some(session)),
                 None => return server_full(&app),
             }
@@ -167,6 +180,16 @@ async fn upgrade(
         }
     };
     let last_seq = params.last_seq;
+    if let (Ok(Some(session)), Some(principal)) = (&session, &principal)
+        && !principal.may_open(&session.id, session.owner.as_deref())
+    {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "this session belongs to another subject",
+        );
+    }
+    let access = principal.map(|p| p.access);
     match session {
         Ok(Some(session)) => upgrade
             .on_upgrade(move |socket| ws::serve(socket, app, session, last_seq, admitted, access)),
@@ -179,15 +202,15 @@ async fn upgrade(
     }
 }
 
-/// With authentication on, the access a request's token grants, or its refusal: 401 without a
-/// valid token, 403 when the token is restricted to another session. `None`: authentication
-/// is off and the connection may send everything.
+/// With authentication on, who a request's token names, or its refusal: 401 without a valid
+/// token, 403 when the token is restricted to another session. `None`: authentication is off
+/// and the connection may open any session and send everything.
 #[allow(clippy::result_large_err)]
 fn authorize(
     app: &App,
     headers: &HeaderMap,
     params: &WsParams,
-) -> Result<Option<auth::Access>, Response> {
+) -> Result<Option<auth::Principal>, Response> {
     let Some(verifier) = &app.verifier else {
         return Ok(None);
     };
@@ -211,7 +234,7 @@ fn authorize(
             &format!("this token opens only session {only}"),
         ));
     }
-    Ok(Some(principal.access))
+    Ok(Some(principal))
 }
 
 fn unauthorized(message: &str) -> Response {

@@ -206,6 +206,15 @@ pub async fn run_with_clock(
         }
         None => None,
     };
+    let metrics_listener = match config.metrics_listen {
+        Some(addr) => Some(TcpListener::bind(addr).await.map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("metrics_listen: cannot listen on {addr}: {e}"),
+            )
+        })?),
+        None => None,
+    };
     let local = listener.local_addr()?;
     // The address really served (the configured one may say port 0, or be ignored by tests).
     config.listen = local;
@@ -255,6 +264,9 @@ pub async fn run_with_clock(
         Ok(Err(e)) => return Err(std::io::Error::other(e)),
         Err(e) => return Err(std::io::Error::other(e)),
     }
+    if let Some(metrics_listener) = &metrics_listener {
+        info!(metrics_address = %metrics_listener.local_addr()?, "serving /metrics there, without a token");
+    }
     info!(address = %listener.local_addr()?, store = %app.sessions.store().describe(), "listening");
     let sweeper = tokio::spawn(sweep(app.clone(), stop_rx.clone()));
     let purger = tokio::spawn(purge(app.clone(), stop_rx));
@@ -263,6 +275,14 @@ pub async fn run_with_clock(
         http::router(app.clone()),
         app.clone(),
     ));
+    let metrics_edge = match metrics_listener {
+        Some(metrics_listener) => Some(tokio::spawn(edge::accept(
+            metrics_listener,
+            http::metrics_router(app.clone()),
+            app.clone(),
+        ))),
+        None => None,
+    };
 
     requests.reached(1).await;
     info!("shutting down");
@@ -287,6 +307,9 @@ pub async fn run_with_clock(
     }
     let _ = stop_tx.send(Stop::Now);
     let _ = edge.await;
+    if let Some(metrics_edge) = metrics_edge {
+        let _ = metrics_edge.await;
+    }
     // WebSockets drop their sockets as soon as they see `Now`.
     let _ = tokio::time::timeout(Duration::from_millis(200), app.websockets.none_open()).await;
     driver.abort();

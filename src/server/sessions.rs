@@ -52,6 +52,9 @@ pub(crate) enum Push {
 #[derive(Debug)]
 pub(crate) struct Session {
     pub id: Arc<str>,
+    /// The subject (`sub`) whose token created it, stored with it; `None` when it was created
+    /// with authentication off. See [`Session::may_join`].
+    pub owner: Option<Arc<str>>,
     tip: Mutex<Tip>,
     view: Mutex<View>,
     tx: broadcast::Sender<Push>,
@@ -228,13 +231,17 @@ impl Sessions {
 
     /// A new session in `greeting`, in memory only: its first change creates it in the store
     /// (see [`Tip::unstored`]). `None` when this node holds its maximum of sessions.
-    pub(crate) fn create(&self, now: DateTime<Utc>) -> Option<Arc<Session>> {
+    pub(crate) fn create(
+        &self,
+        now: DateTime<Utc>,
+        owner: Option<Arc<str>>,
+    ) -> Option<Arc<Session>> {
         if self.full() {
             return None;
         }
         let id: Arc<str> = new_session_id().into();
         let conv = self.engine.start(&*id, now);
-        let session = Session::new(id, conv, 0, Vec::new());
+        let session = Session::new(id, owner, conv, 0, Vec::new());
         session.tip().unstored = true;
         self.metrics.sessions_created.inc();
         Some(self.insert(session, now))
@@ -321,7 +328,8 @@ impl Sessions {
         let Some(folded) = self.fold_latest(id)? else {
             return Ok(None);
         };
-        let session = Session::new(id.into(), folded.conv, folded.seq, folded.recent_ids);
+        let owner = folded.owner.map(Arc::from);
+        let session = Session::new(id.into(), owner, folded.conv, folded.seq, folded.recent_ids);
         // A deadline that passed while the session was not in memory (the server was down) is
         // applied before anyone sees the session. If the store cannot take it now, the session
         // is still served: the sweeper tries again.
@@ -651,6 +659,7 @@ impl Sessions {
                 session: session.id.clone(),
                 created_at: tip.conv.created_at,
                 idle_deadline: tip.conv.idle_deadline,
+                owner: session.owner.clone(),
             };
             self.store.write(create, None).map_err(Refused::Store)?;
             tip.unstored = false;
@@ -1002,6 +1011,7 @@ struct Rebuilt {
 impl Session {
     fn new(
         id: Arc<str>,
+        owner: Option<Arc<str>>,
         conv: Conversation,
         seq: u64,
         recent_ids: Vec<(String, u64)>,
@@ -1009,6 +1019,7 @@ impl Session {
         let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
         Arc::new(Session {
             id,
+            owner,
             view: Mutex::new(View::of(&conv, seq)),
             tip: Mutex::new(Tip {
                 conv,

@@ -28,6 +28,7 @@ struct Inner {
 #[derive(Debug)]
 struct Session {
     created_at: DateTime<Utc>,
+    owner: Option<String>,
     events: Vec<Event>,
     /// The last [`SNAPSHOTS_KEPT`] snapshots, oldest first.
     snapshots: VecDeque<(u64, String)>,
@@ -55,11 +56,13 @@ impl Inner {
                 session,
                 created_at,
                 idle_deadline,
+                owner,
             } => {
                 self.sessions.insert(
                     session.to_string(),
                     Session {
                         created_at,
+                        owner: owner.map(|o| o.to_string()),
                         events: Vec::new(),
                         snapshots: VecDeque::new(),
                         recent_ids: VecDeque::new(),
@@ -183,6 +186,7 @@ impl Store for MemoryStore {
         Ok(Some(Stored {
             session_id: session.to_string(),
             created_at: s.created_at,
+            owner: s.owner.clone(),
             snapshot,
             events: s.events[start..end.max(start)].to_vec(),
             recent_ids: s.recent_ids.iter().cloned().collect(),

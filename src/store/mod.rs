@@ -134,6 +134,8 @@ pub enum Write {
         session: Arc<str>,
         created_at: DateTime<Utc>,
         idle_deadline: Option<DateTime<Utc>>,
+        /// The subject (`sub`) of the token that created it; `None` with authentication off.
+        owner: Option<Arc<str>>,
     },
     Append(Box<Append>),
     /// Goals of a session's history the store lacks, numbered from `first` (a file written
@@ -167,6 +169,8 @@ pub type Receipt = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 pub struct Stored {
     pub session_id: String,
     pub created_at: DateTime<Utc>,
+    /// The subject that created it (see [`Write::Create`]).
+    pub owner: Option<String>,
     /// A snapshot: its `seq` and the state after that event.
     pub snapshot: Option<(u64, Conversation)>,
     /// The events after the snapshot (all of them without one), in order.
@@ -378,6 +382,8 @@ pub fn open(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Folded {
     pub conv: Conversation,
+    /// The subject that created the session (see [`Write::Create`]).
+    pub owner: Option<String>,
     pub seq: u64,
     /// The last client ids with their `seq`, oldest first, for idempotent retries.
     pub recent_ids: Vec<(String, u64)>,
@@ -436,6 +442,7 @@ pub fn fold_with(
     recent_ids.drain(..skip);
     Ok(Folded {
         conv,
+        owner: stored.owner.clone(),
         seq,
         recent_ids,
         finished,

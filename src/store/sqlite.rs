@@ -27,8 +27,8 @@ use crate::conversation::{Conversation, Goal, Phase};
 /// `PRAGMA application_id` of convstate's files ("CSTA").
 const APPLICATION_ID: i32 = 0x4353_5441;
 /// `PRAGMA user_version`: the schema this code writes. 1 had one snapshot per session and no
-/// index of client ids or goals; it is migrated in place.
-const SCHEMA_VERSION: i32 = 2;
+/// index of client ids or goals; 2 had no owner per session. Both are migrated in place.
+const SCHEMA_VERSION: i32 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -37,7 +37,8 @@ CREATE TABLE sessions (
     last_seq INTEGER NOT NULL,
     phase TEXT NOT NULL,
     updated_ms INTEGER NOT NULL,
-    idle_deadline_ms INTEGER
+    idle_deadline_ms INTEGER,
+    owner TEXT
 ) WITHOUT ROWID;
 CREATE INDEX sessions_pending ON sessions (idle_deadline_ms) WHERE idle_deadline_ms IS NOT NULL;
 CREATE TABLE events (
@@ -97,6 +98,13 @@ INSERT INTO goals (session_id, n, goal)
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE probe (x BLOB);
 PRAGMA user_version = 2;
+";
+
+/// Schema 2 to 3: sessions gain their owner (the subject of the token that created them).
+/// Sessions created before have none: only an admin or a token naming them opens them.
+const MIGRATE_2_TO_3: &str = "
+ALTER TABLE sessions ADD COLUMN owner TEXT;
+PRAGMA user_version = 3;
 ";
 
 /// After a failed commit, the store probes the disk after this long, then twice as long after
@@ -411,13 +419,23 @@ fn check_or_create(conn: &Connection, path: &Path) -> Result<(), StoreError> {
             format!("damaged ({check}); refusing to serve from it"),
         ));
     }
-    if version == 1 {
-        conn.execute_batch(&format!("BEGIN; {MIGRATE_1_TO_2} COMMIT;"))
+    if version < SCHEMA_VERSION {
+        // Every step from the file's schema to ours, in one transaction: all or nothing.
+        let steps = [(1, MIGRATE_1_TO_2), (2, MIGRATE_2_TO_3)];
+        let script: String = steps
+            .iter()
+            .filter(|(from, _)| *from >= version)
+            .map(|(_, sql)| *sql)
+            .collect();
+        conn.execute_batch(&format!("BEGIN; {script} COMMIT;"))
             .map_err(|e| {
                 let _ = conn.execute_batch("ROLLBACK;");
-                fail(path, format!("cannot migrate schema 1 to 2: {e}"))
+                fail(
+                    path,
+                    format!("cannot migrate schema {version} to {SCHEMA_VERSION}: {e}"),
+                )
             })?;
-        tracing::info!(file = %path.display(), "migrated the store from schema 1 to 2");
+        tracing::info!(file = %path.display(), "migrated the store from schema {version} to {SCHEMA_VERSION}");
     }
     Ok(())
 }
@@ -634,15 +652,17 @@ fn commit(
                 session,
                 created_at,
                 idle_deadline,
+                owner,
             } => {
                 tx.prepare_cached(
-                    "INSERT INTO sessions (id, created_at, last_seq, phase, updated_ms, idle_deadline_ms) VALUES (?1, ?2, 0, 'greeting', ?3, ?4)",
+                    "INSERT INTO sessions (id, created_at, last_seq, phase, updated_ms, idle_deadline_ms, owner) VALUES (?1, ?2, 0, 'greeting', ?3, ?4, ?5)",
                 )?
                 .execute(params![
                     &**session,
                     time_text(created_at),
                     millis(created_at),
-                    idle_deadline.as_ref().map(millis)
+                    idle_deadline.as_ref().map(millis),
+                    owner.as_deref()
                 ])?;
                 last_seqs.insert(session.clone(), 0);
             }
@@ -821,11 +841,11 @@ impl Store for SqliteStore {
         let at = i64::try_from(at).unwrap_or(i64::MAX);
         let through = i64::try_from(through).unwrap_or(i64::MAX);
         let found = self.read(|c| {
-            let Some(created) = c
+            let Some((created, owner)) = c
                 .query_row(
-                    "SELECT created_at FROM sessions WHERE id = ?1",
+                    "SELECT created_at, owner FROM sessions WHERE id = ?1",
                     [session],
-                    |r| r.get::<_, String>(0),
+                    |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)),
                 )
                 .optional()?
             else {
@@ -855,9 +875,9 @@ impl Store for SqliteStore {
                 })?
                 .collect::<rusqlite::Result<Vec<(String, u64)>>>()?;
             ids.reverse();
-            Ok(Some((created, snapshot, events, ids)))
+            Ok(Some((created, owner, snapshot, events, ids)))
         })?;
-        let Some((created, snapshot, events, recent_ids)) = found else {
+        let Some((created, owner, snapshot, events, recent_ids)) = found else {
             return Ok(None);
         };
         let created_at = created
@@ -880,6 +900,7 @@ impl Store for SqliteStore {
         Ok(Some(Stored {
             session_id: session.to_string(),
             created_at,
+            owner,
             snapshot,
             events,
             recent_ids,

@@ -525,6 +525,11 @@ impl ServerProcess {
         format!("ws://{}/ws{query}", self.addr)
     }
 
+    /// What it logged up to and including the line with its address.
+    pub(crate) fn early_log(&self) -> &[String] {
+        &self.early
+    }
+
     /// Sends a signal with the shell's builtin `kill` (no procps needed).
     pub(crate) fn signal(&self, name: &str) {
         let status = std::process::Command::new("sh")
