@@ -275,14 +275,13 @@ pub async fn run_with_clock(
         http::router(app.clone()),
         app.clone(),
     ));
-    let metrics_edge = match metrics_listener {
-        Some(metrics_listener) => Some(tokio::spawn(edge::accept(
+    let metrics_edge = metrics_listener.map(|metrics_listener| {
+        tokio::spawn(edge::accept(
             metrics_listener,
             http::metrics_router(app.clone()),
             app.clone(),
-        ))),
-        None => None,
-    };
+        ))
+    });
 
     requests.reached(1).await;
     info!("shutting down");
