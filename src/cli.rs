@@ -78,6 +78,11 @@ pub struct ScriptArgs {
     /// built-in set). A server given with --url uses its own.
     #[arg(long, value_name = "DIR")]
     pub patterns: Option<PathBuf>,
+    /// A token for a --url server with authentication on (default: CONVSTATE_TOKEN): presented
+    /// on every connection, and, to record a live session, to read its log (an admin token or
+    /// an API key).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -494,11 +499,15 @@ fn script(args: ScriptArgs) -> ExitCode {
         Ok(engine) => engine,
         Err(errors) => return report_patterns(&errors),
     };
+    // Not echoed anywhere: a flag shows in the process list, the variable does not.
+    let token = args.token.or_else(|| std::env::var("CONVSTATE_TOKEN").ok());
     if let Some(out) = args.record {
         let steps = match (&args.session, &args.url) {
-            (Some(session), Some(url)) => {
-                runtime.block_on(crate::client::record::live_steps(url, session))
-            }
+            (Some(session), Some(url)) => runtime.block_on(crate::client::record::live_steps(
+                url,
+                session,
+                token.as_deref(),
+            )),
             (Some(_), None) => Err("--record --session needs the server's --url".to_string()),
             (None, _) if args.files.len() == 1 => std::fs::File::open(&args.files[0])
                 .map_err(|e| format!("{}: {e}", args.files[0].display()))
@@ -554,6 +563,7 @@ fn script(args: ScriptArgs) -> ExitCode {
     }
     let options = crate::client::runner::Options {
         url: args.url,
+        token,
         engine: std::sync::Arc::new(engine),
         jobs: args.jobs.max(1),
     };

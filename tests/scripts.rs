@@ -273,3 +273,76 @@ fn a_broken_script_is_refused_with_its_line() {
         "{err}"
     );
 }
+
+/// Against a server with authentication on: a script without a token is refused (401, said
+/// plainly), with an admin token it passes (scripts speak as both roles); recording a live
+/// session reads its log with the token from `--token` or `CONVSTATE_TOKEN`, which must be an
+/// admin's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scripts_and_recordings_present_a_token() {
+    const SECRET: &str = "scripts-secret-scripts-secret-scripts-secret";
+    let mint = |sub: &str, role: &str| {
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::default(),
+            &serde_json::json!({"sub": sub, "role": role,
+                                "exp": chrono::Utc::now().timestamp() + 600}),
+            &jsonwebtoken::EncodingKey::from_secret(SECRET.as_bytes()),
+        )
+        .unwrap()
+    };
+    let (admin, user) = (mint("ops", "admin"), mint("u1", "user"));
+    let server = ServerProcess::spawn(
+        &["--listen", "127.0.0.1:0", "--store", "memory:"],
+        &[("CONVSTATE_JWT_SECRET", SECRET)],
+    )
+    .unwrap();
+    let url = server.ws_url("");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/worked-example.toml");
+    let example = example.to_str().unwrap().to_string();
+    let run = |args: Vec<String>, env: Option<String>| {
+        tokio::task::spawn_blocking(move || {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_convstate"));
+            command.args(&args).env_remove("CONVSTATE_TOKEN");
+            if let Some(token) = env {
+                command.env("CONVSTATE_TOKEN", token);
+            }
+            command.output().unwrap()
+        })
+    };
+    let args = |extra: &[&str]| {
+        let mut a: Vec<String> = vec!["script".into(), "--url".into(), url.clone()];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let out = run(args(&[&example]), None).await.unwrap();
+    assert!(!out.status.success());
+    assert!(stdout(&out).contains("401"), "{}", stdout(&out));
+    let out = run(args(&["--token", &admin, &example]), None)
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(!stdout(&out).contains(&admin), "the token is never printed");
+
+    let (mut client, _) = Client::connect(&server.ws_url(&format!("?token={user}"))).await;
+    client.turn("user", "Fix the checkout page", "c-1").await;
+    let recorded = temp_path("live-auth", "toml");
+    let record = args(&[
+        "--record",
+        recorded.to_str().unwrap(),
+        "--session",
+        &client.session_id,
+    ]);
+    let out = run(record.clone(), Some(user.clone())).await.unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(said.contains("admin"), "{said}");
+    let out = run(record, Some(admin.clone())).await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let script = std::fs::read_to_string(&recorded).unwrap();
+    assert_eq!(script.matches("[[step]]").count(), 1, "{script}");
+    assert!(server.stop().0.success());
+}

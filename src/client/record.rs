@@ -106,6 +106,7 @@ fn expectations(out: &mut String, state: &Conversation, transitions: &[Transitio
 pub(crate) async fn live_steps(
     url: &str,
     session: &str,
+    token: Option<&str>,
 ) -> Result<Vec<(DateTime<Utc>, Change)>, String> {
     let base = url
         .strip_prefix("ws://")
@@ -115,7 +116,7 @@ pub(crate) async fn live_steps(
     let mut after = 0;
     loop {
         let page = format!("http://{host}/api/sessions/{session}/events?after={after}");
-        let response = super::http::get(&page).await?;
+        let response = super::http::request_with("GET", &page, token).await?;
         if response.status != 200 {
             return Err(format!("session {session}: {}", response.body.trim()));
         }

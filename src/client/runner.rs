@@ -24,6 +24,8 @@ const PATIENCE: Duration = Duration::from_secs(10);
 pub(crate) struct Options {
     /// A live server (`ws://host:port/ws`); `None` starts one in the process per script.
     pub url: Option<String>,
+    /// A token presented on every connection (a server with authentication on).
+    pub token: Option<String>,
     /// The engine of the in-process servers (each gets a copy, with its script's idle timeout).
     pub engine: Arc<Engine>,
     pub jobs: usize,
@@ -102,10 +104,15 @@ pub(crate) async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -
     for (script, text) in scripts {
         let permits = permits.clone();
         let url = options.url.clone();
+        let token = options.token.clone();
         let engine = options.engine.clone();
         tasks.push(tokio::spawn(async move {
             let _permit = permits.acquire_owned().await;
-            run_one(&script, &text, url.as_deref(), &engine, progress).await
+            let server = Server {
+                url: url.as_deref(),
+                token: token.as_deref(),
+            };
+            run_one(&script, &text, server, &engine, progress).await
         }));
     }
     let mut outcomes = Vec::new();
@@ -134,11 +141,18 @@ fn print_outcome(o: &Outcome) {
     }
 }
 
+/// Where a script runs: a live server (`None`: one in the process), and the token to present.
+#[derive(Clone, Copy)]
+struct Server<'a> {
+    url: Option<&'a str>,
+    token: Option<&'a str>,
+}
+
 /// Runs one script, showing its steps as `progress` says, then its verdict.
 async fn run_one(
     script: &Script,
     text: &str,
-    url: Option<&str>,
+    server: Server<'_>,
     engine: &Engine,
     progress: Progress,
 ) -> Outcome {
@@ -152,7 +166,7 @@ async fn run_one(
     };
     // Without a URL, a server of our own, with the script's idle timeout.
     let mut local = None;
-    let url = match url {
+    let url = match server.url {
         Some(u) => u.to_string(),
         None => match start_local(engine, script.idle_timeout).await {
             Ok((u, stop)) => {
@@ -165,7 +179,7 @@ async fn run_one(
             }
         },
     };
-    let result = drive(script, text, &url, &mut outcome, progress).await;
+    let result = drive(script, text, &url, server.token, &mut outcome, progress).await;
     if let Err(e) = result {
         outcome.error = Some(e);
     }
@@ -229,10 +243,11 @@ async fn drive(
     script: &Script,
     text: &str,
     url: &str,
+    token: Option<&str>,
     outcome: &mut Outcome,
     progress: Progress,
 ) -> Result<(), String> {
-    let (mut ws, welcome) = connect(url).await?;
+    let (mut ws, welcome) = connect(url, token).await?;
     let session = welcome.session_id.to_string();
     let mut seq = welcome.seq;
     let file = script.path.display();
@@ -269,7 +284,7 @@ async fn drive(
             Action::Reconnect => {
                 let _ = ws.close(None).await;
                 let (again, welcome) =
-                    connect(&format!("{url}?session_id={session}&last_seq={seq}")).await?;
+                    connect(&format!("{url}?session_id={session}&last_seq={seq}"), token).await?;
                 ws = again;
                 Seen {
                     seq: welcome.seq,
@@ -320,10 +335,8 @@ async fn drive(
     Ok(())
 }
 
-async fn connect(url: &str) -> Result<(Socket, Welcome<'static>), String> {
-    let (mut ws, _) = tokio_tungstenite::connect_async(url)
-        .await
-        .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+async fn connect(url: &str, token: Option<&str>) -> Result<(Socket, Welcome<'static>), String> {
+    let mut ws = super::open_socket(url, token).await?;
     match next_frame(&mut ws).await? {
         ServerFrame::Welcome(welcome) => Ok((ws, welcome)),
         other => Err(format!("expected a welcome frame, got {}", other.to_text())),
