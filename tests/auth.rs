@@ -400,7 +400,7 @@ fn a_token_never_reaches_the_log() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_http_api_and_the_metrics_need_an_admin_token() {
+async fn the_http_api_is_an_admins_and_a_session_is_read_by_its_owner() {
     let server = TestServer::start(config(), None, StoreKind::Memory).await;
     let user = mint("u1", "user");
     let (alice, _) = started(&server, &user, "hello").await;
@@ -410,18 +410,35 @@ async fn the_http_api_and_the_metrics_need_an_admin_token() {
         format!("/api/sessions/{id}/summary"),
         format!("/api/sessions/{id}/events"),
         format!("/api/sessions/{id}/goals"),
-        "/metrics".to_string(),
     ];
     let admin = mint("ops", "admin");
+    let bob = mint("bob", "user");
     for path in &paths {
         let (status, body) = http(server.addr, "GET", path).await;
         assert_eq!(status, 401, "{path}: {body}");
         assert_eq!(error_code(&body), Some(ErrorCode::Unauthorized), "{path}");
-        let (status, body) = http_with(server.addr, "GET", path, &user).await;
+        // Another subject's token reads nothing of it.
+        let (status, body) = http_with(server.addr, "GET", path, &bob).await;
         assert_eq!(status, 403, "{path}: {body}");
-        let (status, body) = http_with(server.addr, "GET", path, &admin).await;
-        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(error_code(&body), Some(ErrorCode::Forbidden), "{path}");
+        // Its owner reads it (the widget shows the transcript from the log), as does an admin.
+        for token in [&user, &admin] {
+            let (status, body) = http_with(server.addr, "GET", path, token).await;
+            assert_eq!(status, 200, "{path}: {body}");
+        }
     }
+    // A session that does not exist: 403 for a reader (ids cannot be probed), 404 for an admin.
+    let (status, _) = http_with(server.addr, "GET", "/api/sessions/s-none", &bob).await;
+    assert_eq!(status, 403);
+    let (status, _) = http_with(server.addr, "GET", "/api/sessions/s-none", &admin).await;
+    assert_eq!(status, 404);
+    let (status, _) = http(server.addr, "GET", "/metrics").await;
+    assert_eq!(status, 401);
+    let (status, body) = http_with(server.addr, "GET", "/metrics", &user).await;
+    assert_eq!(status, 403, "{body}");
+    let (status, _) = http_with(server.addr, "GET", "/metrics", &admin).await;
+    assert_eq!(status, 200);
+    // Deleting is an admin's, even for the owner.
     let (status, _) = http(server.addr, "DELETE", &format!("/api/sessions/{id}")).await;
     assert_eq!(status, 401);
     let (status, _) = http_with(server.addr, "DELETE", &format!("/api/sessions/{id}"), &user).await;

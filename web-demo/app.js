@@ -42,6 +42,7 @@ export function mount(container, options = {}) {
   let seq = 0;
   let state = null;
   let socket = null;
+  let welcomed = false;
   let retry = 0;
   let nextId = 1;
   let shownEvents = 0;
@@ -104,17 +105,49 @@ export function mount(container, options = {}) {
     }
     if (token) url.searchParams.set("token", token);
     socket = new WebSocket(url);
+    welcomed = false;
     socket.onmessage = (event) => receive(JSON.parse(event.data));
-    socket.onclose = () => {
+    socket.onclose = async () => {
       socket = null;
+      // Refused before it opened, with a token: a browser does not see why, so ask the API.
+      if (!welcomed && token) {
+        const why = await refusal();
+        if (why === 401) {
+          setConnection("refused", "the token was refused: reload the page with a new one");
+          return;
+        }
+        if (why === 403 && session) {
+          // Someone else's session (a shared browser, a crafted link): start one of our own.
+          log.prepend(el("li", { text: `session ${session} belongs to someone else: starting a new one` }));
+          setSession(null);
+          messages.replaceChildren();
+          shownEvents = 0;
+          connect();
+          return;
+        }
+      }
       const wait = Math.min(5000, 250 * 2 ** retry++);
       setConnection("reconnecting", `reconnecting in ${Math.ceil(wait / 1000)} s…`);
       setTimeout(connect, wait);
     };
   }
 
+  // The status the API answers this token for the current session: 401 (the token is
+  // refused) or 403 (not this token's session); null when it does not say.
+  async function refusal() {
+    try {
+      const id = encodeURIComponent(session || "s-none");
+      const response = await fetch(`${server}/api/sessions/${id}`, { headers: { Authorization: `Bearer ${token}` } });
+      if (response.status === 401 || response.status === 403) return response.status;
+    } catch (_) {
+      // Not reachable: retry as for any closed connection.
+    }
+    return null;
+  }
+
   function receive(frame) {
     if (frame.type === "welcome") {
+      welcomed = true;
       retry = 0;
       setSession(frame.session_id);
       setConnection("connected", "connected");

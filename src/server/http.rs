@@ -29,9 +29,11 @@ const WRITE_BUFFER: usize = 0;
 
 pub(crate) fn router(app: Arc<App>) -> Router {
     // With a metrics address of their own, the metrics are served there only.
-    let mut protected = Router::new();
+    let mut metrics_route = Router::new();
     if app.config.metrics_listen.is_none() {
-        protected = protected.route("/metrics", get(metrics));
+        metrics_route = metrics_route.route("/metrics", get(metrics)).route_layer(
+            axum::middleware::from_fn_with_state(app.clone(), admin_only),
+        );
     }
     Router::new()
         .route("/", get(web::index))
@@ -42,10 +44,13 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/ws", get(upgrade))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
+        // The node's figures: an admin's, when authentication is on.
+        .merge(metrics_route)
         .merge(
-            // What reads or deletes every session, and the node's figures: an admin's, when
-            // authentication is on.
-            protected
+            // A session's state, summary, log and history: an admin's, and read by whoever
+            // may open the session (its owner: the widget shows its transcript); deleting
+            // it: an admin's.
+            Router::new()
                 .route(
                     "/api/sessions/{id}",
                     get(session_state).delete(delete_session),
@@ -55,7 +60,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
                 .route("/api/sessions/{id}/goals", get(session_goals))
                 .route_layer(axum::middleware::from_fn_with_state(
                     app.clone(),
-                    admin_only,
+                    session_access,
                 )),
         )
         .layer(axum::middleware::from_fn_with_state(app.clone(), cors))
@@ -245,40 +250,104 @@ fn unauthorized(message: &str) -> Response {
     response
 }
 
-/// With authentication on (tokens or API keys), lets through only requests with an admin token
-/// or an API key (`Authorization: Bearer`): 401 without a valid one, 403 for another role.
+/// Who is calling the HTTP API, when authentication is on (tokens or API keys).
+enum Caller {
+    /// Authentication is off.
+    Anyone,
+    /// One of the API keys: as an admin.
+    Key,
+    Token(auth::Principal),
+}
+
+/// The caller of an HTTP request (`Authorization: Bearer`), or its refusal: 401 without a
+/// valid token or key.
+#[allow(clippy::result_large_err)]
+fn caller(app: &App, headers: &HeaderMap) -> Result<Caller, Response> {
+    if app.verifier.is_none() && app.api_keys.is_none() {
+        return Ok(Caller::Anyone);
+    }
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    let Some(token) = auth::presented(authorization, None) else {
+        return Err(unauthorized(
+            "a token or an API key is needed: Authorization: Bearer TOKEN",
+        ));
+    };
+    if app.api_keys.as_ref().is_some_and(|keys| keys.admits(token)) {
+        return Ok(Caller::Key);
+    }
+    let Some(verifier) = &app.verifier else {
+        return Err(unauthorized("not one of the API keys"));
+    };
+    match verifier.verify(token) {
+        Ok(principal) => Ok(Caller::Token(principal)),
+        Err(refused) => Err(unauthorized(&refused.0)),
+    }
+}
+
+fn is_admin(caller: &Caller) -> bool {
+    match caller {
+        Caller::Anyone | Caller::Key => true,
+        Caller::Token(p) => p.access == auth::Access::Admin,
+    }
+}
+
+/// Lets through only an admin token or an API key (when authentication is on): 401 without a
+/// valid one, 403 for another role.
 async fn admin_only(
     State(app): State<Arc<App>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    if app.verifier.is_some() || app.api_keys.is_some() {
-        let authorization = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok());
-        let Some(token) = auth::presented(authorization, None) else {
-            return unauthorized(
-                "an admin token or an API key is needed: Authorization: Bearer TOKEN",
-            );
-        };
-        if app.api_keys.as_ref().is_some_and(|keys| keys.admits(token)) {
-            return next.run(request).await;
-        }
-        let Some(verifier) = &app.verifier else {
-            return unauthorized("not one of the API keys");
-        };
-        match verifier.verify(token) {
-            Err(refused) => return unauthorized(&refused.0),
-            Ok(p) if p.access != auth::Access::Admin => {
-                return error_response(
-                    StatusCode::FORBIDDEN,
-                    ErrorCode::Forbidden,
-                    "only an admin token may use the HTTP API and the metrics",
-                );
-            }
-            Ok(_) => {}
-        }
+    match caller(&app, request.headers()) {
+        Err(refused) => refused,
+        Ok(c) if is_admin(&c) => next.run(request).await,
+        Ok(_) => error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "only an admin token or an API key may read the metrics",
+        ),
+    }
+}
+
+/// A session's routes: an admin token or an API key for everything; a token that opens the
+/// session (its owner's, or one naming it in `sid`: see [`auth::Principal::may_open`]) reads
+/// it. 401 without a valid token, 403 otherwise; a reader gets 403 for a session that does
+/// not exist, so ids cannot be probed.
+async fn session_access(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let principal = match caller(&app, request.headers()) {
+        Err(refused) => return refused,
+        Ok(Caller::Token(p)) if p.access != auth::Access::Admin => p,
+        Ok(_) => return next.run(request).await,
+    };
+    if request.method() != axum::http::Method::GET {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "only an admin token or an API key may delete a session",
+        );
+    }
+    if let Err(refused) = check_id(&id) {
+        return refused;
+    }
+    let (loading, now, wanted) = (app.clone(), app.clock.now(), id.clone());
+    let owner = match blocking(move || loading.sessions.get_or_load(&wanted, now)).await {
+        Ok(Some(session)) => session.owner.clone(),
+        Ok(None) => None,
+        Err(e) => return store_unavailable(&e),
+    };
+    if !principal.may_open(&id, owner.as_deref()) {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "this session belongs to another subject",
+        );
     }
     next.run(request).await
 }

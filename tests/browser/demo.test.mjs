@@ -5,6 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
+import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -28,10 +29,10 @@ const WORKED_EXAMPLE = [
 ];
 
 /** Starts `convstate serve` on port 0 and resolves with its process and base URL. */
-function startServer(args = []) {
+function startServer(args = [], env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(BINARY, ["serve", "--listen", "127.0.0.1:0", "--store", "memory:", ...args], {
-      env: { ...process.env, RUST_LOG: "info", NO_COLOR: "1" },
+      env: { ...process.env, RUST_LOG: "info", NO_COLOR: "1", ...env },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let log = "";
@@ -267,5 +268,54 @@ test("the widget embeds in another site with one script tag, if the site is allo
     server.child.kill();
     allowed.server.close();
     refused.server.close();
+  }
+});
+
+/** An HS256 JWT, minted here with node's crypto (independently of the server's library). */
+function mint(secret, claims) {
+  const part = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const body = `${part({ alg: "HS256", typ: "JWT" })}.${part({ exp: Math.floor(Date.now() / 1000) + 600, ...claims })}`;
+  return `${body}.${createHmac("sha256", secret).update(body).digest("base64url")}`;
+}
+
+test("with authentication on, the page takes a token, shows its own transcript, and never someone else's session", async () => {
+  const SECRET = "browser-secret-browser-secret-browser";
+  const server = await startServer([], { CONVSTATE_JWT_SECRET: SECRET });
+  try {
+    const context = await browser.newContext();
+    const alice = await context.newPage();
+    await alice.goto(`${server.url}/#token=${mint(SECRET, { sub: "alice" })}`);
+    await expectText(alice, "connection", "connected");
+    await say(alice, "user", "I want to build a todo app");
+    await expectText(alice, "phase", "understanding");
+    // The transcript comes from the session's log, which its owner's token reads.
+    await alice.locator(".msg").first().waitFor();
+    await alice.reload();
+    await expectText(alice, "connection", "connected");
+    await expectText(alice, "turn-count", "1");
+    await alice.locator(".msg").first().waitFor();
+    assert.equal(await alice.locator(".msg").count(), 1);
+    const session = new URL(alice.url()).searchParams.get("session");
+    assert.ok(session);
+
+    // Bob follows a link to Alice's session: refused, he gets a session of his own.
+    const other = await browser.newContext();
+    const bob = await other.newPage();
+    await bob.goto(`${server.url}/?session=${session}#token=${mint(SECRET, { sub: "bob" })}`);
+    await expectText(bob, "connection", "connected");
+    await expectText(bob, "transitions", "belongs to someone else");
+    assert.notEqual(new URL(bob.url()).searchParams.get("session"), session);
+    assert.equal(await text(bob, "phase"), "greeting");
+    assert.equal(await bob.locator(".msg").count(), 0, "none of Alice's messages");
+
+    // A token the server refuses: said once, no retry loop.
+    const stranger = await (await browser.newContext()).newPage();
+    await stranger.goto(`${server.url}/#token=${mint("another-secret-another-secret-another", { sub: "eve" })}`);
+    await expectText(stranger, "connection", "the token was refused");
+    await alice.screenshot({ path: path.join(OUTPUT, "demo-with-token.png"), fullPage: true });
+    await other.close();
+    await context.close();
+  } finally {
+    server.child.kill();
   }
 });
