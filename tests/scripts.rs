@@ -276,8 +276,8 @@ fn a_broken_script_is_refused_with_its_line() {
 
 /// Against a server with authentication on: a script without a token is refused (401, said
 /// plainly), with an admin token it passes (scripts speak as both roles); recording a live
-/// session reads its log with the token from `--token` or `CONVSTATE_TOKEN`, which must be an
-/// admin's.
+/// session reads its log with the token from `--token` or `CONVSTATE_TOKEN` (an admin's, or
+/// the session owner's; not another subject's).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_and_recordings_present_a_token() {
     const SECRET: &str = "scripts-secret-scripts-secret-scripts-secret";
@@ -332,10 +332,10 @@ async fn scripts_and_recordings_present_a_token() {
         "--session",
         &client.session_id,
     ]);
-    let out = run(record.clone(), Some(user.clone())).await.unwrap();
-    assert!(!out.status.success());
+    let out = run(record.clone(), Some(mint("u2", "user"))).await.unwrap();
+    assert!(!out.status.success(), "another subject's token reads no log");
     let said = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(said.contains("admin"), "{said}");
+    assert!(said.contains("another subject"), "{said}");
     let out = run(record, Some(admin.clone())).await.unwrap();
     assert!(
         out.status.success(),
