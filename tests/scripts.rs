@@ -333,7 +333,10 @@ async fn scripts_and_recordings_present_a_token() {
         &client.session_id,
     ]);
     let out = run(record.clone(), Some(mint("u2", "user"))).await.unwrap();
-    assert!(!out.status.success(), "another subject's token reads no log");
+    assert!(
+        !out.status.success(),
+        "another subject's token reads no log"
+    );
     let said = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(said.contains("another subject"), "{said}");
     let out = run(record, Some(admin.clone())).await.unwrap();
