@@ -405,7 +405,10 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     // Before anything is opened or created.
-    if let Err(e) = config.check_exposure() {
+    if let Err(e) = config
+        .check_exposure()
+        .and_then(|()| crate::server::check_credentials(&config))
+    {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }

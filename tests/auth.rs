@@ -470,6 +470,30 @@ fn another_address_than_loopback_needs_authentication_or_a_deliberate_flag() {
     );
     assert!(refused.contains("--insecure-no-auth"), "{refused}");
     assert!(!dir.exists(), "nothing created before the refusal");
+    // A key that cannot serve is refused as early: a short secret, a missing key file.
+    for (args, envs, said) in [
+        (
+            vec![],
+            vec![("CONVSTATE_JWT_SECRET", "short")],
+            "at least 32 bytes",
+        ),
+        (
+            vec!["--api-keys-file", "/nonexistent/keys"],
+            vec![],
+            "api_keys_file",
+        ),
+        (
+            vec!["--jwt-public-key", "/nonexistent/key.pem"],
+            vec![],
+            "jwt_public_key",
+        ),
+    ] {
+        let mut all = vec!["--listen", "127.0.0.1:0", "--store", &store];
+        all.extend(args);
+        let refused = ServerProcess::spawn(&all, &envs).err().expect("refused");
+        assert!(refused.contains(said), "{refused}");
+        assert!(!dir.exists(), "nothing created before the refusal: {said}");
+    }
     for (args, envs) in [
         (vec!["--insecure-no-auth"], vec![]),
         (vec![], vec![("CONVSTATE_JWT_SECRET", SECRET)]),
@@ -504,6 +528,27 @@ fn origins_are_checked_against_the_configured_ones_never_the_host() {
         .expect("serves");
     let (status, _) = common::raw_upgrade_with(server.addr, "", rebinding);
     assert_eq!(status, 403);
+    // With authentication off, the API too refuses a rebinding name (a page's same-origin
+    // reads and deletes), and a browser's DELETE from an origin not allowed.
+    let (status, _, body) = common::raw_request(
+        server.addr,
+        "GET /api/sessions/s-1",
+        "Host: evil.example:8080\r\n",
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body.contains("host evil.example:8080 is not served here"),
+        "{body}"
+    );
+    let (status, _, body) = common::raw_request(
+        server.addr,
+        "DELETE /api/sessions/s-1",
+        "Origin: http://evil.example:8080\r\n",
+    );
+    assert_eq!(status, 403, "{body}");
+    let (status, _, _) =
+        common::raw_request(server.addr, "GET /api/sessions/s-1", "Host: localhost\r\n");
+    assert_eq!(status, 404, "localhost: an unknown session, not refused");
     // On loopback, a localhost page may connect.
     let (status, _) =
         common::raw_upgrade_with(server.addr, "", "Origin: http://localhost:3000\r\n");
@@ -612,4 +657,122 @@ async fn the_metrics_may_have_an_address_of_their_own() {
     assert_eq!(http(server.addr, "GET", "/healthz").await.0, 200);
     let (status, log) = server.stop();
     assert!(status.success(), "{log:?}");
+}
+
+/// `sid` restricts a token on the HTTP API too: a user token naming one session reads no other
+/// session of its subject, and an admin token naming one session is an admin of that session
+/// only (not of the others, not of the metrics). An embedding site's preflight (the widget sends
+/// `Authorization` to the API) is answered for allowed origins only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sid_restricts_a_token_on_the_api_and_allowed_sites_get_preflights() {
+    let server = TestServer::start(
+        ServerConfig {
+            allowed_origins: vec!["https://shop.example".into()],
+            ..config()
+        },
+        None,
+        StoreKind::Memory,
+    )
+    .await;
+    let user = mint("u1", "user");
+    let (first, _) = started(&server, &user, "hello").await;
+    let (second, _) = started(&server, &user, "hi again").await;
+    let (one, two) = (first.session_id.clone(), second.session_id.clone());
+    let only_one = mint_for("u1", "user", &one);
+    assert_eq!(
+        http_with(
+            server.addr,
+            "GET",
+            &format!("/api/sessions/{one}"),
+            &only_one
+        )
+        .await
+        .0,
+        200
+    );
+    let (status, body) = http_with(
+        server.addr,
+        "GET",
+        &format!("/api/sessions/{two}"),
+        &only_one,
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    let admin_one = mint_for("ops", "admin", &one);
+    assert_eq!(
+        http_with(
+            server.addr,
+            "GET",
+            &format!("/api/sessions/{two}/events"),
+            &admin_one
+        )
+        .await
+        .0,
+        403
+    );
+    assert_eq!(
+        http_with(server.addr, "GET", "/metrics", &admin_one)
+            .await
+            .0,
+        403
+    );
+    assert_eq!(
+        http_with(
+            server.addr,
+            "DELETE",
+            &format!("/api/sessions/{two}"),
+            &admin_one
+        )
+        .await
+        .0,
+        403
+    );
+    assert_eq!(
+        http_with(
+            server.addr,
+            "DELETE",
+            &format!("/api/sessions/{one}"),
+            &admin_one
+        )
+        .await
+        .0,
+        204
+    );
+
+    let preflight = |origin: &str| {
+        format!(
+            "Origin: {origin}\r\nAccess-Control-Request-Method: GET\r\n\
+             Access-Control-Request-Headers: authorization\r\n"
+        )
+    };
+    let path = format!("OPTIONS /api/sessions/{two}/events");
+    let addr = server.addr;
+    let (status, head, _) = tokio::task::spawn_blocking({
+        let (path, headers) = (path.clone(), preflight("https://shop.example"));
+        move || common::raw_request(addr, &path, &headers)
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 204, "{head}");
+    let head = head.to_ascii_lowercase();
+    assert!(
+        head.contains("access-control-allow-origin: https://shop.example"),
+        "{head}"
+    );
+    assert!(
+        head.contains("access-control-allow-headers: authorization"),
+        "{head}"
+    );
+    let (status, head, _) = tokio::task::spawn_blocking(move || {
+        common::raw_request(addr, &path, &preflight("https://evil.example"))
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 403, "{head}");
+    assert!(
+        !head
+            .to_ascii_lowercase()
+            .contains("access-control-allow-origin")
+    );
+    server.stop().await;
 }

@@ -37,7 +37,8 @@ export function mount(container, options = {}) {
   // demo page, the server's own, reads the address bar.
   const fromUrl = options.page ? params.get("session") : null;
   let session = options.session || fromUrl || localStorage.getItem(STORE_KEY) || null;
-  // In the fragment, never sent to any server, so never in a log.
+  // In the fragment: not sent with the page's own request. It travels as ?token= on the
+  // WebSocket (browsers cannot set its headers) and as a bearer header to the API.
   const token = options.token || (options.page ? new URLSearchParams(location.hash.slice(1)).get("token") : null);
   let seq = 0;
   let state = null;

@@ -67,14 +67,21 @@ pub(crate) struct Principal {
 }
 
 impl Principal {
-    /// Whether this token opens session `id`, owned by `owner`: its owner's tokens do, a token
-    /// naming it in `sid` does (the issuer granted it: how an assistant service or an observer
-    /// joins a user's session), and admin tokens open every session. A session created with
-    /// authentication off has no owner: only an admin or a token naming it opens it.
+    /// Whether this token opens session `id`, owned by `owner`. A token naming a session in
+    /// `sid` opens that one and no other, whoever owns it (the issuer granted it: how an
+    /// assistant service or an observer joins a user's session). Otherwise, admin tokens open
+    /// every session and the owner's tokens open theirs. A session created with authentication
+    /// off has no owner: only an admin or a token naming it opens it.
     pub(crate) fn may_open(&self, id: &str, owner: Option<&str>) -> bool {
-        self.access == Access::Admin
-            || self.session.as_deref() == Some(id)
-            || owner == Some(self.subject.as_str())
+        match &self.session {
+            Some(only) => only == id,
+            None => self.access == Access::Admin || owner == Some(self.subject.as_str()),
+        }
+    }
+
+    /// Whether this token is an admin's for everything: the role, and no `sid` restricting it.
+    pub(crate) fn is_admin(&self) -> bool {
+        self.access == Access::Admin && self.session.is_none()
     }
 }
 

@@ -8,7 +8,7 @@ use axum::extract::ws::WebSocketUpgrade;
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, Extension, Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
@@ -75,26 +75,104 @@ pub(crate) fn metrics_router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-/// Lets allowed browser origins read the API and load the widget's module: the embedded widget
-/// runs on another site and imports `/demo/app.js` and reads `/api/sessions/...` from there.
+/// What browsers may do, before any route: on loopback, a request must name the server by a
+/// loopback name or a public origin's host (a DNS name rebound to 127.0.0.1 is refused: with
+/// authentication off, it would read and delete sessions); a request that changes something
+/// (`DELETE`) from a browser origin not allowed is refused; allowed origins get CORS headers, and
+/// their preflights (the widget sends `Authorization` to the API from its host site) an answer.
 /// The same allowlist decides who may open a WebSocket.
 async fn cors(
     State(app): State<Arc<App>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .filter(|_| check_origin(request.headers(), &app.config).is_ok())
-        .cloned();
-    let mut response = next.run(request).await;
-    if let Some(origin) = origin {
+    if let Err(host) = check_host(request.headers(), &app.config) {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            &format!(
+                "host {host} is not served here: on loopback the server answers to localhost, \
+                 loopback addresses and its public origins (--public-origin)"
+            ),
+        );
+    }
+    let origin = request.headers().get(header::ORIGIN).cloned();
+    let allowed = check_origin(request.headers(), &app.config).is_ok();
+    let method = request.method().clone();
+    let reads = matches!(method, Method::GET | Method::HEAD);
+    if origin.is_some() && !allowed && !reads {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "this origin is not allowed to use the server",
+        );
+    }
+    let mut response = if method == Method::OPTIONS && origin.is_some() {
+        let mut preflight = StatusCode::NO_CONTENT.into_response();
+        let headers = preflight.headers_mut();
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static("GET, DELETE"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            HeaderValue::from_static("Authorization"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static("600"),
+        );
+        preflight
+    } else {
+        next.run(request).await
+    };
+    if let Some(origin) = origin.filter(|_| allowed) {
         let headers = response.headers_mut();
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         headers.insert(header::VARY, HeaderValue::from_static("Origin"));
     }
     response
+}
+
+/// On loopback, the `Host` a request names must be a loopback name or address, or the host of a
+/// public origin: a page whose DNS name rebinds to 127.0.0.1 names its own. The refused host, if
+/// not. A request without `Host` (HTTP/1.0) passes; browsers always send one.
+fn check_host(headers: &HeaderMap, config: &ServerConfig) -> Result<(), String> {
+    if !config.listen.ip().is_loopback() {
+        return Ok(());
+    }
+    let Some(host) = headers.get(header::HOST) else {
+        return Ok(());
+    };
+    let host = host.to_str().unwrap_or("").to_ascii_lowercase();
+    let name = host_name(&host);
+    let loopback = name == "localhost"
+        || name
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    let public = config.public_origins.iter().any(|o| {
+        let o = o.to_ascii_lowercase();
+        let authority = o.split_once("://").map_or(o.as_str(), |(_, rest)| rest);
+        host_name(authority.trim_end_matches('/')) == name
+    });
+    if loopback || public {
+        Ok(())
+    } else {
+        Err(host)
+    }
+}
+
+/// `name` of `name:port` (and of `[v6]:port`).
+fn host_name(authority: &str) -> &str {
+    authority
+        .rsplit_once(':')
+        .filter(|(name, port)| {
+            port.chars().all(|c| c.is_ascii_digit())
+                && (!name.starts_with('[') || name.ends_with(']'))
+        })
+        .map_or(authority, |(name, _)| name)
 }
 
 #[derive(Debug, Deserialize)]
@@ -289,7 +367,7 @@ fn caller(app: &App, headers: &HeaderMap) -> Result<Caller, Response> {
 fn is_admin(caller: &Caller) -> bool {
     match caller {
         Caller::Anyone | Caller::Key => true,
-        Caller::Token(p) => p.access == auth::Access::Admin,
+        Caller::Token(p) => p.is_admin(),
     }
 }
 
@@ -323,10 +401,16 @@ async fn session_access(
 ) -> Response {
     let principal = match caller(&app, request.headers()) {
         Err(refused) => return refused,
-        Ok(Caller::Token(p)) if p.access != auth::Access::Admin => p,
+        Ok(Caller::Token(p)) if !p.is_admin() => p,
         Ok(_) => return next.run(request).await,
     };
-    if request.method() != axum::http::Method::GET {
+    // An admin token restricted by `sid` is an admin of that one session.
+    let admin_here =
+        principal.access == auth::Access::Admin && principal.session.as_deref() == Some(&id);
+    if admin_here {
+        return next.run(request).await;
+    }
+    if request.method() != Method::GET {
         return error_response(
             StatusCode::FORBIDDEN,
             ErrorCode::Forbidden,
@@ -335,6 +419,13 @@ async fn session_access(
     }
     if let Err(refused) = check_id(&id) {
         return refused;
+    }
+    if let Some(only) = principal.session.as_deref().filter(|only| *only != id) {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            &format!("this token opens only session {only}"),
+        );
     }
     let (loading, now, wanted) = (app.clone(), app.clock.now(), id.clone());
     let owner = match blocking(move || loading.sessions.get_or_load(&wanted, now)).await {

@@ -164,6 +164,27 @@ pub async fn run(
     run_with_clock(listener, config, engine, store, Clock::System, shutdown).await
 }
 
+/// Reads and checks the configured keys (the token key, the API keys file): the command calls
+/// it before it opens anything, so a bad key leaves nothing behind.
+pub fn check_credentials(config: &ServerConfig) -> Result<(), String> {
+    credentials(config).map(|_| ())
+}
+
+/// The token verifier and the API keys the configuration asks for, if any.
+fn credentials(
+    config: &ServerConfig,
+) -> Result<(Option<auth::Verifier>, Option<auth::ApiKeys>), String> {
+    let api_keys = match &config.api_keys_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("api_keys_file: {}: {e}", path.display()))?;
+            Some(auth::ApiKeys::parse(&text, &path.display().to_string())?)
+        }
+        None => None,
+    };
+    Ok((verifier(config)?, api_keys))
+}
+
 /// The token verifier the configuration asks for, if any.
 fn verifier(config: &ServerConfig) -> Result<Option<auth::Verifier>, String> {
     let pem = match &config.jwt_public_key {
@@ -193,19 +214,13 @@ pub async fn run_with_clock(
     let driver = tokio::spawn(driver);
     let (stop_tx, stop_rx) = watch::channel(Stop::Serving);
     let rules = crate::patterns::fingerprint(&engine);
-    let verifier = verifier(&config).map_err(std::io::Error::other)?;
-    let api_keys = match &config.api_keys_file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                std::io::Error::other(format!("api_keys_file: {}: {e}", path.display()))
-            })?;
-            Some(
-                auth::ApiKeys::parse(&text, &path.display().to_string())
-                    .map_err(std::io::Error::other)?,
-            )
-        }
-        None => None,
-    };
+    let (verifier, api_keys) = credentials(&config).map_err(std::io::Error::other)?;
+    let local = listener.local_addr()?;
+    // The address really served (the configured one may say port 0, or be ignored by tests).
+    config.listen = local;
+    // The one decision on exposure is the configuration's (the command asks it before opening
+    // anything); here it holds for the address really bound.
+    config.check_exposure().map_err(std::io::Error::other)?;
     let metrics_listener = match config.metrics_listen {
         Some(addr) => Some(TcpListener::bind(addr).await.map_err(|e| {
             std::io::Error::new(
@@ -215,12 +230,6 @@ pub async fn run_with_clock(
         })?),
         None => None,
     };
-    let local = listener.local_addr()?;
-    // The address really served (the configured one may say port 0, or be ignored by tests).
-    config.listen = local;
-    // The one decision on exposure is the configuration's (the command asks it before opening
-    // anything); here it holds for the address really bound.
-    config.check_exposure().map_err(std::io::Error::other)?;
     match &verifier {
         Some(_) => info!("authentication: every connection needs a token"),
         None if local.ip().is_loopback() => info!(

@@ -319,3 +319,37 @@ test("with authentication on, the page takes a token, shows its own transcript, 
     server.child.kill();
   }
 });
+
+test("the embedded widget with a data-token shows its visitor's transcript from another site", async () => {
+  const SECRET = "browser-secret-browser-secret-browser";
+  let server = null;
+  let token = "";
+  const host = await new Promise((resolve) => {
+    const s = createServer((_, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html><body><div id="convstate"></div>
+        <script src="${server.url}/embed.js" data-target="#convstate" data-token="${token}"></script></body></html>`);
+    });
+    s.listen(0, "127.0.0.2", () => resolve({ server: s, url: `http://127.0.0.2:${s.address().port}` }));
+  });
+  server = await startServer(["--allowed-origins", host.url], { CONVSTATE_JWT_SECRET: SECRET });
+  try {
+    token = mint(SECRET, { sub: "visitor-1" });
+    const shop = await (await browser.newContext()).newPage();
+    await shop.goto(`${host.url}/`);
+    await expectText(shop, "connection", "connected");
+    await say(shop, "user", "I want to build a todo app");
+    await expectText(shop, "phase", "understanding");
+    // The transcript is read from the API across origins, with the token (a preflight).
+    await shop.locator(".msg").first().waitFor({ timeout: 10_000 });
+    assert.equal(await shop.locator(".msg").count(), 1);
+    // A token the server refuses: the widget says so instead of retrying for ever.
+    token = mint("another-secret-another-secret-another", { sub: "visitor-2" });
+    const refused = await (await browser.newContext()).newPage();
+    await refused.goto(`${host.url}/`);
+    await expectText(refused, "connection", "the token was refused");
+  } finally {
+    server.child.kill();
+    host.server.close();
+  }
+});

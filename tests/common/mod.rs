@@ -585,17 +585,30 @@ pub(crate) async fn upgrade(addr: SocketAddr, query: &str) -> (u16, String) {
 
 /// [`raw_upgrade`] with extra header lines (each ending in `\r\n`).
 pub(crate) fn raw_upgrade_with(addr: SocketAddr, query: &str, headers: &str) -> (u16, String) {
+    let (status, _, body) = raw_request(
+        addr,
+        &format!("GET /ws{query}"),
+        &format!(
+            "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{headers}"
+        ),
+    );
+    (status, body)
+}
+
+/// A request written by hand (`line` is `METHOD TARGET`; `headers` end in CRLF; `Host` is the
+/// server's address unless given): the status, head and body of the answer.
+pub(crate) fn raw_request(addr: SocketAddr, line: &str, headers: &str) -> (u16, String, String) {
     use std::io::{Read, Write};
     let given = headers.to_ascii_lowercase().contains("host:");
-    let host = if given { "" } else { "Host: x\r\n" };
+    let host = if given {
+        String::new()
+    } else {
+        format!("Host: {addr}\r\n")
+    };
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(PATIENCE)).unwrap();
-    write!(
-        s,
-        "GET /ws{query} HTTP/1.1\r\n{host}Connection: Upgrade\r\nUpgrade: websocket\r\n\
-         Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{headers}\r\n"
-    )
-    .unwrap();
+    write!(s, "{line} HTTP/1.1\r\n{host}{headers}\r\n").unwrap();
     let mut answer = Vec::new();
     let mut buf = [0u8; 4096];
     while let Ok(n @ 1..) = s.read(&mut buf) {
@@ -619,11 +632,11 @@ pub(crate) fn raw_upgrade_with(addr: SocketAddr, query: &str, headers: &str) -> 
         .get(9..12)
         .and_then(|s| s.parse().ok())
         .unwrap_or_default();
-    let body = text
+    let (head, body) = text
         .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
+        .map(|(h, b)| (h.to_string(), b.to_string()))
         .unwrap_or_default();
-    (status, body)
+    (status, head, body)
 }
 
 /// The code of an `error` body, if it is one.
