@@ -296,6 +296,9 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.negations,
         &l.clause_breaks,
         &l.non_answers,
+        &l.contrast_markers,
+        &l.deferrals,
+        &l.action_questions,
     ]
     .iter()
     .map(|v| v.len())
@@ -569,7 +572,7 @@ impl Cx<'_> {
     }
 
     fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 11] = [
+        const KEYS: [&str; 14] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -581,6 +584,9 @@ impl Cx<'_> {
             "trailing",
             "pronouns",
             "noun_phrase_ends",
+            "contrast_markers",
+            "deferrals",
+            "action_questions",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -605,6 +611,9 @@ impl Cx<'_> {
             trailing: next(),
             pronouns: next(),
             noun_phrase_ends: next(),
+            contrast_markers: next(),
+            deferrals: next(),
+            action_questions: next(),
         }
     }
 

@@ -105,7 +105,8 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "u",
         "Great, but please change the header color",
         "-",
-        &["satisfied", "change_request"],
+        // Real phrasing, rule 1: satisfaction before a contrast marker does not count.
+        &["change_request"],
     ),
     (
         "u",
@@ -517,7 +518,8 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     (
         "u",
         "Tell me about vector databases",
-        "exploration: vector databases",
+        // A request for an explanation (the spec's "Tell me about ..." rule).
+        "question_answer: vector databases",
         &[],
     ),
     (

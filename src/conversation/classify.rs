@@ -36,6 +36,9 @@ enum Meaning {
     NonAnswer,
     /// Index into the lexicon's slots.
     Asks(u16),
+    Contrast,
+    Deferral,
+    ActionQuestion,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -119,6 +122,11 @@ pub struct Reading {
     pub asks: u64,
     /// A user reply that answers nothing ("not sure", "skip").
     pub non_answer: bool,
+    /// A user message that ends with a question mark: it answers no asked slot by its position.
+    pub question: bool,
+    /// A user message whose satisfaction stood before a contrast marker and was dropped, with
+    /// nothing satisfied after it and no deferral ("It looks good but the color is off").
+    pub complaint: bool,
 }
 
 /// The compiled lexicon.
@@ -173,6 +181,9 @@ impl Classifier {
         add(&lang.negations, Meaning::Negation);
         add(&lang.clause_breaks, Meaning::ClauseBreak);
         add(&lang.non_answers, Meaning::NonAnswer);
+        add(&lang.contrast_markers, Meaning::Contrast);
+        add(&lang.deferrals, Meaning::Deferral);
+        add(&lang.action_questions, Meaning::ActionQuestion);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -270,6 +281,25 @@ impl Classifier {
     pub fn read(&self, text: &str, role: Role) -> Reading {
         let view = View::new(self, text);
         let mut reading = Reading::default();
+        // The spec's "Real phrasing" (user messages): what stands before the last contrast
+        // marker, anything beside a deferral, and what a question does not ask for, neither
+        // approves nor satisfies.
+        let user = role == Role::User;
+        let mut last_contrast = None;
+        let mut deferred = false;
+        if user {
+            for hit in view.hits.iter().filter(|h| !h.shadowed) {
+                let meanings = view.meanings(*hit);
+                if meanings.contains(&Meaning::Contrast) {
+                    last_contrast = Some(hit.start());
+                }
+                if meanings.contains(&Meaning::Deferral) && !view.negated(*hit) {
+                    deferred = true;
+                }
+            }
+            reading.question = text.trim_end().ends_with('?');
+        }
+        let mut dropped_satisfied = false;
         for hit in view.hits.iter().filter(|h| !h.shadowed) {
             for &meaning in view.meanings(*hit) {
                 match meaning {
@@ -282,9 +312,24 @@ impl Classifier {
                             Position::Anywhere => !view.negated(*hit),
                             Position::Lead => view.leads_message(*hit),
                         };
-                        if counts {
-                            reading.signals.insert(info.signal);
+                        if !counts {
+                            continue;
                         }
+                        if user && matches!(info.signal, Signal::Approve | Signal::Satisfied) {
+                            if deferred {
+                                continue;
+                            }
+                            if last_contrast.is_some_and(|at| hit.start() < at) {
+                                dropped_satisfied |= info.signal == Signal::Satisfied;
+                                continue;
+                            }
+                            if let Some(asks_to_act) = view.in_question(*hit)
+                                && (info.signal == Signal::Satisfied || !asks_to_act)
+                            {
+                                continue;
+                            }
+                        }
+                        reading.signals.insert(info.signal);
                     }
                     Meaning::Asks(slot) if role == Role::Assistant => {
                         reading.asks |= 1 << slot;
@@ -294,6 +339,8 @@ impl Classifier {
                 }
             }
         }
+        reading.complaint =
+            dropped_satisfied && !deferred && !reading.signals.has(Signal::Satisfied);
         if role == Role::User {
             reading.goal = view.goal_lead();
         }
@@ -411,6 +458,8 @@ struct View<'a> {
     breaks: SmallVec<[(u32, u32); 8]>,
     /// Where the message starts after its fillers.
     after_fillers: usize,
+    /// The bytes that end a sentence (see [`sentences`]), ascending.
+    sentence_ends: SmallVec<[u32; 8]>,
 }
 
 impl<'a> View<'a> {
@@ -445,6 +494,7 @@ impl<'a> View<'a> {
                 .collect(),
             breaks: SmallVec::new(),
             after_fillers: 0,
+            sentence_ends: sentence_ends(text).map(|i| i as u32).collect(),
         };
         // A hit inside a longer one that is a signal, an intent or a non-answer is read as part
         // of it. In start order (longest first at a start), every hit that could cover this one
@@ -549,6 +599,21 @@ impl<'a> View<'a> {
         at == self.text.len()
             || is_clause_byte(self.text.as_bytes()[at])
             || self.at(at, |m| m == Meaning::ClauseBreak).is_some()
+    }
+
+    /// For a hit in a sentence that ends with `?`: whether that question asks the assistant to
+    /// act (it opens, after fillers, with an action question such as "can you"). `None` for a
+    /// hit in any other sentence.
+    fn in_question(&self, hit: Hit) -> Option<bool> {
+        let ends = &self.sentence_ends;
+        let i = ends.partition_point(|e| (*e as usize) < hit.end());
+        let end = *ends.get(i)? as usize;
+        if self.text.as_bytes()[end] != b'?' {
+            return None;
+        }
+        let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize + 1);
+        let opener = self.skip(start, |m| m == Meaning::Filler);
+        Some(self.at(opener, |m| m == Meaning::ActionQuestion).is_some())
     }
 
     /// The first goal lead at the start of a sentence.
@@ -687,6 +752,19 @@ fn skip_soft(text: &str, at: usize) -> usize {
                 c.is_whitespace() || matches!(c, ',' | ':' | '-' | '—' | '–' | '"' | '(' | '*')
             })
             .len()
+}
+
+/// The positions of the bytes that end sentences (see [`sentences`]).
+fn sentence_ends(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().filter_map(move |(i, b)| {
+        let ends = match b {
+            b'!' | b'?' | b';' | b'\n' => true,
+            b'.' => i + 1 == bytes.len() || bytes[i + 1].is_ascii_whitespace(),
+            _ => false,
+        };
+        ends.then_some(i)
+    })
 }
 
 /// Sentence spans: split on `!`, `?`, `;`, line breaks, and `.` followed by white space or the

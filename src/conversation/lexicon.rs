@@ -147,6 +147,14 @@ pub struct Language {
     pub pronouns: Vec<String>,
     /// End the noun phrase after an "I need"-style lead: to, for, that.
     pub noun_phrase_ends: Vec<String>,
+    /// Split a user message: approval or satisfaction before the last one does not count
+    /// ("looks good but the color is off").
+    pub contrast_markers: Vec<String>,
+    /// Put off what the user would otherwise approve or accept: "not yet", "one sec".
+    pub deferrals: Vec<String>,
+    /// Open a question that asks the assistant to act ("can you", "shall we"): an approval in
+    /// such a question counts, in any other question it does not.
+    pub action_questions: Vec<String>,
 }
 
 /// Thresholds of the machine.

@@ -22,6 +22,9 @@ pub struct Facts {
     pub slots_complete: bool,
     /// User messages in `understanding` for the current goal, this one included.
     pub understanding_turns: u32,
+    /// A user message whose satisfaction a contrast took back ("looks good but ..."): a
+    /// change request in `reviewing`.
+    pub complaint: bool,
 }
 
 /// What the machine does with an input.
@@ -91,7 +94,9 @@ pub fn decide(phase: Phase, f: &Facts, goal: Option<&Goal>, settings: &Settings)
 
         // A change request wins over satisfaction; a new goal wins over satisfaction too
         // ("Great! How do I deploy it?").
-        Reviewing if has(Signal::ChangeRequest) => Move(Understanding, R::ChangesRequested),
+        Reviewing if has(Signal::ChangeRequest) || f.complaint => {
+            Move(Understanding, R::ChangesRequested)
+        }
         Reviewing if f.goal => Start(R::MovedOn, Some(GoalReason::MovedOn)),
         Reviewing if has(Signal::Satisfied) => {
             Finish(Completed, R::Satisfied, GoalReason::Satisfied)
@@ -130,6 +135,7 @@ mod tests {
             goal: false,
             slots_complete: false,
             understanding_turns: 0,
+            complaint: false,
         }
     }
     fn user(signals: &[Signal]) -> Facts {

@@ -250,6 +250,7 @@ impl Engine {
             }),
             understanding_turns: goal.map_or(0, |g| g.understanding_turns)
                 + u32::from(in_understanding),
+            complaint: reading.complaint,
         };
         match machine::decide(conv.phase, &facts, goal, &self.settings) {
             Outcome::Stay => self.keep(conv, text, reading, &fills, facts.understanding_turns),
@@ -345,11 +346,14 @@ impl Engine {
         else {
             return fills;
         };
-        // Change requests are how answers are worded ("make it blue"), so they do not stop a
-        // reply from answering; any other signal or a goal lead does.
+        // What blocks an answer is what a rule of `understanding` acts on: approval, a cancel, a
+        // switch (a new goal replaces the current one only with a switch or cancel marker).
+        // Words that are signals or leads elsewhere ("add, delete ...") do not; nor does a
+        // question answer by its position ("What would you suggest?").
+        let acted_on = [Signal::Approve, Signal::Cancel, Signal::Switch];
         let answers = !reading.non_answer
-            && reading.goal.is_none()
-            && reading.signals.without(Signal::ChangeRequest).is_empty();
+            && !reading.question
+            && !acted_on.iter().any(|s| reading.signals.has(*s));
         if !answers || fills.iter().any(|f| f.0 == asked) {
             return fills;
         }
