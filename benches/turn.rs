@@ -5,7 +5,9 @@
 //! - `naive_classify`: what a hand-rolled classifier does with the same phrase lists
 //!   (lowercase the message, then `contains` for every phrase): substring matching, the very
 //!   defect the engine fixes, and its cost;
-//! - `json_frame`: serialising the `state` frame alone, the floor of a turn.
+//! - `json_frame`: serialising the `state` frame alone, the floor of a turn;
+//! - `classify` against `classify_spelled` (typo tolerance) and `step` against `step_typos_off`:
+//!   what reading misspelt words costs.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use convstate::conversation::{Conversation, Engine, Input, Role};
@@ -177,6 +179,87 @@ fn classify(bencher: Bencher) {
         });
 }
 
+/// What a turn reads now: a user's message is spelled first (typo tolerance), then read.
+/// Against `classify` (reading alone, as before typo tolerance) in the same run.
+#[divan::bench]
+fn classify_spelled(bencher: Bencher) {
+    let engine = engine();
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            for (role, text) in messages() {
+                black_box(spelled_read(engine, black_box(text), role));
+            }
+        });
+}
+
+/// `classify_spelled` on the same messages with a typo in every word of four letters or more
+/// (two inner letters swapped).
+#[divan::bench]
+fn classify_spelled_typos_everywhere(bencher: Bencher) {
+    static TYPOS: std::sync::OnceLock<Vec<(Role, String)>> = std::sync::OnceLock::new();
+    let typos = TYPOS.get_or_init(|| messages().map(|(r, t)| (r, with_typos(t))).collect());
+    let engine = engine();
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            for (role, text) in typos {
+                black_box(spelled_read(engine, black_box(text), *role));
+            }
+        });
+}
+
+/// Classify + transition with typo tolerance off (`typo_tolerance = false`), against `step`.
+#[divan::bench]
+fn step_typos_off(bencher: Bencher) {
+    static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+    let engine = ENGINE.get_or_init(|| {
+        let mut e = patterns::builtin();
+        e.settings_mut().typo_tolerance = false;
+        e
+    });
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            run_all(engine, |conv, _| {
+                black_box(conv);
+            })
+        });
+}
+
+fn spelled_read(engine: &Engine, text: &str, role: Role) -> convstate::conversation::Reading {
+    if role == Role::User {
+        let said = engine.classifier().spell(text);
+        engine.classifier().read(&said.text, role)
+    } else {
+        engine.classifier().read(text, role)
+    }
+}
+
+/// Swaps the second and third letters of every word of four letters or more.
+fn with_typos(text: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let mut w: Vec<char> = word.chars().collect();
+        if w.len() >= 4 {
+            w.swap(1, 2);
+        }
+        out.extend(w);
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphabetic() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// The `state` frames alone.
 #[divan::bench]
 fn json_frame(bencher: Bencher) {
@@ -240,4 +323,17 @@ fn naive_classify(bencher: Bencher) {
                 );
             }
         });
+}
+
+/// The spelling pass alone, over the user messages.
+#[divan::bench]
+fn spell_only(bencher: Bencher) {
+    let engine = engine();
+    bencher.bench_local(|| {
+        for (role, text) in messages() {
+            if role == Role::User {
+                black_box(engine.classifier().spell(black_box(text)));
+            }
+        }
+    });
 }

@@ -540,6 +540,7 @@ impl Cx<'_> {
                 "idle_timeout",
                 "max_understanding_turns",
                 "small_talk_tail_words",
+                "typo_tolerance",
                 "history_window",
                 "max_description_chars",
                 "max_value_chars",
@@ -567,6 +568,13 @@ impl Cx<'_> {
         }
         if let Some(n) = self.integer(doc, "max_value_chars", 16, 10_000) {
             settings.max_value_chars = n as u32;
+        }
+        // Optional: on unless turned off.
+        if let Some(v) = doc.get("typo_tolerance") {
+            match v.get_ref().as_bool() {
+                Some(b) => settings.typo_tolerance = b,
+                None => self.error(v.span(), "`typo_tolerance` must be true or false"),
+            }
         }
         settings
     }

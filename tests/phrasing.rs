@@ -352,3 +352,47 @@ fn rule_6_polite_wrappers() {
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
+
+#[test]
+fn rule_4_typos() {
+    table(
+        Session::reviewing,
+        &[
+            ("perfct", Phase::Completed),
+            ("thnaks", Phase::Completed),
+            ("Perfct, thnaks!", Phase::Completed),
+            ("gret", Phase::Completed),
+            // Known words are never corrected: "treat" is not "great".
+            ("treat", Phase::Reviewing),
+        ],
+    );
+    table(
+        Session::planning,
+        &[
+            ("sonds good", Phase::Executing),
+            ("procede", Phase::Executing),
+            ("Ok, procede", Phase::Executing),
+            // "proceeds" is a word, not "proceed".
+            ("proceeds", Phase::Planning),
+        ],
+    );
+    let mut s = Session::new();
+    assert_eq!(s.user("buld a todo app"), Phase::Understanding);
+    let goal = s.conv.current_goal.as_ref().unwrap();
+    assert_eq!(
+        (goal.goal_type, goal.description.as_str()),
+        (GoalType::ArtifactCreation, "todo app")
+    );
+    // A goal's description keeps the user's spelling.
+    let mut s = Session::new();
+    s.user("Build a perfct todo app");
+    assert_eq!(
+        s.conv.current_goal.as_ref().unwrap().description,
+        "perfct todo app"
+    );
+    // "crate" is a word: no goal; nor are words under four letters corrected.
+    for text in ["crate a todo app", "bld a todo app"] {
+        let mut s = Session::new();
+        assert_eq!(s.user(text), Phase::Greeting, "{text}");
+    }
+}

@@ -148,6 +148,8 @@ pub struct Classifier {
     pronouns: Vec<String>,
     noun_phrase_ends: Vec<String>,
     small_talk_tail_words: u32,
+    /// The vocabulary, for reading misspelt words.
+    speller: super::typos::Speller,
 }
 
 /// The lexicon could not be compiled (only a pattern set far past any sane size does this).
@@ -247,6 +249,19 @@ impl Classifier {
             })
             .map_err(|e| BuildError(format!("phrase automaton: {e}")))?;
         let lower = |list: &[String]| list.iter().map(|p| normalize_phrase(p)).collect();
+        let speller = super::typos::Speller::new(
+            phrases.iter().map(String::as_str).chain(
+                [
+                    &lang.articles,
+                    &lang.trailing,
+                    &lang.pronouns,
+                    &lang.noun_phrase_ends,
+                ]
+                .into_iter()
+                .flatten()
+                .map(String::as_str),
+            ),
+        );
         Ok(Classifier {
             matcher,
             meaning_at,
@@ -261,6 +276,7 @@ impl Classifier {
             pronouns: lower(&lang.pronouns),
             noun_phrase_ends: lower(&lang.noun_phrase_ends),
             small_talk_tail_words: settings.small_talk_tail_words,
+            speller,
         })
     }
 
@@ -275,6 +291,11 @@ impl Classifier {
     /// The goal definition of a goal type (every type is defined: the loader checks it).
     pub fn goal_def(&self, goal_type: super::state::GoalType) -> Option<&GoalDef> {
         self.goals.iter().find(|g| g.goal_type == goal_type)
+    }
+
+    /// `text` with its misspelt words read as vocabulary words (see [`super::typos`]).
+    pub fn spell<'a>(&self, text: &'a str) -> super::typos::Said<'a> {
+        self.speller.spell(text)
     }
 
     /// Reads a message written by `role`. `text` should be normalised (see [`normalize`]).

@@ -174,6 +174,9 @@ pub struct Settings {
     pub max_description_chars: u32,
     /// The longest slot value the state keeps, in characters (longer: cut and marked).
     pub max_value_chars: u32,
+    /// Read a user's misspelt words as the vocabulary words they are one edit from (the
+    /// spec's "Real phrasing", rule 4).
+    pub typo_tolerance: bool,
 }
 
 impl Default for Settings {
@@ -186,6 +189,7 @@ impl Default for Settings {
             history_window: 20,
             max_description_chars: 200,
             max_value_chars: 500,
+            typo_tolerance: true,
         }
     }
 }

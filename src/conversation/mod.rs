@@ -14,6 +14,7 @@ pub mod machine;
 pub(crate) mod names;
 pub mod state;
 pub mod summary;
+pub mod typos;
 
 use std::ops::Range;
 
@@ -28,6 +29,7 @@ pub use state::{
     SlotStatus, Transition, TransitionReason,
 };
 pub use summary::Summary;
+pub use typos::Said;
 
 /// One input to a session.
 #[derive(Clone, Copy, Debug)]
@@ -180,7 +182,8 @@ impl Engine {
                     signals: Signals::of(signal),
                     ..Reading::default()
                 };
-                self.apply(conv, "", None, &reading, now, &mut out, &mut finished);
+                let nothing = Said::as_written("");
+                self.apply(conv, &nothing, None, &reading, now, &mut out, &mut finished);
                 false
             }
             Input::Message {
@@ -189,7 +192,14 @@ impl Engine {
                 artifact,
             } => {
                 let text = classify::normalize(text);
-                let mut reading = self.classifier.read(&text, role);
+                // A user's misspelt words are read as the vocabulary words they are one edit
+                // from; descriptions and values keep what was written.
+                let said = if role == Role::User && self.settings.typo_tolerance {
+                    self.classifier.spell(&text)
+                } else {
+                    Said::as_written(&text)
+                };
+                let mut reading = self.classifier.read(&said.text, role);
                 if artifact && role == Role::Assistant {
                     reading.signals.insert(Signal::WorkDone);
                 }
@@ -202,7 +212,7 @@ impl Engine {
                 }
                 self.apply(
                     conv,
-                    &text,
+                    &said,
                     Some(role),
                     &reading,
                     now,
@@ -225,7 +235,7 @@ impl Engine {
     fn apply(
         &self,
         conv: &mut Conversation,
-        text: &str,
+        said: &Said<'_>,
         role: Option<Role>,
         reading: &Reading,
         now: DateTime<Utc>,
@@ -233,7 +243,7 @@ impl Engine {
         finished: &mut Vec<Goal>,
     ) {
         let fills = match (&conv.current_goal, role) {
-            (Some(goal), Some(Role::User)) => self.read_slots(goal, text, reading),
+            (Some(goal), Some(Role::User)) => self.read_slots(goal, &said.text, reading),
             _ => Fills::new(),
         };
         let goal = conv.current_goal.as_ref();
@@ -253,9 +263,9 @@ impl Engine {
             complaint: reading.complaint,
         };
         match machine::decide(conv.phase, &facts, goal, &self.settings) {
-            Outcome::Stay => self.keep(conv, text, reading, &fills, facts.understanding_turns),
+            Outcome::Stay => self.keep(conv, said, reading, &fills, facts.understanding_turns),
             Outcome::Move(to, reason) => {
-                self.keep(conv, text, reading, &fills, facts.understanding_turns);
+                self.keep(conv, said, reading, &fills, facts.understanding_turns);
                 if to == Phase::Understanding
                     && let Some(goal) = &mut conv.current_goal
                 {
@@ -274,7 +284,7 @@ impl Engine {
                 if let Some(why) = previous {
                     self.finish_goal(conv, why, now, finished);
                 }
-                self.start_goal(conv, text, lead, now);
+                self.start_goal(conv, said, lead, now);
                 move_to(conv, Phase::Understanding, reason, out);
                 // A goal whose message already fills every slot goes on to planning.
                 if conv
@@ -292,7 +302,7 @@ impl Engine {
     fn keep(
         &self,
         conv: &mut Conversation,
-        text: &str,
+        said: &Said<'_>,
         reading: &Reading,
         fills: &Fills,
         understanding_turns: u32,
@@ -309,7 +319,10 @@ impl Engine {
             slot.status = SlotStatus::Provided;
             set_value(
                 &mut slot.value,
-                &capped(&text[span.clone()], self.settings.max_value_chars),
+                &capped(
+                    said.original_text(span.clone()),
+                    self.settings.max_value_chars,
+                ),
             );
         }
         if reading.asks != 0 {
@@ -370,7 +383,7 @@ impl Engine {
     fn start_goal(
         &self,
         conv: &mut Conversation,
-        text: &str,
+        said: &Said<'_>,
         lead: &classify::GoalLead,
         now: DateTime<Utc>,
     ) {
@@ -381,7 +394,7 @@ impl Engine {
             id: GoalId(conv.goals_started),
             goal_type: def.goal_type,
             description: capped(
-                &text[lead.description.clone()],
+                said.original_text(lead.description.clone()),
                 self.settings.max_description_chars,
             )
             .into_owned(),
@@ -404,10 +417,11 @@ impl Engine {
             understanding_turns: 0,
         };
         for (i, &s) in def.slots.iter().enumerate() {
-            if let Some(span) = self.classifier.extract(text, s) {
+            if let Some(span) = self.classifier.extract(&said.text, s) {
                 goal.required_info[i].status = SlotStatus::Provided;
-                goal.required_info[i].value =
-                    Some(capped(&text[span], self.settings.max_value_chars).into_owned());
+                goal.required_info[i].value = Some(
+                    capped(said.original_text(span), self.settings.max_value_chars).into_owned(),
+                );
             }
         }
         conv.current_goal = Some(goal);

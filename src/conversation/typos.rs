@@ -1,0 +1,710 @@
+//! Typo tolerance (the spec's "Real phrasing", rule 4): a word that is not a known word and is
+//! one edit (a letter inserted, deleted or replaced, or two neighbours swapped) from exactly one
+//! vocabulary word of five or more letters is read as that word.
+//!
+//! Known words are the vocabulary of the pattern files and a built-in list of English words
+//! (`words.txt`: the public-domain "web2" list, Webster's Second New International Dictionary of
+//! 1934, built by `scripts/make-words`), with their plain inflections.
+//!
+//! The vocabulary words and their one-letter deletions are indexed once, when the patterns are
+//! compiled (a deletion neighbourhood: two words are one edit apart only if they share a key).
+//! Reading a word hashes it and its deletions in one pass and tests a Bloom filter, so a word
+//! that is near no vocabulary word costs a few multiplications and no allocation; only a
+//! candidate is checked letter by letter and against the known words.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use smallvec::SmallVec;
+
+/// The built-in list: sorted, front-coded (each line: how many leading letters it shares with
+/// the line before, one digit, then the rest).
+const WORDS: &str = include_str!("words.txt");
+
+/// Vocabulary words shorter than this are never the correction.
+const MIN_TARGET: usize = 5;
+/// Words shorter than this are never corrected.
+const MIN_WORD: usize = 4;
+/// Words longer than this are never corrected (and never targets).
+const MAX_WORD: usize = 24;
+/// Stems of inflections ("takes", "treated") count from this length.
+const MIN_STEM: usize = 4;
+
+const BLOOM_BITS: usize = 1 << 18;
+const PRIME: u64 = 0x100_0000_01b3;
+
+/// A word read as another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Correction {
+    /// Where the word stands in the original message.
+    pub original: Range<usize>,
+    /// Where the vocabulary word it is read as stands in the text as read.
+    pub read: Range<usize>,
+}
+
+/// A message as read: the text with its corrections, and the way back to what was written.
+#[derive(Clone, Debug)]
+pub struct Said<'a> {
+    /// The text the classifier reads.
+    pub text: Cow<'a, str>,
+    /// What was written.
+    pub original: &'a str,
+    pub corrections: SmallVec<[Correction; 2]>,
+}
+
+impl<'a> Said<'a> {
+    /// A text read as written.
+    pub fn as_written(text: &'a str) -> Said<'a> {
+        Said {
+            text: Cow::Borrowed(text),
+            original: text,
+            corrections: SmallVec::new(),
+        }
+    }
+
+    /// What was written where `span` of the read text stands: a description or a value keeps
+    /// the user's spelling.
+    pub fn original_span(&self, span: Range<usize>) -> Range<usize> {
+        if self.corrections.is_empty() {
+            return span;
+        }
+        self.position(span.start, false)..self.position(span.end, true)
+    }
+
+    pub fn original_text(&self, span: Range<usize>) -> &str {
+        &self.original[self.original_span(span)]
+    }
+
+    fn position(&self, at: usize, end: bool) -> usize {
+        let mut shift: isize = 0;
+        for c in &self.corrections {
+            if at <= c.read.start {
+                break;
+            }
+            if at < c.read.end {
+                return if end {
+                    c.original.end
+                } else {
+                    c.original.start
+                };
+            }
+            shift = c.original.end as isize - c.read.end as isize;
+        }
+        (at as isize + shift) as usize
+    }
+}
+
+/// The compiled vocabulary.
+#[derive(Clone, Debug)]
+pub struct Speller {
+    /// Vocabulary words of [`MIN_TARGET`] letters or more (the corrections).
+    targets: Vec<Box<str>>,
+    /// Every vocabulary word, sorted (known words).
+    vocabulary: Vec<Box<str>>,
+    /// Keys of the targets and their deletions, two bits each.
+    bloom: Box<[u64]>,
+    /// Key → the targets it belongs to.
+    index: HashMap<u64, SmallVec<[u32; 2]>, BuildHasherDefault<KeyHasher>>,
+    /// Keys of known words one edit from a target at its end ("components", "created"), and
+    /// how they are known: the commonest near misses, found without a look into the list.
+    near: HashMap<u64, Known, BuildHasherDefault<KeyHasher>>,
+    /// Pairs of neighbouring words in the vocabulary's phrases ("sounds good"), for words
+    /// known only as an inflection.
+    pairs: HashSet<Box<str>>,
+    /// For each pair of letters, the lengths of the targets that start (`starts`) or end
+    /// (`ends`) with it, one bit per length. A word one edit from a target shares its first two
+    /// or its last two letters and is at most one letter longer or shorter: a word that does
+    /// not is near no target, and is passed over with two lookups.
+    starts: Box<[u32; 26 * 26]>,
+    ends: Box<[u32; 26 * 26]>,
+}
+
+/// The index of a pair of lower-case letters.
+fn letter_pair(a: u8, b: u8) -> usize {
+    (a.wrapping_sub(b'a') as usize % 26) * 26 + (b.wrapping_sub(b'a') as usize % 26)
+}
+
+/// Keys are mixed already: the index hashes them as they are.
+#[derive(Clone, Copy, Debug, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+impl Speller {
+    /// From every word of the pattern files' phrases.
+    pub fn new<'w>(phrases: impl IntoIterator<Item = &'w str>) -> Speller {
+        let phrases: Vec<&str> = phrases.into_iter().collect();
+        let words = |p: &'w str| {
+            p.split(|c: char| !c.is_ascii_alphabetic())
+                .filter(|w| !w.is_empty())
+                .map(|w| w.to_ascii_lowercase())
+        };
+        let mut pairs = HashSet::new();
+        for p in &phrases {
+            let list: Vec<String> = words(p).collect();
+            for pair in list.windows(2) {
+                pairs.insert(format!("{} {}", pair[0], pair[1]).into_boxed_str());
+            }
+        }
+        let mut vocabulary: Vec<Box<str>> = phrases
+            .iter()
+            .flat_map(|p| words(p))
+            .map(String::into_boxed_str)
+            .collect();
+        vocabulary.sort_unstable();
+        vocabulary.dedup();
+        let targets: Vec<Box<str>> = vocabulary
+            .iter()
+            .filter(|w| (MIN_TARGET..=MAX_WORD).contains(&w.len()))
+            .cloned()
+            .collect();
+        let mut speller = Speller {
+            targets,
+            vocabulary,
+            bloom: vec![0u64; BLOOM_BITS / 64].into_boxed_slice(),
+            index: HashMap::default(),
+            near: HashMap::default(),
+            pairs,
+            starts: Box::new([0; 26 * 26]),
+            ends: Box::new([0; 26 * 26]),
+        };
+        let Speller {
+            targets,
+            bloom,
+            index,
+            near: near_known,
+            starts,
+            ends,
+            vocabulary,
+            ..
+        } = &mut speller;
+        // Vocabulary words are known: found at their first key.
+        for v in vocabulary.iter().filter(|v| v.len() <= MAX_WORD) {
+            keys(v.as_bytes(), |key| {
+                near_known.insert(key, Known::Listed);
+                let (a, b) = bloom_bits(key);
+                bloom[a / 64] |= 1 << (a % 64);
+                bloom[b / 64] |= 1 << (b % 64);
+                false
+            });
+        }
+        for (id, t) in targets.iter().enumerate() {
+            let b = t.as_bytes();
+            let n = b.len();
+            starts[letter_pair(b[0], b[1])] |= 1 << n;
+            ends[letter_pair(b[n - 2], b[n - 1])] |= 1 << n;
+            keys(t.as_bytes(), |key| {
+                let ids = index.entry(key).or_default();
+                if !ids.contains(&(id as u32)) {
+                    ids.push(id as u32);
+                }
+                let (a, b) = bloom_bits(key);
+                bloom[a / 64] |= 1 << (a % 64);
+                bloom[b / 64] |= 1 << (b % 64);
+                true
+            });
+            let t = t.as_bytes();
+            let mut near: SmallVec<[SmallVec<[u8; MAX_WORD + 1]>; 6]> = SmallVec::new();
+            for end in [b's', b'd', b'r', b'y', b'n'] {
+                let mut w: SmallVec<[u8; MAX_WORD + 1]> = SmallVec::from_slice(t);
+                w.push(end);
+                near.push(w);
+            }
+            near.push(SmallVec::from_slice(&t[..t.len() - 1]));
+            for w in near.iter().filter(|w| w.len() <= MAX_WORD) {
+                let how = known(w);
+                if how != Known::No {
+                    keys(w, |key| {
+                        near_known.entry(key).or_insert(how);
+                        let (a, b) = bloom_bits(key);
+                        bloom[a / 64] |= 1 << (a % 64);
+                        bloom[b / 64] |= 1 << (b % 64);
+                        false
+                    });
+                }
+            }
+        }
+        speller
+    }
+
+    /// `text` with its misspelt words read as the vocabulary words they are one edit from.
+    /// Borrows `text` when nothing is corrected (no allocation).
+    pub fn spell<'a>(&self, text: &'a str) -> Said<'a> {
+        let mut said = Said::as_written(text);
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let mut out: Option<String> = None;
+        let mut copied = 0;
+        // The word before, when only spaces stand between it and this one.
+        let mut previous: Option<Range<usize>> = None;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphabetic() {
+                if bytes[i] != b' ' {
+                    previous = None;
+                }
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            let before = previous.replace(start..i);
+            let word = &text[start..i];
+            if !(MIN_WORD..=MAX_WORD).contains(&word.len()) || !stands_alone(text, start, i) {
+                continue;
+            }
+            let Some((target, inflection)) = self.correction(word) else {
+                continue;
+            };
+            if inflection && !self.completes_pair(text, before, target, i) {
+                continue;
+            }
+            let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 8));
+            buf.push_str(&text[copied..start]);
+            let read = buf.len()..buf.len() + target.len();
+            buf.push_str(target);
+            copied = i;
+            said.corrections.push(Correction {
+                original: start..i,
+                read,
+            });
+        }
+        if let Some(mut buf) = out {
+            buf.push_str(&text[copied..]);
+            said.text = Cow::Owned(buf);
+        }
+        said
+    }
+
+    /// Whether `target`, standing where the word ending at `end` stands, makes a pair of a
+    /// vocabulary phrase with the word before it or the one after it.
+    fn completes_pair(
+        &self,
+        text: &str,
+        before: Option<Range<usize>>,
+        target: &str,
+        end: usize,
+    ) -> bool {
+        let mut buf = [0u8; 2 * MAX_WORD + 1];
+        let mut pair = |a: &str, b: &str| {
+            if a.len() + b.len() + 1 > buf.len() {
+                return false;
+            }
+            buf[..a.len()].copy_from_slice(a.as_bytes());
+            buf[a.len()] = b' ';
+            buf[a.len() + 1..a.len() + 1 + b.len()].copy_from_slice(b.as_bytes());
+            let joined = &mut buf[..a.len() + 1 + b.len()];
+            joined.make_ascii_lowercase();
+            std::str::from_utf8(joined).is_ok_and(|p| self.pairs.contains(p))
+        };
+        let rest = &text[end..];
+        let after = rest.trim_start_matches(' ');
+        let next_len = after.bytes().take_while(u8::is_ascii_alphabetic).count();
+        (after.len() < rest.len() && next_len > 0 && pair(target, &after[..next_len]))
+            || before.is_some_and(|b| pair(&text[b], target))
+    }
+
+    /// The target `word` is read as, if any, and whether `word` is known as an inflection (it is
+    /// then read so only within a phrase).
+    fn correction(&self, word: &str) -> Option<(&str, bool)> {
+        let mut lower = [0u8; MAX_WORD];
+        let w = &mut lower[..word.len()];
+        w.copy_from_slice(word.as_bytes());
+        w.make_ascii_lowercase();
+        let w = &*w;
+        let n = w.len();
+        let lengths = 0b111u32 << (n - 1);
+        if self.starts[letter_pair(w[0], w[1])] & lengths == 0
+            && self.ends[letter_pair(w[n - 2], w[n - 1])] & lengths == 0
+        {
+            return None;
+        }
+        // The one target near `w`; `None` inside when `w` is a target or near two.
+        let mut found: Option<Option<u32>> = None;
+        let mut first = true;
+        let mut how = None;
+        keys(w, |key| {
+            let (a, b) = bloom_bits(key);
+            if self.bloom[a / 64] & (1 << (a % 64)) == 0
+                || self.bloom[b / 64] & (1 << (b % 64)) == 0
+            {
+                return true;
+            }
+            let ids = self.index.get(&key);
+            if std::mem::take(&mut first)
+                && ids.is_none_or(|ids| {
+                    !ids.iter()
+                        .any(|&id| self.targets[id as usize].as_bytes() == w)
+                })
+            {
+                how = self.near.get(&key).copied();
+                if how == Some(Known::Listed) {
+                    found = Some(None); // a known word
+                    return false;
+                }
+            }
+            let Some(ids) = ids else {
+                return true;
+            };
+            for &id in ids {
+                let target = self.targets[id as usize].as_bytes();
+                if target == w {
+                    found = Some(None); // a vocabulary word
+                    return false;
+                }
+                if found != Some(Some(id)) && one_edit(w, target) {
+                    if found.is_some() {
+                        found = Some(None); // near two vocabulary words: ambiguous
+                        return false;
+                    }
+                    found = Some(Some(id));
+                }
+            }
+            true
+        });
+        let target = &*self.targets[found?? as usize];
+        // Known words are never corrected (checked only for the rare candidate).
+        let how = match how {
+            Some(how) => how,
+            None => {
+                let text = std::str::from_utf8(w).ok()?;
+                if self
+                    .vocabulary
+                    .binary_search_by(|v| (**v).cmp(text))
+                    .is_ok()
+                {
+                    return None;
+                }
+                known(w)
+            }
+        };
+        match how {
+            Known::Listed => None,
+            Known::Inflection => Some((target, true)),
+            Known::No => Some((target, false)),
+        }
+    }
+}
+
+/// Not part of a longer token: no digit, underscore, non-ASCII letter or joining apostrophe
+/// next to it ("café", "v2", "don't" are left alone).
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    let b = text.as_bytes();
+    // A byte of a non-ASCII character joins too (conservatively: "café").
+    let joins = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    let before = start.checked_sub(1).map(|i| b[i]);
+    let after = b.get(end).copied();
+    let apostrophe_before =
+        before == Some(b'\'') && start >= 2 && b[start - 2].is_ascii_alphabetic();
+    let apostrophe_after =
+        after == Some(b'\'') && b.get(end + 1).is_some_and(u8::is_ascii_alphabetic);
+    !before.is_some_and(joins)
+        && !after.is_some_and(joins)
+        && !apostrophe_before
+        && !apostrophe_after
+}
+
+/// Powers of the hash's multiplier, up to the longest word.
+const POW: [u64; MAX_WORD + 1] = {
+    let mut pow = [1u64; MAX_WORD + 1];
+    let mut k = 1;
+    while k <= MAX_WORD {
+        pow[k] = pow[k - 1].wrapping_mul(PRIME);
+        k += 1;
+    }
+    pow
+};
+
+/// Calls `each` with the key of `w` (at most [`MAX_WORD`] bytes) and then the keys of each of
+/// its one-letter deletions, computed in one pass; stops when `each` returns false. Keys are
+/// polynomial hashes mixed with the length, so a word and a deletion of a longer word that
+/// spell the same get the same key.
+fn keys(w: &[u8], mut each: impl FnMut(u64) -> bool) {
+    let n = w.len();
+    // suffix[i]: the hash of w[i..].
+    let mut suffix = [0u64; MAX_WORD + 1];
+    for i in (0..n).rev() {
+        suffix[i] = (w[i] as u64 + 1)
+            .wrapping_mul(POW[n - 1 - i])
+            .wrapping_add(suffix[i + 1]);
+    }
+    if !each(mix(suffix[0], n)) {
+        return;
+    }
+    // prefix: the hash of w[..i].
+    let mut prefix = 0u64;
+    for i in 0..n {
+        let deleted = prefix
+            .wrapping_mul(POW[n - 1 - i])
+            .wrapping_add(suffix[i + 1]);
+        if !each(mix(deleted, n - 1)) {
+            return;
+        }
+        prefix = prefix.wrapping_mul(PRIME).wrapping_add(w[i] as u64 + 1);
+    }
+}
+
+/// Spreads a hash (and its length) over 64 bits, for the Bloom filter's bits.
+fn mix(h: u64, len: usize) -> u64 {
+    let x = (h ^ ((len as u64) << 58)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^ (x >> 31)
+}
+
+fn bloom_bits(key: u64) -> (usize, usize) {
+    let mask = BLOOM_BITS - 1;
+    ((key >> 40) as usize & mask, (key >> 8) as usize & mask)
+}
+
+/// Whether `a` and `b` are exactly one edit apart: one letter inserted, deleted or replaced, or
+/// two neighbours swapped.
+fn one_edit(a: &[u8], b: &[u8]) -> bool {
+    match a.len() as isize - b.len() as isize {
+        0 => {
+            let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) else {
+                return false;
+            };
+            a[i + 1..] == b[i + 1..]
+                || (i + 1 < a.len()
+                    && a[i] == b[i + 1]
+                    && a[i + 1] == b[i]
+                    && a[i + 2..] == b[i + 2..])
+        }
+        1 => deletes_to(a, b),
+        -1 => deletes_to(b, a),
+        _ => false,
+    }
+}
+
+/// Whether deleting one letter of `long` gives `short`.
+fn deletes_to(long: &[u8], short: &[u8]) -> bool {
+    let i = long
+        .iter()
+        .zip(short)
+        .position(|(x, y)| x != y)
+        .unwrap_or(short.len());
+    long[i + 1..] == short[i..]
+}
+
+/// How well the built-in list knows a word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Known {
+    /// Not at all.
+    No,
+    /// As the plain inflection (-s, -es, -ed, -d, -ing, -ly, -er) of a word it holds: the list
+    /// has no inflections, and its stems include rare old words ("sond"), so such a word still
+    /// yields to a vocabulary phrase it would complete ("sonds good").
+    Inflection,
+    /// Word for word.
+    Listed,
+}
+
+/// How the built-in list knows `w` (lower-case ASCII).
+fn known(w: &[u8]) -> Known {
+    let dict = dictionary();
+    if dict.contains(w) {
+        return Known::Listed;
+    }
+    let n = w.len();
+    let stem = |cut: usize, add: &[u8]| {
+        if n < cut || n - cut + add.len() < MIN_STEM {
+            return false;
+        }
+        let mut buf = [0u8; MAX_WORD + 2];
+        let base = &w[..n - cut];
+        buf[..base.len()].copy_from_slice(base);
+        buf[base.len()..base.len() + add.len()].copy_from_slice(add);
+        dict.contains(&buf[..base.len() + add.len()])
+    };
+    let inflection = (w.ends_with(b"s") && stem(1, b""))
+        || (w.ends_with(b"es") && stem(2, b""))
+        || (w.ends_with(b"ed") && (stem(2, b"") || stem(1, b"")))
+        || (w.ends_with(b"ing") && (stem(3, b"") || stem(3, b"e")))
+        || (w.ends_with(b"ly") && stem(2, b""))
+        || (w.ends_with(b"er") && (stem(2, b"") || stem(1, b"")));
+    if inflection {
+        Known::Inflection
+    } else {
+        Known::No
+    }
+}
+
+/// The built-in list, decoded once per process into the keys of its words (a word's key is
+/// its first key in [`keys`]): about 2 MB, a lookup is a hash and a probe. Two words sharing a
+/// 64-bit key would make one of them known: a missed correction at worst.
+struct Dictionary {
+    keys: HashSet<u64, BuildHasherDefault<KeyHasher>>,
+}
+
+impl Dictionary {
+    fn contains(&self, w: &[u8]) -> bool {
+        w.len() <= MAX_WORD && self.keys.contains(&word_key(w))
+    }
+}
+
+/// The key of a whole word (the first that [`keys`] gives).
+fn word_key(w: &[u8]) -> u64 {
+    let mut key = 0;
+    keys(w, |k| {
+        key = k;
+        false
+    });
+    key
+}
+
+fn dictionary() -> &'static Dictionary {
+    static DICTIONARY: OnceLock<Dictionary> = OnceLock::new();
+    DICTIONARY.get_or_init(|| {
+        let mut keys = HashSet::with_capacity_and_hasher(WORDS.len() / 5, Default::default());
+        let mut word = [0u8; 32];
+        let mut len = 0;
+        for line in WORDS.lines() {
+            let Some(shared) = line.get(..1).and_then(|d| d.parse::<usize>().ok()) else {
+                continue;
+            };
+            let rest = &line.as_bytes()[1..];
+            let keep = shared.min(len);
+            if keep + rest.len() > word.len() {
+                continue;
+            }
+            word[keep..keep + rest.len()].copy_from_slice(rest);
+            len = keep + rest.len();
+            if len <= MAX_WORD {
+                keys.insert(word_key(&word[..len]));
+            }
+        }
+        Dictionary { keys }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn speller() -> Speller {
+        Speller::new([
+            "perfect",
+            "thanks",
+            "build",
+            "sounds good",
+            "proceed",
+            "great",
+            "create",
+            "approve",
+        ])
+    }
+
+    #[test]
+    fn one_edit_is_one_insertion_deletion_replacement_or_swap() {
+        assert!(one_edit(b"perfct", b"perfect"));
+        assert!(one_edit(b"perfeect", b"perfect"));
+        assert!(one_edit(b"perfekt", b"perfect"));
+        assert!(one_edit(b"thnaks", b"thanks"));
+        assert!(one_edit(b"procede", b"proceed"));
+        assert!(!one_edit(b"perfect", b"perfect"));
+        assert!(!one_edit(b"prefcet", b"perfect"));
+        assert!(!one_edit(b"perf", b"perfect"));
+    }
+
+    #[test]
+    fn deletion_keys_equal_the_keys_of_the_deleted_words() {
+        let all = |w: &[u8]| {
+            let mut out = Vec::new();
+            keys(w, |k| {
+                out.push(k);
+                true
+            });
+            out
+        };
+        let thanks = all(b"thanks");
+        for i in 0..6 {
+            let mut d = b"thanks".to_vec();
+            d.remove(i);
+            assert_eq!(thanks[i + 1], all(&d)[0], "deleting {i}");
+        }
+    }
+
+    #[test]
+    fn misspelt_words_are_read_as_the_one_vocabulary_word_near_them() {
+        let s = speller();
+        for (typo, word) in [
+            ("perfct", "perfect"),
+            ("thnaks", "thanks"),
+            ("buld", "build"),
+            ("procede", "proceed"),
+            ("Perfct", "perfect"),
+        ] {
+            assert_eq!(s.correction(typo), Some((word, false)), "{typo}");
+        }
+        // Known words, short words, vocabulary words and words near none stay.
+        for word in [
+            "treat",
+            "crate",
+            "proceeds",
+            "perfect",
+            "bld",
+            "xyzzy",
+            "thanksgiving",
+        ] {
+            assert_eq!(s.correction(word), None, "{word}");
+        }
+        // Inflections of listed words ("tanks", "sonds" of the old "sond") are read so only
+        // where they complete a phrase.
+        assert_eq!(s.correction("tanks"), Some(("thanks", true)));
+        assert_eq!(s.spell("tanks").text, "tanks");
+        assert_eq!(s.spell("sonds good").text, "sounds good");
+        assert_eq!(s.spell("it sonds odd").text, "it sonds odd");
+    }
+
+    #[test]
+    fn corrections_map_back_to_what_was_written() {
+        let s = speller();
+        let said = s.spell("Perfct, thnaks! a buld");
+        assert_eq!(said.text, "perfect, thanks! a build");
+        assert_eq!(said.corrections.len(), 3);
+        let whole = 0..said.text.len();
+        assert_eq!(said.original_text(whole), "Perfct, thnaks! a buld");
+        let build = said.text.find("build").unwrap();
+        assert_eq!(said.original_text(build..build + 5), "buld");
+        assert_eq!(said.original_text(9..16), "thnaks!");
+        let plain = s.spell("nothing to fix here");
+        assert!(matches!(plain.text, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn words_inside_longer_tokens_are_left_alone() {
+        let s = speller();
+        for text in ["perfct2", "perfct_x", "perfct'd", "cafébuld", "x'perfct"] {
+            assert!(s.spell(text).corrections.is_empty(), "{text}");
+        }
+        assert_eq!(s.spell("(perfct)").text, "(perfect)");
+    }
+
+    #[test]
+    fn the_built_in_list_decodes_whole() {
+        let d = dictionary();
+        assert!(d.keys.len() > 200_000);
+        assert!(d.contains(b"treat") && d.contains(b"crate") && d.contains(b"zebra"));
+        assert!(!d.contains(b"perfct"));
+        assert_eq!(known(b"treat"), Known::Listed);
+        for w in ["creates", "treated", "features", "takes", "sonds"] {
+            assert_eq!(known(w.as_bytes()), Known::Inflection, "{w}");
+        }
+        assert_eq!(known(b"perfct"), Known::No);
+    }
+}
