@@ -299,6 +299,7 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.contrast_markers,
         &l.deferrals,
         &l.action_questions,
+        &l.known_words,
     ]
     .iter()
     .map(|v| v.len())
@@ -580,7 +581,7 @@ impl Cx<'_> {
     }
 
     fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 14] = [
+        const KEYS: [&str; 15] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -595,6 +596,7 @@ impl Cx<'_> {
             "contrast_markers",
             "deferrals",
             "action_questions",
+            "known_words",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -622,6 +624,7 @@ impl Cx<'_> {
             contrast_markers: next(),
             deferrals: next(),
             action_questions: next(),
+            known_words: next(),
         }
     }
 

@@ -261,6 +261,7 @@ impl Classifier {
                 .flatten()
                 .map(String::as_str),
             ),
+            lang.known_words.iter().map(String::as_str),
         );
         Ok(Classifier {
             matcher,

@@ -155,6 +155,9 @@ pub struct Language {
     /// Open a question that asks the assistant to act ("can you", "shall we"): an approval in
     /// such a question counts, in any other question it does not.
     pub action_questions: Vec<String>,
+    /// Words never read as misspelt, beyond the built-in list ("email", "signup"); never the
+    /// correction either.
+    pub known_words: Vec<String>,
 }
 
 /// Thresholds of the machine.

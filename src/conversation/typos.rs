@@ -147,7 +147,12 @@ impl Hasher for KeyHasher {
 
 impl Speller {
     /// From every word of the pattern files' phrases.
-    pub fn new<'w>(phrases: impl IntoIterator<Item = &'w str>) -> Speller {
+    /// From every phrase of the pattern files (their words are the vocabulary: known, and the
+    /// corrections) and the language file's known words (known only).
+    pub fn new<'w>(
+        phrases: impl IntoIterator<Item = &'w str>,
+        known_words: impl IntoIterator<Item = &'w str>,
+    ) -> Speller {
         let phrases: Vec<&str> = phrases.into_iter().collect();
         let words = |p: &'w str| {
             p.split(|c: char| !c.is_ascii_alphabetic())
@@ -166,13 +171,21 @@ impl Speller {
             .flat_map(|p| words(p))
             .map(String::into_boxed_str)
             .collect();
-        vocabulary.sort_unstable();
-        vocabulary.dedup();
-        let targets: Vec<Box<str>> = vocabulary
+        let mut targets: Vec<Box<str>> = vocabulary
             .iter()
             .filter(|w| (MIN_TARGET..=MAX_WORD).contains(&w.len()))
             .cloned()
             .collect();
+        targets.sort_unstable();
+        targets.dedup();
+        vocabulary.extend(
+            known_words
+                .into_iter()
+                .flat_map(words)
+                .map(String::into_boxed_str),
+        );
+        vocabulary.sort_unstable();
+        vocabulary.dedup();
         let mut speller = Speller {
             targets,
             vocabulary,
@@ -597,16 +610,19 @@ mod tests {
     use super::*;
 
     fn speller() -> Speller {
-        Speller::new([
-            "perfect",
-            "thanks",
-            "build",
-            "sounds good",
-            "proceed",
-            "great",
-            "create",
-            "approve",
-        ])
+        Speller::new(
+            [
+                "perfect",
+                "thanks",
+                "build",
+                "sounds good",
+                "proceed",
+                "great",
+                "create",
+                "approve",
+            ],
+            ["perfcts"],
+        )
     }
 
     #[test]
@@ -669,6 +685,8 @@ mod tests {
         assert_eq!(s.spell("tanks").text, "tanks");
         assert_eq!(s.spell("sonds good").text, "sounds good");
         assert_eq!(s.spell("it sonds odd").text, "it sonds odd");
+        // A known word of the patterns is never corrected.
+        assert_eq!(s.correction("perfcts"), None);
     }
 
     #[test]
