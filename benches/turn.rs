@@ -209,6 +209,30 @@ fn classify_spelled_typos_everywhere(bencher: Bencher) {
         });
 }
 
+/// Classify + transition with the inspector's notes (what `?explain=1` and `replay --explain`
+/// cost), against `step` (notes off).
+#[divan::bench]
+fn step_explained(bencher: Bencher) {
+    let engine = engine();
+    bencher
+        .counter(divan::counter::ItemsCount::new(turn_count()))
+        .bench_local(|| {
+            for conversation in CONVERSATIONS {
+                let mut now = start();
+                let mut conv = engine.start("s-bench", now);
+                for (role, text) in conversation.iter() {
+                    now += TimeDelta::seconds(20);
+                    let input = Input::Message {
+                        role: *role,
+                        text,
+                        artifact: false,
+                    };
+                    black_box(engine.step_explained(&mut conv, input, now));
+                }
+            }
+        });
+}
+
 /// Classify + transition with typo tolerance off (`typo_tolerance = false`), against `step`.
 #[divan::bench]
 fn step_typos_off(bencher: Bencher) {

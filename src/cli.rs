@@ -38,6 +38,11 @@ pub enum Command {
         /// One line per step for a person (seq, phase, transitions, goal) instead of frames.
         #[arg(long)]
         brief: bool,
+        /// The --brief line, then why: each phrase found (class, role, byte span) and whether it
+        /// counted or which rule dropped it, each word read as another, the goal lead and its
+        /// wrapper, and the rule of the transition table that fired.
+        #[arg(long, conflicts_with = "brief")]
+        explain: bool,
         /// Transcript file, or - for standard input.
         file: PathBuf,
     },
@@ -305,9 +310,12 @@ pub fn run(cli: Cli) -> ExitCode {
             idle_timeout,
             session_id,
             brief,
+            explain,
             file,
         } => {
-            let format = if brief {
+            let format = if explain {
+                crate::replay::Format::Explain
+            } else if brief {
                 crate::replay::Format::Brief
             } else {
                 crate::replay::Format::Frames

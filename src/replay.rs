@@ -160,6 +160,9 @@ pub(crate) enum Format {
     Frames,
     /// One line for a person: seq, phase, the transitions, the current goal.
     Brief,
+    /// The brief line, then why: the phrases found, the words read as others, the goal lead,
+    /// the rule that decided.
+    Explain,
 }
 
 /// The steps of a transcript, parsed and timed, with their line numbers: messages, signals
@@ -222,7 +225,13 @@ pub(crate) fn replay(
         let (n, now, change) = step?;
         let conv = conv.get_or_insert_with(|| engine.start(session_id, now));
         let input = change.input();
-        let result = engine.step(conv, input, now);
+        let (result, explanation) = match format {
+            Format::Explain => {
+                let (step, e) = engine.step_explained(conv, input, now);
+                (step, Some(e))
+            }
+            _ => (engine.step(conv, input, now), None),
+        };
         if result.changed {
             seq += 1;
         }
@@ -235,12 +244,51 @@ pub(crate) fn replay(
             )),
             Format::Brief => brief(&mut buf, seq, conv, &result.transitions)
                 .map_err(|e| ReplayError::Line(n, format!("cannot write the step: {e}")))?,
+            Format::Explain => brief(&mut buf, seq, conv, &result.transitions)
+                .and_then(|()| explain(&mut buf, explanation.as_ref()))
+                .map_err(|e| ReplayError::Line(n, format!("cannot write the step: {e}")))?,
         }
         buf.push('\n');
         output.write_all(buf.as_bytes())?;
     }
     output.flush()?;
     Ok(())
+}
+
+/// The inspector's lines under a step's brief line: every phrase found (counted, or dropped
+/// and why), every word read as another, the goal lead, the rule that decided.
+fn explain(
+    out: &mut String,
+    e: Option<&crate::conversation::explain::Explanation>,
+) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    let Some(e) = e else { return Ok(()) };
+    for c in &e.corrections {
+        write!(
+            out,
+            "\n       typo     {:?} read as {:?} ({}..{})",
+            c.written, c.read, c.start, c.end
+        )?;
+    }
+    for p in &e.phrases {
+        let verdict = match p.dropped_by {
+            None => "counts".to_string(),
+            Some(rule) => format!("dropped by the {rule} rule"),
+        };
+        write!(
+            out,
+            "\n       phrase   {} {:?} ({}, {}..{}): {verdict}",
+            p.class, p.text, p.role, p.start, p.end
+        )?;
+    }
+    if let Some(g) = &e.goal {
+        write!(out, "\n       goal     {} lead {:?}", g.goal_type, g.lead)?;
+        if let Some(w) = &g.wrapper {
+            write!(out, " after {w:?}")?;
+        }
+        write!(out, ", description {:?}", g.description)?;
+    }
+    write!(out, "\n       rule     {}", e.rule)
 }
 
 /// `  3  planning       understanding -> planning (Gathered sufficient information) | artifact_creation: todo app`

@@ -268,3 +268,64 @@ fn brief_output_shows_one_line_per_step_for_a_person() {
     assert!(lines[0].ends_with("| artifact_creation: todo app"));
     assert!(lines[8].contains("understanding -> idle (User cancelled)"));
 }
+
+/// `replay --explain`: under each step, every phrase found and whether it counted or which rule
+/// dropped it, the words read as others, the goal lead and its wrapper, and the rule that fired.
+#[test]
+fn explain_says_why_each_step_went_as_it_did() {
+    let transcript = [
+        r#"{"role":"user","text":"I want to build a todo app with add and delete features using React"}"#,
+        r#"{"role":"assistant","text":"I'll create it now"}"#,
+        r#"{"role":"assistant","text":"<artifact>...</artifact>"}"#,
+        r#"{"role":"user","text":"Looks good but the header is off"}"#,
+        r#"{"role":"user","text":"Would you mind fixing the login form so it validates emails"}"#,
+        r#"{"role":"user","text":"Sounds good, don't go ahead yet."}"#,
+        r#"{"role":"user","text":"Ok. Should I go ahead?"}"#,
+        r#"{"role":"user","text":"perfct, thnaks"}"#,
+    ]
+    .join("\n");
+    let out = convstate(&["replay", "--explain", "-"], Some(&transcript));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The issue's acceptance: satisfaction dropped by the contrast rule, the change request.
+    // Steps start with their number; their notes follow, indented further.
+    let mut steps: Vec<Vec<&str>> = Vec::new();
+    for line in text.lines() {
+        let number = line.get(..3).map(str::trim_start).unwrap_or_default();
+        if !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) {
+            steps.push(vec![line]);
+        } else if let Some(step) = steps.last_mut() {
+            step.push(line);
+        }
+    }
+    assert_eq!(steps.len(), 8, "{text}");
+    let step4 = &steps[3];
+    assert!(
+        step4[0].contains("reviewing -> understanding (User requested changes"),
+        "{text}"
+    );
+    for want in [
+        r#"phrase   satisfied "Looks good" (user, 0..10): dropped by the contrast rule"#,
+        r#"phrase   contrast "but" (user, 11..14): counts"#,
+        "rule     4 reviewing: a change request (satisfaction taken back by a contrast)",
+    ] {
+        assert!(step4.iter().any(|l| l.trim() == want), "{want}\n{text}");
+    }
+    for want in [
+        r#"goal     artifact_creation lead "build" after "I want to", description "todo app with add and delete features using React""#,
+        r#"phrase   start_work "I'll create" (assistant, 0..11): counts"#,
+        r#"goal     task_execution lead "fixing" after "Would you mind", description "login form so it validates emails""#,
+        r#"phrase   approve "go ahead" (user, 19..27): dropped by the negation rule"#,
+        r#"phrase   approve "go ahead" (user, 13..21): dropped by the question rule"#,
+        r#"phrase   approve "Ok" (user, 0..2): counts"#,
+        r#"phrase   approve "Sounds good" (user, 0..11): dropped by the deferral rule"#,
+        r#"typo     "perfct" read as "perfect" (0..6)"#,
+        r#"phrase   satisfied "thnaks" (user, 8..14): counts"#,
+    ] {
+        assert!(text.lines().any(|l| l.trim() == want), "{want}\n{text}");
+    }
+}

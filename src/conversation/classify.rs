@@ -14,6 +14,7 @@ use std::ops::Range;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use smallvec::SmallVec;
 
+use super::explain::{DropRule, PhraseNote};
 use super::lexicon::{
     DescriptionMode, Extractor, GoalDef, Lexicon, Position, Role, Settings, Signal, SlotDef,
 };
@@ -108,6 +109,11 @@ pub struct GoalLead {
     pub goal: usize,
     /// The goal's description, as a byte range of the message.
     pub description: Range<usize>,
+    /// The lead phrase.
+    pub lead: Range<usize>,
+    /// What stands between the sentence's start (after fillers) and the lead: a polite wrapper
+    /// or a statement of intent; empty when the lead starts the sentence.
+    pub wrapper: Range<usize>,
 }
 
 /// What a message says, before the rules decide what it does.
@@ -301,6 +307,29 @@ impl Classifier {
 
     /// Reads a message written by `role`. `text` should be normalised (see [`normalize`]).
     pub fn read(&self, text: &str, role: Role) -> Reading {
+        self.read_explained(text, role, None)
+    }
+
+    /// [`Classifier::read`], noting in `notes` (when given) every phrase found, whether it
+    /// counted and, if not, why; spans are of `text`.
+    pub fn read_explained(
+        &self,
+        text: &str,
+        role: Role,
+        mut notes: Option<&mut Vec<PhraseNote>>,
+    ) -> Reading {
+        let mut note = |class: &str, role: Role, hit: Hit, dropped_by: Option<DropRule>| {
+            if let Some(notes) = notes.as_deref_mut() {
+                notes.push(PhraseNote {
+                    class: class.to_string(),
+                    role,
+                    text: text[hit.start()..hit.end()].to_string(),
+                    start: hit.start(),
+                    end: hit.end(),
+                    dropped_by,
+                });
+            }
+        };
         let view = View::new(self, text);
         let mut reading = Reading::default();
         // The spec's "Real phrasing" (user messages): what stands before the last contrast
@@ -314,9 +343,17 @@ impl Classifier {
                 let meanings = view.meanings(*hit);
                 if meanings.contains(&Meaning::Contrast) {
                     last_contrast = Some(hit.start());
+                    note("contrast", role, *hit, None);
                 }
-                if meanings.contains(&Meaning::Deferral) && !view.negated(*hit) {
-                    deferred = true;
+                if meanings.contains(&Meaning::Deferral) {
+                    let negated = view.negated(*hit);
+                    deferred |= !negated;
+                    note(
+                        "deferral",
+                        role,
+                        *hit,
+                        negated.then_some(DropRule::Negation),
+                    );
                 }
             }
             reading.question = text.trim_end().ends_with('?');
@@ -327,7 +364,10 @@ impl Classifier {
                 match meaning {
                     Meaning::Signal(i) => {
                         let info = self.signals[i as usize];
+                        let class = info.signal.as_str();
+                        let mut drop = |rule| note(class, info.role, *hit, Some(rule));
                         if info.role != role {
+                            drop(DropRule::Role);
                             continue;
                         }
                         let counts = match info.position {
@@ -335,28 +375,41 @@ impl Classifier {
                             Position::Lead => view.leads_message(*hit),
                         };
                         if !counts {
+                            drop(match info.position {
+                                Position::Anywhere => DropRule::Negation,
+                                Position::Lead => DropRule::Position,
+                            });
                             continue;
                         }
                         if user && matches!(info.signal, Signal::Approve | Signal::Satisfied) {
                             if deferred {
+                                drop(DropRule::Deferral);
                                 continue;
                             }
                             if last_contrast.is_some_and(|at| hit.start() < at) {
                                 dropped_satisfied |= info.signal == Signal::Satisfied;
+                                drop(DropRule::Contrast);
                                 continue;
                             }
                             if let Some(asks_to_act) = view.in_question(*hit)
                                 && (info.signal == Signal::Satisfied || !asks_to_act)
                             {
+                                drop(DropRule::Question);
                                 continue;
                             }
                         }
+                        note(class, role, *hit, None);
                         reading.signals.insert(info.signal);
                     }
                     Meaning::Asks(slot) if role == Role::Assistant => {
                         reading.asks |= 1 << slot;
+                        let class = format!("asks:{}", self.slots[slot as usize].name);
+                        note(&class, role, *hit, None);
                     }
-                    Meaning::NonAnswer if role == Role::User => reading.non_answer = true,
+                    Meaning::NonAnswer if role == Role::User => {
+                        reading.non_answer = true;
+                        note("non_answer", role, *hit, None);
+                    }
                     _ => {}
                 }
             }
@@ -691,11 +744,12 @@ impl<'a> View<'a> {
         candidates.sort_unstable_by_key(|(h, id)| (Reverse(h.end), *id));
         candidates
             .into_iter()
-            .find_map(|(h, id)| self.goal_from(h, cls.leads[id as usize], sentence.end))
+            .find_map(|(h, id)| self.goal_from(start, h, cls.leads[id as usize], sentence.end))
     }
 
-    /// The goal a lead states, if its object qualifies.
-    fn goal_from(&self, lead: Hit, info: LeadInfo, end: usize) -> Option<GoalLead> {
+    /// The goal a lead states, if its object qualifies; `start` is where its sentence starts
+    /// after fillers.
+    fn goal_from(&self, start: usize, lead: Hit, info: LeadInfo, end: usize) -> Option<GoalLead> {
         let cls = self.cls;
         let object = cls.clean(self.text, lead.end()..end, true);
         if object.is_empty() {
@@ -713,9 +767,12 @@ impl<'a> View<'a> {
             DescriptionMode::Object => object,
             DescriptionMode::Sentence => cls.clean(self.text, lead.start()..end, false),
         };
+        let wrapper = cls.clean(self.text, start..lead.start(), false);
         Some(GoalLead {
             goal: info.goal as usize,
             description,
+            lead: lead.start()..lead.end(),
+            wrapper,
         })
     }
 }

@@ -43,6 +43,16 @@ pub enum Outcome {
 
 /// Rules 2 to 4 of the spec, in its order.
 pub fn decide(phase: Phase, f: &Facts, goal: Option<&Goal>, settings: &Settings) -> Outcome {
+    decide_with_rule(phase, f, goal, settings).0
+}
+
+/// [`decide`], with the rule that decided, named as the spec's "Transitions" names it.
+pub fn decide_with_rule(
+    phase: Phase,
+    f: &Facts,
+    goal: Option<&Goal>,
+    settings: &Settings,
+) -> (Outcome, &'static str) {
     use Outcome::{Finish, Move, Start, Stay};
     use Phase::*;
     use TransitionReason as R;
@@ -54,7 +64,10 @@ pub fn decide(phase: Phase, f: &Facts, goal: Option<&Goal>, settings: &Settings)
 
     // 2. Cancel: a message that leads with a cancel phrase and states no goal.
     if has(Signal::Cancel) && !f.goal && phase != Idle {
-        return Finish(Idle, R::Cancelled, GoalReason::Cancelled);
+        return (
+            Finish(Idle, R::Cancelled, GoalReason::Cancelled),
+            "2 cancel: a message leading with a cancel phrase, without a goal",
+        );
     }
     // 3. Switch: a goal with a switch or cancel marker replaces the current one; without a
     //    marker the current goal is sticky and the message only feeds its slots.
@@ -62,55 +75,85 @@ pub fn decide(phase: Phase, f: &Facts, goal: Option<&Goal>, settings: &Settings)
         && matches!(phase, Understanding | Planning | Executing | Reviewing)
         && (has(Signal::Switch) || has(Signal::Cancel))
     {
-        return Start(R::Switched, Some(GoalReason::Superseded));
+        return (
+            Start(R::Switched, Some(GoalReason::Superseded)),
+            "3 switch: a goal with a switch or cancel marker replaces the current one",
+        );
     }
     // 4. By phase.
     match phase {
-        Greeting if f.goal => Start(R::GoalStated, None),
-        Greeting => Stay,
+        Greeting if f.goal => (Start(R::GoalStated, None), "4 greeting: a goal starts"),
+        Greeting => (Stay, "4 greeting: no goal, stay"),
 
         Understanding if gathering => {
             if f.slots_complete {
-                Move(Planning, R::Gathered)
+                (
+                    Move(Planning, R::Gathered),
+                    "4 understanding: every slot provided",
+                )
             } else if has(Signal::Approve) {
-                Move(Planning, R::Approved)
+                (
+                    Move(Planning, R::Approved),
+                    "4 understanding: the user approves",
+                )
             } else if user_message && f.understanding_turns >= settings.max_understanding_turns {
-                Move(Planning, R::MaxTurns)
+                (
+                    Move(Planning, R::MaxTurns),
+                    "4 understanding: max understanding turns reached",
+                )
             } else {
-                Stay
+                (Stay, "4 understanding: slots missing, stay")
             }
         }
         // A question or an exploration: the assistant's reply is the work.
-        Understanding if assistant_message => Move(Reviewing, R::AnswerGiven),
-        Understanding => Stay,
+        Understanding if assistant_message => (
+            Move(Reviewing, R::AnswerGiven),
+            "4 understanding (no required info): the assistant's answer",
+        ),
+        Understanding => (Stay, "4 understanding (no required info): await the answer"),
 
-        Planning if has(Signal::Approve) || has(Signal::StartWork) => {
-            Move(Executing, R::PlanApproved)
-        }
-        Planning => Stay,
+        Planning if has(Signal::Approve) || has(Signal::StartWork) => (
+            Move(Executing, R::PlanApproved),
+            "4 planning: the user approves or the assistant starts work",
+        ),
+        Planning => (Stay, "4 planning: no approval, stay"),
 
-        Executing if has(Signal::WorkDone) => Move(Reviewing, R::WorkCompleted),
-        Executing => Stay,
+        Executing if has(Signal::WorkDone) => (
+            Move(Reviewing, R::WorkCompleted),
+            "4 executing: the assistant's work is done",
+        ),
+        Executing => (Stay, "4 executing: work not done, stay"),
 
         // A change request wins over satisfaction; a new goal wins over satisfaction too
         // ("Great! How do I deploy it?").
-        Reviewing if has(Signal::ChangeRequest) || f.complaint => {
-            Move(Understanding, R::ChangesRequested)
-        }
-        Reviewing if f.goal => Start(R::MovedOn, Some(GoalReason::MovedOn)),
-        Reviewing if has(Signal::Satisfied) => {
-            Finish(Completed, R::Satisfied, GoalReason::Satisfied)
-        }
-        Reviewing => Stay,
+        Reviewing if has(Signal::ChangeRequest) || f.complaint => (
+            Move(Understanding, R::ChangesRequested),
+            if has(Signal::ChangeRequest) {
+                "4 reviewing: a change request"
+            } else {
+                "4 reviewing: a change request (satisfaction taken back by a contrast)"
+            },
+        ),
+        Reviewing if f.goal => (
+            Start(R::MovedOn, Some(GoalReason::MovedOn)),
+            "4 reviewing: another goal, the user has moved on",
+        ),
+        Reviewing if has(Signal::Satisfied) => (
+            Finish(Completed, R::Satisfied, GoalReason::Satisfied),
+            "4 reviewing: the user is satisfied",
+        ),
+        Reviewing => (Stay, "4 reviewing: neither change nor satisfaction, stay"),
 
-        Completed if f.goal => Start(R::NewGoal, None),
-        Completed if has(Signal::Farewell) => Move(Idle, R::Farewell),
-        Completed => Stay,
+        Completed if f.goal => (Start(R::NewGoal, None), "4 completed: a goal starts"),
+        Completed if has(Signal::Farewell) => (Move(Idle, R::Farewell), "4 completed: a farewell"),
+        Completed => (Stay, "4 completed: stay"),
 
-        Idle if f.goal => Start(R::ReEngaged, None),
+        Idle if f.goal => (Start(R::ReEngaged, None), "4 idle: a goal starts"),
         // A cancel phrase changes nothing here: the user is already gone.
-        Idle if user_message && !has(Signal::Cancel) => Move(Greeting, R::Returned),
-        Idle => Stay,
+        Idle if user_message && !has(Signal::Cancel) => {
+            (Move(Greeting, R::Returned), "4 idle: the user returns")
+        }
+        Idle => (Stay, "4 idle: stay"),
     }
 }
 

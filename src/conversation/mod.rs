@@ -9,6 +9,7 @@
 //! - this module: [`Engine::step`], which puts them together for one input.
 
 pub mod classify;
+pub mod explain;
 pub mod lexicon;
 pub mod machine;
 pub(crate) mod names;
@@ -137,6 +138,30 @@ impl Engine {
 
     /// Applies one input at `now`.
     pub fn step(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
+        self.step_noting(conv, input, now, None)
+    }
+
+    /// [`Engine::step`], and why it went so: every phrase found and whether it counted, the
+    /// words read as others, the goal lead, the rule that decided. Costs what `step` costs when
+    /// not asked for: the notes are taken only here.
+    pub fn step_explained(
+        &self,
+        conv: &mut Conversation,
+        input: Input<'_>,
+        now: DateTime<Utc>,
+    ) -> (Step, explain::Explanation) {
+        let mut explanation = explain::Explanation::default();
+        let step = self.step_noting(conv, input, now, Some(&mut explanation));
+        (step, explanation)
+    }
+
+    fn step_noting(
+        &self,
+        conv: &mut Conversation,
+        input: Input<'_>,
+        now: DateTime<Utc>,
+        mut explain: Option<&mut explain::Explanation>,
+    ) -> Step {
         let mut out = Transitions::new();
         let mut finished = Vec::new();
         if let Input::Reset = input {
@@ -152,6 +177,9 @@ impl Engine {
                 ));
             }
             self.settle(conv, &out, false, now);
+            if let Some(e) = explain {
+                e.rule = "reset: start over from greeting".to_string();
+            }
             return Step {
                 transitions: out,
                 changed: true,
@@ -160,16 +188,26 @@ impl Engine {
         }
         // Rule 1: the idle timeout, applied first, so a late turn is then read from `idle`.
         let deadline = conv.last_activity() + self.settings.idle_timeout;
-        if conv.phase != Phase::Idle && now >= deadline {
+        let timed_out = conv.phase != Phase::Idle && now >= deadline;
+        if timed_out {
             self.finish_goal(conv, GoalReason::IdleTimeout, deadline, &mut finished);
             move_to(conv, Phase::Idle, TransitionReason::IdleTimeout, &mut out);
         }
+        let idle_rule = "1 idle timeout: no user message for the idle timeout";
         let turn = match input {
             Input::Reset => unreachable!("handled above"),
             Input::Tick => {
                 let changed = !out.is_empty();
                 if changed {
                     self.settle(conv, &out, false, now);
+                }
+                if let Some(e) = explain {
+                    e.rule = if timed_out {
+                        idle_rule
+                    } else {
+                        "1 idle timeout: not due"
+                    }
+                    .to_string();
                 }
                 return Step {
                     transitions: out,
@@ -183,7 +221,10 @@ impl Engine {
                     ..Reading::default()
                 };
                 let nothing = Said::as_written("");
-                self.apply(conv, &nothing, None, &reading, now, &mut out, &mut finished);
+                let rule = self.apply(conv, &nothing, None, &reading, now, &mut out, &mut finished);
+                if let Some(e) = explain.as_deref_mut() {
+                    e.rule = rule.to_string();
+                }
                 false
             }
             Input::Message {
@@ -199,7 +240,10 @@ impl Engine {
                 } else {
                     Said::as_written(&text)
                 };
-                let mut reading = self.classifier.read(&said.text, role);
+                let mut notes = explain.as_ref().map(|_| Vec::new());
+                let mut reading = self
+                    .classifier
+                    .read_explained(&said.text, role, notes.as_mut());
                 if artifact && role == Role::Assistant {
                     reading.signals.insert(Signal::WorkDone);
                 }
@@ -210,7 +254,7 @@ impl Engine {
                 if let Some(goal) = &mut conv.current_goal {
                     goal.turns += 1;
                 }
-                self.apply(
+                let rule = self.apply(
                     conv,
                     &said,
                     Some(role),
@@ -219,6 +263,12 @@ impl Engine {
                     &mut out,
                     &mut finished,
                 );
+                if let Some(e) = explain {
+                    self.note(e, &said, notes.unwrap_or_default(), &reading, rule);
+                    if timed_out {
+                        e.rule = format!("{idle_rule}; then {}", e.rule);
+                    }
+                }
                 true
             }
         };
@@ -230,7 +280,43 @@ impl Engine {
         }
     }
 
-    /// Rules 2 to 4 for one classified input.
+    /// What a step's reading notes become: spans and words of the message as written.
+    fn note(
+        &self,
+        e: &mut explain::Explanation,
+        said: &Said<'_>,
+        mut phrases: Vec<explain::PhraseNote>,
+        reading: &Reading,
+        rule: &str,
+    ) {
+        for p in &mut phrases {
+            let span = said.original_span(p.start..p.end);
+            p.text = said.original[span.clone()].to_string();
+            (p.start, p.end) = (span.start, span.end);
+        }
+        phrases.sort_by_key(|p| (p.start, p.end));
+        e.phrases = phrases;
+        e.corrections = said
+            .corrections
+            .iter()
+            .map(|c| explain::CorrectionNote {
+                written: said.original[c.original.clone()].to_string(),
+                read: said.text[c.read.clone()].to_string(),
+                start: c.original.start,
+                end: c.original.end,
+            })
+            .collect();
+        e.goal = reading.goal.as_ref().map(|g| explain::GoalNote {
+            goal_type: self.classifier.goals()[g.goal].goal_type,
+            lead: said.original_text(g.lead.clone()).to_string(),
+            wrapper: (!g.wrapper.is_empty())
+                .then(|| said.original_text(g.wrapper.clone()).to_string()),
+            description: said.original_text(g.description.clone()).to_string(),
+        });
+        e.rule = rule.to_string();
+    }
+
+    /// Rules 2 to 4 for one classified input; the rule that decided.
     #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
@@ -241,7 +327,7 @@ impl Engine {
         now: DateTime<Utc>,
         out: &mut Transitions,
         finished: &mut Vec<Goal>,
-    ) {
+    ) -> &'static str {
         let fills = match (&conv.current_goal, role) {
             (Some(goal), Some(Role::User)) => self.read_slots(goal, &said.text, reading),
             _ => Fills::new(),
@@ -262,10 +348,31 @@ impl Engine {
                 + u32::from(in_understanding),
             complaint: reading.complaint,
         };
-        match machine::decide(conv.phase, &facts, goal, &self.settings) {
-            Outcome::Stay => self.keep(conv, said, reading, &fills, facts.understanding_turns),
+        let (outcome, rule) = machine::decide_with_rule(conv.phase, &facts, goal, &self.settings);
+        self.follow(
+            conv, said, reading, &fills, &facts, outcome, now, out, finished,
+        );
+        rule
+    }
+
+    /// Carries out what the rules decided.
+    #[allow(clippy::too_many_arguments)]
+    fn follow(
+        &self,
+        conv: &mut Conversation,
+        said: &Said<'_>,
+        reading: &Reading,
+        fills: &Fills,
+        facts: &Facts,
+        outcome: Outcome,
+        now: DateTime<Utc>,
+        out: &mut Transitions,
+        finished: &mut Vec<Goal>,
+    ) {
+        match outcome {
+            Outcome::Stay => self.keep(conv, said, reading, fills, facts.understanding_turns),
             Outcome::Move(to, reason) => {
-                self.keep(conv, said, reading, &fills, facts.understanding_turns);
+                self.keep(conv, said, reading, fills, facts.understanding_turns);
                 if to == Phase::Understanding
                     && let Some(goal) = &mut conv.current_goal
                 {
