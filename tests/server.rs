@@ -589,6 +589,71 @@ async fn sessions_are_evicted_after_the_retention_period_unless_connected(store:
     server.stop().await;
 }
 
+/// The inspector over the wire: `?explain=1` (or a `configure` frame) makes every later `state`
+/// frame of the session carry an `explain` object, for every client of the session; other
+/// sessions' frames carry none.
+async fn state_frames_explain_themselves_when_asked(store: StoreKind) {
+    let server = TestServer::with_store(store).await;
+    let (mut a, _) = Client::connect(&server.ws_url("?explain=1")).await;
+    let (mut other, _) = Client::connect(&server.ws_url("")).await;
+    let (state, _) = a.turn("user", "I want to build a todo app", "a-1").await;
+    let explain = state.explain.expect("an explain object");
+    let goal = explain.goal.as_ref().expect("a goal note");
+    assert_eq!(
+        (goal.lead.as_str(), goal.wrapper.as_deref()),
+        ("build", Some("I want to"))
+    );
+    assert_eq!(explain.rule, "4 greeting: a goal starts");
+    // A second client of the session gets it too; another session does not.
+    let url = server.ws_url(&format!("?session_id={}", a.session_id));
+    let (mut b, _) = Client::connect(&url).await;
+    let (state, _) = b.turn("user", "Sounds good, but use Vue", "b-1").await;
+    let explain = state.explain.expect("an explain object");
+    let dropped: Vec<_> = explain
+        .dropped()
+        .map(|p| (p.class.as_str(), p.dropped_by))
+        .collect();
+    assert!(
+        dropped.contains(&(
+            "approve",
+            Some(convstate::conversation::explain::DropRule::Contrast)
+        )),
+        "{dropped:?}"
+    );
+    let ServerFrame::State(seen) = a.recv().await else {
+        panic!("a's copy")
+    };
+    assert!(seen.explain.is_some());
+    let (state, _) = other.turn("user", "hello", "o-1").await;
+    assert!(state.explain.is_none());
+    // `configure` turns it off (answered with the current state) and on again.
+    b.send(json!({"type": "configure", "explain": false})).await;
+    let ServerFrame::State(now) = b.recv().await else {
+        panic!("the current state")
+    };
+    assert_eq!(now.seq, 2);
+    let (state, _) = b.turn("user", "with tags", "b-2").await;
+    assert!(state.explain.is_none());
+    let _ = a.recv().await;
+    other
+        .send(json!({"type": "configure", "explain": true}))
+        .await;
+    let _ = other.recv().await;
+    let (state, _) = other.turn("user", "Build a form", "o-2").await;
+    assert!(state.explain.is_some());
+    // A configure frame with an unknown option, or a bad query, is refused.
+    other
+        .send(json!({"type": "configure", "verbose": true}))
+        .await;
+    let ServerFrame::Error(e) = other.recv().await else {
+        panic!("an error")
+    };
+    assert_eq!(e.code, ErrorCode::BadRequest);
+    let (status, _) = common::upgrade(server.addr, "?explain=maybe").await;
+    assert_eq!(status, 400);
+    server.stop().await;
+}
+
 on_both_stores!(
     the_worked_example_over_websocket,
     two_clients_of_a_session_see_the_same_frames_in_the_same_order,
@@ -602,6 +667,7 @@ on_both_stores!(
     browser_origins_are_checked,
     shutdown_closes_every_websocket_with_1001,
     ten_thousand_random_or_malformed_frames_do_not_hurt_the_server,
+    state_frames_explain_themselves_when_asked,
 );
 
 deadlines_on_both_stores!(

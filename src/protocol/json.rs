@@ -72,6 +72,21 @@ impl FrameText {
         }
     }
 
+    /// This frame with the inspector's `explain` object added (see `conversation::explain`).
+    pub fn with_explain(
+        mut self,
+        explain: &crate::conversation::explain::Explanation,
+    ) -> FrameText {
+        if self.text.ends_with('}') {
+            self.text.pop();
+            self.text.push_str(r#","explain":"#);
+            self.text
+                .push_str(&serde_json::to_string(explain).unwrap_or_else(|_| "null".into()));
+            self.text.push('}');
+        }
+        self
+    }
+
     /// The `state` frame of `conv` after the change `seq`, which made `transitions`.
     #[cfg(not(feature = "serde-frames"))]
     pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {

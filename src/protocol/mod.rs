@@ -47,10 +47,16 @@ pub enum ClientFrame {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
     },
+    /// Session options; answered with the current state. `explain`: every later `state` frame
+    /// of the session carries an `explain` object (the inspector).
+    Configure {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explain: Option<bool>,
+    },
 }
 
 /// The `type` values a client may send.
-pub const CLIENT_TYPES: [&str; 4] = ["message", "signal", "get_state", "reset"];
+pub const CLIENT_TYPES: [&str; 5] = ["message", "signal", "get_state", "reset", "configure"];
 
 /// The longest `id` a client frame may carry, in bytes: ids are kept per session, so their size
 /// is bounded (a UUID is 36).
@@ -117,7 +123,8 @@ impl ClientFrame {
         }
     }
 
-    /// The input a frame gives the engine; `None` for `get_state`, which changes nothing.
+    /// The input a frame gives the engine; `None` for `get_state` and `configure`, which change
+    /// nothing of the conversation.
     pub fn input(&self) -> Option<crate::conversation::Input<'_>> {
         use crate::conversation::Input;
         match self {
@@ -133,7 +140,7 @@ impl ClientFrame {
             }),
             ClientFrame::Signal { signal, .. } => Some(Input::Signal(*signal)),
             ClientFrame::Reset { .. } => Some(Input::Reset),
-            ClientFrame::GetState {} => None,
+            ClientFrame::GetState {} | ClientFrame::Configure { .. } => None,
         }
     }
 
@@ -143,7 +150,7 @@ impl ClientFrame {
             ClientFrame::Message { id, .. }
             | ClientFrame::Signal { id, .. }
             | ClientFrame::Reset { id } => id.as_deref(),
-            ClientFrame::GetState {} => None,
+            ClientFrame::GetState {} | ClientFrame::Configure { .. } => None,
         }
     }
 }
@@ -277,6 +284,10 @@ pub struct StateUpdate<'a> {
     pub transitions: Cow<'a, [Transition]>,
     /// The text summary, ready for an LLM's system prompt.
     pub summary: Cow<'a, str>,
+    /// Why the change went so (the inspector): only in sessions that asked for it with
+    /// `?explain=1` or a `configure` frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Cow<'a, crate::conversation::explain::Explanation>>,
 }
 
 /// `{"type":"ack","id":"c-17","seq":N}`.
@@ -316,6 +327,7 @@ impl<'a> ServerFrame<'a> {
             state: Cow::Borrowed(state),
             transitions: Cow::Borrowed(transitions),
             summary: Cow::Owned(Summary(state).to_string()),
+            explain: None,
         })
     }
 

@@ -182,6 +182,8 @@ struct WsParams {
     last_seq: Option<u64>,
     /// A token, for browsers, which cannot set an `Authorization` header on a WebSocket.
     token: Option<String>,
+    /// `1` (or `true`): the session's `state` frames carry the inspector's `explain` object.
+    explain: Option<String>,
 }
 
 async fn upgrade(
@@ -202,6 +204,13 @@ async fn upgrade(
         }
     };
     let admitted = admitted.map(|Extension(a)| a);
+    let explain = match params.explain.as_deref() {
+        None | Some("0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(other) => {
+            return bad_request(&format!("explain={other}: expected explain=1 or explain=0"));
+        }
+    };
     if let Some(id) = &params.session_id
         && let Err(refused) = check_id(id)
     {
@@ -273,6 +282,9 @@ async fn upgrade(
         );
     }
     let access = principal.map(|p| p.access);
+    if explain && let Ok(Some(session)) = &session {
+        session.set_explain(true);
+    }
     match session {
         Ok(Some(session)) => upgrade
             .on_upgrade(move |socket| ws::serve(socket, app, session, last_seq, admitted, access)),

@@ -63,6 +63,9 @@ pub(crate) struct Session {
     /// A write failed: the tip is ahead of the log, and is reloaded from it before the next
     /// change.
     stale: AtomicBool,
+    /// Its `state` frames carry the inspector's `explain` object (`?explain=1`, `configure`);
+    /// kept in memory only.
+    explain: AtomicBool,
 }
 
 /// The engine's side of a session.
@@ -672,7 +675,12 @@ impl Sessions {
                 view.text = Some(kept(FrameText::state(&tip.conv, view.seq, &[])));
             }
         }
-        let step = self.engine.step(&mut tip.conv, input, now);
+        let (step, explanation) = if session.explain.load(Ordering::Relaxed) {
+            let (step, explanation) = self.engine.step_explained(&mut tip.conv, input, now);
+            (step, Some(explanation))
+        } else {
+            (self.engine.step(&mut tip.conv, input, now), None)
+        };
         if !step.changed {
             return Ok(Applied {
                 seq: tip.seq,
@@ -682,7 +690,10 @@ impl Sessions {
         }
         let seq = tip.seq + 1;
         let conv = &tip.conv;
-        let frame = FrameText::state(conv, seq, &step.transitions);
+        let mut frame = FrameText::state(conv, seq, &step.transitions);
+        if let Some(explanation) = &explanation {
+            frame = frame.with_explain(explanation);
+        }
         let append = Append {
             session: session.id.clone(),
             event: Event {
@@ -1032,7 +1043,13 @@ impl Session {
             tx,
             in_flight: AtomicU32::new(0),
             stale: AtomicBool::new(false),
+            explain: AtomicBool::new(false),
         })
+    }
+
+    /// Whether its `state` frames carry the inspector's `explain` object from now on.
+    pub(crate) fn set_explain(&self, on: bool) {
+        self.explain.store(on, Ordering::Relaxed);
     }
 
     /// A subscription to the session's frames (a connection's until it joins: see

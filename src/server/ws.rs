@@ -93,7 +93,8 @@ fn allowed(access: Access, frame: &ClientFrame) -> Result<(), String> {
         ClientFrame::Message { role, .. } => access.may_speak_as(*role),
         ClientFrame::Signal { signal, .. } => access.may_signal(*signal),
         ClientFrame::Reset { .. } => access.may_reset(),
-        ClientFrame::GetState {} => true,
+        // Options of the session, not of the conversation: whoever may open it.
+        ClientFrame::GetState {} | ClientFrame::Configure { .. } => true,
     };
     if ok {
         Ok(())
@@ -435,6 +436,12 @@ impl Connection {
             && let Err(message) = allowed(access, &frame)
         {
             return self.refusal(ErrorCode::Forbidden, &message);
+        }
+        if let ClientFrame::Configure {
+            explain: Some(explain),
+        } = frame
+        {
+            self.session.set_explain(explain);
         }
         let Some(input) = frame.input() else {
             return Reply::State;
