@@ -6,6 +6,8 @@
 //           its own ?session=, an embedded widget never takes one from the host page's URL)
 //   token   a token, when the server has authentication on (the demo page reads #token=...)
 //   page    true when the widget is the whole page: the session id goes into the address bar
+//   explain true to show the inspector's notes from the start (the demo page reads ?explain=1);
+//           its checkbox turns them on and off
 //
 // It speaks the wire protocol: `welcome` then `state` frames over /ws, turns and signals sent
 // as frames; the transcript comes from /api/sessions/{id}/events.
@@ -75,6 +77,11 @@ export function mount(container, options = {}) {
   const historyList = el("ul", { class: "history", "data-testid": "history" });
   const log = el("ul", { class: "log", "data-testid": "transitions" });
   const summary = el("pre", { class: "summary", "data-testid": "summary" });
+  // The inspector: why the last change went as it did (the server's `explain` object).
+  let explainOn = options.explain || (options.page && params.get("explain") === "1");
+  const explainToggle = el("input", { type: "checkbox", "data-testid": "explain-toggle", "aria-label": "Explain each change" });
+  explainToggle.checked = !!explainOn;
+  const inspector = el("ul", { class: "log inspector", "data-testid": "inspector" });
 
   const root = el("div", { class: "cs" },
     el("header", {}, el("h1", { text: "convstate" }), sessionLabel, connection),
@@ -89,6 +96,9 @@ export function mount(container, options = {}) {
         slots),
       el("section", {}, el("h2", { text: "Finished goals" }), historyList),
       el("section", {}, el("h2", { text: "Transitions" }), log),
+      el("section", { class: "wide" },
+        el("h2", {}, "Inspector ", el("label", { class: "toggle" }, explainToggle, " explain each change")),
+        inspector),
       el("section", { class: "wide" }, el("h2", { text: "Summary for the LLM" }), summary)));
   container.replaceChildren(root);
 
@@ -105,6 +115,7 @@ export function mount(container, options = {}) {
       url.searchParams.set("last_seq", String(seq));
     }
     if (token) url.searchParams.set("token", token);
+    if (explainOn) url.searchParams.set("explain", "1");
     socket = new WebSocket(url);
     welcomed = false;
     socket.onmessage = (event) => receive(JSON.parse(event.data));
@@ -156,6 +167,7 @@ export function mount(container, options = {}) {
       loadTranscript();
     } else if (frame.type === "state") {
       render(frame.state, frame.seq, frame.summary, frame.transitions);
+      if (frame.explain) renderExplain(frame.explain);
       loadTranscript();
     } else if (frame.type === "error") {
       if (frame.code === "unknown_session" || frame.code === "session_deleted") {
@@ -234,6 +246,32 @@ export function mount(container, options = {}) {
       loading = false;
       if (again) { again = false; loadTranscript(); }
     }
+  }
+
+  explainToggle.addEventListener("change", () => {
+    explainOn = explainToggle.checked;
+    if (!explainOn) inspector.replaceChildren();
+    // Session options carry no id: they are not changes of the conversation.
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ type: "configure", explain: explainOn }));
+    }
+  });
+
+  // One line per reading decision: corrections, phrases (counted ✓ or dropped ✗ and why), the
+  // goal lead, the rule that fired.
+  function renderExplain(e) {
+    const lines = [];
+    for (const c of e.corrections || []) lines.push(["typo", `typo: “${c.written}” read as “${c.read}”`]);
+    for (const p of e.phrases) {
+      const verdict = p.dropped_by ? `✗ dropped by the ${p.dropped_by} rule` : "✓ counts";
+      lines.push([p.dropped_by ? "dropped" : "counted", `${p.class} “${p.text}” (${p.role}, ${p.start}–${p.end}) ${verdict}`]);
+    }
+    if (e.goal) {
+      const wrapper = e.goal.wrapper ? ` after “${e.goal.wrapper}”` : "";
+      lines.push(["goal", `goal: ${e.goal.goal_type}, lead “${e.goal.lead}”${wrapper}: ${e.goal.description}`]);
+    }
+    lines.push(["rule", `rule: ${e.rule}`]);
+    inspector.replaceChildren(...lines.map(([kind, text]) => el("li", { class: kind, text })));
   }
 
   // --- rendering ---

@@ -353,3 +353,37 @@ test("the embedded widget with a data-token shows its visitor's transcript from 
     host.server.close();
   }
 });
+
+test("the inspector shows why a change went as it did", async () => {
+  const { child, url } = await startServer();
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    await page.goto(`${url}/`);
+    await expectText(page, "connection", "connected");
+    // Off by default: nothing explained.
+    await say(page, "user", "I want to build a todo app with add and delete features using React");
+    await expectText(page, "phase", "planning");
+    assert.equal(await page.getByTestId("inspector").locator("li").count(), 0);
+    // Turned on with its checkbox: the next change explains itself.
+    await page.getByTestId("explain-toggle").check();
+    await say(page, "assistant", "I'll create it now");
+    await expectText(page, "phase", "executing");
+    await expectText(page, "inspector", "start_work “I'll create” (assistant, 0–11) ✓ counts");
+    await say(page, "assistant", "<artifact>...</artifact>");
+    await expectText(page, "phase", "reviewing");
+    await say(page, "user", "Looks good but the header is off");
+    await expectText(page, "phase", "understanding");
+    await expectText(page, "inspector", "satisfied “Looks good” (user, 0–10) ✗ dropped by the contrast rule");
+    await expectText(page, "inspector", "rule: 4 reviewing: a change request");
+    await page.screenshot({ path: path.join(OUTPUT, "demo-inspector.png"), fullPage: true });
+    // Reloaded with ?explain=1, it asks for notes from the start; a typo is shown as read.
+    const session = new URL(page.url()).searchParams.get("session");
+    await page.goto(`${url}/?session=${session}&explain=1`);
+    await expectText(page, "connection", "connected");
+    assert.equal(await page.getByTestId("explain-toggle").isChecked(), true);
+    await say(page, "user", "thnaks, that is what I wanted");
+    await expectText(page, "inspector", "typo: “thnaks” read as “thanks”");
+  } finally {
+    child.kill();
+  }
+});
