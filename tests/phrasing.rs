@@ -396,3 +396,131 @@ fn rule_4_typos() {
         assert_eq!(s.user(text), Phase::Greeting, "{text}");
     }
 }
+
+/// The example set of real phrasing (`tests/phrasing/real-phrasing.jsonl`, over 100 messages
+/// across the six rules), each from a prepared phase, through `convstate replay` over the real
+/// binary: one transcript, the session reset between cases.
+#[test]
+fn the_example_set_of_real_phrasing_replays_as_stated() {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Case {
+        rule: String,
+        from: String,
+        text: String,
+        phase: String,
+        goal_type: Option<String>,
+        description: Option<String>,
+        slot: Option<(String, String)>,
+    }
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/phrasing/real-phrasing.jsonl");
+    let cases: Vec<Case> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert!(cases.len() >= 100, "{} cases", cases.len());
+    let line = |role: &str, text: &str| serde_json::json!({"role": role, "text": text}).to_string();
+    let mut transcript = Vec::new();
+    let mut at = Vec::new();
+    for case in &cases {
+        transcript.push(r#"{"reset":true}"#.to_string());
+        match case.from.as_str() {
+            "greeting" => {}
+            "stated" => transcript.push(line("user", "I want to build a todo app")),
+            "understanding" => {
+                transcript.push(line("user", "I want to build a todo app"));
+                transcript.push(line("assistant", "What features do you need?"));
+            }
+            "planning" | "reviewing" => {
+                transcript.push(line(
+                    "user",
+                    "I want to build a todo app with add and delete features using React",
+                ));
+                if case.from == "reviewing" {
+                    transcript.push(line("assistant", "I'll create it now"));
+                    transcript.push(line("assistant", "<artifact>...</artifact>"));
+                }
+            }
+            other => panic!("unknown start {other}"),
+        }
+        transcript.push(line("user", &case.text));
+        at.push(transcript.len() - 1);
+    }
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
+        .args(["replay", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(transcript.join("\n").as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let frames: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(frames.len(), transcript.len());
+    let mut wrong = Vec::new();
+    let mut per_rule: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (case, &i) in cases.iter().zip(&at) {
+        *per_rule.entry(case.rule.as_str()).or_default() += 1;
+        let state = &frames[i]["state"];
+        let goal = &state["current_goal"];
+        let mut problems = Vec::new();
+        if state["phase"] != case.phase.as_str() {
+            problems.push(format!("phase {}, expected {}", state["phase"], case.phase));
+        }
+        if let Some(t) = &case.goal_type
+            && goal["type"] != t.as_str()
+        {
+            problems.push(format!("goal {}, expected {t}", goal["type"]));
+        }
+        if let Some(d) = &case.description
+            && goal["description"] != d.as_str()
+        {
+            problems.push(format!(
+                "description {}, expected {d:?}",
+                goal["description"]
+            ));
+        }
+        if let Some((name, status)) = &case.slot {
+            let slot = goal["required_info"]
+                .as_array()
+                .and_then(|slots| slots.iter().find(|s| s["name"] == name.as_str()));
+            if slot.is_none_or(|s| s["status"] != status.as_str()) {
+                problems.push(format!("slot {name}: {slot:?}, expected {status}"));
+            }
+        }
+        if !problems.is_empty() {
+            wrong.push(format!(
+                "[{}] from {}: {:?}: {}",
+                case.rule,
+                case.from,
+                case.text,
+                problems.join("; ")
+            ));
+        }
+    }
+    assert_eq!(per_rule.len(), 6, "{per_rule:?}");
+    assert!(per_rule.values().all(|n| *n >= 10), "{per_rule:?}");
+    assert!(
+        wrong.is_empty(),
+        "{} of {}:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
