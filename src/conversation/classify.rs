@@ -316,10 +316,24 @@ impl Classifier {
         &self,
         text: &str,
         role: Role,
-        mut notes: Option<&mut Vec<PhraseNote>>,
+        notes: Option<&mut Vec<PhraseNote>>,
+    ) -> Reading {
+        match notes {
+            Some(notes) => self.read_noting::<true>(text, role, notes),
+            None => self.read_noting::<false>(text, role, &mut Vec::new()),
+        }
+    }
+
+    /// The reading, with notes when `NOTE`: compiled twice, so a reading without notes has no
+    /// trace of them.
+    fn read_noting<const NOTE: bool>(
+        &self,
+        text: &str,
+        role: Role,
+        notes: &mut Vec<PhraseNote>,
     ) -> Reading {
         let mut note = |class: &str, role: Role, hit: Hit, dropped_by: Option<DropRule>| {
-            if let Some(notes) = notes.as_deref_mut() {
+            if NOTE {
                 notes.push(PhraseNote {
                     class: class.to_string(),
                     role,
@@ -403,8 +417,10 @@ impl Classifier {
                     }
                     Meaning::Asks(slot) if role == Role::Assistant => {
                         reading.asks |= 1 << slot;
-                        let class = format!("asks:{}", self.slots[slot as usize].name);
-                        note(&class, role, *hit, None);
+                        if NOTE {
+                            let class = format!("asks:{}", self.slots[slot as usize].name);
+                            note(&class, role, *hit, None);
+                        }
                     }
                     Meaning::NonAnswer if role == Role::User => {
                         reading.non_answer = true;

@@ -29,7 +29,7 @@ const MIN_TARGET: usize = 5;
 /// Words shorter than this are never corrected.
 const MIN_WORD: usize = 4;
 /// Words longer than this are never corrected (and never targets).
-const MAX_WORD: usize = 24;
+const MAX_WORD: usize = 16;
 /// Stems of inflections ("takes", "treated") count from this length.
 const MIN_STEM: usize = 4;
 
@@ -349,9 +349,13 @@ impl Speller {
             return None;
         }
         // The one target near `w`; `None` inside when `w` is a target or near two.
+        // The word itself first: a vocabulary or known word stops here, at one hash and one
+        // look-up.
+        let how = self.near.get(&word_key(w)).copied();
+        if how == Some(Known::Listed) {
+            return None;
+        }
         let mut found: Option<Option<u32>> = None;
-        let mut first = true;
-        let mut how = None;
         keys(w, |key| {
             let (a, b) = bloom_bits(key);
             if self.bloom[a / 64] & (1 << (a % 64)) == 0
@@ -360,18 +364,6 @@ impl Speller {
                 return true;
             }
             let ids = self.index.get(&key);
-            if std::mem::take(&mut first)
-                && ids.is_none_or(|ids| {
-                    !ids.iter()
-                        .any(|&id| self.targets[id as usize].as_bytes() == w)
-                })
-            {
-                how = self.near.get(&key).copied();
-                if how == Some(Known::Listed) {
-                    found = Some(None); // a known word
-                    return false;
-                }
-            }
             let Some(ids) = ids else {
                 return true;
             };
@@ -570,14 +562,12 @@ impl Dictionary {
     }
 }
 
-/// The key of a whole word (the first that [`keys`] gives).
+/// The key of a whole word (the first that [`keys`] gives), computed in one forward pass.
 fn word_key(w: &[u8]) -> u64 {
-    let mut key = 0;
-    keys(w, |k| {
-        key = k;
-        false
+    let h = w.iter().fold(0u64, |h, &b| {
+        h.wrapping_mul(PRIME).wrapping_add(b as u64 + 1)
     });
-    key
+    mix(h, w.len())
 }
 
 fn dictionary() -> &'static Dictionary {
@@ -648,6 +638,7 @@ mod tests {
             out
         };
         let thanks = all(b"thanks");
+        assert_eq!(thanks[0], word_key(b"thanks"));
         for i in 0..6 {
             let mut d = b"thanks".to_vec();
             d.remove(i);
