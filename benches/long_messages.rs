@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 7] = [
+const KINDS: [(&str, &str); 8] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -33,6 +33,11 @@ const KINDS: [(&str, &str); 7] = [
     ),
     ("no_spaces", "abcdefghijklmnopqrstuvwxyz0123456789"),
     ("multibyte", "é漢🙂ü日本語テキスト✓ "),
+    // Every word misspelt, or a known word near a vocabulary word (typo tolerance's slow paths).
+    (
+        "typos",
+        "perfct thnaks takes books procede sonds good buld awsome ",
+    ),
 ];
 
 fn message(kind: &str, size: usize) -> String {
@@ -121,4 +126,9 @@ fn no_spaces(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn multibyte(bencher: Bencher, size: usize) {
     step(bencher, "multibyte", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn typos(bencher: Bencher, size: usize) {
+    step(bencher, "typos", size);
 }
