@@ -68,6 +68,28 @@ pub fn message(data: &[u8]) {
             assert!(text.get(span).is_some());
         }
     }
+    // The spelling pass: every correction's spans lie on boundaries of both texts, and the
+    // whole read text maps back to the whole message.
+    let said = classifier.spell(&text);
+    for c in &said.corrections {
+        assert!(text.get(c.original.clone()).is_some());
+        assert!(said.text.get(c.read.clone()).is_some());
+    }
+    assert_eq!(said.original_text(0..said.text.len()), &*text);
+    // The inspector's notes quote the message (its quotes made straight) at their spans.
+    let normalized = crate::conversation::classify::normalize(&text);
+    let (_, explanation) = engine.step_explained(
+        &mut engine.start("s-fuzz", start_time()),
+        Input::Message {
+            role: Role::User,
+            text: &text,
+            artifact: false,
+        },
+        start_time(),
+    );
+    for p in &explanation.phrases {
+        assert_eq!(normalized.get(p.start..p.end), Some(p.text.as_str()));
+    }
     let settings = engine.settings();
     let mut conv = engine.start("s-fuzz", start_time());
     for (role, at) in [(Role::User, 1), (Role::User, 2), (Role::Assistant, 3)] {
