@@ -651,6 +651,21 @@ async fn state_frames_explain_themselves_when_asked(store: StoreKind) {
     assert_eq!(e.code, ErrorCode::BadRequest);
     let (status, _) = common::upgrade(server.addr, "?explain=maybe").await;
     assert_eq!(status, 400);
+    // A client resuming an explaining session gets the frames it missed, explained, rebuilt
+    // from the log.
+    let url = server.ws_url(&format!(
+        "?session_id={}&last_seq=1&explain=1",
+        a.session_id
+    ));
+    let (mut c, welcome) = Client::connect(&url).await;
+    assert!(welcome.resumed);
+    for seq in [2, 3] {
+        let ServerFrame::State(missed) = c.recv().await else {
+            panic!("a missed frame")
+        };
+        assert_eq!(missed.seq, seq);
+        assert!(missed.explain.is_some(), "seq {seq}");
+    }
     server.stop().await;
 }
 

@@ -513,11 +513,19 @@ impl Sessions {
         };
         let mut frames = Vec::with_capacity((through - after) as usize);
         let mut bytes = 0;
-        store::fold_with(&self.engine, &stored, |event, conv, transitions| {
+        // A session that explains itself explains the frames it rebuilds too.
+        let explain = self
+            .get(id)
+            .is_some_and(|s| s.explain.load(Ordering::Relaxed));
+        store::fold_with(&self.engine, &stored, explain, |event, conv, stepped| {
             if event.seq == after {
                 start = Some(FrameText::state(conv, after, &[]));
             } else if event.seq > after && bytes <= OUTBOUND_LIMIT {
-                let text = FrameText::state(conv, event.seq, transitions).text;
+                let mut frame = FrameText::state(conv, event.seq, stepped.transitions);
+                if let Some(e) = stepped.explanation {
+                    frame = frame.with_explain(e);
+                }
+                let text = frame.text;
                 bytes += text.len();
                 frames.push((event.seq, Utf8Bytes::from(text)));
             }

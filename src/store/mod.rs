@@ -378,6 +378,14 @@ pub fn open(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> 
     ))
 }
 
+/// What one step of a fold did, for [`fold_with`]'s callback.
+#[derive(Debug)]
+pub struct Stepped<'a> {
+    pub transitions: &'a [crate::conversation::Transition],
+    /// The inspector's notes, when the fold was asked for them.
+    pub explanation: Option<&'a crate::conversation::explain::Explanation>,
+}
+
 /// A state folded from a log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Folded {
@@ -393,14 +401,17 @@ pub struct Folded {
 
 /// Folds a stored session: the snapshot (or a fresh start), then each event at its time.
 pub fn fold(engine: &Engine, stored: &Stored) -> Result<Folded, StoreError> {
-    fold_with(engine, stored, |_, _, _| {})
+    fold_with(engine, stored, false, |_, _, _| {})
 }
 
 /// [`fold`], calling `each` with every event, the state after it and the step's transitions.
+/// With `explain`, each step's [`Step`](crate::conversation::Step) is taken with the inspector's
+/// notes, and `each` gets them.
 pub fn fold_with(
     engine: &Engine,
     stored: &Stored,
-    mut each: impl FnMut(&Event, &Conversation, &[crate::conversation::Transition]),
+    explain: bool,
+    mut each: impl FnMut(&Event, &Conversation, &Stepped<'_>),
 ) -> Result<Folded, StoreError> {
     let (mut conv, mut seq) = match &stored.snapshot {
         Some((seq, conv)) => {
@@ -428,9 +439,21 @@ pub fn fold_with(
                 ),
             ));
         }
-        let step = engine.step(&mut conv, event.change.input(), event.at);
+        let (step, explanation) = if explain {
+            let (step, e) = engine.step_explained(&mut conv, event.change.input(), event.at);
+            (step, Some(e))
+        } else {
+            (engine.step(&mut conv, event.change.input(), event.at), None)
+        };
         seq = event.seq;
-        each(event, &conv, &step.transitions);
+        each(
+            event,
+            &conv,
+            &Stepped {
+                transitions: &step.transitions,
+                explanation: explanation.as_ref(),
+            },
+        );
         finished.extend(step.finished);
         if let Some(id) = &event.id
             && seq > indexed
