@@ -281,6 +281,13 @@ fn explain(
             p.class, p.text, p.role, p.start, p.end
         )?;
     }
+    if e.phrases_omitted > 0 {
+        write!(
+            out,
+            "\n       phrase   {} more, not listed",
+            e.phrases_omitted
+        )?;
+    }
     if let Some(g) = &e.goal {
         write!(out, "\n       goal     {} lead {:?}", g.goal_type, g.lead)?;
         if let Some(w) = &g.wrapper {

@@ -698,46 +698,17 @@ async fn a_sid_restricts_a_token_on_the_api_and_allowed_sites_get_preflights() {
     )
     .await;
     assert_eq!(status, 403, "{body}");
+    // An admin token naming one session is an admin of that session only.
     let admin_one = mint_for("ops", "admin", &one);
-    assert_eq!(
-        http_with(
-            server.addr,
-            "GET",
-            &format!("/api/sessions/{two}/events"),
-            &admin_one
-        )
-        .await
-        .0,
-        403
-    );
-    assert_eq!(
-        http_with(server.addr, "GET", "/metrics", &admin_one)
-            .await
-            .0,
-        403
-    );
-    assert_eq!(
-        http_with(
-            server.addr,
-            "DELETE",
-            &format!("/api/sessions/{two}"),
-            &admin_one
-        )
-        .await
-        .0,
-        403
-    );
-    assert_eq!(
-        http_with(
-            server.addr,
-            "DELETE",
-            &format!("/api/sessions/{one}"),
-            &admin_one
-        )
-        .await
-        .0,
-        204
-    );
+    for (method, path, status) in [
+        ("GET", format!("/api/sessions/{two}/events"), 403),
+        ("GET", "/metrics".to_string(), 403),
+        ("DELETE", format!("/api/sessions/{two}"), 403),
+        ("DELETE", format!("/api/sessions/{one}"), 204),
+    ] {
+        let (got, body) = http_with(server.addr, method, &path, &admin_one).await;
+        assert_eq!(got, status, "{method} {path}: {body}");
+    }
 
     let preflight = |origin: &str| {
         format!(

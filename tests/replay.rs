@@ -329,3 +329,33 @@ fn explain_says_why_each_step_went_as_it_did() {
         assert!(text.lines().any(|l| l.trim() == want), "{want}\n{text}");
     }
 }
+
+/// An explanation lists at most 256 phrases, and counts the rest: a long message of signal
+/// words does not make every frame grow with it.
+#[test]
+fn explanations_are_bounded() {
+    let text = "ok ".repeat(1000);
+    let line = serde_json::json!({"role": "user", "text": text}).to_string();
+    let engine = convstate::patterns::builtin();
+    let now = Utc::now();
+    let mut conv = engine.start("s-long", now);
+    let (_, e) = engine.step_explained(
+        &mut conv,
+        convstate::conversation::Input::Message {
+            role: convstate::conversation::Role::User,
+            text: &text,
+            artifact: false,
+        },
+        now,
+    );
+    assert_eq!(e.phrases.len(), 256);
+    assert!(e.phrases_omitted >= 744, "{}", e.phrases_omitted);
+    let out = convstate(&["replay", "--explain", "-"], Some(&line));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.lines().count() < 300);
+    assert!(
+        text.contains(&format!("{} more, not listed", e.phrases_omitted)),
+        "{text}"
+    );
+}

@@ -71,12 +71,20 @@ pub struct GoalNote {
     pub description: String,
 }
 
+/// The most phrases an explanation lists: a long message of signal words would otherwise make
+/// every client's frame grow with it. The first ones, by position, are kept.
+pub const MAX_PHRASES: usize = 256;
+
 /// Every reading decision of one input.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Explanation {
-    /// The phrases found, in the order they stand, counted or dropped.
+    /// The phrases found, in the order they stand, counted or dropped: at most
+    /// [`MAX_PHRASES`].
     pub phrases: Vec<PhraseNote>,
+    /// Phrases found beyond [`MAX_PHRASES`], not listed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub phrases_omitted: usize,
     /// Words read as others.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrections: Vec<CorrectionNote>,
@@ -86,13 +94,12 @@ pub struct Explanation {
     pub rule: String,
 }
 
-impl Explanation {
-    /// The phrases that counted.
-    pub fn counted(&self) -> impl Iterator<Item = &PhraseNote> {
-        self.phrases.iter().filter(|p| p.dropped_by.is_none())
-    }
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 
-    /// The phrases that did not, with why.
+impl Explanation {
+    /// The phrases that did not count, with why.
     pub fn dropped(&self) -> impl Iterator<Item = &PhraseNote> {
         self.phrases.iter().filter(|p| p.dropped_by.is_some())
     }

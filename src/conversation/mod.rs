@@ -295,6 +295,8 @@ impl Engine {
             (p.start, p.end) = (span.start, span.end);
         }
         phrases.sort_by_key(|p| (p.start, p.end));
+        e.phrases_omitted = phrases.len().saturating_sub(explain::MAX_PHRASES);
+        phrases.truncate(explain::MAX_PHRASES);
         e.phrases = phrases;
         e.corrections = said
             .corrections
