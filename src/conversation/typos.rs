@@ -8,9 +8,11 @@
 //!
 //! The vocabulary words and their one-letter deletions are indexed once, when the patterns are
 //! compiled (a deletion neighbourhood: two words are one edit apart only if they share a key).
-//! Reading a word hashes it and its deletions in one pass and tests a Bloom filter, so a word
-//! that is near no vocabulary word costs a few multiplications and no allocation; only a
-//! candidate is checked letter by letter and against the known words.
+//! Reading a word costs, for most words, a letter-pair test, then one hash and a look-up among
+//! the known words (a vocabulary word or a word of the list is never corrected). Only a word
+//! known to neither, or known as an inflection, has its deletions hashed, in one pass, and
+//! tested against a Bloom filter; only a candidate is checked letter by letter. Nothing is
+//! allocated unless a word is corrected.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -30,6 +32,8 @@ const MIN_TARGET: usize = 5;
 const MIN_WORD: usize = 4;
 /// Words longer than this are never corrected (and never targets).
 const MAX_WORD: usize = 16;
+// Two eight-letter halves (see `padded_word_key`).
+const _: () = assert!(MAX_WORD == 16);
 /// Stems of inflections ("takes", "treated") count from this length.
 const MIN_STEM: usize = 4;
 
@@ -102,8 +106,6 @@ impl<'a> Said<'a> {
 pub struct Speller {
     /// Vocabulary words of [`MIN_TARGET`] letters or more (the corrections).
     targets: Vec<Box<str>>,
-    /// Every vocabulary word, sorted (known words).
-    vocabulary: Vec<Box<str>>,
     /// Keys of the targets and their deletions, two bits each.
     bloom: Box<[u64]>,
     /// Key → the targets it belongs to.
@@ -113,7 +115,8 @@ pub struct Speller {
     near: HashMap<u64, Known, BuildHasherDefault<KeyHasher>>,
     /// Pairs of neighbouring words in the vocabulary's phrases ("sounds good"), for words
     /// known only as an inflection.
-    pairs: HashSet<Box<str>>,
+    /// Kept as the keys of "word word" (see [`word_key`]).
+    pairs: HashSet<u64, BuildHasherDefault<KeyHasher>>,
     /// For each pair of letters, the lengths of the targets that start (`starts`) or end
     /// (`ends`) with it, one bit per length. A word one edit from a target shares its first two
     /// or its last two letters and is at most one letter longer or shorter: a word that does
@@ -159,11 +162,11 @@ impl Speller {
                 .filter(|w| !w.is_empty())
                 .map(|w| w.to_ascii_lowercase())
         };
-        let mut pairs = HashSet::new();
+        let mut pairs = HashSet::default();
         for p in &phrases {
             let list: Vec<String> = words(p).collect();
             for pair in list.windows(2) {
-                pairs.insert(format!("{} {}", pair[0], pair[1]).into_boxed_str());
+                pairs.insert(word_key(format!("{} {}", pair[0], pair[1]).as_bytes()));
             }
         }
         let mut vocabulary: Vec<Box<str>> = phrases
@@ -188,7 +191,6 @@ impl Speller {
         vocabulary.dedup();
         let mut speller = Speller {
             targets,
-            vocabulary,
             bloom: vec![0u64; BLOOM_BITS / 64].into_boxed_slice(),
             index: HashMap::default(),
             near: HashMap::default(),
@@ -203,18 +205,11 @@ impl Speller {
             near: near_known,
             starts,
             ends,
-            vocabulary,
             ..
         } = &mut speller;
         // Vocabulary words are known: found at their first key.
         for v in vocabulary.iter().filter(|v| v.len() <= MAX_WORD) {
-            keys(v.as_bytes(), |key| {
-                near_known.insert(key, Known::Listed);
-                let (a, b) = bloom_bits(key);
-                bloom[a / 64] |= 1 << (a % 64);
-                bloom[b / 64] |= 1 << (b % 64);
-                false
-            });
+            near_known.insert(word_key(v.as_bytes()), Known::Listed);
         }
         for (id, t) in targets.iter().enumerate() {
             let b = t.as_bytes();
@@ -242,13 +237,7 @@ impl Speller {
             for w in near.iter().filter(|w| w.len() <= MAX_WORD) {
                 let how = known(w);
                 if how != Known::No {
-                    keys(w, |key| {
-                        near_known.entry(key).or_insert(how);
-                        let (a, b) = bloom_bits(key);
-                        bloom[a / 64] |= 1 << (a % 64);
-                        bloom[b / 64] |= 1 << (b % 64);
-                        false
-                    });
+                    near_known.entry(word_key(w)).or_insert(how);
                 }
             }
         }
@@ -324,7 +313,7 @@ impl Speller {
             buf[a.len() + 1..a.len() + 1 + b.len()].copy_from_slice(b.as_bytes());
             let joined = &mut buf[..a.len() + 1 + b.len()];
             joined.make_ascii_lowercase();
-            std::str::from_utf8(joined).is_ok_and(|p| self.pairs.contains(p))
+            self.pairs.contains(&word_key(joined))
         };
         let rest = &text[end..];
         let after = rest.trim_start_matches(' ');
@@ -336,25 +325,32 @@ impl Speller {
     /// The target `word` is read as, if any, and whether `word` is known as an inflection (it is
     /// then read so only within a phrase).
     fn correction(&self, word: &str) -> Option<(&str, bool)> {
+        // Lower case: `word` is ASCII letters only (see `spell`).
         let mut lower = [0u8; MAX_WORD];
-        let w = &mut lower[..word.len()];
-        w.copy_from_slice(word.as_bytes());
-        w.make_ascii_lowercase();
-        let w = &*w;
-        let n = w.len();
+        for (l, b) in lower.iter_mut().zip(word.as_bytes()) {
+            *l = b.to_ascii_lowercase();
+        }
+        let n = word.len();
+        let w = &lower[..n];
+        // A word near no target (none of about its length shares its first or last two letters)
+        // stops at two look-ups.
         let lengths = 0b111u32 << (n - 1);
         if self.starts[letter_pair(w[0], w[1])] & lengths == 0
             && self.ends[letter_pair(w[n - 2], w[n - 1])] & lengths == 0
         {
             return None;
         }
+        // Then the word itself: a vocabulary word or a word of the built-in list (most words
+        // of a message) stops here, at one hash and a look-up or two. Only an unknown word or an
+        // inflection ("takes") has its deletions hashed.
+        let key = padded_word_key(&lower, n);
+        let how = match self.near.get(&key) {
+            Some(Known::Listed) => return None,
+            Some(how) => Some(*how),
+            None if dictionary().keys.contains(&key) => return None,
+            None => None,
+        };
         // The one target near `w`; `None` inside when `w` is a target or near two.
-        // The word itself first: a vocabulary or known word stops here, at one hash and one
-        // look-up.
-        let how = self.near.get(&word_key(w)).copied();
-        if how == Some(Known::Listed) {
-            return None;
-        }
         let mut found: Option<Option<u32>> = None;
         keys(w, |key| {
             let (a, b) = bloom_bits(key);
@@ -384,21 +380,8 @@ impl Speller {
             true
         });
         let target = &*self.targets[found?? as usize];
-        // Known words are never corrected (checked only for the rare candidate).
-        let how = match how {
-            Some(how) => how,
-            None => {
-                let text = std::str::from_utf8(w).ok()?;
-                if self
-                    .vocabulary
-                    .binary_search_by(|v| (**v).cmp(text))
-                    .is_ok()
-                {
-                    return None;
-                }
-                known(w)
-            }
-        };
+        // Known words are never corrected (an inflection is checked only for the rare candidate).
+        let how = how.unwrap_or_else(|| known(w));
         match how {
             Known::Listed => None,
             Known::Inflection => Some((target, true)),
@@ -562,12 +545,34 @@ impl Dictionary {
     }
 }
 
-/// The key of a whole word (the first that [`keys`] gives), computed in one forward pass.
+/// The key of a whole word (or of two words and the space between them), for the look-ups of
+/// known words: eight letters at a time, so a word of up to 16 letters costs two
+/// multiplications. Not the key [`keys`] gives it (that one must agree with its deletions').
 fn word_key(w: &[u8]) -> u64 {
-    let h = w.iter().fold(0u64, |h, &b| {
-        h.wrapping_mul(PRIME).wrapping_add(b as u64 + 1)
-    });
-    mix(h, w.len())
+    let mut h = w.len() as u64;
+    for chunk in w.chunks(8) {
+        let mut eight = [0u8; 8];
+        eight[..chunk.len()].copy_from_slice(chunk);
+        h = key_step(h, eight);
+    }
+    h
+}
+
+/// [`word_key`] of the first `n` letters of `w`, the rest of which are zeros.
+fn padded_word_key(w: &[u8; MAX_WORD], n: usize) -> u64 {
+    let (first, second) = w.split_at(8);
+    let mut h = key_step(n as u64, first.try_into().unwrap_or_default());
+    if n > 8 {
+        h = key_step(h, second.try_into().unwrap_or_default());
+    }
+    h
+}
+
+/// One multiplication per eight letters, its high bits turned down to where the index looks.
+fn key_step(h: u64, eight: [u8; 8]) -> u64 {
+    (h ^ u64::from_le_bytes(eight))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(26)
 }
 
 fn dictionary() -> &'static Dictionary {
@@ -638,7 +643,15 @@ mod tests {
             out
         };
         let thanks = all(b"thanks");
-        assert_eq!(thanks[0], word_key(b"thanks"));
+        for w in ["thanks", "abcdefgh", "abcdefghi", "perfectionistic"] {
+            let mut padded = [0u8; MAX_WORD];
+            padded[..w.len()].copy_from_slice(w.as_bytes());
+            assert_eq!(
+                padded_word_key(&padded, w.len()),
+                word_key(w.as_bytes()),
+                "{w}"
+            );
+        }
         for i in 0..6 {
             let mut d = b"thanks".to_vec();
             d.remove(i);
