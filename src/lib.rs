@@ -4,6 +4,7 @@
 //!
 //! # Layout
 //!
+//! - [`assistant`]: who answers as the assistant (observer, the built-in guide).
 //! - [`conversation`]: the pure engine (no I/O, no clock reads): state, classifier, the rule
 //!   table, the summary. Everything else depends on it; it depends on nothing of ours.
 //! - [`patterns`]: reads `patterns/*.toml` into the engine, reporting `path:line: message`; the
@@ -29,6 +30,7 @@ macro_rules! say {
     }};
 }
 
+pub mod assistant;
 pub mod cli;
 pub mod client;
 pub mod config;

@@ -1,0 +1,556 @@
+//! The built-in guide: an assistant that answers every user turn from the conversation state
+//! alone, with no network and no model. It greets; while a goal's information is gathered it
+//! asks for the first missing slot (again in other words when an answer did not fill it); it
+//! proposes a plan that restates the goal and what was gathered; on approval it announces the
+//! start and delivers the gathered specification as an artifact; it asks whether the result is
+//! right, asks what to change after a change request, and closes. It does not answer questions.
+//!
+//! Pure, like the engine: a reply is a function of the state after the user's turn, that turn's
+//! transitions and the phrases of `patterns/assistant.toml`. Every phrase is checked when it is
+//! loaded by reading it as the engine would ([`Guide::new`]).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Deserialize;
+
+use crate::conversation::{
+    Conversation, Engine, Goal, GoalType, Phase, Role, Signal, SlotStatus, Transition,
+};
+use crate::patterns::{PatternError, PatternErrors, PatternSource};
+
+/// The built-in phrases.
+pub const BUILTIN: &str = include_str!("../../patterns/assistant.toml");
+
+/// The file a pattern directory may hold (the built-in phrases otherwise).
+pub const FILE: &str = "assistant.toml";
+
+/// Wordings of one slot's question: the question, then at most this many re-asks.
+const MAX_ASKS: usize = 3;
+
+/// The longest phrase, in bytes.
+const MAX_PHRASE: usize = 1000;
+
+/// `patterns/assistant.toml`, as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Phrases {
+    greeting: String,
+    not_answering: String,
+    plan: String,
+    plan_line: String,
+    plan_line_open: String,
+    start: String,
+    delivered: String,
+    review: String,
+    what_to_change: String,
+    closing: String,
+    farewell: String,
+    types: BTreeMap<String, String>,
+    ask: BTreeMap<String, Vec<String>>,
+}
+
+/// One assistant turn the guide takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub text: String,
+    /// The turn delivers the work (the specification).
+    pub artifact: bool,
+}
+
+impl Reply {
+    fn say(text: String) -> Reply {
+        Reply {
+            text,
+            artifact: false,
+        }
+    }
+}
+
+/// The checked phrases.
+#[derive(Clone, Debug)]
+pub struct Guide {
+    phrases: Phrases,
+    /// Per slot index of the engine, its wordings.
+    asks: Vec<Vec<String>>,
+    types: BTreeMap<GoalType, String>,
+}
+
+impl Guide {
+    /// The guide of a pattern source: its directory's `assistant.toml` if it has one, the
+    /// built-in phrases otherwise; checked against `engine`.
+    pub fn load(source: &PatternSource, engine: &Engine) -> Result<Guide, PatternErrors> {
+        let (path, text) = match source {
+            PatternSource::Dir(dir) if dir.join(FILE).exists() => {
+                let path = dir.join(FILE);
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    PatternErrors(vec![PatternError {
+                        path: path.display().to_string(),
+                        line: None,
+                        message: format!("cannot read: {e}"),
+                    }])
+                })?;
+                (path.display().to_string(), text)
+            }
+            _ => (format!("patterns/{FILE}"), BUILTIN.to_string()),
+        };
+        Guide::new(&path, &text, engine)
+    }
+
+    /// The guide of the built-in phrases (which a test keeps valid).
+    pub fn builtin(engine: &Engine) -> Guide {
+        match Guide::new(&format!("patterns/{FILE}"), BUILTIN, engine) {
+            Ok(guide) => guide,
+            Err(e) => panic!("the built-in assistant phrases do not load: {e}"),
+        }
+    }
+
+    /// Reads and checks `text` (from `path`, for the errors): every key known and present,
+    /// placeholders known, every slot of the engine asked for by its wordings, and no phrase
+    /// that moves the conversation unless that is its purpose.
+    pub fn new(path: &str, text: &str, engine: &Engine) -> Result<Guide, PatternErrors> {
+        let error = |line: Option<usize>, message: String| PatternError {
+            path: path.to_string(),
+            line,
+            message,
+        };
+        let phrases: Phrases = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            PatternErrors(vec![error(line, e.message().trim().to_lowercase())])
+        })?;
+        let line_of = |needle: &str| {
+            text.find(needle)
+                .map(|at| text[..at].matches('\n').count() + 1)
+        };
+        let errors = std::cell::RefCell::new(Vec::new());
+        let classifier = engine.classifier();
+        let check = |key: &str, phrase: &str, allowed: &[&str], purpose: Purpose| {
+            let line = line_of(phrase.lines().next().unwrap_or(phrase));
+            if phrase.trim().is_empty() || phrase.len() > MAX_PHRASE {
+                errors.borrow_mut().push(error(
+                    line,
+                    format!("{key}: a phrase of 1 to {MAX_PHRASE} bytes is expected"),
+                ));
+                return;
+            }
+            if let Err(name) = fill(
+                phrase,
+                &allowed.iter().map(|a| (*a, "x")).collect::<Vec<_>>(),
+            ) {
+                errors.borrow_mut().push(error(
+                    line,
+                    format!(
+                        "{key}: unknown placeholder {{{name}}}; this phrase may use {}",
+                        if allowed.is_empty() {
+                            "none".to_string()
+                        } else {
+                            allowed
+                                .iter()
+                                .map(|a| format!("{{{a}}}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        }
+                    ),
+                ));
+                return;
+            }
+            let reading = classifier.read(phrase, Role::Assistant);
+            let starts = reading.signals.has(Signal::StartWork);
+            let done = reading.signals.has(Signal::WorkDone);
+            match purpose {
+                Purpose::Start if !starts => errors.borrow_mut().push(error(
+                    line,
+                    format!("{key}: must start the work (say a start_work phrase of signals.toml)"),
+                )),
+                Purpose::Start => {}
+                Purpose::Say if starts || done => errors.borrow_mut().push(error(
+                    line,
+                    format!(
+                        "{key}: must not say that the work {} (a {} phrase of signals.toml)",
+                        if starts { "starts" } else { "is done" },
+                        if starts { "start_work" } else { "work_done" },
+                    ),
+                )),
+                Purpose::Say | Purpose::Deliver => {}
+                Purpose::Ask(slot) => {
+                    if starts || done {
+                        errors.borrow_mut().push(error(
+                            line,
+                            format!("{key}: a question must not say the work starts or is done"),
+                        ));
+                    } else if reading.asks & (1 << slot) == 0 {
+                        errors.borrow_mut().push(error(
+                            line,
+                            format!(
+                                "{key}: does not ask for the slot (it must match one of its cues in slots.toml)"
+                            ),
+                        ));
+                    }
+                }
+            }
+        };
+        let p = &phrases;
+        let goal = &["goal", "type"][..];
+        check("greeting", &p.greeting, &[], Purpose::Say);
+        check("not_answering", &p.not_answering, goal, Purpose::Say);
+        check("plan", &p.plan, &["goal", "type", "lines"], Purpose::Say);
+        check(
+            "plan_line",
+            &p.plan_line,
+            &["description", "value"],
+            Purpose::Say,
+        );
+        check(
+            "plan_line_open",
+            &p.plan_line_open,
+            &["description"],
+            Purpose::Say,
+        );
+        check("start", &p.start, goal, Purpose::Start);
+        check("delivered", &p.delivered, goal, Purpose::Deliver);
+        check("review", &p.review, goal, Purpose::Say);
+        check("what_to_change", &p.what_to_change, goal, Purpose::Say);
+        check("closing", &p.closing, goal, Purpose::Say);
+        check("farewell", &p.farewell, &[], Purpose::Say);
+        let slots = classifier.slots();
+        let mut asks = vec![Vec::new(); slots.len()];
+        for (name, wordings) in &p.ask {
+            let Some(i) = slots.iter().position(|s| &*s.name == name.as_str()) else {
+                errors.borrow_mut().push(error(
+                    line_of(&format!("{name} =")).or_else(|| line_of(name)),
+                    format!(
+                        "ask.{name}: no such slot in slots.toml (slots: {})",
+                        slots
+                            .iter()
+                            .map(|s| &*s.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+                continue;
+            };
+            if wordings.is_empty() || wordings.len() > MAX_ASKS {
+                errors.borrow_mut().push(error(
+                    line_of(&format!("{name} =")),
+                    format!("ask.{name}: 1 to {MAX_ASKS} wordings are expected"),
+                ));
+            }
+            for (k, wording) in wordings.iter().enumerate() {
+                check(
+                    &format!("ask.{name}[{}]", k + 1),
+                    wording,
+                    goal,
+                    Purpose::Ask(i),
+                );
+            }
+            asks[i] = wordings.clone();
+        }
+        for (i, slot) in slots.iter().enumerate() {
+            if asks[i].is_empty() && !p.ask.contains_key(&*slot.name) {
+                errors.borrow_mut().push(error(
+                    line_of("[ask]"),
+                    format!("ask: no wordings for the slot {}", slot.name),
+                ));
+            }
+        }
+        let mut types = BTreeMap::new();
+        for (name, words) in &p.types {
+            match GoalType::from_name(name) {
+                Some(t) => {
+                    types.insert(t, words.clone());
+                }
+                None => errors.borrow_mut().push(error(
+                    line_of(&format!("{name} =")),
+                    format!(
+                        "types.{name}: no such goal type (types: {})",
+                        GoalType::NAMES.join(", ")
+                    ),
+                )),
+            }
+        }
+        for t in GoalType::ALL {
+            if !types.contains_key(&t) && !p.types.contains_key(t.as_str()) {
+                errors.borrow_mut().push(error(
+                    line_of("[types]"),
+                    format!("types: no words for {t}"),
+                ));
+            }
+        }
+        let errors = errors.into_inner();
+        if errors.is_empty() {
+            Ok(Guide {
+                phrases,
+                asks,
+                types,
+            })
+        } else {
+            Err(PatternErrors(errors))
+        }
+    }
+
+    /// What the guide says after a user's turn that left the conversation in `conv`, having
+    /// made `transitions`: one turn, or two (the start of the work, then its delivery).
+    pub fn replies(
+        &self,
+        engine: &Engine,
+        conv: &Conversation,
+        transitions: &[Transition],
+    ) -> Vec<Reply> {
+        let p = &self.phrases;
+        let entered = |phase: Phase| transitions.iter().any(|t| t.to == phase);
+        let Some(goal) = &conv.current_goal else {
+            return match conv.phase {
+                Phase::Completed if entered(Phase::Completed) => {
+                    vec![Reply::say(
+                        self.about(&p.closing, conv.completed_goals.last()),
+                    )]
+                }
+                Phase::Idle if entered(Phase::Idle) => vec![Reply::say(p.farewell.clone())],
+                Phase::Idle => Vec::new(),
+                _ => vec![Reply::say(p.greeting.clone())],
+            };
+        };
+        let about = |phrase: &str| self.about(phrase, Some(goal));
+        match conv.phase {
+            Phase::Understanding if !goal.has_required_info() => {
+                vec![Reply::say(about(&p.not_answering))]
+            }
+            Phase::Understanding => {
+                let changing = transitions
+                    .iter()
+                    .any(|t| t.from == Phase::Reviewing && t.to == Phase::Understanding);
+                match goal
+                    .required_info
+                    .iter()
+                    .enumerate()
+                    .find(|(_, s)| s.status != SlotStatus::Provided)
+                {
+                    Some((_, slot)) if !changing => {
+                        let wordings = engine
+                            .classifier()
+                            .slots()
+                            .iter()
+                            .position(|s| s.name == slot.name)
+                            .map(|i| &self.asks[i][..])
+                            .unwrap_or_default();
+                        match wordings.len() {
+                            0 => vec![Reply::say(about(&slot.question))],
+                            n => {
+                                // A slot still asked for was not answered: other words, as many
+                                // times as the turn limit lets the user answer.
+                                let k = if slot.status == SlotStatus::Asked {
+                                    (goal.understanding_turns as usize).clamp(1, n - 1)
+                                } else {
+                                    0
+                                };
+                                vec![Reply::say(about(&wordings[k.min(n - 1)]))]
+                            }
+                        }
+                    }
+                    _ => vec![Reply::say(about(&p.what_to_change))],
+                }
+            }
+            Phase::Planning => vec![Reply::say(self.plan(engine, goal))],
+            Phase::Executing => vec![
+                Reply::say(about(&p.start)),
+                Reply {
+                    text: format!("{}\n\n{}", self.specification(goal), about(&p.delivered)),
+                    artifact: true,
+                },
+            ],
+            Phase::Reviewing => vec![Reply::say(about(&p.review))],
+            // Not reached: a current goal is never completed or idle.
+            Phase::Greeting | Phase::Completed | Phase::Idle => {
+                vec![Reply::say(p.greeting.clone())]
+            }
+        }
+    }
+
+    /// `phrase` with the goal's placeholders filled.
+    fn about(&self, phrase: &str, goal: Option<&Goal>) -> String {
+        let (description, kind) = goal.map_or(("", ""), |g| {
+            (g.description.as_str(), self.type_words(g.goal_type))
+        });
+        fill(phrase, &[("goal", description), ("type", kind)]).unwrap_or_else(|_| phrase.into())
+    }
+
+    fn type_words(&self, t: GoalType) -> &str {
+        self.types.get(&t).map_or(t.as_str(), String::as_str)
+    }
+
+    /// The plan: the goal and every slot's value. Values are the user's words; should they make
+    /// the plan read as the start of the work ("starting now"), they are left out of it.
+    fn plan(&self, engine: &Engine, goal: &Goal) -> String {
+        let p = &self.phrases;
+        let render = |with_values: bool| {
+            let lines: Vec<String> = goal
+                .required_info
+                .iter()
+                .map(|s| match (&s.value, with_values) {
+                    (Some(value), true) => fill(
+                        &p.plan_line,
+                        &[("description", &s.description), ("value", value)],
+                    ),
+                    _ => fill(&p.plan_line_open, &[("description", &s.description)]),
+                })
+                .map(|line| line.unwrap_or_default())
+                .collect();
+            fill(
+                &p.plan,
+                &[
+                    ("goal", &goal.description),
+                    ("type", self.type_words(goal.goal_type)),
+                    ("lines", &lines.join("\n")),
+                ],
+            )
+            .unwrap_or_default()
+        };
+        let plan = render(true);
+        let reading = engine.classifier().read(&plan, Role::Assistant);
+        if reading.signals.has(Signal::StartWork) {
+            render(false)
+        } else {
+            plan
+        }
+    }
+
+    /// The gathered specification, as an artifact.
+    fn specification(&self, goal: &Goal) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "<artifact type=\"specification\">");
+        let _ = writeln!(out, "# {}", goal.description);
+        let _ = writeln!(out);
+        let _ = writeln!(out, "- Goal type: {}", goal.goal_type);
+        for slot in &goal.required_info {
+            let value = slot.value.as_deref().unwrap_or("(not settled)");
+            let _ = writeln!(out, "- {} ({}): {}", slot.description, slot.name, value);
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(out, "## Plan");
+        let _ = writeln!(out);
+        let _ = writeln!(out, "{}", self.plan_steps(goal));
+        out.push_str("</artifact>");
+        out
+    }
+
+    fn plan_steps(&self, goal: &Goal) -> String {
+        goal.required_info
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                format!(
+                    "{}. {}: {}",
+                    i + 1,
+                    s.description,
+                    s.value.as_deref().unwrap_or("keep it simple")
+                )
+            })
+            .chain(std::iter::once(format!(
+                "{}. Check the result against the points above.",
+                goal.required_info.len() + 1
+            )))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Purpose {
+    /// Says something without moving the work.
+    Say,
+    /// Announces the start of the work.
+    Start,
+    /// Delivers the work (sent with an artifact).
+    Deliver,
+    /// Asks for the slot of this index.
+    Ask(usize),
+}
+
+/// `template` with each `{name}` replaced by its value; the first unknown name otherwise.
+/// `{{` and `}}` stand for braces.
+fn fill(template: &str, values: &[(&str, &str)]) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len() + 64);
+    let mut rest = template;
+    while let Some(at) = rest.find(['{', '}']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        if tail.starts_with('}') {
+            return Err("}".into());
+        }
+        let Some(end) = tail.find('}') else {
+            return Err(tail.to_string());
+        };
+        let name = &tail[1..end];
+        match values.iter().find(|(n, _)| *n == name) {
+            Some((_, value)) => out.push_str(value),
+            None => return Err(name.to_string()),
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_filled_and_unknown_ones_named() {
+        assert_eq!(
+            fill("a {goal} for {{you}}", &[("goal", "todo app")]).as_deref(),
+            Ok("a todo app for {you}")
+        );
+        assert_eq!(fill("a {gaol}", &[("goal", "x")]), Err("gaol".to_string()));
+        assert_eq!(fill("a {goal", &[("goal", "x")]), Err("{goal".to_string()));
+    }
+
+    #[test]
+    fn the_built_in_phrases_load() {
+        let engine = crate::patterns::builtin();
+        let guide = Guide::builtin(&engine);
+        assert_eq!(guide.asks.len(), engine.classifier().slots().len());
+    }
+
+    #[test]
+    fn broken_phrases_are_refused_with_their_line() {
+        let engine = crate::patterns::builtin();
+        let broken = BUILTIN
+            .replace("start = \"I'm starting now.\"", "start = \"One moment.\"")
+            .replace(
+                "\"What should it do? Which features do you need?\"",
+                "\"Tell me more.\"",
+            )
+            .replace("greeting = \"Hello!", "greeting = \"{name} Hello!");
+        let errors = Guide::new("assistant.toml", &broken, &engine)
+            .unwrap_err()
+            .0;
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(errors.len(), 3, "{text:#?}");
+        assert!(
+            text.iter()
+                .any(|e| e.contains("start: must start the work"))
+        );
+        assert!(
+            text.iter()
+                .any(|e| e.contains("ask.requirements[1]: does not ask"))
+        );
+        assert!(
+            text.iter()
+                .any(|e| e.contains("unknown placeholder {name}"))
+        );
+        assert!(errors.iter().all(|e| e.line.is_some()));
+        let unknown = BUILTIN.replace("[types]", "colour = \"blue\"\n[types]");
+        let errors = Guide::new("assistant.toml", &unknown, &engine)
+            .unwrap_err()
+            .0;
+        assert!(errors[0].message.contains("colour"), "{errors:?}");
+    }
+}

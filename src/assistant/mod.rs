@@ -1,0 +1,68 @@
+//! The assistant's side of a session: who speaks as the assistant.
+//!
+//! - `observer`: clients send both roles; the server only tracks the state (the default).
+//! - `guide`: after each user turn the server answers from the state alone ([`guide`]), with
+//!   the phrases of `patterns/assistant.toml`.
+//!
+//! The answers are assistant turns like any other: stepped by the engine, stored, then pushed
+//! to every client of the session in their `state` frames.
+
+pub mod guide;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Who answers as the assistant in a session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Clients send both roles; the server tracks the state.
+    #[default]
+    Observer,
+    /// The built-in guide answers every user turn.
+    Guide,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::Observer, Mode::Guide];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Observer => "observer",
+            Mode::Guide => "guide",
+        }
+    }
+
+    pub(crate) fn from_u8(n: u8) -> Mode {
+        match n {
+            1 => Mode::Guide,
+            _ => Mode::Observer,
+        }
+    }
+
+    pub(crate) fn as_u8(self) -> u8 {
+        match self {
+            Mode::Observer => 0,
+            Mode::Guide => 1,
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Mode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Mode, String> {
+        Mode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| format!("unknown assistant mode {s:?}: expected observer or guide"))
+    }
+}
