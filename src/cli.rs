@@ -240,6 +240,10 @@ pub struct ServeArgs {
     /// internal network): 127.0.0.1:9090.
     #[arg(long, value_name = "ADDRESS")]
     pub metrics_listen: Option<String>,
+    /// Who answers as the assistant in new sessions: observer (clients send both roles) or
+    /// guide (the built-in guide answers every user turn) [default: observer].
+    #[arg(long, value_name = "MODE")]
+    pub assistant: Option<String>,
 }
 
 impl ServeArgs {
@@ -286,6 +290,7 @@ impl ServeArgs {
             public_origins: self.public_origins,
             api_keys_file: self.api_keys_file,
             metrics_listen: self.metrics_listen,
+            assistant: self.assistant,
         };
         flags.over(env.over(file)).resolve()
     }
@@ -420,10 +425,16 @@ fn serve(args: ServeArgs) -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
-    let mut engine = match patterns::load(&PatternSource::from_option(config.patterns.clone())) {
+    let source = PatternSource::from_option(config.patterns.clone());
+    let mut engine = match patterns::load(&source) {
         Ok(engine) => engine,
         Err(errors) => return report_patterns(&errors),
     };
+    // The guide's phrases are checked at start-up too, whichever mode is the default: a session
+    // may ask for the guide.
+    if let Err(errors) = crate::assistant::guide::Guide::load(&source, &engine) {
+        return report_patterns(&errors);
+    }
     if let Some(timeout) = config.idle_timeout {
         engine.settings_mut().idle_timeout = timeout;
     }

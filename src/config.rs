@@ -118,6 +118,10 @@ pub struct ServerConfig {
     /// A second address that serves `/metrics` only, without a token (for a scraper on an
     /// internal network); the main address then does not serve `/metrics`.
     pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Who answers as the assistant in a new session: `observer` (clients send both roles) or
+    /// `guide` (the built-in guide answers every user turn); a session may choose otherwise
+    /// (docs/assistant.md).
+    pub assistant: crate::assistant::Mode,
 }
 
 /// A secret: kept, compared, never printed.
@@ -165,6 +169,7 @@ impl Default for ServerConfig {
             public_origins: Vec::new(),
             api_keys_file: None,
             metrics_listen: None,
+            assistant: crate::assistant::Mode::Observer,
         }
     }
 }
@@ -235,10 +240,11 @@ pub struct ConfigLayer {
     pub public_origins: Option<Vec<String>>,
     pub api_keys_file: Option<std::path::PathBuf>,
     pub metrics_listen: Option<String>,
+    pub assistant: Option<String>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 31] = [
+pub const ENV_VARS: [(&str, &str); 32] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -270,6 +276,7 @@ pub const ENV_VARS: [(&str, &str); 31] = [
     ("CONVSTATE_PUBLIC_ORIGINS", "public_origins"),
     ("CONVSTATE_API_KEYS_FILE", "api_keys_file"),
     ("CONVSTATE_METRICS_LISTEN", "metrics_listen"),
+    ("CONVSTATE_ASSISTANT", "assistant"),
 ];
 
 impl ConfigLayer {
@@ -329,6 +336,7 @@ impl ConfigLayer {
                 "CONVSTATE_PUBLIC_ORIGINS" => layer.public_origins = Some(list(&value)),
                 "CONVSTATE_API_KEYS_FILE" => layer.api_keys_file = Some(value.into()),
                 "CONVSTATE_METRICS_LISTEN" => layer.metrics_listen = Some(value),
+                "CONVSTATE_ASSISTANT" => layer.assistant = Some(value),
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
                 "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
                 "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
@@ -387,6 +395,7 @@ impl ConfigLayer {
             public_origins: self.public_origins.or(base.public_origins),
             api_keys_file: self.api_keys_file.or(base.api_keys_file),
             metrics_listen: self.metrics_listen.or(base.metrics_listen),
+            assistant: self.assistant.or(base.assistant),
         }
     }
 
@@ -510,6 +519,9 @@ impl ConfigLayer {
             c.metrics_listen = Some(listen.trim().parse().map_err(|_| {
                 format!("metrics_listen: \"{listen}\" is not an address such as 127.0.0.1:9090")
             })?);
+        }
+        if let Some(mode) = self.assistant {
+            c.assistant = mode.trim().parse().map_err(|e| format!("assistant: {e}"))?;
         }
         Ok(c)
     }

@@ -226,6 +226,8 @@ struct Seen {
     transitions: Vec<Transition>,
     summary: String,
     seq: u64,
+    /// What the server's assistant said in answer (a guide session).
+    answers: Vec<String>,
 }
 
 impl Seen {
@@ -235,6 +237,7 @@ impl Seen {
             state: frame.state.into_owned(),
             transitions: frame.transitions.into_owned(),
             summary: frame.summary.into_owned(),
+            answers: Vec::new(),
         }
     }
 }
@@ -247,7 +250,18 @@ async fn drive(
     outcome: &mut Outcome,
     progress: Progress,
 ) -> Result<(), String> {
-    let (mut ws, welcome) = connect(url, token).await?;
+    // The script's choice of assistant goes with every connection of it.
+    let chosen = script
+        .assistant
+        .map(|mode| format!("assistant={mode}"))
+        .unwrap_or_default();
+    let with = |url: &str, query: &str| match (query.is_empty(), chosen.is_empty()) {
+        (true, true) => url.to_string(),
+        (false, true) => format!("{url}?{query}"),
+        (true, false) => format!("{url}?{chosen}"),
+        (false, false) => format!("{url}?{query}&{chosen}"),
+    };
+    let (mut ws, welcome) = connect(&with(url, ""), token).await?;
     let session = welcome.session_id.to_string();
     let mut seq = welcome.seq;
     let file = script.path.display();
@@ -265,32 +279,36 @@ async fn drive(
                     id: Some(id.clone()),
                     artifact: artifact.then_some(serde_json::Value::Bool(true)),
                 };
-                exchange(&mut ws, &frame, &id).await?
+                exchange(&mut ws, &frame, &id, seq).await?
             }
             Action::Signal(signal) => {
                 let frame = ClientFrame::Signal {
                     signal: *signal,
                     id: Some(id.clone()),
                 };
-                exchange(&mut ws, &frame, &id).await?
+                exchange(&mut ws, &frame, &id, seq).await?
             }
             Action::Reset => {
                 let frame = ClientFrame::Reset {
                     id: Some(id.clone()),
                 };
-                exchange(&mut ws, &frame, &id).await?
+                exchange(&mut ws, &frame, &id, seq).await?
             }
             Action::Wait(d) => wait(&mut ws, *d).await?,
             Action::Reconnect => {
                 let _ = ws.close(None).await;
-                let (again, welcome) =
-                    connect(&format!("{url}?session_id={session}&last_seq={seq}"), token).await?;
+                let (again, welcome) = connect(
+                    &with(url, &format!("session_id={session}&last_seq={seq}")),
+                    token,
+                )
+                .await?;
                 ws = again;
                 Seen {
                     seq: welcome.seq,
                     summary: welcome.summary.into_owned(),
                     state: welcome.state.into_owned(),
                     transitions: Vec::new(),
+                    answers: Vec::new(),
                 }
             }
         };
@@ -300,6 +318,7 @@ async fn drive(
             &seen.state,
             &seen.transitions,
             &seen.summary,
+            &seen.answers,
             text,
         );
         let phase = seen.state.phase.to_string();
@@ -366,8 +385,15 @@ async fn send(ws: &mut Socket, frame: &ClientFrame) -> Result<(), String> {
 }
 
 /// Sends a frame with `id` and returns the state frame of its change (matched by the ack's
-/// `seq`). A rate-limited frame is sent again a second later.
-async fn exchange(ws: &mut Socket, frame: &ClientFrame, id: &str) -> Result<Seen, String> {
+/// `seq`). In a guide session the ack names the guide's last answer: the step's transitions
+/// are then those of every change after `after` up to it, and its answers what the guide said.
+/// A rate-limited frame is sent again a second later.
+async fn exchange(
+    ws: &mut Socket,
+    frame: &ClientFrame,
+    id: &str,
+    after: u64,
+) -> Result<Seen, String> {
     let mut frames: Vec<StateUpdate<'static>> = Vec::new();
     send(ws, frame).await?;
     loop {
@@ -375,8 +401,37 @@ async fn exchange(ws: &mut Socket, frame: &ClientFrame, id: &str) -> Result<Seen
             ServerFrame::State(state) => frames.push(state),
             ServerFrame::Ack(ack) if ack.id == id => {
                 let own = frames.iter().rposition(|s| s.seq == ack.seq);
+                let step: Vec<&StateUpdate<'static>> = frames
+                    .iter()
+                    .filter(|s| s.seq > after && s.seq <= ack.seq)
+                    .collect();
+                let transitions: Vec<Transition> = step
+                    .iter()
+                    .flat_map(|s| s.transitions.iter().copied())
+                    .collect();
+                let answers: Vec<String> = step
+                    .iter()
+                    .filter_map(|s| s.message.as_ref())
+                    .filter(|m| m.role == crate::conversation::Role::Assistant)
+                    .map(|m| m.text.to_string())
+                    .collect();
+                let guided = !answers.is_empty()
+                    && !matches!(
+                        frame,
+                        ClientFrame::Message {
+                            role: crate::conversation::Role::Assistant,
+                            ..
+                        }
+                    );
                 return Ok(match own {
-                    Some(at) => Seen::of(frames.swap_remove(at)),
+                    Some(at) => {
+                        let mut seen = Seen::of(frames.swap_remove(at));
+                        if guided {
+                            seen.transitions = transitions;
+                            seen.answers = answers;
+                        }
+                        seen
+                    }
                     None => {
                         // Acknowledged without a change of its own: the current state.
                         send(ws, &ClientFrame::GetState {}).await?;

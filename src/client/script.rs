@@ -30,6 +30,8 @@ pub(crate) struct Script {
     pub path: PathBuf,
     pub name: String,
     pub idle_timeout: Option<chrono::TimeDelta>,
+    /// Who answers as the assistant in the script's session (`?assistant=`).
+    pub assistant: Option<crate::assistant::Mode>,
     pub steps: Vec<Step>,
 }
 
@@ -95,6 +97,8 @@ pub(crate) struct Expect {
     /// The reasons of the step's transitions, in order (`[]` for none).
     pub transitions: Option<Spanned<Vec<String>>>,
     pub summary_contains: Option<Spanned<Vec<String>>>,
+    /// Text the server's assistant said in answer to the step (the guide), in any answer.
+    pub answer_contains: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,6 +113,7 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct SettingsDef {
     idle_timeout: Option<Spanned<String>>,
+    assistant: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,7 +146,18 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
         None => format!("{shown}: {}", e.message().trim()),
     })?;
     let at = |span: std::ops::Range<usize>| line_of(text, span.start);
-    let idle_timeout = match file.settings.and_then(|s| s.idle_timeout) {
+    let (idle_timeout, assistant) = file
+        .settings
+        .map_or((None, None), |s| (s.idle_timeout, s.assistant));
+    let assistant = match assistant {
+        Some(a) => Some(
+            a.get_ref()
+                .parse::<crate::assistant::Mode>()
+                .map_err(|e| format!("{shown}:{}: assistant: {e}", at(a.span())))?,
+        ),
+        None => None,
+    };
+    let idle_timeout = match idle_timeout {
         Some(d) => Some(
             crate::config::parse_duration(d.get_ref())
                 .map_err(|e| format!("{shown}:{}: idle_timeout: {e}", at(d.span())))?,
@@ -215,6 +231,7 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
                 .unwrap_or_default()
         }),
         idle_timeout,
+        assistant,
         steps,
     })
 }
@@ -235,6 +252,7 @@ pub(crate) fn check(
     state: &Conversation,
     transitions: &[Transition],
     summary: &str,
+    answers: &[String],
     text: &str,
 ) -> Vec<Mismatch> {
     let mut out = Vec::new();
@@ -359,6 +377,18 @@ pub(crate) fn check(
             }
         }
     }
+    if let Some(e) = &expect.answer_contains {
+        for words in e.get_ref() {
+            if !answers.iter().any(|a| a.contains(words.as_str())) {
+                let got = if answers.is_empty() {
+                    "no answer".to_string()
+                } else {
+                    answers.join(" | ").replace('\n', "\\n")
+                };
+                compare(e.span(), "answer contains", words.clone(), got);
+            }
+        }
+    }
     out
 }
 
@@ -409,7 +439,7 @@ signal = "approve"
         if let Some(goal) = &mut state.current_goal {
             goal.required_info[0].status = crate::conversation::SlotStatus::Unknown;
         }
-        let m = check(&s.steps[0].expect, &state, &[], "", SCRIPT);
+        let m = check(&s.steps[0].expect, &state, &[], "", &[], SCRIPT);
         assert_eq!(m.len(), 3);
         assert_eq!((m[0].line, m[0].what.as_str()), (9, "phase"));
         assert_eq!(

@@ -39,6 +39,14 @@ impl Signal {
         !matches!(self, Signal::Switch | Signal::Farewell)
     }
 
+    /// Who sends it as an explicit signal.
+    pub fn sender(self) -> Role {
+        match self {
+            Signal::StartWork | Signal::WorkDone => Role::Assistant,
+            _ => Role::User,
+        }
+    }
+
     pub(crate) fn bit(self) -> u16 {
         1 << self as u16
     }

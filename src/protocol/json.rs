@@ -87,6 +87,29 @@ impl FrameText {
         self
     }
 
+    /// The frame with the turn that made the change: `"message":{"role":...,"text":...}`
+    /// (and `"artifact":true` when it delivered the work), so every client of the session sees
+    /// every turn, the assistant's answers included.
+    pub fn with_message(
+        mut self,
+        role: crate::conversation::Role,
+        text: &str,
+        artifact: bool,
+    ) -> FrameText {
+        if self.text.ends_with('}') {
+            self.text.pop();
+            self.text.push_str(r#","message":{"role":""#);
+            self.text.push_str(role.as_str());
+            self.text.push_str(r#"","text":"#);
+            string(&mut self.text, text);
+            if artifact {
+                self.text.push_str(r#","artifact":true"#);
+            }
+            self.text.push_str("}}");
+        }
+        self
+    }
+
     /// The `state` frame of `conv` after the change `seq`, which made `transitions`.
     #[cfg(not(feature = "serde-frames"))]
     pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {

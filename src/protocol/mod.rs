@@ -48,10 +48,13 @@ pub enum ClientFrame {
         id: Option<String>,
     },
     /// Session options; answered with the current state. `explain`: every later `state` frame
-    /// of the session carries an `explain` object (the inspector).
+    /// of the session carries an `explain` object (the inspector). `assistant`: who answers as
+    /// the assistant from now on (`observer`, `guide`; a user's or an admin's choice).
     Configure {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         explain: Option<bool>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        assistant: Option<crate::assistant::Mode>,
     },
 }
 
@@ -288,6 +291,21 @@ pub struct StateUpdate<'a> {
     /// `?explain=1` or a `configure` frame.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<Cow<'a, crate::conversation::explain::Explanation>>,
+    /// The turn that made this change (absent for signals, resets, idle transitions and the
+    /// current state): every client of the session sees every turn, the assistant's included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Turn<'a>>,
+}
+
+/// A turn as a `state` frame carries it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Turn<'a> {
+    pub role: Role,
+    pub text: Cow<'a, str>,
+    /// The turn delivered the work (an artifact field on the message).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub artifact: bool,
 }
 
 /// `{"type":"ack","id":"c-17","seq":N}`.
@@ -328,6 +346,7 @@ impl<'a> ServerFrame<'a> {
             transitions: Cow::Borrowed(transitions),
             summary: Cow::Owned(Summary(state).to_string()),
             explain: None,
+            message: None,
         })
     }
 

@@ -43,11 +43,7 @@ impl Access {
     /// Whether this access may send `signal` explicitly: `start_work` and `work_done` are the
     /// assistant's, the others the user's (the spec's table of signals).
     pub(crate) fn may_signal(self, signal: Signal) -> bool {
-        let role = match signal {
-            Signal::StartWork | Signal::WorkDone => Role::Assistant,
-            _ => Role::User,
-        };
-        self.may_speak_as(role)
+        self.may_speak_as(signal.sender())
     }
 
     /// Whether this access may reset the session (the user's choice, or an admin's).

@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use super::edge::Admitted;
 use super::{App, auth, web, ws};
+use crate::assistant::Mode;
 use crate::config::ServerConfig;
 use crate::protocol::{self, ErrorCode, ServerFrame};
 use crate::store::{ErrorKind, Health, StoreError};
@@ -184,6 +185,8 @@ struct WsParams {
     token: Option<String>,
     /// `1` (or `true`): the session's `state` frames carry the inspector's `explain` object.
     explain: Option<String>,
+    /// Who answers as the assistant in the session: `observer` or `guide`.
+    assistant: Option<String>,
 }
 
 async fn upgrade(
@@ -216,10 +219,28 @@ async fn upgrade(
     {
         return refused;
     }
+    let assistant = match params.assistant.as_deref().map(str::parse::<Mode>) {
+        None => None,
+        Some(Ok(mode)) => match app.sessions.offers(mode) {
+            Ok(()) => Some(mode),
+            Err(message) => return bad_request(&message),
+        },
+        Some(Err(message)) => return bad_request(&format!("assistant: {message}")),
+    };
     let principal = match authorize(&app, &headers, &params) {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
+    if assistant.is_some()
+        && let Some(principal) = &principal
+        && !principal.access.may_reset()
+    {
+        return error_response(
+            StatusCode::FORBIDDEN,
+            ErrorCode::Forbidden,
+            "only a user or an admin token chooses the session's assistant",
+        );
+    }
     if let Err(origin) = check_origin(&headers, &app.config) {
         return (
             StatusCode::FORBIDDEN,
@@ -282,8 +303,13 @@ async fn upgrade(
         );
     }
     let access = principal.map(|p| p.access);
-    if explain && let Ok(Some(session)) = &session {
-        session.set_explain(true);
+    if let Ok(Some(session)) = &session {
+        if explain {
+            session.set_explain(true);
+        }
+        if let Some(mode) = assistant {
+            session.set_assistant(mode);
+        }
     }
     match session {
         Ok(Some(session)) => upgrade

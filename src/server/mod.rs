@@ -102,11 +102,12 @@ impl App {
         stop: watch::Receiver<Stop>,
         verifier: Option<auth::Verifier>,
         api_keys: Option<auth::ApiKeys>,
+        guide: Option<crate::assistant::guide::Guide>,
     ) -> App {
         let metrics = Arc::new(Metrics::default());
         let limits = Arc::new(Limits::new(&config));
         App {
-            sessions: Sessions::new(engine, store, metrics.clone(), &config),
+            sessions: Sessions::new(engine, guide, store, metrics.clone(), &config),
             metrics,
             session_rate: SessionRate::new(&config, limits.clone()),
             limits,
@@ -215,6 +216,20 @@ pub async fn run_with_clock(
     let (stop_tx, stop_rx) = watch::channel(Stop::Serving);
     let rules = crate::patterns::fingerprint(&engine);
     let (verifier, api_keys) = credentials(&config).map_err(std::io::Error::other)?;
+    // The guide answers in the sessions that ask for it: its phrases must fit the engine's
+    // slots. Without them, only a server whose default is the guide refuses to start; sessions
+    // that ask for it are told it is unavailable.
+    let source = crate::patterns::PatternSource::from_option(config.patterns.clone());
+    let guide = match crate::assistant::guide::Guide::load(&source, &engine) {
+        Ok(guide) => Some(guide),
+        Err(e) if config.assistant == crate::assistant::Mode::Guide => {
+            return Err(std::io::Error::other(format!("the guide's phrases: {e}")));
+        }
+        Err(e) => {
+            tracing::warn!("the guide is unavailable: its phrases do not fit the patterns: {e}");
+            None
+        }
+    };
     let local = listener.local_addr()?;
     // The address really served (the configured one may say port 0, or be ignored by tests).
     config.listen = local;
@@ -250,6 +265,7 @@ pub async fn run_with_clock(
         stop_rx.clone(),
         verifier,
         api_keys,
+        guide,
     ));
     let (recording, now) = (app.clone(), rules.clone());
     match tokio::task::spawn_blocking(move || recording.sessions.store().record_rules(&rules)).await

@@ -14,7 +14,7 @@
 //! async callers run them with `spawn_blocking`.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -25,7 +25,9 @@ use tokio::sync::broadcast;
 
 use super::deadlines::{Deadlines, Due};
 use super::metrics::{Metrics, StepRecord};
-use crate::conversation::{Conversation, Engine, Input, Phase};
+use crate::assistant::Mode;
+use crate::assistant::guide::Guide;
+use crate::conversation::{Conversation, Engine, Input, Phase, Role, Transitions};
 use crate::protocol::json::{FrameParts, FrameText};
 use crate::store::{
     self, Append, Change, Event, RECENT_IDS, RESUME_LIMIT, SNAPSHOT_EVERY, Store, StoreError, Write,
@@ -66,6 +68,9 @@ pub(crate) struct Session {
     /// Its `state` frames carry the inspector's `explain` object (`?explain=1`, `configure`);
     /// kept in memory only.
     explain: AtomicBool,
+    /// Who answers as the assistant ([`Mode`], as its `u8`): the server's default, or what a
+    /// client chose (`?assistant=`, `configure`); kept in memory only.
+    assistant: AtomicU8,
 }
 
 /// The engine's side of a session.
@@ -190,6 +195,10 @@ pub(crate) const OUTBOUND_LIMIT: usize = 1 << 20;
 pub(crate) struct Sessions {
     map: DashMap<Arc<str>, Arc<Session>>,
     engine: Engine,
+    /// The built-in guide, if its phrases fit the engine.
+    guide: Option<Guide>,
+    /// The assistant of a session nobody chose one for.
+    assistant: Mode,
     store: Arc<dyn Store>,
     deadlines: Arc<Deadlines>,
     metrics: Arc<Metrics>,
@@ -207,6 +216,7 @@ pub(crate) struct Sessions {
 impl Sessions {
     pub(crate) fn new(
         engine: Engine,
+        guide: Option<Guide>,
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
         config: &crate::config::ServerConfig,
@@ -214,6 +224,8 @@ impl Sessions {
         Sessions {
             map: DashMap::new(),
             engine,
+            guide,
+            assistant: config.assistant,
             store,
             deadlines: Arc::default(),
             metrics,
@@ -221,6 +233,17 @@ impl Sessions {
             evict_after: config.evict_after,
             max_sessions: config.max_sessions,
             loading: Mutex::new(()),
+        }
+    }
+
+    /// Whether a session may have `mode` as its assistant here, or why not.
+    pub(crate) fn offers(&self, mode: Mode) -> Result<(), String> {
+        match mode {
+            Mode::Guide if self.guide.is_none() => Err(
+                "the guide is unavailable on this server: its phrases do not fit the patterns (see the server's log)"
+                    .to_string(),
+            ),
+            _ => Ok(()),
         }
     }
 
@@ -244,7 +267,7 @@ impl Sessions {
         }
         let id: Arc<str> = new_session_id().into();
         let conv = self.engine.start(&*id, now);
-        let session = Session::new(id, owner, conv, 0, Vec::new());
+        let session = Session::new(id, owner, conv, 0, Vec::new(), self.assistant);
         session.tip().unstored = true;
         self.metrics.sessions_created.inc();
         Some(self.insert(session, now))
@@ -332,7 +355,14 @@ impl Sessions {
             return Ok(None);
         };
         let owner = folded.owner.map(Arc::from);
-        let session = Session::new(id.into(), owner, folded.conv, folded.seq, folded.recent_ids);
+        let session = Session::new(
+            id.into(),
+            owner,
+            folded.conv,
+            folded.seq,
+            folded.recent_ids,
+            self.assistant,
+        );
         // A deadline that passed while the session was not in memory (the server was down) is
         // applied before anyone sees the session. If the store cannot take it now, the session
         // is still served: the sweeper tries again.
@@ -525,6 +555,14 @@ impl Sessions {
                 if let Some(e) = stepped.explanation {
                     frame = frame.with_explain(e);
                 }
+                if let Change::Message {
+                    role,
+                    text,
+                    artifact,
+                } = &event.change
+                {
+                    frame = frame.with_message(*role, text, *artifact);
+                }
                 let text = frame.text;
                 bytes += text.len();
                 frames.push((event.seq, Utf8Bytes::from(text)));
@@ -675,6 +713,57 @@ impl Sessions {
             self.store.write(create, None).map_err(Refused::Store)?;
             tip.unstored = false;
         }
+        let (mut applied, transitions) = self.queue(session, &mut tip, input, id, now, received)?;
+        // The guide answers a user's turn, in the same order of changes: nobody else's change
+        // comes between the turn and its answers. The turn's ack then waits for the last
+        // answer and names its `seq`, so a client that has its ack has the answers too.
+        let user_turn = match input {
+            Input::Message { role, .. } => role == Role::User,
+            Input::Signal(signal) => signal.sender() == Role::User,
+            Input::Reset | Input::Tick => false,
+        };
+        if user_turn
+            && !applied.duplicate
+            && session.assistant() == Mode::Guide
+            && let Some(guide) = &self.guide
+        {
+            for reply in guide.replies(&self.engine, &tip.conv, &transitions) {
+                let answer = Input::Message {
+                    role: Role::Assistant,
+                    text: &reply.text,
+                    artifact: reply.artifact,
+                };
+                match self.queue(session, &mut tip, answer, None, now, None) {
+                    Ok((answered, _)) if answered.ticket != 0 => {
+                        applied.seq = answered.seq;
+                        applied.ticket = answered.ticket;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        // The user's turn stands; the session is reloaded before its next change.
+                        tracing::warn!(session = %session.id, "the guide's answer was not stored: {e:?}");
+                        break;
+                    }
+                }
+            }
+            if let Some(id) = id {
+                tip.recent.answered(id, applied.seq, applied.ticket);
+            }
+        }
+        Ok(applied)
+    }
+
+    /// Steps one input on the locked tip and queues its change to the store (see
+    /// [`Sessions::apply`]); the change's transitions with it.
+    fn queue(
+        &self,
+        session: &Arc<Session>,
+        tip: &mut Tip,
+        input: Input<'_>,
+        id: Option<&str>,
+        now: DateTime<Utc>,
+        received: Option<Instant>,
+    ) -> Result<(Applied, Transitions), Refused> {
         {
             // The tip is about to move ahead of the store: a view still to be written from it
             // is written now.
@@ -690,17 +779,28 @@ impl Sessions {
             (self.engine.step(&mut tip.conv, input, now), None)
         };
         if !step.changed {
-            return Ok(Applied {
-                seq: tip.seq,
-                ticket: 0,
-                duplicate: false,
-            });
+            return Ok((
+                Applied {
+                    seq: tip.seq,
+                    ticket: 0,
+                    duplicate: false,
+                },
+                Transitions::new(),
+            ));
         }
         let seq = tip.seq + 1;
         let conv = &tip.conv;
         let mut frame = FrameText::state(conv, seq, &step.transitions);
         if let Some(explanation) = &explanation {
             frame = frame.with_explain(explanation);
+        }
+        if let Input::Message {
+            role,
+            text,
+            artifact,
+        } = input
+        {
+            frame = frame.with_message(role, text, artifact);
         }
         let append = Append {
             session: session.id.clone(),
@@ -719,6 +819,7 @@ impl Sessions {
             goals_total: conv.completed_goals_total,
         };
         let record = StepRecord::new(&input, &step, received);
+        let transitions = step.transitions;
         let (phase, last_updated) = (conv.phase, conv.last_updated);
         let publish = {
             let session = session.clone();
@@ -744,12 +845,15 @@ impl Sessions {
                 if let Some(id) = id {
                     tip.recent.insert(id, seq, ticket);
                 }
-                self.schedule(session, &mut tip);
-                Ok(Applied {
-                    seq,
-                    ticket,
-                    duplicate: false,
-                })
+                self.schedule(session, tip);
+                Ok((
+                    Applied {
+                        seq,
+                        ticket,
+                        duplicate: false,
+                    },
+                    transitions,
+                ))
             }
             Err(e) => {
                 // Refused as it was queued (the store began failing since the check above):
@@ -1034,6 +1138,7 @@ impl Session {
         conv: Conversation,
         seq: u64,
         recent_ids: Vec<(String, u64)>,
+        assistant: Mode,
     ) -> Arc<Session> {
         let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
         Arc::new(Session {
@@ -1052,7 +1157,17 @@ impl Session {
             in_flight: AtomicU32::new(0),
             stale: AtomicBool::new(false),
             explain: AtomicBool::new(false),
+            assistant: AtomicU8::new(assistant.as_u8()),
         })
+    }
+
+    /// Who answers as the assistant from now on.
+    pub(crate) fn set_assistant(&self, mode: Mode) {
+        self.assistant.store(mode.as_u8(), Ordering::Relaxed);
+    }
+
+    pub(crate) fn assistant(&self) -> Mode {
+        Mode::from_u8(self.assistant.load(Ordering::Relaxed))
     }
 
     /// Whether its `state` frames carry the inspector's `explain` object from now on.
@@ -1152,6 +1267,18 @@ impl RecentIds {
             .rev()
             .find(|(known, _, _)| **known == *id)
             .map(|&(_, seq, ticket)| (seq, ticket))
+    }
+
+    /// The change that answers `id` is a later one (the guide's last answer to a turn).
+    fn answered(&mut self, id: &str, seq: u64, ticket: u64) {
+        if let Some(entry) = self
+            .ids
+            .iter_mut()
+            .rev()
+            .find(|(known, _, _)| **known == *id)
+        {
+            (entry.1, entry.2) = (seq, ticket);
+        }
     }
 
     fn insert(&mut self, id: &str, seq: u64, ticket: u64) {

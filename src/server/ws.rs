@@ -93,6 +93,10 @@ fn allowed(access: Access, frame: &ClientFrame) -> Result<(), String> {
         ClientFrame::Message { role, .. } => access.may_speak_as(*role),
         ClientFrame::Signal { signal, .. } => access.may_signal(*signal),
         ClientFrame::Reset { .. } => access.may_reset(),
+        // Who answers in the session: the user's choice, or an admin's.
+        ClientFrame::Configure {
+            assistant: Some(_), ..
+        } => access.may_reset(),
         // Options of the session, not of the conversation: whoever may open it.
         ClientFrame::GetState {} | ClientFrame::Configure { .. } => true,
     };
@@ -437,11 +441,18 @@ impl Connection {
         {
             return self.refusal(ErrorCode::Forbidden, &message);
         }
-        if let ClientFrame::Configure {
-            explain: Some(explain),
-        } = frame
-        {
-            self.session.set_explain(explain);
+        if let ClientFrame::Configure { explain, assistant } = frame {
+            if let Some(mode) = assistant
+                && let Err(message) = self.app.sessions.offers(mode)
+            {
+                return self.refusal(ErrorCode::BadRequest, &message);
+            }
+            if let Some(explain) = explain {
+                self.session.set_explain(explain);
+            }
+            if let Some(mode) = assistant {
+                self.session.set_assistant(mode);
+            }
         }
         let Some(input) = frame.input() else {
             return Reply::State;
