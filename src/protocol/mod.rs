@@ -294,7 +294,7 @@ pub struct StateUpdate<'a> {
     /// The turn that made this change (absent for signals, resets, idle transitions and the
     /// current state): every client of the session sees every turn, the assistant's included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<Turn<'a>>,
+    pub message: Option<Box<Turn<'a>>>,
 }
 
 /// A turn as a `state` frame carries it.

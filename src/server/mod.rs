@@ -100,8 +100,7 @@ impl App {
         store: Arc<dyn Store>,
         clock: Clock,
         stop: watch::Receiver<Stop>,
-        verifier: Option<auth::Verifier>,
-        api_keys: Option<auth::ApiKeys>,
+        (verifier, api_keys): (Option<auth::Verifier>, Option<auth::ApiKeys>),
         guide: Option<crate::assistant::guide::Guide>,
     ) -> App {
         let metrics = Arc::new(Metrics::default());
@@ -263,8 +262,7 @@ pub async fn run_with_clock(
         store,
         clock,
         stop_rx.clone(),
-        verifier,
-        api_keys,
+        (verifier, api_keys),
         guide,
     ));
     let (recording, now) = (app.clone(), rules.clone());
