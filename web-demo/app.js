@@ -8,6 +8,10 @@
 //   page    true when the widget is the whole page: the session id goes into the address bar
 //   explain true to show the inspector's notes from the start (the demo page reads ?explain=1);
 //           its checkbox turns them on and off
+//   assistant who answers as the assistant: "guide" (the server's built-in guide answers every
+//           user turn) or "observer" (nobody does: type both sides); the demo page reads
+//           ?assistant= and defaults to the guide, an embedded widget keeps the server's choice
+//           unless given one. Its selector changes it for the session.
 //
 // It speaks the wire protocol: `welcome` then `state` frames over /ws, turns and signals sent
 // as frames; the transcript comes from /api/sessions/{id}/events.
@@ -82,12 +86,20 @@ export function mount(container, options = {}) {
   const explainToggle = el("input", { type: "checkbox", "data-testid": "explain-toggle", "aria-label": "Explain each change" });
   explainToggle.checked = !!explainOn;
   const inspector = el("ul", { class: "log inspector", "data-testid": "inspector" });
+  // Who answers: sent as a `configure` frame once connected, and whenever it is changed.
+  let wanted = options.assistant || (options.page ? params.get("assistant") || "guide" : null);
+  const assistantMode = el("select", { "data-testid": "assistant-mode", "aria-label": "Who answers" },
+    el("option", { value: "", text: "the server's choice" }),
+    el("option", { value: "guide", text: "the guide answers" }),
+    el("option", { value: "observer", text: "nobody answers: type both sides" }));
+  assistantMode.value = wanted || "";
 
   const root = el("div", { class: "cs" },
     el("header", {}, el("h1", { text: "convstate" }), sessionLabel, connection),
     el("div", { class: "chat" },
       el("h2", { text: "Chat" }), messages,
-      el("div", { class: "compose" }, role, input, send), signals),
+      el("div", { class: "compose" }, role, input, send), signals,
+      el("label", { class: "mode" }, "Assistant: ", assistantMode)),
     el("div", { class: "state" },
       el("section", { class: "wide" }, el("h2", { text: "Phase" }), timeline,
         el("div", { class: "now" }, "Now: ", phase, " · turns: ", turns, " · idle in: ", countdown)),
@@ -165,6 +177,7 @@ export function mount(container, options = {}) {
       setConnection("connected", "connected");
       render(frame.state, frame.seq, frame.summary, []);
       loadTranscript();
+      if (wanted) socket.send(JSON.stringify({ type: "configure", assistant: wanted }));
     } else if (frame.type === "state") {
       render(frame.state, frame.seq, frame.summary, frame.transitions);
       if (frame.explain) renderExplain(frame.explain);
@@ -248,6 +261,12 @@ export function mount(container, options = {}) {
     }
   }
 
+  assistantMode.addEventListener("change", () => {
+    wanted = assistantMode.value || null;
+    if (wanted && socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ type: "configure", assistant: wanted }));
+    }
+  });
   explainToggle.addEventListener("change", () => {
     explainOn = explainToggle.checked;
     if (!explainOn) inspector.replaceChildren();

@@ -3,8 +3,10 @@
 //   <div id="convstate"></div>
 //   <script src="https://chat.example/embed.js" data-target="#convstate"></script>
 //
-// Optional attributes: data-session (a session to join) and data-token (a token, when the
-// server has authentication on). The widget never takes a session id from the page's URL.
+// Optional attributes: data-session (a session to join), data-token (a token, when the
+// server has authentication on) and data-assistant ("guide" or "observer": who answers as the
+// assistant; the server's choice otherwise). The widget never takes a session id from the
+// page's URL.
 //
 // The widget runs in a shadow root inside the target element and connects from the host page's
 // origin, so the server's origin allowlist (--allowed-origins) decides which sites may use it.
@@ -29,6 +31,7 @@
         server,
         session: script.dataset.session || undefined,
         token: script.dataset.token || undefined,
+        assistant: script.dataset.assistant || undefined,
       }))
       .catch(() => {
         // The server grants its module only to allowed origins (CORS), as it grants its

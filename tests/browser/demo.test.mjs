@@ -78,7 +78,7 @@ test("the worked example through the page, a reload, and a second page in step",
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${url}/`);
+    await page.goto(`${url}/?assistant=observer`);
     await expectText(page, "connection", "connected");
     assert.equal(await text(page, "phase"), "greeting");
     let second = null;
@@ -115,7 +115,7 @@ test("the worked example through the page, a reload, and a second page in step",
         assert.equal(await page.locator(".msg").count(), 4);
         // A second page on the same session stays in step from here on.
         second = await context.newPage();
-        await second.goto(`${url}/?session=${session}`);
+        await second.goto(`${url}/?session=${session}&assistant=observer`);
         await expectText(second, "connection", "connected");
         await expectText(second, "turn-count", "4");
       }
@@ -154,7 +154,7 @@ test("signal buttons, the idle countdown and the idle transition", async () => {
   const { child, url } = await startServer(["--idle-timeout", "3s"]);
   try {
     const page = await browser.newPage();
-    await page.goto(`${url}/demo`);
+    await page.goto(`${url}/demo?assistant=observer`);
     await expectText(page, "connection", "connected");
     await say(page, "user", "Build a landing page");
     await expectText(page, "phase", "understanding");
@@ -197,7 +197,7 @@ test("readable on a phone-sized screen", async () => {
   try {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await context.newPage();
-    await page.goto(`${url}/`);
+    await page.goto(`${url}/?assistant=observer`);
     await expectText(page, "connection", "connected");
     await say(page, "user", "Fix the login button so it submits on enter");
     await expectText(page, "phase", "planning");
@@ -242,7 +242,7 @@ test("the widget embeds in another site with one script tag, if the site is allo
 
     // A crafted link to the host page names someone's session: the widget ignores it.
     const victim = await browser.newPage();
-    await victim.goto(`${server.url}/`);
+    await victim.goto(`${server.url}/?assistant=observer`);
     await expectText(victim, "connection", "connected");
     await say(victim, "user", "I want to build a todo app");
     await expectText(victim, "phase", "understanding");
@@ -284,7 +284,7 @@ test("with authentication on, the page takes a token, shows its own transcript, 
   try {
     const context = await browser.newContext();
     const alice = await context.newPage();
-    await alice.goto(`${server.url}/#token=${mint(SECRET, { sub: "alice" })}`);
+    await alice.goto(`${server.url}/?assistant=observer#token=${mint(SECRET, { sub: "alice" })}`);
     await expectText(alice, "connection", "connected");
     await say(alice, "user", "I want to build a todo app");
     await expectText(alice, "phase", "understanding");
@@ -301,7 +301,7 @@ test("with authentication on, the page takes a token, shows its own transcript, 
     // Bob follows a link to Alice's session: refused, he gets a session of his own.
     const other = await browser.newContext();
     const bob = await other.newPage();
-    await bob.goto(`${server.url}/?session=${session}#token=${mint(SECRET, { sub: "bob" })}`);
+    await bob.goto(`${server.url}/?session=${session}&assistant=observer#token=${mint(SECRET, { sub: "bob" })}`);
     await expectText(bob, "connection", "connected");
     await expectText(bob, "transitions", "belongs to someone else");
     assert.notEqual(new URL(bob.url()).searchParams.get("session"), session);
@@ -310,7 +310,7 @@ test("with authentication on, the page takes a token, shows its own transcript, 
 
     // A token the server refuses: said once, no retry loop.
     const stranger = await (await browser.newContext()).newPage();
-    await stranger.goto(`${server.url}/#token=${mint("another-secret-another-secret-another", { sub: "eve" })}`);
+    await stranger.goto(`${server.url}/?assistant=observer#token=${mint("another-secret-another-secret-another", { sub: "eve" })}`);
     await expectText(stranger, "connection", "the token was refused");
     await alice.screenshot({ path: path.join(OUTPUT, "demo-with-token.png"), fullPage: true });
     await other.close();
@@ -358,7 +358,7 @@ test("the inspector shows why a change went as it did", async () => {
   const { child, url } = await startServer();
   try {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-    await page.goto(`${url}/`);
+    await page.goto(`${url}/?assistant=observer`);
     await expectText(page, "connection", "connected");
     // Off by default: nothing explained.
     await say(page, "user", "I want to build a todo app with add and delete features using React");
@@ -378,11 +378,61 @@ test("the inspector shows why a change went as it did", async () => {
     await page.screenshot({ path: path.join(OUTPUT, "demo-inspector.png"), fullPage: true });
     // Reloaded with ?explain=1, it asks for notes from the start; a typo is shown as read.
     const session = new URL(page.url()).searchParams.get("session");
-    await page.goto(`${url}/?session=${session}&explain=1`);
+    await page.goto(`${url}/?session=${session}&explain=1&assistant=observer`);
     await expectText(page, "connection", "connected");
     assert.equal(await page.getByTestId("explain-toggle").isChecked(), true);
     await say(page, "user", "thnaks, that is what I wanted");
     await expectText(page, "inspector", "typo: “thnaks” read as “thanks”");
+  } finally {
+    child.kill();
+  }
+});
+
+test("with the guide (the demo page's default), a user who types only their side is led to completed", async () => {
+  const { child, url } = await startServer();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${url}/`);
+    await expectText(page, "connection", "connected");
+    assert.equal(await page.getByTestId("assistant-mode").inputValue(), "guide");
+    const answer = (words) => page.locator(".msg.assistant", { hasText: words }).waitFor({ timeout: 10_000 });
+    // An artifact request.
+    await say(page, "user", "I want to build a todo app");
+    await answer("Which features do you need?");
+    await expectText(page, "phase", "understanding");
+    await say(page, "user", "Add, delete, mark complete with React components");
+    await answer("Should I go ahead?");
+    await expectText(page, "phase", "planning");
+    await say(page, "user", "Sounds good, go ahead");
+    await answer("<artifact type=\"specification\">");
+    await expectText(page, "phase", "reviewing");
+    await say(page, "user", "Perfect! This is exactly what I needed");
+    await answer("Glad it helps!");
+    await expectText(page, "phase", "completed");
+    // A task request, in the same session.
+    await say(page, "user", "Fix the login button");
+    await answer("What should be different afterwards?");
+    await expectText(page, "phase", "understanding");
+    await say(page, "user", "It should submit on enter");
+    await expectText(page, "phase", "planning");
+    await say(page, "user", "yes");
+    await expectText(page, "phase", "reviewing");
+    await say(page, "user", "That works, thank you");
+    await expectText(page, "phase", "completed");
+    assert.match(await text(page, "history"), /completed.*completed/s);
+    // Every turn on the page was the user's or the guide's, in order.
+    const who = await page.locator(".msg .who").allTextContents();
+    assert.equal(who.filter((w) => w === "user").length, 8);
+    assert.ok(who.filter((w) => w === "assistant").length >= 8, who.join(","));
+    await page.screenshot({ path: path.join(OUTPUT, "demo-guide.png"), fullPage: true });
+    // Switched to observing, nobody answers the next turn.
+    await page.getByTestId("assistant-mode").selectOption("observer");
+    const before = await page.locator(".msg.assistant").count();
+    await say(page, "user", "Build a calculator");
+    await expectText(page, "phase", "understanding");
+    await page.waitForTimeout(500);
+    assert.equal(await page.locator(".msg.assistant").count(), before);
+    await page.close();
   } finally {
     child.kill();
   }
