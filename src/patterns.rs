@@ -942,7 +942,10 @@ fn regex_error(e: &regex::Error) -> String {
 
 /// Loads the pattern set in `dir` and returns every problem (the `check-patterns` command).
 pub fn check(dir: &Path) -> Result<(), PatternErrors> {
-    load(&PatternSource::Dir(dir.to_path_buf())).map(|_| ())
+    let source = PatternSource::Dir(dir.to_path_buf());
+    let engine = load(&source)?;
+    // The guide's phrases, if the directory has its own, are read against these patterns.
+    crate::assistant::guide::Guide::load(&source, &engine).map(|_| ())
 }
 
 #[cfg(test)]

@@ -190,6 +190,13 @@ fn broken_guide_phrases_stop_the_server_with_their_line() {
         log.contains("assistant.toml:24: start: must start the work"),
         "{log}"
     );
+    let checked = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
+        .args(["check-patterns", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!checked.status.success());
+    let said = String::from_utf8_lossy(&checked.stderr);
+    assert!(said.contains("assistant.toml:24: start:"), "{said}");
     // Without the file, the built-in phrases serve.
     std::fs::remove_file(dir.join("assistant.toml")).unwrap();
     let server = ServerProcess::start(&[
