@@ -240,10 +240,18 @@ pub struct ServeArgs {
     /// internal network): 127.0.0.1:9090.
     #[arg(long, value_name = "ADDRESS")]
     pub metrics_listen: Option<String>,
-    /// Who answers as the assistant in new sessions: observer (clients send both roles) or
-    /// guide (the built-in guide answers every user turn) [default: observer].
+    /// Who answers as the assistant in new sessions: observer (clients send both roles), guide
+    /// (the built-in guide answers every user turn) or llm (a model answers, streamed; needs
+    /// --llm-url and --llm-model) [default: observer].
     #[arg(long, value_name = "MODE")]
     pub assistant: Option<String>,
+    /// The llm assistant's OpenAI-compatible API, up to /v1 (http://127.0.0.1:11434/v1 for a
+    /// local Ollama); its key from CONVSTATE_LLM_API_KEY or the config file.
+    #[arg(long, value_name = "URL")]
+    pub llm_url: Option<String>,
+    /// The model the llm assistant calls.
+    #[arg(long, value_name = "MODEL")]
+    pub llm_model: Option<String>,
 }
 
 impl ServeArgs {
@@ -291,6 +299,11 @@ impl ServeArgs {
             api_keys_file: self.api_keys_file,
             metrics_listen: self.metrics_listen,
             assistant: self.assistant,
+            llm: crate::config::LlmLayer {
+                url: self.llm_url,
+                model: self.llm_model,
+                ..Default::default()
+            },
         };
         flags.over(env.over(file)).resolve()
     }

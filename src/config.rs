@@ -122,6 +122,177 @@ pub struct ServerConfig {
     /// `guide` (the built-in guide answers every user turn); a session may choose otherwise
     /// (docs/assistant.md).
     pub assistant: crate::assistant::Mode,
+    /// The model the `llm` assistant calls.
+    pub llm: LlmConfig,
+}
+
+/// The `llm` assistant's upstream: an OpenAI-compatible chat-completions endpoint, and the
+/// bounds of every call and of every session (docs/assistant.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlmConfig {
+    /// The API's base URL, up to and including `/v1` (`http://127.0.0.1:11434/v1` for a local
+    /// Ollama); `/chat/completions` is appended. Without it (and a model) there is no `llm` mode.
+    pub url: Option<String>,
+    pub model: Option<String>,
+    /// Sent as `Authorization: Bearer KEY`.
+    pub api_key: Option<Secret>,
+    /// The longest a whole reply may take.
+    pub timeout: std::time::Duration,
+    /// The longest the upstream may send nothing (before the first byte, or between chunks).
+    pub stall_timeout: std::time::Duration,
+    /// Further attempts after a transient failure (a refused connection, 429, 5xx, a stall)
+    /// before anything of the reply was delivered; backoff 0.5 s, 1 s, 2 s ... (at most 8 s).
+    pub retries: u32,
+    /// Consecutive failed replies that open the circuit breaker.
+    pub breaker_failures: u32,
+    /// How long the breaker stays open before one trial call.
+    pub breaker_cooldown: std::time::Duration,
+    /// `max_tokens` of each call.
+    pub max_tokens: u32,
+    /// Tokens (prompt and reply) one session may use; then its replies stop, with a reason.
+    pub session_tokens: u64,
+    /// Replies one session may get.
+    pub session_replies: u32,
+    /// The most bytes of recent transcript sent with a call.
+    pub context_bytes: usize,
+    /// The longest reply kept, in bytes; a longer one is cut there and marked partial.
+    pub max_reply_bytes: usize,
+}
+
+impl Default for LlmConfig {
+    fn default() -> LlmConfig {
+        LlmConfig {
+            url: None,
+            model: None,
+            api_key: None,
+            timeout: std::time::Duration::from_secs(120),
+            stall_timeout: std::time::Duration::from_secs(30),
+            retries: 2,
+            breaker_failures: 5,
+            breaker_cooldown: std::time::Duration::from_secs(30),
+            max_tokens: 1024,
+            session_tokens: 200_000,
+            session_replies: 500,
+            context_bytes: 16 * 1024,
+            max_reply_bytes: 32 * 1024,
+        }
+    }
+}
+
+/// The `[llm]` table of the config file (and `CONVSTATE_LLM_*`, `--llm-*`): every value
+/// optional.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmLayer {
+    pub url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: Option<Secret>,
+    pub timeout: Option<String>,
+    pub stall_timeout: Option<String>,
+    pub retries: Option<u32>,
+    pub breaker_failures: Option<u32>,
+    pub breaker_cooldown: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub session_tokens: Option<u64>,
+    pub session_replies: Option<u32>,
+    pub context_bytes: Option<u64>,
+    pub max_reply_bytes: Option<u64>,
+}
+
+impl LlmLayer {
+    fn over(self, base: LlmLayer) -> LlmLayer {
+        LlmLayer {
+            url: self.url.or(base.url),
+            model: self.model.or(base.model),
+            api_key: self.api_key.or(base.api_key),
+            timeout: self.timeout.or(base.timeout),
+            stall_timeout: self.stall_timeout.or(base.stall_timeout),
+            retries: self.retries.or(base.retries),
+            breaker_failures: self.breaker_failures.or(base.breaker_failures),
+            breaker_cooldown: self.breaker_cooldown.or(base.breaker_cooldown),
+            max_tokens: self.max_tokens.or(base.max_tokens),
+            session_tokens: self.session_tokens.or(base.session_tokens),
+            session_replies: self.session_replies.or(base.session_replies),
+            context_bytes: self.context_bytes.or(base.context_bytes),
+            max_reply_bytes: self.max_reply_bytes.or(base.max_reply_bytes),
+        }
+    }
+
+    fn resolve(self) -> Result<LlmConfig, String> {
+        let mut c = LlmConfig::default();
+        let duration = |key: &str, d: &str| {
+            parse_duration(d)
+                .map_err(|e| format!("llm.{key}: {e}"))?
+                .to_std()
+                .map_err(|_| format!("llm.{key}: out of range"))
+        };
+        let within = |key: &str, n: u64, range: std::ops::RangeInclusive<u64>| {
+            if range.contains(&n) {
+                Ok(n)
+            } else {
+                Err(format!(
+                    "llm.{key}: {n} is outside {} to {}",
+                    range.start(),
+                    range.end()
+                ))
+            }
+        };
+        if let Some(url) = self.url {
+            let url = url.trim().trim_end_matches('/').to_string();
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!(
+                    "llm.url: \"{url}\" is not an http:// or https:// URL such as http://127.0.0.1:11434/v1"
+                ));
+            }
+            c.url = Some(url);
+        }
+        c.model = self
+            .model
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty());
+        c.api_key = self.api_key;
+        if let Some(d) = self.timeout {
+            c.timeout = duration("timeout", &d)?;
+        }
+        if let Some(d) = self.stall_timeout {
+            c.stall_timeout = duration("stall_timeout", &d)?;
+        }
+        if let Some(d) = self.breaker_cooldown {
+            c.breaker_cooldown = duration("breaker_cooldown", &d)?;
+        }
+        for (d, key) in [
+            (c.timeout, "timeout"),
+            (c.stall_timeout, "stall_timeout"),
+            (c.breaker_cooldown, "breaker_cooldown"),
+        ] {
+            if d < std::time::Duration::from_millis(100) || d > std::time::Duration::from_secs(3600)
+            {
+                return Err(format!("llm.{key}: between 100ms and 1h, please"));
+            }
+        }
+        if let Some(n) = self.retries {
+            c.retries = within("retries", n.into(), 0..=10)? as u32;
+        }
+        if let Some(n) = self.breaker_failures {
+            c.breaker_failures = within("breaker_failures", n.into(), 1..=1000)? as u32;
+        }
+        if let Some(n) = self.max_tokens {
+            c.max_tokens = within("max_tokens", n.into(), 1..=1_000_000)? as u32;
+        }
+        if let Some(n) = self.session_tokens {
+            c.session_tokens = within("session_tokens", n, 1..=u64::from(u32::MAX))?;
+        }
+        if let Some(n) = self.session_replies {
+            c.session_replies = within("session_replies", n.into(), 1..=1_000_000)? as u32;
+        }
+        if let Some(n) = self.context_bytes {
+            c.context_bytes = within("context_bytes", n, 0..=1 << 20)? as usize;
+        }
+        if let Some(n) = self.max_reply_bytes {
+            c.max_reply_bytes = within("max_reply_bytes", n, 256..=1 << 20)? as usize;
+        }
+        Ok(c)
+    }
 }
 
 /// A secret: kept, compared, never printed.
@@ -170,6 +341,7 @@ impl Default for ServerConfig {
             api_keys_file: None,
             metrics_listen: None,
             assistant: crate::assistant::Mode::Observer,
+            llm: LlmConfig::default(),
         }
     }
 }
@@ -241,10 +413,12 @@ pub struct ConfigLayer {
     pub api_keys_file: Option<std::path::PathBuf>,
     pub metrics_listen: Option<String>,
     pub assistant: Option<String>,
+    #[serde(default)]
+    pub llm: LlmLayer,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 32] = [
+pub const ENV_VARS: [(&str, &str); 35] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -277,6 +451,9 @@ pub const ENV_VARS: [(&str, &str); 32] = [
     ("CONVSTATE_API_KEYS_FILE", "api_keys_file"),
     ("CONVSTATE_METRICS_LISTEN", "metrics_listen"),
     ("CONVSTATE_ASSISTANT", "assistant"),
+    ("CONVSTATE_LLM_URL", "llm.url"),
+    ("CONVSTATE_LLM_MODEL", "llm.model"),
+    ("CONVSTATE_LLM_API_KEY", "llm.api_key"),
 ];
 
 impl ConfigLayer {
@@ -337,6 +514,9 @@ impl ConfigLayer {
                 "CONVSTATE_API_KEYS_FILE" => layer.api_keys_file = Some(value.into()),
                 "CONVSTATE_METRICS_LISTEN" => layer.metrics_listen = Some(value),
                 "CONVSTATE_ASSISTANT" => layer.assistant = Some(value),
+                "CONVSTATE_LLM_URL" => layer.llm.url = Some(value),
+                "CONVSTATE_LLM_MODEL" => layer.llm.model = Some(value),
+                "CONVSTATE_LLM_API_KEY" => layer.llm.api_key = Some(Secret(value)),
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
                 "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
                 "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
@@ -396,6 +576,7 @@ impl ConfigLayer {
             api_keys_file: self.api_keys_file.or(base.api_keys_file),
             metrics_listen: self.metrics_listen.or(base.metrics_listen),
             assistant: self.assistant.or(base.assistant),
+            llm: self.llm.over(base.llm),
         }
     }
 
@@ -522,6 +703,15 @@ impl ConfigLayer {
         }
         if let Some(mode) = self.assistant {
             c.assistant = mode.trim().parse().map_err(|e| format!("assistant: {e}"))?;
+        }
+        c.llm = self.llm.resolve()?;
+        if c.assistant == crate::assistant::Mode::Llm
+            && (c.llm.url.is_none() || c.llm.model.is_none())
+        {
+            return Err(
+                "assistant: llm needs a model to call: set llm.url and llm.model (--llm-url, --llm-model, CONVSTATE_LLM_URL, CONVSTATE_LLM_MODEL)"
+                    .to_string(),
+            );
         }
         Ok(c)
     }

@@ -48,6 +48,7 @@ struct Phrases {
     farewell: String,
     types: BTreeMap<String, String>,
     ask: BTreeMap<String, Vec<String>>,
+    llm: super::prompt::LlmPhrases,
 }
 
 /// One assistant turn the guide takes.
@@ -173,7 +174,7 @@ impl Guide {
                         if starts { "start_work" } else { "work_done" },
                     ),
                 )),
-                Purpose::Say | Purpose::Deliver => {}
+                Purpose::Say | Purpose::Deliver | Purpose::Instruct => {}
                 Purpose::Ask(slot) => {
                     if starts || done {
                         errors.borrow_mut().push(error(
@@ -214,6 +215,9 @@ impl Guide {
         check("what_to_change", &p.what_to_change, goal, Purpose::Say);
         check("closing", &p.closing, goal, Purpose::Say);
         check("farewell", &p.farewell, &[], Purpose::Say);
+        for (key, phrase, allowed) in p.llm.phrases() {
+            check(&format!("llm.{key}"), phrase, allowed, Purpose::Instruct);
+        }
         let slots = classifier.slots();
         let mut asks = vec![Vec::new(); slots.len()];
         for (name, wordings) in &p.ask {
@@ -376,6 +380,11 @@ impl Guide {
         fill(phrase, &[("goal", description), ("type", kind)]).unwrap_or_else(|_| phrase.into())
     }
 
+    /// The `llm` assistant's instructions.
+    pub fn llm(&self) -> &super::prompt::LlmPhrases {
+        &self.phrases.llm
+    }
+
     fn type_words(&self, t: GoalType) -> &str {
         self.types.get(&t).map_or(t.as_str(), String::as_str)
     }
@@ -466,11 +475,13 @@ enum Purpose {
     Deliver,
     /// Asks for the slot of this index.
     Ask(usize),
+    /// Tells a model what to do (never read as a turn).
+    Instruct,
 }
 
 /// `template` with each `{name}` replaced by its value; the first unknown name otherwise.
 /// `{{` and `}}` stand for braces.
-fn fill(template: &str, values: &[(&str, &str)]) -> Result<String, String> {
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> Result<String, String> {
     let mut out = String::with_capacity(template.len() + 64);
     let mut rest = template;
     while let Some(at) = rest.find(['{', '}']) {

@@ -3,11 +3,14 @@
 //! - `observer`: clients send both roles; the server only tracks the state (the default).
 //! - `guide`: after each user turn the server answers from the state alone ([`guide`]), with
 //!   the phrases of `patterns/assistant.toml`.
+//! - `llm`: after each user turn a model answers ([`llm`]), called with the state summary and
+//!   the phase's instruction ([`prompt`]), its reply streamed to the session's clients.
 //!
 //! The answers are assistant turns like any other: stepped by the engine, stored, then pushed
 //! to every client of the session in their `state` frames.
 
 pub mod guide;
+pub mod prompt;
 
 use std::fmt;
 use std::str::FromStr;
@@ -24,21 +27,25 @@ pub enum Mode {
     Observer,
     /// The built-in guide answers every user turn.
     Guide,
+    /// A model answers every user turn, its reply streamed (`assistant::llm`).
+    Llm,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 2] = [Mode::Observer, Mode::Guide];
+    pub const ALL: [Mode; 3] = [Mode::Observer, Mode::Guide, Mode::Llm];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Observer => "observer",
             Mode::Guide => "guide",
+            Mode::Llm => "llm",
         }
     }
 
     pub(crate) fn from_u8(n: u8) -> Mode {
         match n {
             1 => Mode::Guide,
+            2 => Mode::Llm,
             _ => Mode::Observer,
         }
     }
@@ -47,6 +54,7 @@ impl Mode {
         match self {
             Mode::Observer => 0,
             Mode::Guide => 1,
+            Mode::Llm => 2,
         }
     }
 }
@@ -64,6 +72,6 @@ impl FromStr for Mode {
         Mode::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("unknown assistant mode {s:?}: expected observer or guide"))
+            .ok_or_else(|| format!("unknown assistant mode {s:?}: expected observer, guide or llm"))
     }
 }
