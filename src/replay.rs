@@ -113,6 +113,7 @@ impl Step {
                 role,
                 text,
                 artifact,
+                partial: false,
             },
             Step::Signal(signal, _) => Change::Signal { signal },
             Step::Reset(_) => Change::Reset,

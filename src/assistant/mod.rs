@@ -10,6 +10,7 @@
 //! to every client of the session in their `state` frames.
 
 pub mod guide;
+pub mod llm;
 pub mod prompt;
 
 use std::fmt;

@@ -38,6 +38,7 @@ pub(crate) fn script(engine: &Engine, name: &str, steps: &[(DateTime<Utc>, Chang
                 role,
                 text,
                 artifact,
+                ..
             } => {
                 let _ = writeln!(out, "{} = {}", role.as_str(), q(text));
                 if *artifact {

@@ -88,13 +88,14 @@ impl FrameText {
     }
 
     /// The frame with the turn that made the change: `"message":{"role":...,"text":...}`
-    /// (and `"artifact":true` when it delivered the work), so every client of the session sees
-    /// every turn, the assistant's answers included.
+    /// (and `"artifact":true` when it delivered the work, `"partial":true` for a reply cut
+    /// short), so every client of the session sees every turn, the assistant's answers included.
     pub fn with_message(
         mut self,
         role: crate::conversation::Role,
         text: &str,
         artifact: bool,
+        partial: bool,
     ) -> FrameText {
         if self.text.ends_with('}') {
             self.text.pop();
@@ -104,6 +105,9 @@ impl FrameText {
             string(&mut self.text, text);
             if artifact {
                 self.text.push_str(r#","artifact":true"#);
+            }
+            if partial {
+                self.text.push_str(r#","partial":true"#);
             }
             self.text.push_str("}}");
         }

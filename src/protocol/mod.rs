@@ -56,10 +56,20 @@ pub enum ClientFrame {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         assistant: Option<crate::assistant::Mode>,
     },
+    /// Stops the assistant's reply being written: it is stored as far as it was delivered,
+    /// marked partial. Answered with the current state.
+    Stop {},
 }
 
 /// The `type` values a client may send.
-pub const CLIENT_TYPES: [&str; 5] = ["message", "signal", "get_state", "reset", "configure"];
+pub const CLIENT_TYPES: [&str; 6] = [
+    "message",
+    "signal",
+    "get_state",
+    "reset",
+    "configure",
+    "stop",
+];
 
 /// The longest `id` a client frame may carry, in bytes: ids are kept per session, so their size
 /// is bounded (a UUID is 36).
@@ -143,7 +153,7 @@ impl ClientFrame {
             }),
             ClientFrame::Signal { signal, .. } => Some(Input::Signal(*signal)),
             ClientFrame::Reset { .. } => Some(Input::Reset),
-            ClientFrame::GetState {} | ClientFrame::Configure { .. } => None,
+            ClientFrame::GetState {} | ClientFrame::Configure { .. } | ClientFrame::Stop {} => None,
         }
     }
 
@@ -153,7 +163,7 @@ impl ClientFrame {
             ClientFrame::Message { id, .. }
             | ClientFrame::Signal { id, .. }
             | ClientFrame::Reset { id } => id.as_deref(),
-            ClientFrame::GetState {} | ClientFrame::Configure { .. } => None,
+            ClientFrame::GetState {} | ClientFrame::Configure { .. } | ClientFrame::Stop {} => None,
         }
     }
 }
@@ -230,6 +240,12 @@ named! {
         /// The token does not allow this: another session, or a frame beyond its role (the
         /// frame was not applied; HTTP 403 before an upgrade).
         Forbidden = "forbidden",
+        /// The session's model cannot answer now (its circuit breaker is open, or the call
+        /// failed): the turn stands, nothing was answered.
+        AssistantUnavailable = "assistant_unavailable",
+        /// The session used its share of the model (tokens or replies): it is not answered
+        /// any more.
+        BudgetExhausted = "budget_exhausted",
     }
 }
 
@@ -255,6 +271,39 @@ pub enum ServerFrame<'a> {
     Ack(Ack<'a>),
     /// A refused request.
     Error(ErrorBody<'a>),
+    /// A piece of the assistant's reply as it is written (the `llm` assistant): a preview, not
+    /// a change; the reply becomes a turn with its `state` frame.
+    AssistantDelta(AssistantDelta<'a>),
+    /// Whether the session's assistant is replying, and its model's circuit breaker.
+    AssistantStatus(AssistantStatus<'a>),
+}
+
+/// `{"type":"assistant_delta", ...}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantDelta<'a> {
+    pub session_id: Cow<'a, str>,
+    /// The reply this piece belongs to.
+    pub reply_id: Cow<'a, str>,
+    /// Where `text` starts in the reply, in bytes of its UTF-8.
+    pub offset: u64,
+    pub text: Cow<'a, str>,
+}
+
+/// `{"type":"assistant_status", ...}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantStatus<'a> {
+    pub session_id: Cow<'a, str>,
+    /// `replying` (the session is busy: a reply is being written), `idle`, or `unavailable`.
+    pub status: Cow<'a, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_id: Option<Cow<'a, str>>,
+    /// The model's circuit breaker: `closed`, `open`, `half_open`.
+    pub breaker: Cow<'a, str>,
+    /// Why, when `unavailable` or when a reply ended early.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Cow<'a, str>>,
 }
 
 /// `{"type":"welcome", ...}`.
@@ -306,6 +355,10 @@ pub struct Turn<'a> {
     /// The turn delivered the work (an artifact field on the message).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub artifact: bool,
+    /// An assistant's reply cut short (stopped, interrupted, failed or too long): stored as
+    /// far as it was delivered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// `{"type":"ack","id":"c-17","seq":N}`.
@@ -380,7 +433,9 @@ impl<'a> ServerFrame<'a> {
             ServerFrame::Welcome(w) => Some(w.seq),
             ServerFrame::State(s) => Some(s.seq),
             ServerFrame::Ack(a) => Some(a.seq),
-            ServerFrame::Error(_) => None,
+            ServerFrame::Error(_)
+            | ServerFrame::AssistantDelta(_)
+            | ServerFrame::AssistantStatus(_) => None,
         }
     }
 
@@ -389,7 +444,10 @@ impl<'a> ServerFrame<'a> {
         match self {
             ServerFrame::Welcome(w) => Some(&w.state),
             ServerFrame::State(s) => Some(&s.state),
-            ServerFrame::Ack(_) | ServerFrame::Error(_) => None,
+            ServerFrame::Ack(_)
+            | ServerFrame::Error(_)
+            | ServerFrame::AssistantDelta(_)
+            | ServerFrame::AssistantStatus(_) => None,
         }
     }
 }
@@ -415,6 +473,8 @@ named! {
         State = "state",
         Ack = "ack",
         Error = "error",
+        AssistantDelta = "assistant_delta",
+        AssistantStatus = "assistant_status",
     }
 }
 

@@ -185,8 +185,12 @@ struct WsParams {
     token: Option<String>,
     /// `1` (or `true`): the session's `state` frames carry the inspector's `explain` object.
     explain: Option<String>,
-    /// Who answers as the assistant in the session: `observer` or `guide`.
+    /// Who answers as the assistant in the session: `observer`, `guide` or `llm`.
     assistant: Option<String>,
+    /// A client that reconnects mid-reply: the reply it was receiving, and how many bytes of it
+    /// it has; it gets the rest only.
+    reply_id: Option<String>,
+    reply_offset: Option<usize>,
 }
 
 async fn upgrade(
@@ -312,8 +316,12 @@ async fn upgrade(
         }
     }
     match session {
-        Ok(Some(session)) => upgrade
-            .on_upgrade(move |socket| ws::serve(socket, app, session, last_seq, admitted, access)),
+        Ok(Some(session)) => {
+            let reply = params.reply_id.zip(params.reply_offset);
+            upgrade.on_upgrade(move |socket| {
+                ws::serve(socket, app, session, last_seq, admitted, access, reply)
+            })
+        }
         Ok(None) => {
             let id = params.session_id.unwrap_or_default();
             upgrade.on_upgrade(move |socket| ws::unknown_session(socket, app, id, admitted))
@@ -607,7 +615,12 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
     let phases = app.sessions.phases();
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.metrics.render(&phases),
+        app.metrics.render(
+            &phases,
+            app.sessions
+                .llm()
+                .map(|(llm, _)| llm.breaker.state(std::time::Instant::now())),
+        ),
     )
         .into_response()
 }

@@ -21,6 +21,9 @@ impl Counter {
     pub(crate) fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
     }
+    pub(crate) fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -144,6 +147,10 @@ pub(crate) struct Metrics {
     goals_finished: [[Counter; 5]; 4],
     errors: [Counter; ErrorCode::ALL.len()],
     pub turn_latency: Histogram,
+    /// Replies of the `llm` assistant, by outcome (`replies::REPLY_OUTCOMES`).
+    pub llm_replies: [Counter; 4],
+    /// Tokens the model reported (or was estimated) to use.
+    pub llm_tokens: Counter,
 }
 
 fn phase_index(p: Phase) -> usize {
@@ -185,7 +192,11 @@ impl Metrics {
     }
 
     /// The Prometheus text exposition. `phases` are the phases of the live sessions.
-    pub(crate) fn render(&self, phases: &[Phase]) -> String {
+    pub(crate) fn render(
+        &self,
+        phases: &[Phase],
+        breaker: Option<crate::assistant::llm::BreakerState>,
+    ) -> String {
         let mut out = String::with_capacity(8192);
         fn family(out: &mut String, name: &str, kind: &str, help: &str) {
             let _ = writeln!(
@@ -375,6 +386,46 @@ impl Metrics {
         let sum = self.turn_latency.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         let _ = writeln!(out, "convstate_turn_latency_seconds_sum {sum}");
         let _ = writeln!(out, "convstate_turn_latency_seconds_count {count}");
+        family(
+            &mut out,
+            "llm_replies_total",
+            "counter",
+            "Replies of the llm assistant, by outcome.",
+        );
+        for (i, outcome) in super::replies::REPLY_OUTCOMES.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "convstate_llm_replies_total{{outcome=\"{outcome}\"}} {}",
+                self.llm_replies[i].get()
+            );
+        }
+        family(
+            &mut out,
+            "llm_tokens_total",
+            "counter",
+            "Tokens the llm assistant's model used (prompts and replies).",
+        );
+        let _ = writeln!(out, "convstate_llm_tokens_total {}", self.llm_tokens.get());
+        if let Some(state) = breaker {
+            family(
+                &mut out,
+                "llm_breaker",
+                "gauge",
+                "The llm assistant's circuit breaker: 1 for its current state.",
+            );
+            for s in [
+                crate::assistant::llm::BreakerState::Closed,
+                crate::assistant::llm::BreakerState::Open,
+                crate::assistant::llm::BreakerState::HalfOpen,
+            ] {
+                let _ = writeln!(
+                    out,
+                    "convstate_llm_breaker{{state=\"{}\"}} {}",
+                    s.as_str(),
+                    u8::from(s == state)
+                );
+            }
+        }
         out
     }
 }

@@ -14,6 +14,7 @@ pub(crate) mod deadlines;
 pub(crate) mod edge;
 pub(crate) mod http;
 pub(crate) mod metrics;
+pub(crate) mod replies;
 pub(crate) mod sessions;
 pub(crate) mod web;
 pub(crate) mod ws;
@@ -101,12 +102,15 @@ impl App {
         clock: Clock,
         stop: watch::Receiver<Stop>,
         (verifier, api_keys): (Option<auth::Verifier>, Option<auth::ApiKeys>),
-        guide: Option<crate::assistant::guide::Guide>,
+        (guide, llm): (
+            Option<crate::assistant::guide::Guide>,
+            Option<Arc<crate::assistant::llm::Llm>>,
+        ),
     ) -> App {
         let metrics = Arc::new(Metrics::default());
         let limits = Arc::new(Limits::new(&config));
         App {
-            sessions: Sessions::new(engine, guide, store, metrics.clone(), &config),
+            sessions: Sessions::new(engine, guide, llm, store, metrics.clone(), &config),
             metrics,
             session_rate: SessionRate::new(&config, limits.clone()),
             limits,
@@ -229,6 +233,16 @@ pub async fn run_with_clock(
             None
         }
     };
+    let llm = crate::assistant::llm::Llm::new(&config.llm)
+        .map_err(std::io::Error::other)?
+        .map(Arc::new);
+    if llm.is_some() {
+        info!(
+            url = config.llm.url.as_deref().unwrap_or_default(),
+            model = config.llm.model.as_deref().unwrap_or_default(),
+            "the llm assistant calls this model"
+        );
+    }
     let local = listener.local_addr()?;
     // The address really served (the configured one may say port 0, or be ignored by tests).
     config.listen = local;
@@ -263,7 +277,7 @@ pub async fn run_with_clock(
         clock,
         stop_rx.clone(),
         (verifier, api_keys),
-        guide,
+        (guide, llm),
     ));
     let (recording, now) = (app.clone(), rules.clone());
     match tokio::task::spawn_blocking(move || recording.sessions.store().record_rules(&rules)).await

@@ -48,6 +48,32 @@ pub(crate) enum Push {
     Frame { seq: u64, frame: Utf8Bytes },
     /// The session was deleted: clients are told and disconnected.
     Deleted,
+    /// A piece of the assistant's reply as it is written (`assistant_delta`): not a change, no
+    /// `seq`; each connection sends what its client does not have yet.
+    Delta {
+        reply_id: Arc<str>,
+        offset: usize,
+        text: Arc<str>,
+    },
+    /// A frame about the session's assistant (`assistant_status`, an error): not a change.
+    Live(Utf8Bytes),
+}
+
+/// The `llm` assistant's reply being written in a session.
+#[derive(Debug)]
+pub(crate) struct InFlight {
+    pub id: Arc<str>,
+    /// What was delivered so far.
+    pub text: String,
+    /// Stops the call.
+    pub cancel: Arc<tokio::sync::Notify>,
+}
+
+/// What a session used of its model (kept in memory: a restart starts it again).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Usage {
+    pub tokens: u64,
+    pub replies: u32,
 }
 
 /// One live session.
@@ -71,6 +97,9 @@ pub(crate) struct Session {
     /// Who answers as the assistant ([`Mode`], as its `u8`): the server's default, or what a
     /// client chose (`?assistant=`, `configure`); kept in memory only.
     assistant: AtomicU8,
+    /// The `llm` assistant's reply being written, if any.
+    reply: Mutex<Option<InFlight>>,
+    usage: Mutex<Usage>,
 }
 
 /// The engine's side of a session.
@@ -160,6 +189,16 @@ pub(crate) struct Applied {
     pub duplicate: bool,
 }
 
+/// Where a change comes from.
+#[derive(Clone, Copy, Debug)]
+enum Origin {
+    /// A client's frame, and when it arrived (for the latency histogram).
+    Client(Option<Instant>),
+    /// The server's own assistant turn (the guide's answer, the model's reply), `partial` when
+    /// it was cut short.
+    Server { partial: bool },
+}
+
 /// Why a frame could not be applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Refused {
@@ -195,8 +234,11 @@ pub(crate) const OUTBOUND_LIMIT: usize = 1 << 20;
 pub(crate) struct Sessions {
     map: DashMap<Arc<str>, Arc<Session>>,
     engine: Engine,
-    /// The built-in guide, if its phrases fit the engine.
+    /// The built-in guide, if its phrases fit the engine (the `llm` assistant's instructions
+    /// are among them).
     guide: Option<Guide>,
+    /// The `llm` assistant's upstream, if one is configured.
+    llm: Option<Arc<crate::assistant::llm::Llm>>,
     /// The assistant of a session nobody chose one for.
     assistant: Mode,
     store: Arc<dyn Store>,
@@ -217,6 +259,7 @@ impl Sessions {
     pub(crate) fn new(
         engine: Engine,
         guide: Option<Guide>,
+        llm: Option<Arc<crate::assistant::llm::Llm>>,
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
         config: &crate::config::ServerConfig,
@@ -225,6 +268,7 @@ impl Sessions {
             map: DashMap::new(),
             engine,
             guide,
+            llm,
             assistant: config.assistant,
             store,
             deadlines: Arc::default(),
@@ -243,8 +287,81 @@ impl Sessions {
                 "the guide is unavailable on this server: its phrases do not fit the patterns (see the server's log)"
                     .to_string(),
             ),
+            Mode::Llm if self.llm.is_none() => Err(
+                "no model is configured on this server (llm.url and llm.model): the llm assistant is unavailable"
+                    .to_string(),
+            ),
+            Mode::Llm if self.guide.is_none() => Err(
+                "the llm assistant is unavailable on this server: its instructions (assistant.toml) do not fit the patterns"
+                    .to_string(),
+            ),
             _ => Ok(()),
         }
+    }
+
+    pub(crate) fn llm(&self) -> Option<(&Arc<crate::assistant::llm::Llm>, &Guide)> {
+        self.llm.as_ref().zip(self.guide.as_ref())
+    }
+
+    /// The `seq` of a live session's last change (0 for none).
+    pub(crate) fn snapshot_seq(&self, id: &str) -> u64 {
+        self.get(id).map_or(0, |s| s.tip().seq)
+    }
+
+    /// The state of the session's tip (changes queued included).
+    pub(crate) fn snapshot(&self, session: &Session) -> Conversation {
+        session.tip().conv.clone()
+    }
+
+    /// Stores the assistant's reply `text` as a turn (`partial` when cut short), reloading
+    /// the session first if an earlier change failed. Blocks on a reload only.
+    pub(crate) fn apply_reply(
+        &self,
+        session: &Arc<Session>,
+        text: &str,
+        partial: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Applied, StoreError> {
+        let input = Input::Message {
+            role: Role::Assistant,
+            text,
+            artifact: false,
+        };
+        let once = || {
+            let mut tip = session.tip();
+            if tip.deleted {
+                return Err(Refused::Deleted);
+            }
+            if session.stale.load(Ordering::SeqCst) {
+                return Err(Refused::Stale);
+            }
+            if let Some(cause) = self.store.refusing() {
+                return Err(Refused::Store(cause));
+            }
+            self.queue(
+                session,
+                &mut tip,
+                input,
+                None,
+                now,
+                Origin::Server { partial },
+            )
+            .map(|(applied, _)| applied)
+        };
+        match once() {
+            Err(Refused::Stale) => {
+                self.reload(session)?;
+                once()
+            }
+            other => other,
+        }
+        .map_err(|e| match e {
+            Refused::Store(e) => e,
+            Refused::Deleted | Refused::Stale => StoreError::new(
+                store::ErrorKind::Conflict,
+                format!("session {} is gone or reloading", session.id),
+            ),
+        })
     }
 
     pub(crate) fn store(&self) -> &Arc<dyn Store> {
@@ -559,9 +676,10 @@ impl Sessions {
                     role,
                     text,
                     artifact,
+                    partial,
                 } = &event.change
                 {
-                    frame = frame.with_message(*role, text, *artifact);
+                    frame = frame.with_message(*role, text, *artifact, *partial);
                 }
                 let text = frame.text;
                 bytes += text.len();
@@ -593,11 +711,14 @@ impl Sessions {
                 let (frame, parts) = view.text();
                 parts.current(frame).into()
             },
+            live: Vec::new(),
         };
         loop {
             match pushes.try_recv() {
                 Ok(Push::Frame { seq, frame }) => up.frames.push((seq, frame)),
                 Ok(Push::Deleted) => up.deleted = true,
+                Ok(Push::Live(frame)) => up.live.push(frame),
+                Ok(Push::Delta { .. }) => {}
                 Err(TryRecvError::Lagged(_)) => up.lagged = true,
                 Err(TryRecvError::Empty | TryRecvError::Closed) => return up,
             }
@@ -713,7 +834,8 @@ impl Sessions {
             self.store.write(create, None).map_err(Refused::Store)?;
             tip.unstored = false;
         }
-        let (mut applied, transitions) = self.queue(session, &mut tip, input, id, now, received)?;
+        let (mut applied, transitions) =
+            self.queue(session, &mut tip, input, id, now, Origin::Client(received))?;
         // The guide answers a user's turn, in the same order of changes: nobody else's change
         // comes between the turn and its answers. The turn's ack then waits for the last
         // answer and names its `seq`, so a client that has its ack has the answers too.
@@ -733,7 +855,14 @@ impl Sessions {
                     text: &reply.text,
                     artifact: reply.artifact,
                 };
-                match self.queue(session, &mut tip, answer, None, now, None) {
+                match self.queue(
+                    session,
+                    &mut tip,
+                    answer,
+                    None,
+                    now,
+                    Origin::Server { partial: false },
+                ) {
                     Ok((answered, _)) if answered.ticket != 0 => {
                         applied.seq = answered.seq;
                         applied.ticket = answered.ticket;
@@ -762,8 +891,12 @@ impl Sessions {
         input: Input<'_>,
         id: Option<&str>,
         now: DateTime<Utc>,
-        received: Option<Instant>,
+        origin: Origin,
     ) -> Result<(Applied, Transitions), Refused> {
+        let (received, partial) = match origin {
+            Origin::Client(received) => (received, false),
+            Origin::Server { partial } => (None, partial),
+        };
         {
             // The tip is about to move ahead of the store: a view still to be written from it
             // is written now.
@@ -800,14 +933,27 @@ impl Sessions {
             artifact,
         } = input
         {
-            frame = frame.with_message(role, text, artifact);
+            frame = frame.with_message(role, text, artifact, partial);
         }
         let append = Append {
             session: session.id.clone(),
             event: Event {
                 seq,
                 at: now,
-                change: Change::from_input(&input),
+                change: match Change::from_input(&input) {
+                    Change::Message {
+                        role,
+                        text,
+                        artifact,
+                        ..
+                    } => Change::Message {
+                        role,
+                        text,
+                        artifact,
+                        partial,
+                    },
+                    change => change,
+                },
                 id: id.map(str::to_string),
             },
             phase: conv.phase,
@@ -1123,6 +1269,9 @@ pub(crate) struct UpToNow {
     /// The committed `seq`, and its state as a `state` frame without transitions.
     pub(crate) seq: u64,
     pub(crate) current: Utf8Bytes,
+    /// Frames about the assistant that were waiting (deltas are not kept: the next one, or the
+    /// reply's turn, makes up for them).
+    pub(crate) live: Vec<Utf8Bytes>,
 }
 
 /// The state at a `seq` and the frames after it, rebuilt from the log.
@@ -1158,7 +1307,40 @@ impl Session {
             stale: AtomicBool::new(false),
             explain: AtomicBool::new(false),
             assistant: AtomicU8::new(assistant.as_u8()),
+            reply: Mutex::new(None),
+            usage: Mutex::new(Usage::default()),
         })
+    }
+
+    /// The reply being written, as far as it is: its id and text.
+    pub(crate) fn reply_so_far(&self) -> Option<(Arc<str>, String)> {
+        self.reply_slot()
+            .as_ref()
+            .map(|r| (r.id.clone(), r.text.clone()))
+    }
+
+    pub(crate) fn reply_slot(&self) -> MutexGuard<'_, Option<InFlight>> {
+        self.reply.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes the reply being written if it is `id` (any, for `None`): whoever takes it stores
+    /// it, so it is stored once.
+    pub(crate) fn take_reply(&self, id: Option<&str>) -> Option<InFlight> {
+        let mut slot = self.reply_slot();
+        if id.is_none_or(|id| slot.as_ref().is_some_and(|r| &*r.id == id)) {
+            slot.take()
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn usage(&self) -> MutexGuard<'_, Usage> {
+        self.usage.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends a frame that is not a change to every client of the session.
+    pub(crate) fn live(&self, push: Push) {
+        let _ = self.tx.send(push);
     }
 
     /// Who answers as the assistant from now on.

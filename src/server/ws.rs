@@ -85,6 +85,8 @@ struct Connection {
     _admitted: Option<Arc<Admitted>>,
     /// What its token lets it send; `None`: authentication is off, everything.
     access: Option<Access>,
+    /// The reply being written that the client has, and up to where (bytes).
+    reply_sent: Option<(Arc<str>, usize)>,
 }
 
 /// Whether `access` may send `frame`, or why not.
@@ -92,7 +94,7 @@ fn allowed(access: Access, frame: &ClientFrame) -> Result<(), String> {
     let ok = match frame {
         ClientFrame::Message { role, .. } => access.may_speak_as(*role),
         ClientFrame::Signal { signal, .. } => access.may_signal(*signal),
-        ClientFrame::Reset { .. } => access.may_reset(),
+        ClientFrame::Reset { .. } | ClientFrame::Stop {} => access.may_reset(),
         // Who answers in the session: the user's choice, or an admin's.
         ClientFrame::Configure {
             assistant: Some(_), ..
@@ -116,6 +118,7 @@ pub(crate) fn serve(
     last_seq: Option<u64>,
     admitted: Option<Arc<Admitted>>,
     access: Option<Access>,
+    reply: Option<(String, usize)>,
 ) -> impl Future<Output = ()> + Send {
     // The connection is built here, not in the task: an async fn keeps its arguments for its
     // whole life, so a socket passed in and then moved into the connection would be held twice
@@ -131,6 +134,7 @@ pub(crate) fn serve(
         last_heard: Instant::now(),
         _admitted: admitted,
         access,
+        reply_sent: reply.map(|(id, offset)| (Arc::from(id), offset)),
     };
     conn.serve(last_seq)
 }
@@ -232,6 +236,23 @@ impl Connection {
             self.send(frame).await?;
         }
         self.sent = seq;
+        // Mid-reply: the reply as far as it is, from where the client stopped if it says (its
+        // `reply_id` and `reply_offset`), and then the rest as it comes.
+        if let Some((id, so_far)) = self.session.reply_so_far() {
+            let status =
+                super::replies::status_frame(&self.app, &self.session, "replying", Some(&id), None);
+            self.send(status).await?;
+            let have = match &self.reply_sent {
+                Some((asked, offset)) if *asked == id => (*offset).min(so_far.len()),
+                _ => 0,
+            };
+            self.reply_sent = Some((id.clone(), have));
+            if so_far.len() > have && so_far.is_char_boundary(have) {
+                self.on_delta(id, have, &so_far[have..]).await?;
+            }
+        } else {
+            self.reply_sent = None;
+        }
         Ok(())
     }
 
@@ -292,8 +313,48 @@ impl Connection {
                     .await;
                 Err(End::Close(close_code::NORMAL, "session deleted"))
             }
+            Ok(Push::Live(frame)) => self.send(frame).await,
+            Ok(Push::Delta {
+                reply_id,
+                offset,
+                text,
+            }) => self.on_delta(reply_id, offset, &text).await,
             Err(RecvError::Closed) => Err(End::Close(close_code::NORMAL, "session closed")),
         }
+    }
+
+    /// A piece of the reply being written: what of it the client does not have yet. A piece
+    /// after a gap (one missed while catching up) is sent with what came before it, from the
+    /// reply as it stands.
+    async fn on_delta(&mut self, reply_id: Arc<str>, offset: usize, text: &str) -> Result<(), End> {
+        let have = match &self.reply_sent {
+            Some((id, end)) if *id == reply_id => *end,
+            _ => 0,
+        };
+        let end = offset + text.len();
+        if end <= have {
+            return Ok(());
+        }
+        let piece: String = if offset <= have {
+            text[have - offset..].to_string()
+        } else {
+            match self.session.reply_so_far() {
+                Some((id, so_far)) if id == reply_id && so_far.len() >= end => {
+                    so_far[have..end].to_string()
+                }
+                _ => text.to_string(),
+            }
+        };
+        let from = end - piece.len();
+        self.reply_sent = Some((reply_id.clone(), end));
+        let frame = ServerFrame::AssistantDelta(crate::protocol::AssistantDelta {
+            session_id: std::borrow::Cow::Borrowed(&self.session.id),
+            reply_id: std::borrow::Cow::Borrowed(&reply_id),
+            offset: from as u64,
+            text: std::borrow::Cow::Owned(piece),
+        })
+        .to_text();
+        self.send(frame.into()).await
     }
 
     /// The client fell behind the session's channel: the frames it missed come from the log
@@ -339,6 +400,9 @@ impl Connection {
                 self.send(frame).await?;
                 self.sent = seq;
             }
+        }
+        for frame in up.live {
+            self.send(frame).await?;
         }
         if up.lagged || self.sent < up.seq {
             Box::pin(self.catch_up(Some(up.seq))).await?;
@@ -454,11 +518,21 @@ impl Connection {
                 self.session.set_assistant(mode);
             }
         }
+        if let ClientFrame::Stop {} = frame {
+            super::replies::stop(&self.app, &self.session);
+            return Reply::State;
+        }
         let Some(input) = frame.input() else {
             return Reply::State;
         };
         let sessions = &self.app.sessions;
         let now = self.app.clock.now();
+        let llm_turn = super::replies::answers(&self.session, &input);
+        if llm_turn {
+            // A new turn while a reply is written: the reply stops where it is and is stored
+            // first (docs/assistant.md: the busy policy).
+            super::replies::interrupt(&self.app, &self.session);
+        }
         let mut applied = sessions.apply(&self.session, input, frame.id(), now, Some(received));
         if applied == Err(Refused::Stale) {
             // An earlier change failed to commit: the session is reloaded from the log first.
@@ -474,6 +548,15 @@ impl Connection {
                 }
                 Err(e) => Err(Refused::Store(e)),
             };
+        }
+        if llm_turn
+            && let Ok(Applied {
+                ticket,
+                duplicate: false,
+                ..
+            }) = applied
+        {
+            super::replies::start(&self.app, &self.session, ticket);
         }
         match applied {
             Ok(Applied { seq, ticket, .. }) => Reply::Commit {

@@ -64,6 +64,9 @@ pub enum Change {
         text: String,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         artifact: bool,
+        /// An assistant's reply cut short, stored as far as it was delivered.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        partial: bool,
     },
     Signal {
         signal: Signal,
@@ -84,6 +87,7 @@ impl Change {
                 role,
                 text: text.to_string(),
                 artifact,
+                partial: false,
             },
             Input::Signal(signal) => Change::Signal { signal },
             Input::Reset => Change::Reset,
@@ -97,6 +101,7 @@ impl Change {
                 role,
                 text,
                 artifact,
+                ..
             } => Input::Message {
                 role: *role,
                 text,

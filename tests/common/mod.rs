@@ -2,6 +2,8 @@
 //! and a minimal HTTP client.
 #![allow(dead_code)]
 
+pub(crate) mod upstream;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
