@@ -9,7 +9,8 @@
 //   explain true to show the inspector's notes from the start (the demo page reads ?explain=1);
 //           its checkbox turns them on and off
 //   assistant who answers as the assistant: "guide" (the server's built-in guide answers every
-//           user turn) or "observer" (nobody does: type both sides); the demo page reads
+//           user turn), "llm" (a model answers, its reply shown as it is written, with a stop
+//           button) or "observer" (nobody does: type both sides); the demo page reads
 //           ?assistant= and defaults to the guide, an embedded widget keeps the server's choice
 //           unless given one. Its selector changes it for the session.
 //
@@ -91,15 +92,21 @@ export function mount(container, options = {}) {
   const assistantMode = el("select", { "data-testid": "assistant-mode", "aria-label": "Who answers" },
     el("option", { value: "", text: "the server's choice" }),
     el("option", { value: "guide", text: "the guide answers" }),
+    el("option", { value: "llm", text: "a model answers (llm)" }),
     el("option", { value: "observer", text: "nobody answers: type both sides" }));
   assistantMode.value = wanted || "";
+  // The llm assistant's reply as it is written: one bubble, filled piece by piece, replaced by
+  // the stored turn when it comes; and a button that stops it.
+  let writing = null; // { id, text, node }
+  const stop = el("button", { type: "button", "data-testid": "stop", text: "stop", hidden: "" });
+  const busy = el("span", { class: "busy", "data-testid": "assistant-status", role: "status" });
 
   const root = el("div", { class: "cs" },
     el("header", {}, el("h1", { text: "convstate" }), sessionLabel, connection),
     el("div", { class: "chat" },
       el("h2", { text: "Chat" }), messages,
       el("div", { class: "compose" }, role, input, send), signals,
-      el("label", { class: "mode" }, "Assistant: ", assistantMode)),
+      el("label", { class: "mode" }, "Assistant: ", assistantMode), busy, stop),
     el("div", { class: "state" },
       el("section", { class: "wide" }, el("h2", { text: "Phase" }), timeline,
         el("div", { class: "now" }, "Now: ", phase, " · turns: ", turns, " · idle in: ", countdown)),
@@ -125,6 +132,11 @@ export function mount(container, options = {}) {
     if (session) {
       url.searchParams.set("session_id", session);
       url.searchParams.set("last_seq", String(seq));
+      if (writing) {
+        // Mid-reply: only the rest of it.
+        url.searchParams.set("reply_id", writing.id);
+        url.searchParams.set("reply_offset", String(new TextEncoder().encode(writing.text).length));
+      }
     }
     if (token) url.searchParams.set("token", token);
     if (explainOn) url.searchParams.set("explain", "1");
@@ -178,7 +190,19 @@ export function mount(container, options = {}) {
       render(frame.state, frame.seq, frame.summary, []);
       loadTranscript();
       if (wanted) socket.send(JSON.stringify({ type: "configure", assistant: wanted }));
+    } else if (frame.type === "assistant_delta") {
+      showDelta(frame);
+    } else if (frame.type === "assistant_status") {
+      const replying = frame.status === "replying";
+      busy.textContent = replying ? "the assistant is writing…" : frame.status === "unavailable" ? `the assistant is unavailable${frame.reason ? `: ${frame.reason}` : ""}` : "";
+      busy.dataset.status = frame.status;
+      stop.hidden = !replying;
     } else if (frame.type === "state") {
+      if (frame.message && frame.message.role === "assistant" && writing) {
+        // The reply is stored: the transcript shows it from the log.
+        writing.node.remove();
+        writing = null;
+      }
       render(frame.state, frame.seq, frame.summary, frame.transitions);
       if (frame.explain) renderExplain(frame.explain);
       loadTranscript();
@@ -260,6 +284,26 @@ export function mount(container, options = {}) {
       if (again) { again = false; loadTranscript(); }
     }
   }
+
+  function showDelta(d) {
+    if (!writing || writing.id !== d.reply_id) {
+      if (writing) writing.node.remove();
+      const body = el("span", { class: "text" });
+      const node = el("div", { class: "msg assistant writing", "data-testid": "writing" }, el("span", { class: "who", text: "assistant" }), body);
+      writing = { id: d.reply_id, text: "", node, body };
+      messages.append(node);
+    }
+    // Pieces come in order, each from where the last one ended (bytes of UTF-8).
+    if (new TextEncoder().encode(writing.text).length === d.offset) {
+      writing.text += d.text;
+      writing.body.textContent = writing.text;
+      messages.scrollTop = messages.scrollHeight;
+    }
+  }
+
+  stop.addEventListener("click", () => {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: "stop" }));
+  });
 
   assistantMode.addEventListener("change", () => {
     wanted = assistantMode.value || null;

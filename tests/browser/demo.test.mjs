@@ -437,3 +437,62 @@ test("with the guide (the demo page's default), a user who types only their side
     child.kill();
   }
 });
+
+/** A local OpenAI-compatible server: each call streams `pieces` (SSE), `gap` ms apart; with
+ * `hang`, it then stays open. Resolves with its base URL and the calls it got. */
+function startModel(pieces, gap, hang = false) {
+  return new Promise((resolve) => {
+    const calls = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", async () => {
+        calls.push(JSON.parse(body));
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        for (const p of pieces) {
+          if (res.destroyed) return;
+          res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: p } }] })}\n\n`);
+          await new Promise((r) => setTimeout(r, gap));
+        }
+        if (!hang) res.end("data: [DONE]\n\n");
+      });
+    });
+    server.listen(0, "127.0.0.1", () => resolve({ server, calls, url: `http://127.0.0.1:${server.address().port}/v1` }));
+  });
+}
+
+test("with a model, the reply shows as it is written, and stop keeps what was written", async () => {
+  const model = await startModel(["Which ", "features ", "do ", "you ", "need?"], 150);
+  const stalled = await startModel(["Thinking about ", "it "], 50, true);
+  const { child, url } = await startServer(["--llm-url", model.url, "--llm-model", "test"]);
+  const second = await startServer(["--llm-url", stalled.url, "--llm-model", "test"]);
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${url}/?assistant=llm`);
+    await expectText(page, "connection", "connected");
+    await say(page, "user", "I want to build a todo app");
+    // Written piece by piece: the bubble shows part of the reply before the whole.
+    await page.getByTestId("writing").filter({ hasText: "Which features" }).waitFor({ timeout: 10_000 });
+    await expectText(page, "assistant-status", "writing");
+    await page.locator(".msg.assistant:not(.writing)", { hasText: "Which features do you need?" }).waitFor({ timeout: 10_000 });
+    assert.equal(await page.getByTestId("writing").count(), 0);
+    await page.locator('[data-slot="requirements"].asked').waitFor({ timeout: 10_000 });
+    assert.match(model.calls[0].messages.at(-1).content, /Conversation Phase: understanding/);
+    // A model that stalls: stop keeps what it wrote.
+    const other = await browser.newPage();
+    await other.goto(`${second.url}/?assistant=llm`);
+    await expectText(other, "connection", "connected");
+    await say(other, "user", "Build a landing page");
+    await other.getByTestId("writing").filter({ hasText: "Thinking about it" }).waitFor({ timeout: 10_000 });
+    await other.getByTestId("stop").click();
+    await other.locator(".msg.assistant:not(.writing)", { hasText: "Thinking about it" }).waitFor({ timeout: 10_000 });
+    await page.close();
+    await other.close();
+  } finally {
+    child.kill();
+    second.child.kill();
+    model.server.close();
+    stalled.server.closeAllConnections();
+    stalled.server.close();
+  }
+});
