@@ -157,6 +157,21 @@ pub struct LlmConfig {
     pub context_bytes: usize,
     /// The longest reply kept, in bytes; a longer one is cut there and marked partial.
     pub max_reply_bytes: usize,
+    /// Replies written at once on this node, all sessions together; a turn beyond is told the
+    /// assistant is unavailable.
+    pub max_concurrent: usize,
+    /// What a user's turn does while a reply is written: `interrupt` (the reply stops and is
+    /// stored as delivered, the turn is answered) or `refuse` (the turn is refused with
+    /// `assistant_busy`, nothing applied).
+    pub busy: BusyPolicy,
+}
+
+/// What a user's turn does while the `llm` assistant writes a reply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BusyPolicy {
+    #[default]
+    Interrupt,
+    Refuse,
 }
 
 impl Default for LlmConfig {
@@ -175,6 +190,8 @@ impl Default for LlmConfig {
             session_replies: 500,
             context_bytes: 16 * 1024,
             max_reply_bytes: 32 * 1024,
+            max_concurrent: 64,
+            busy: BusyPolicy::Interrupt,
         }
     }
 }
@@ -197,6 +214,8 @@ pub struct LlmLayer {
     pub session_replies: Option<u32>,
     pub context_bytes: Option<u64>,
     pub max_reply_bytes: Option<u64>,
+    pub max_concurrent: Option<u64>,
+    pub busy: Option<String>,
 }
 
 impl LlmLayer {
@@ -215,6 +234,8 @@ impl LlmLayer {
             session_replies: self.session_replies.or(base.session_replies),
             context_bytes: self.context_bytes.or(base.context_bytes),
             max_reply_bytes: self.max_reply_bytes.or(base.max_reply_bytes),
+            max_concurrent: self.max_concurrent.or(base.max_concurrent),
+            busy: self.busy.or(base.busy),
         }
     }
 
@@ -290,6 +311,18 @@ impl LlmLayer {
         }
         if let Some(n) = self.max_reply_bytes {
             c.max_reply_bytes = within("max_reply_bytes", n, 256..=1 << 20)? as usize;
+        }
+        if let Some(n) = self.max_concurrent {
+            c.max_concurrent = within("max_concurrent", n, 1..=100_000)? as usize;
+        }
+        if let Some(busy) = self.busy {
+            c.busy = match busy.trim() {
+                "interrupt" => BusyPolicy::Interrupt,
+                "refuse" => BusyPolicy::Refuse,
+                other => {
+                    return Err(format!("llm.busy: \"{other}\" is not interrupt or refuse"));
+                }
+            };
         }
         Ok(c)
     }

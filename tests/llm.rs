@@ -478,3 +478,47 @@ async fn llm_needs_a_model_and_only_users_choose_it() {
     assert!(refused.contains("llm.url and llm.model"), "{refused}");
     drop(config);
 }
+
+#[tokio::test]
+async fn the_refuse_policy_and_the_node_wide_cap() {
+    let upstream = Upstream::start().await;
+    upstream.default(Behaviour::Stall {
+        pieces: vec!["Hmm ".into()],
+    });
+    let server = TestServer::start(
+        config(&upstream, |c| {
+            c.busy = convstate::config::BusyPolicy::Refuse;
+            c.max_concurrent = 1;
+        }),
+        None,
+        StoreKind::Memory,
+    )
+    .await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    say(&mut client, "Build a form", "c-1").await;
+    loop {
+        if let ServerFrame::AssistantDelta(_) = client.recv().await {
+            break;
+        }
+    }
+    // Busy: refused, nothing applied.
+    say(&mut client, "With a name field", "c-2").await;
+    let refused = loop {
+        if let ServerFrame::Error(e) = client.recv().await {
+            break e;
+        }
+    };
+    assert_eq!(refused.code, ErrorCode::AssistantBusy);
+    // Another session: the node writes one reply at a time.
+    let (mut other, _) = Client::connect(&server.ws_url("")).await;
+    say(&mut other, "Hello", "o-1").await;
+    let seen = until_answered(&mut other).await;
+    assert_eq!(error_of(&seen), Some(ErrorCode::AssistantUnavailable));
+    // Stopped, the first session's turn count shows the refused turn was not applied.
+    client.send(json!({"type": "stop"})).await;
+    let seen = until_answered(&mut client).await;
+    let turn = answer(&seen);
+    assert_eq!(turn.state.turn_count, 2, "the turn and the partial reply");
+    assert!(turn.message.as_ref().unwrap().partial);
+    server.stop().await;
+}

@@ -159,6 +159,8 @@ pub struct Llm {
     model: String,
     config: LlmConfig,
     pub breaker: Breaker,
+    /// Replies written at once ([`LlmConfig::max_concurrent`]).
+    pub slots: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 /// One chunk of a streamed reply.
@@ -213,6 +215,7 @@ impl Llm {
             model: model.clone(),
             config: config.clone(),
             breaker: Breaker::new(config.breaker_failures, config.breaker_cooldown),
+            slots: std::sync::Arc::new(tokio::sync::Semaphore::new(config.max_concurrent)),
         }))
     }
 

@@ -246,6 +246,9 @@ named! {
         /// The session used its share of the model (tokens or replies): it is not answered
         /// any more.
         BudgetExhausted = "budget_exhausted",
+        /// A user's turn while the assistant writes a reply, with `llm.busy = "refuse"`: the
+        /// frame was not applied.
+        AssistantBusy = "assistant_busy",
     }
 }
 

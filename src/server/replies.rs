@@ -151,6 +151,16 @@ pub(crate) fn start(app: &Arc<App>, session: &Arc<Session>, ticket: u64) {
         error(app, session, ErrorCode::AssistantUnavailable, &why);
         return;
     }
+    let Ok(permit) = llm.slots.clone().try_acquire_owned() else {
+        app.metrics.llm_replies[REPLY_REFUSED].inc();
+        let why = format!(
+            "{} replies are being written on this server: try again shortly",
+            config.max_concurrent
+        );
+        tell(app, session, "unavailable", None, Some(&why));
+        error(app, session, ErrorCode::AssistantUnavailable, &why);
+        return;
+    };
     let id: Arc<str> = Arc::from(new_reply_id());
     let cancel = Arc::new(tokio::sync::Notify::new());
     *session.reply_slot() = Some(InFlight {
@@ -161,6 +171,7 @@ pub(crate) fn start(app: &Arc<App>, session: &Arc<Session>, ticket: u64) {
     tell(app, session, "replying", Some(&id), None);
     let (app, session) = (app.clone(), session.clone());
     tokio::spawn(async move {
+        let _permit = permit;
         tokio::select! {
             // Whoever cancelled it took the reply and stored it.
             _ = cancel.notified() => {}

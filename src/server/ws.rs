@@ -528,6 +528,15 @@ impl Connection {
         let sessions = &self.app.sessions;
         let now = self.app.clock.now();
         let llm_turn = super::replies::answers(&self.session, &input);
+        if llm_turn
+            && self.session.reply_so_far().is_some()
+            && self.app.config.llm.busy == crate::config::BusyPolicy::Refuse
+        {
+            return self.refusal(
+                ErrorCode::AssistantBusy,
+                "the assistant is writing a reply: send stop, or wait for it (this frame was not applied)",
+            );
+        }
         if llm_turn {
             // A new turn while a reply is written: the reply stops where it is and is stored
             // first (docs/assistant.md: the busy policy).
