@@ -117,6 +117,12 @@ impl Breaker {
         }
     }
 
+    /// A call admitted as the half-open trial ended without a verdict (it was stopped): the
+    /// next call may be the trial.
+    fn release(&self) {
+        self.lock().trial = false;
+    }
+
     /// Whether it is open now (without taking a half-open trial).
     pub fn check(&self, now: Instant) -> Result<(), Duration> {
         match self.lock().open_until {
@@ -234,6 +240,16 @@ impl Llm {
         if let Err(retry_in) = self.breaker.admit(Instant::now()) {
             return (Err(Failure::Unavailable { retry_in }), Usage::default());
         }
+        // Dropped before a verdict (the reply was stopped): a half-open trial is released.
+        struct Verdict<'b>(&'b Breaker, bool);
+        impl Drop for Verdict<'_> {
+            fn drop(&mut self) {
+                if !self.1 {
+                    self.0.release();
+                }
+            }
+        }
+        let mut verdict = Verdict(&self.breaker, false);
         let deadline = tokio::time::Instant::now() + self.config.timeout;
         let mut delivered = 0usize;
         let mut usage = Usage::default();
@@ -271,6 +287,7 @@ impl Llm {
             Ok(_) => self.breaker.success(),
             Err(_) => self.breaker.failure(Instant::now()),
         }
+        verdict.1 = true;
         if usage == Usage::default() {
             // No report from the API: estimated.
             let sent: usize = messages.iter().map(|m| m.content.len()).sum();
@@ -420,6 +437,9 @@ mod tests {
         assert_eq!(b.state(later), BreakerState::HalfOpen);
         assert!(b.admit(later).is_ok());
         assert!(b.admit(later).is_err());
+        // A trial stopped before its verdict leaves the next call the trial.
+        b.release();
+        assert!(b.admit(later).is_ok());
         // The trial fails: open again for a whole cooldown.
         b.failure(later);
         assert_eq!(b.state(later + Duration::from_secs(5)), BreakerState::Open);

@@ -112,17 +112,32 @@ pub fn messages(
             from += 1;
         }
     }
-    let mut out = Vec::with_capacity(transcript.len() - from + 2);
+    let mut out = Vec::with_capacity(transcript.len() - from + 3);
     out.push(ChatMessage {
         role: "system",
         content: phrases.system.clone(),
     });
+    let role = |said: &Said| match said.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    // The turn being answered is always sent, cut to the budget if it alone is over it.
+    if from == transcript.len()
+        && budget > 0
+        && let Some(last) = transcript.last()
+    {
+        let mut end = last.text.len().min(budget);
+        while !last.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push(ChatMessage {
+            role: role(last),
+            content: last.text[..end].to_string(),
+        });
+    }
     for said in &transcript[from..] {
         out.push(ChatMessage {
-            role: match said.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            },
+            role: role(said),
             content: said.text.clone(),
         });
     }
@@ -260,5 +275,14 @@ mod tests {
         assert_eq!(m[1], m2[1]);
         // No budget: no transcript.
         assert_eq!(messages(guide.llm(), &conv, &transcript, 0).len(), 2);
+        // A last turn over the budget on its own is still sent, cut to it.
+        let long = [Said {
+            seq: 41,
+            role: Role::User,
+            text: "é".repeat(600),
+        }];
+        let m = messages(guide.llm(), &conv, &long, 1001);
+        assert_eq!(m.len(), 3);
+        assert_eq!(m[1].content.len(), 1000);
     }
 }

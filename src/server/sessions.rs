@@ -28,6 +28,7 @@ use super::metrics::{Metrics, StepRecord};
 use crate::assistant::Mode;
 use crate::assistant::guide::Guide;
 use crate::conversation::{Conversation, Engine, Input, Phase, Role, Transitions};
+use crate::protocol::ErrorCode;
 use crate::protocol::json::{FrameParts, FrameText};
 use crate::store::{
     self, Append, Change, Event, RECENT_IDS, RESUME_LIMIT, SNAPSHOT_EVERY, Store, StoreError, Write,
@@ -48,32 +49,45 @@ pub(crate) enum Push {
     Frame { seq: u64, frame: Utf8Bytes },
     /// The session was deleted: clients are told and disconnected.
     Deleted,
-    /// A piece of the assistant's reply as it is written (`assistant_delta`): not a change, no
-    /// `seq`; each connection sends what its client does not have yet.
-    Delta {
-        reply_id: Arc<str>,
-        offset: usize,
-        text: Arc<str>,
-    },
     /// A frame about the session's assistant (`assistant_status`, an error): not a change.
     Live(Utf8Bytes),
 }
 
-/// The `llm` assistant's reply being written in a session.
+/// The `llm` assistant's reply being written in a session (in its tip: taking it out and
+/// storing it is one step under the tip's lock, so it is stored once and in order).
 #[derive(Debug)]
-pub(crate) struct InFlight {
-    pub id: Arc<str>,
+struct InFlight {
+    id: Arc<str>,
     /// What was delivered so far.
-    pub text: String,
+    text: String,
     /// Stops the call.
-    pub cancel: Arc<tokio::sync::Notify>,
+    cancel: Arc<tokio::sync::Notify>,
+    /// Its place under `llm.max_concurrent`.
+    _permit: tokio::sync::OwnedSemaphorePermit,
 }
 
-/// What a session used of its model (kept in memory: a restart starts it again).
+/// A reply the caller starts: the task that writes it (`replies::spawn`).
+#[derive(Debug)]
+pub(crate) struct Started {
+    pub id: Arc<str>,
+    pub cancel: Arc<tokio::sync::Notify>,
+    /// The user's turn it answers: the call waits for it to be durable.
+    pub ticket: u64,
+}
+
+/// What a user's turn did about the `llm` assistant.
+#[derive(Debug)]
+pub(crate) enum ReplyPlan {
+    Started(Started),
+    /// No reply: why, to tell the session's clients.
+    Refused(ErrorCode, String),
+}
+
+/// What a session used of its model.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Usage {
-    pub tokens: u64,
-    pub replies: u32,
+struct Usage {
+    tokens: u64,
+    replies: u32,
 }
 
 /// One live session.
@@ -97,9 +111,9 @@ pub(crate) struct Session {
     /// Who answers as the assistant ([`Mode`], as its `u8`): the server's default, or what a
     /// client chose (`?assistant=`, `configure`); kept in memory only.
     assistant: AtomicU8,
-    /// The `llm` assistant's reply being written, if any.
-    reply: Mutex<Option<InFlight>>,
-    usage: Mutex<Usage>,
+    /// Bumped whenever the reply being written grows, starts or ends: connections then send
+    /// their clients what they lack of it.
+    progress: tokio::sync::watch::Sender<u64>,
 }
 
 /// The engine's side of a session.
@@ -116,6 +130,10 @@ struct Tip {
     /// Not in the store yet: created by a connection and not changed since. Its first change
     /// creates it in the store; if its last client leaves first, it is dropped.
     unstored: bool,
+    /// The `llm` assistant's reply being written, if any.
+    reply: Option<InFlight>,
+    /// What the session used of its model (in memory: a restart starts it again).
+    usage: Usage,
 }
 
 /// What the store holds of a session, as clients see it.
@@ -209,6 +227,8 @@ pub(crate) enum Refused {
     /// An earlier change of the session failed to commit: reload the session from the log
     /// ([`Sessions::reload`], blocking) and apply again.
     Stale,
+    /// A user's turn while the model writes a reply, with `llm.busy = "refuse"`.
+    Busy,
 }
 
 /// A client's start in a session: its welcome, the frames it missed, and its subscription.
@@ -311,57 +331,6 @@ impl Sessions {
     /// The state of the session's tip (changes queued included).
     pub(crate) fn snapshot(&self, session: &Session) -> Conversation {
         session.tip().conv.clone()
-    }
-
-    /// Stores the assistant's reply `text` as a turn (`partial` when cut short), reloading
-    /// the session first if an earlier change failed. Blocks on a reload only.
-    pub(crate) fn apply_reply(
-        &self,
-        session: &Arc<Session>,
-        text: &str,
-        partial: bool,
-        now: DateTime<Utc>,
-    ) -> Result<Applied, StoreError> {
-        let input = Input::Message {
-            role: Role::Assistant,
-            text,
-            artifact: false,
-        };
-        let once = || {
-            let mut tip = session.tip();
-            if tip.deleted {
-                return Err(Refused::Deleted);
-            }
-            if session.stale.load(Ordering::SeqCst) {
-                return Err(Refused::Stale);
-            }
-            if let Some(cause) = self.store.refusing() {
-                return Err(Refused::Store(cause));
-            }
-            self.queue(
-                session,
-                &mut tip,
-                input,
-                None,
-                now,
-                Origin::Server { partial },
-            )
-            .map(|(applied, _)| applied)
-        };
-        match once() {
-            Err(Refused::Stale) => {
-                self.reload(session)?;
-                once()
-            }
-            other => other,
-        }
-        .map_err(|e| match e {
-            Refused::Store(e) => e,
-            Refused::Deleted | Refused::Stale => StoreError::new(
-                store::ErrorKind::Conflict,
-                format!("session {} is gone or reloading", session.id),
-            ),
-        })
     }
 
     pub(crate) fn store(&self) -> &Arc<dyn Store> {
@@ -718,7 +687,6 @@ impl Sessions {
                 Ok(Push::Frame { seq, frame }) => up.frames.push((seq, frame)),
                 Ok(Push::Deleted) => up.deleted = true,
                 Ok(Push::Live(frame)) => up.live.push(frame),
-                Ok(Push::Delta { .. }) => {}
                 Err(TryRecvError::Lagged(_)) => up.lagged = true,
                 Err(TryRecvError::Empty | TryRecvError::Closed) => return up,
             }
@@ -777,9 +745,9 @@ impl Sessions {
         }
         .map_err(|e| match e {
             Refused::Store(e) => e,
-            Refused::Deleted | Refused::Stale => StoreError::new(
+            Refused::Deleted | Refused::Stale | Refused::Busy => StoreError::new(
                 store::ErrorKind::Conflict,
-                format!("session {} is gone or reloading", session.id),
+                format!("session {} is gone, reloading or busy", session.id),
             ),
         })
     }
@@ -796,6 +764,22 @@ impl Sessions {
         now: DateTime<Utc>,
         received: Option<Instant>,
     ) -> Result<Applied, Refused> {
+        self.apply_turn(session, input, id, now, received, false)
+            .map(|(applied, _)| applied)
+    }
+
+    /// [`Sessions::apply`] for a client's frame: in a session whose assistant is the model
+    /// (`llm`), a user's turn also stops the reply being written (the busy policy) and plans
+    /// the next one, which the caller starts.
+    pub(crate) fn apply_turn(
+        &self,
+        session: &Arc<Session>,
+        input: Input<'_>,
+        id: Option<&str>,
+        now: DateTime<Utc>,
+        received: Option<Instant>,
+        answered_by_model: bool,
+    ) -> Result<(Applied, Option<ReplyPlan>), Refused> {
         let mut tip = session.tip();
         if tip.deleted {
             return Err(Refused::Deleted);
@@ -813,15 +797,36 @@ impl Sessions {
             };
         }
         if let Some((seq, ticket)) = id.and_then(|id| tip.recent.get(id)) {
-            return Ok(Applied {
-                seq,
-                ticket,
-                duplicate: true,
-            });
+            return Ok((
+                Applied {
+                    seq,
+                    ticket,
+                    duplicate: true,
+                },
+                None,
+            ));
         }
         if let Some(cause) = self.store.refusing() {
             // Refused before it is stepped: nothing to undo.
             return Err(Refused::Store(cause));
+        }
+        let user_turn = match input {
+            Input::Message { role, .. } => role == Role::User,
+            Input::Signal(signal) => signal.sender() == Role::User,
+            Input::Reset | Input::Tick => false,
+        };
+        let model_turn = answered_by_model && user_turn && session.assistant() == Mode::Llm;
+        if tip.reply.is_some() && (model_turn || matches!(input, Input::Reset)) {
+            if model_turn
+                && self
+                    .llm
+                    .as_ref()
+                    .is_some_and(|l| l.config().busy == crate::config::BusyPolicy::Refuse)
+            {
+                return Err(Refused::Busy);
+            }
+            // The busy policy: the reply stops where it is and is stored first.
+            self.stop_locked(session, &mut tip, now)?;
         }
         if tip.unstored {
             // Its first change: the store creates it first, in the same order of writes.
@@ -836,14 +841,13 @@ impl Sessions {
         }
         let (mut applied, transitions) =
             self.queue(session, &mut tip, input, id, now, Origin::Client(received))?;
+        if model_turn {
+            let plan = self.plan_reply(session, &mut tip, applied.ticket);
+            return Ok((applied, Some(plan)));
+        }
         // The guide answers a user's turn, in the same order of changes: nobody else's change
         // comes between the turn and its answers. The turn's ack then waits for the last
         // answer and names its `seq`, so a client that has its ack has the answers too.
-        let user_turn = match input {
-            Input::Message { role, .. } => role == Role::User,
-            Input::Signal(signal) => signal.sender() == Role::User,
-            Input::Reset | Input::Tick => false,
-        };
         if user_turn
             && !applied.duplicate
             && session.assistant() == Mode::Guide
@@ -879,7 +883,196 @@ impl Sessions {
                 tip.recent.answered(id, applied.seq, applied.ticket);
             }
         }
-        Ok(applied)
+        Ok((applied, None))
+    }
+
+    /// Whether the model may answer now (its budget, its breaker, the node's cap), and if so
+    /// the reply, in the tip.
+    fn plan_reply(&self, session: &Session, tip: &mut Tip, ticket: u64) -> ReplyPlan {
+        let Some(llm) = &self.llm else {
+            return ReplyPlan::Refused(
+                ErrorCode::AssistantUnavailable,
+                "no model is configured on this server".into(),
+            );
+        };
+        let config = llm.config();
+        if tip.usage.replies >= config.session_replies {
+            return ReplyPlan::Refused(
+                ErrorCode::BudgetExhausted,
+                format!(
+                    "this session had its {} replies: it is not answered any more",
+                    config.session_replies
+                ),
+            );
+        }
+        if tip.usage.tokens >= config.session_tokens {
+            return ReplyPlan::Refused(
+                ErrorCode::BudgetExhausted,
+                format!(
+                    "this session used its {} tokens: it is not answered any more",
+                    config.session_tokens
+                ),
+            );
+        }
+        // While the breaker is open nothing is called: said at once.
+        if let Err(retry_in) = llm.breaker.check(Instant::now()) {
+            let why = crate::assistant::llm::Failure::Unavailable { retry_in }.to_string();
+            return ReplyPlan::Refused(ErrorCode::AssistantUnavailable, why);
+        }
+        let Ok(permit) = llm.slots.clone().try_acquire_owned() else {
+            return ReplyPlan::Refused(
+                ErrorCode::AssistantUnavailable,
+                format!(
+                    "{} replies are being written on this server: try again shortly",
+                    config.max_concurrent
+                ),
+            );
+        };
+        // Counted when it starts: a reply stopped or cut short counts too.
+        tip.usage.replies = tip.usage.replies.saturating_add(1);
+        let id: Arc<str> = Arc::from(new_reply_id());
+        let cancel = Arc::new(tokio::sync::Notify::new());
+        tip.reply = Some(InFlight {
+            id: id.clone(),
+            text: String::new(),
+            cancel: cancel.clone(),
+            _permit: permit,
+        });
+        session.bump();
+        ReplyPlan::Started(Started { id, cancel, ticket })
+    }
+
+    /// Takes the reply being written out of the locked tip, cancels its call, and queues what
+    /// was delivered as the assistant's turn, marked partial. The ticket of that change, if
+    /// anything was delivered.
+    fn stop_locked(
+        &self,
+        session: &Arc<Session>,
+        tip: &mut Tip,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>, Refused> {
+        let Some(reply) = tip.reply.take() else {
+            return Ok(None);
+        };
+        reply.cancel.notify_one();
+        session.bump();
+        self.metrics.llm_replies[super::replies::REPLY_STOPPED].inc();
+        self.store_reply(session, tip, &reply.text, true, now)
+    }
+
+    fn store_reply(
+        &self,
+        session: &Arc<Session>,
+        tip: &mut Tip,
+        text: &str,
+        partial: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>, Refused> {
+        if text.is_empty() {
+            return Ok(None);
+        }
+        let input = Input::Message {
+            role: Role::Assistant,
+            text,
+            artifact: false,
+        };
+        let (applied, _) =
+            self.queue(session, tip, input, None, now, Origin::Server { partial })?;
+        Ok(Some(applied.ticket))
+    }
+
+    /// Stops the reply being written (a `stop` frame, a switch of the assistant): stored as far
+    /// as it was delivered. The ticket of its turn, if anything was delivered.
+    pub(crate) fn stop_reply(
+        &self,
+        session: &Arc<Session>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>, Refused> {
+        let mut tip = session.tip();
+        if tip.reply.is_none() {
+            return Ok(None);
+        }
+        if tip.deleted {
+            return Err(Refused::Deleted);
+        }
+        if session.stale.load(Ordering::SeqCst) {
+            return Err(Refused::Stale);
+        }
+        self.stop_locked(session, &mut tip, now)
+    }
+
+    /// Adds a piece to reply `id` if it is still being written, within `max` bytes (cut at a
+    /// character boundary). Returns whether the whole piece was taken; false also when the
+    /// reply was taken meanwhile.
+    pub(crate) fn grow_reply(&self, session: &Session, id: &str, piece: &str, max: usize) -> bool {
+        let mut tip = session.tip();
+        let Some(reply) = tip.reply.as_mut().filter(|r| &*r.id == id) else {
+            return false;
+        };
+        let mut take = piece.len().min(max.saturating_sub(reply.text.len()));
+        while !piece.is_char_boundary(take) {
+            take -= 1;
+        }
+        reply.text.push_str(&piece[..take]);
+        drop(tip);
+        if take > 0 {
+            session.bump();
+        }
+        take == piece.len()
+    }
+
+    /// Ends reply `id` if it is still being written: what was delivered is stored as the
+    /// assistant's turn (`partial` when cut short). `Ok(None)`: it was taken meanwhile, or
+    /// nothing was delivered.
+    pub(crate) fn end_reply(
+        &self,
+        session: &Arc<Session>,
+        id: &str,
+        partial: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>, Refused> {
+        let mut tip = session.tip();
+        if !tip.reply.as_ref().is_some_and(|r| &*r.id == id) {
+            return Ok(None);
+        }
+        if tip.deleted {
+            tip.reply = None;
+            return Err(Refused::Deleted);
+        }
+        if session.stale.load(Ordering::SeqCst) {
+            return Err(Refused::Stale);
+        }
+        let Some(reply) = tip.reply.take() else {
+            return Ok(None);
+        };
+        session.bump();
+        self.store_reply(session, &mut tip, &reply.text, partial, now)
+    }
+
+    /// Counts tokens against the session's budget.
+    pub(crate) fn charge(&self, session: &Session, tokens: u64) {
+        let mut tip = session.tip();
+        tip.usage.tokens = tip.usage.tokens.saturating_add(tokens);
+    }
+
+    /// What a client lacks of the reply being written: its id, where the missing part starts
+    /// and the part, given what the client has (`have`: a reply id and a byte offset, which
+    /// may come from the client and is checked here). `None`: no reply, or nothing missing.
+    pub(crate) fn reply_tail(
+        &self,
+        session: &Session,
+        have: Option<(&str, usize)>,
+    ) -> Option<(Arc<str>, usize, String)> {
+        let tip = session.tip();
+        let reply = tip.reply.as_ref()?;
+        let mut from = match have {
+            Some((id, offset)) if id == &*reply.id => offset.min(reply.text.len()),
+            _ => 0,
+        };
+        while !reply.text.is_char_boundary(from) {
+            from -= 1;
+        }
+        Some((reply.id.clone(), from, reply.text[from..].to_string()))
     }
 
     /// Steps one input on the locked tip and queues its change to the store (see
@@ -1075,7 +1268,12 @@ impl Sessions {
     pub(crate) fn remove(&self, id: &str) -> Result<Option<u64>, StoreError> {
         let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         let in_memory = self.map.remove(id).map(|(_, session)| {
-            session.tip().deleted = true;
+            let mut tip = session.tip();
+            tip.deleted = true;
+            if let Some(reply) = tip.reply.take() {
+                reply.cancel.notify_one();
+            }
+            drop(tip);
             let _ = session.tx.send(Push::Deleted);
         });
         if in_memory.is_none() && self.store.load(id, 0, 0)?.is_none() {
@@ -1269,8 +1467,7 @@ pub(crate) struct UpToNow {
     /// The committed `seq`, and its state as a `state` frame without transitions.
     pub(crate) seq: u64,
     pub(crate) current: Utf8Bytes,
-    /// Frames about the assistant that were waiting (deltas are not kept: the next one, or the
-    /// reply's turn, makes up for them).
+    /// Frames about the assistant that were waiting.
     pub(crate) live: Vec<Utf8Bytes>,
 }
 
@@ -1301,41 +1498,30 @@ impl Session {
                 scheduled: None,
                 deleted: false,
                 unstored: false,
+                reply: None,
+                usage: Usage::default(),
             }),
             tx,
             in_flight: AtomicU32::new(0),
             stale: AtomicBool::new(false),
             explain: AtomicBool::new(false),
             assistant: AtomicU8::new(assistant.as_u8()),
-            reply: Mutex::new(None),
-            usage: Mutex::new(Usage::default()),
+            progress: tokio::sync::watch::Sender::new(0),
         })
     }
 
-    /// The reply being written, as far as it is: its id and text.
-    pub(crate) fn reply_so_far(&self) -> Option<(Arc<str>, String)> {
-        self.reply_slot()
-            .as_ref()
-            .map(|r| (r.id.clone(), r.text.clone()))
+    /// A watch of the reply being written (see [`Sessions::reply_tail`]).
+    pub(crate) fn progress(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.progress.subscribe()
     }
 
-    pub(crate) fn reply_slot(&self) -> MutexGuard<'_, Option<InFlight>> {
-        self.reply.lock().unwrap_or_else(|e| e.into_inner())
+    fn bump(&self) {
+        self.progress.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// Takes the reply being written if it is `id` (any, for `None`): whoever takes it stores
-    /// it, so it is stored once.
-    pub(crate) fn take_reply(&self, id: Option<&str>) -> Option<InFlight> {
-        let mut slot = self.reply_slot();
-        if id.is_none_or(|id| slot.as_ref().is_some_and(|r| &*r.id == id)) {
-            slot.take()
-        } else {
-            None
-        }
-    }
-
-    pub(crate) fn usage(&self) -> MutexGuard<'_, Usage> {
-        self.usage.lock().unwrap_or_else(|e| e.into_inner())
+    /// Whether a reply is being written.
+    pub(crate) fn replying(&self) -> bool {
+        self.tip().reply.is_some()
     }
 
     /// Sends a frame that is not a change to every client of the session.
@@ -1472,6 +1658,18 @@ impl RecentIds {
         }
         self.ids.push_back((id.into(), seq, ticket));
     }
+}
+
+/// `r-` and 16 random hex digits.
+fn new_reply_id() -> String {
+    let mut bytes = [0u8; 8];
+    let _ = getrandom::fill(&mut bytes);
+    let mut id = String::with_capacity(18);
+    id.push_str("r-");
+    for b in bytes {
+        id.push_str(&format!("{b:02x}"));
+    }
+    id
 }
 
 /// `s-` and 24 random hex digits.

@@ -87,6 +87,8 @@ struct Connection {
     access: Option<Access>,
     /// The reply being written that the client has, and up to where (bytes).
     reply_sent: Option<(Arc<str>, usize)>,
+    /// Wakes when the reply being written grows; `None` once the session is gone.
+    progress: Option<tokio::sync::watch::Receiver<u64>>,
 }
 
 /// Whether `access` may send `frame`, or why not.
@@ -123,6 +125,7 @@ pub(crate) fn serve(
     // The connection is built here, not in the task: an async fn keeps its arguments for its
     // whole life, so a socket passed in and then moved into the connection would be held twice
     // by every connection's future (368 bytes each).
+    let progress = Some(session.progress());
     let conn = Connection {
         socket,
         limiter: RateLimiter::new(app.config.rate_limit, app.config.rate_burst),
@@ -135,6 +138,7 @@ pub(crate) fn serve(
         _admitted: admitted,
         access,
         reply_sent: reply.map(|(id, offset)| (Arc::from(id), offset)),
+        progress,
     };
     conn.serve(last_seq)
 }
@@ -169,6 +173,8 @@ enum Event {
     Settled(Option<Result<(), StoreError>>),
     Client(Option<Result<Message, axum::Error>>),
     Ping,
+    /// The reply being written changed; `false`: the session is gone.
+    Progress(bool),
 }
 
 impl Connection {
@@ -238,18 +244,18 @@ impl Connection {
         self.sent = seq;
         // Mid-reply: the reply as far as it is, from where the client stopped if it says (its
         // `reply_id` and `reply_offset`), and then the rest as it comes.
-        if let Some((id, so_far)) = self.session.reply_so_far() {
-            let status =
-                super::replies::status_frame(&self.app, &self.session, "replying", Some(&id), None);
-            self.send(status).await?;
-            let have = match &self.reply_sent {
-                Some((asked, offset)) if *asked == id => (*offset).min(so_far.len()),
-                _ => 0,
-            };
-            self.reply_sent = Some((id.clone(), have));
-            if so_far.len() > have && so_far.is_char_boundary(have) {
-                self.on_delta(id, have, &so_far[have..]).await?;
+        if self.session.replying() {
+            if let Some((id, _, _)) = self.app.sessions.reply_tail(&self.session, None) {
+                let status = super::replies::status_frame(
+                    &self.app,
+                    &self.session,
+                    "replying",
+                    Some(&id),
+                    None,
+                );
+                self.send(status).await?;
             }
+            self.on_progress().await?;
         } else {
             self.reply_sent = None;
         }
@@ -274,6 +280,9 @@ impl Connection {
                     Event::Client(incoming)
                 }
                 _ = ping.tick() => Event::Ping,
+                changed = watch_changed(&mut self.progress), if self.progress.is_some() => {
+                    Event::Progress(changed)
+                }
             };
             let handled = match event {
                 Event::Stop => Err(End::Close(close_code::AWAY, "server shutting down")),
@@ -281,6 +290,11 @@ impl Connection {
                 Event::Settled(settled) => self.on_settled(settled).await,
                 Event::Client(incoming) => self.on_client(incoming).await,
                 Event::Ping => self.on_ping().await,
+                Event::Progress(true) => self.on_progress().await,
+                Event::Progress(false) => {
+                    self.progress = None;
+                    Ok(())
+                }
             };
             let flushed = match handled {
                 Ok(()) => self.flush().await,
@@ -314,46 +328,29 @@ impl Connection {
                 Err(End::Close(close_code::NORMAL, "session deleted"))
             }
             Ok(Push::Live(frame)) => self.send(frame).await,
-            Ok(Push::Delta {
-                reply_id,
-                offset,
-                text,
-            }) => self.on_delta(reply_id, offset, &text).await,
             Err(RecvError::Closed) => Err(End::Close(close_code::NORMAL, "session closed")),
         }
     }
 
-    /// A piece of the reply being written: what of it the client does not have yet. A piece
-    /// after a gap (one missed while catching up) is sent with what came before it, from the
-    /// reply as it stands.
-    async fn on_delta(&mut self, reply_id: Arc<str>, offset: usize, text: &str) -> Result<(), End> {
-        let have = match &self.reply_sent {
-            Some((id, end)) if *id == reply_id => *end,
-            _ => 0,
+    /// The reply being written grew (or started, or ended): what of it the client does not
+    /// have yet, in one `assistant_delta` frame. Pieces that came meanwhile go together.
+    async fn on_progress(&mut self) -> Result<(), End> {
+        let have = self.reply_sent.as_ref().map(|(id, end)| (&**id, *end));
+        let Some((id, from, text)) = self.app.sessions.reply_tail(&self.session, have) else {
+            return Ok(());
         };
-        let end = offset + text.len();
-        if end <= have {
+        if text.is_empty() {
+            self.reply_sent = Some((id, from));
             return Ok(());
         }
-        let piece: String = if offset <= have {
-            text[have - offset..].to_string()
-        } else {
-            match self.session.reply_so_far() {
-                Some((id, so_far)) if id == reply_id && so_far.len() >= end => {
-                    so_far[have..end].to_string()
-                }
-                _ => text.to_string(),
-            }
-        };
-        let from = end - piece.len();
-        self.reply_sent = Some((reply_id.clone(), end));
         let frame = ServerFrame::AssistantDelta(crate::protocol::AssistantDelta {
             session_id: std::borrow::Cow::Borrowed(&self.session.id),
-            reply_id: std::borrow::Cow::Borrowed(&reply_id),
+            reply_id: std::borrow::Cow::Borrowed(&id),
             offset: from as u64,
-            text: std::borrow::Cow::Owned(piece),
+            text: std::borrow::Cow::Borrowed(&text),
         })
         .to_text();
+        self.reply_sent = Some((id, from + text.len()));
         self.send(frame.into()).await
     }
 
@@ -515,11 +512,15 @@ impl Connection {
                 self.session.set_explain(explain);
             }
             if let Some(mode) = assistant {
+                if mode != crate::assistant::Mode::Llm {
+                    // Nobody writes a reply in the session any more.
+                    super::replies::stop(&self.app, &self.session).await;
+                }
                 self.session.set_assistant(mode);
             }
         }
         if let ClientFrame::Stop {} = frame {
-            super::replies::stop(&self.app, &self.session);
+            super::replies::stop(&self.app, &self.session).await;
             return Reply::State;
         }
         let Some(input) = frame.input() else {
@@ -527,23 +528,9 @@ impl Connection {
         };
         let sessions = &self.app.sessions;
         let now = self.app.clock.now();
-        let llm_turn = super::replies::answers(&self.session, &input);
-        if llm_turn
-            && self.session.reply_so_far().is_some()
-            && self.app.config.llm.busy == crate::config::BusyPolicy::Refuse
-        {
-            return self.refusal(
-                ErrorCode::AssistantBusy,
-                "the assistant is writing a reply: send stop, or wait for it (this frame was not applied)",
-            );
-        }
-        if llm_turn {
-            // A new turn while a reply is written: the reply stops where it is and is stored
-            // first (docs/assistant.md: the busy policy).
-            super::replies::interrupt(&self.app, &self.session);
-        }
-        let mut applied = sessions.apply(&self.session, input, frame.id(), now, Some(received));
-        if applied == Err(Refused::Stale) {
+        let mut applied =
+            sessions.apply_turn(&self.session, input, frame.id(), now, Some(received), true);
+        if matches!(applied, Err(Refused::Stale)) {
             // An earlier change failed to commit: the session is reloaded from the log first.
             let (app, session) = (self.app.clone(), self.session.clone());
             let reloading = tokio::task::spawn_blocking(move || app.sessions.reload(&session));
@@ -553,20 +540,17 @@ impl Connection {
             applied = match reloaded {
                 Ok(()) => {
                     let now = self.app.clock.now();
-                    sessions.apply(&self.session, input, frame.id(), now, Some(received))
+                    sessions.apply_turn(&self.session, input, frame.id(), now, Some(received), true)
                 }
                 Err(e) => Err(Refused::Store(e)),
             };
         }
-        if llm_turn
-            && let Ok(Applied {
-                ticket,
-                duplicate: false,
-                ..
-            }) = applied
-        {
-            super::replies::start(&self.app, &self.session, ticket);
-        }
+        let applied = applied.map(|(applied, plan)| {
+            if let Some(plan) = plan {
+                super::replies::follow(&self.app, &self.session, plan);
+            }
+            applied
+        });
         match applied {
             Ok(Applied { seq, ticket, .. }) => Reply::Commit {
                 seq,
@@ -586,6 +570,10 @@ impl Connection {
             Err(Refused::Stale) => self.refusal(
                 ErrorCode::StoreUnavailable,
                 "the change was not applied: the session is being reloaded; try again",
+            ),
+            Err(Refused::Busy) => self.refusal(
+                ErrorCode::AssistantBusy,
+                "the assistant is writing a reply: send stop, or wait for it (this frame was not applied)",
             ),
         }
     }
@@ -787,5 +775,13 @@ mod tests {
         assert!(l.allow(t + Duration::from_millis(100)));
         assert!(!l.allow(t + Duration::from_millis(120)));
         assert!(l.allow(t + Duration::from_secs(10)));
+    }
+}
+
+/// Waits for the reply's watch to change: `false` once its session is gone.
+async fn watch_changed(progress: &mut Option<tokio::sync::watch::Receiver<u64>>) -> bool {
+    match progress {
+        Some(rx) => rx.changed().await.is_ok(),
+        None => std::future::pending().await,
     }
 }
