@@ -522,3 +522,150 @@ async fn the_refuse_policy_and_the_node_wide_cap() {
     assert!(turn.message.as_ref().unwrap().partial);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_reply_offset_inside_a_character_is_rounded_down_not_a_panic() {
+    let upstream = Upstream::start().await;
+    upstream.default(Behaviour::Reply {
+        pieces: [
+            "Ça ", "marche ", "très ", "bien, ", "déjà ", "prêt ", "ou ", "pas?",
+        ]
+        .map(String::from)
+        .to_vec(),
+        gap: Duration::from_millis(80),
+    });
+    let server = TestServer::start(config(&upstream, |_| {}), None, StoreKind::Memory).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let id = client.session_id.clone();
+    say(&mut client, "Hello", "c-1").await;
+    let reply_id = loop {
+        if let ServerFrame::AssistantDelta(d) = client.recv().await {
+            break d.reply_id.to_string();
+        }
+    };
+    // Byte 1 is inside "Ç" (two bytes): the rest is sent from byte 0.
+    let url = server.ws_url(&format!(
+        "?session_id={id}&reply_id={reply_id}&reply_offset=1"
+    ));
+    let (mut other, _) = Client::connect(&url).await;
+    let seen = until_answered(&mut other).await;
+    assert_eq!(deltas(&seen), "Ça marche très bien, déjà prêt ou pas?");
+    // An offset past the end is the end.
+    let url = server.ws_url(&format!(
+        "?session_id={id}&reply_id={reply_id}&reply_offset=99999999999"
+    ));
+    let (mut third, _) = Client::connect(&url).await;
+    third.send(json!({"type": "get_state"})).await;
+    loop {
+        if let ServerFrame::State(_) = third.recv().await {
+            break;
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn stopped_replies_count_against_the_budget_and_a_retried_turn_keeps_its_reply() {
+    let upstream = Upstream::start().await;
+    upstream.default(Behaviour::Stall {
+        pieces: vec!["Hmm ".into()],
+    });
+    let server = TestServer::start(
+        config(&upstream, |c| c.session_replies = 2),
+        None,
+        StoreKind::Memory,
+    )
+    .await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    for i in 0..2 {
+        say(&mut client, "Hello", &format!("c-{i}")).await;
+        loop {
+            if let ServerFrame::AssistantDelta(_) = client.recv().await {
+                break;
+            }
+        }
+        // The same turn again (an unacknowledged retry): same ack, the reply goes on.
+        say(&mut client, "Hello", &format!("c-{i}")).await;
+        client.send(json!({"type": "stop"})).await;
+        let seen = until_answered(&mut client).await;
+        assert!(answer(&seen).message.as_ref().unwrap().partial);
+        assert_eq!(answer(&seen).message.as_ref().unwrap().text, "Hmm ");
+    }
+    say(&mut client, "Hello", "c-9").await;
+    assert_eq!(
+        error_of(&until_answered(&mut client).await),
+        Some(ErrorCode::BudgetExhausted)
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_reply_longer_than_the_timeout_is_kept_as_far_as_it_went() {
+    let upstream = Upstream::start().await;
+    upstream.default(Behaviour::Reply {
+        pieces: (0..20).map(|i| format!("w{i} ")).collect(),
+        gap: Duration::from_millis(100),
+    });
+    let server = TestServer::start(
+        config(&upstream, |c| c.timeout = Duration::from_millis(700)),
+        None,
+        StoreKind::Memory,
+    )
+    .await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let id = client.session_id.clone();
+    say(&mut client, "Hello", "c-1").await;
+    let seen = until_answered(&mut client).await;
+    let message = answer(&seen).message.as_ref().unwrap().clone();
+    assert!(message.partial);
+    assert!(message.text.starts_with("w0 w1 "), "{}", message.text);
+    assert!(!message.text.contains("w19"));
+    let status = loop {
+        if let ServerFrame::AssistantStatus(s) = client.recv().await {
+            break s;
+        }
+    };
+    assert_eq!(&*status.status, "idle");
+    assert!(
+        status
+            .reason
+            .as_deref()
+            .unwrap_or("")
+            .contains("longer than"),
+        "{status:?}"
+    );
+    // A reset while a reply is written stores it first, then starts over.
+    upstream.default(Behaviour::Stall {
+        pieces: vec!["Half ".into()],
+    });
+    say(&mut client, "Hello again", "c-2").await;
+    loop {
+        if let ServerFrame::AssistantDelta(_) = client.recv().await {
+            break;
+        }
+    }
+    client.send(json!({"type": "reset", "id": "c-3"})).await;
+    loop {
+        if let ServerFrame::Ack(a) = client.recv().await
+            && a.id == "c-3"
+        {
+            break;
+        }
+    }
+    let (_, body) = http(server.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+    let events: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let kinds: Vec<String> = events
+        .iter()
+        .rev()
+        .take(2)
+        .map(|e| {
+            format!(
+                "{}{}",
+                e["type"].as_str().unwrap(),
+                if e["partial"] == true { " partial" } else { "" }
+            )
+        })
+        .collect();
+    assert_eq!(kinds, ["reset", "message partial"]);
+    server.stop().await;
+}
