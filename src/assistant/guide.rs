@@ -46,9 +46,24 @@ struct Phrases {
     what_to_change: String,
     closing: String,
     farewell: String,
+    specification: Specification,
     types: BTreeMap<String, String>,
     ask: BTreeMap<String, Vec<String>>,
     llm: super::prompt::LlmPhrases,
+}
+
+/// `[specification]`: the lines of the artifact.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Specification {
+    #[serde(rename = "type")]
+    kind: String,
+    slot: String,
+    open: String,
+    plan: String,
+    step: String,
+    open_step: String,
+    check: String,
 }
 
 /// One assistant turn the guide takes.
@@ -215,6 +230,26 @@ impl Guide {
         check("what_to_change", &p.what_to_change, goal, Purpose::Say);
         check("closing", &p.closing, goal, Purpose::Say);
         check("farewell", &p.farewell, &[], Purpose::Say);
+        let sp = &p.specification;
+        for (key, phrase, allowed) in [
+            ("specification.type", &sp.kind, goal),
+            (
+                "specification.slot",
+                &sp.slot,
+                &["goal", "type", "description", "name", "value"][..],
+            ),
+            ("specification.open", &sp.open, goal),
+            ("specification.plan", &sp.plan, goal),
+            (
+                "specification.step",
+                &sp.step,
+                &["goal", "type", "n", "description", "value"][..],
+            ),
+            ("specification.open_step", &sp.open_step, goal),
+            ("specification.check", &sp.check, &["goal", "type", "n"][..]),
+        ] {
+            check(key, phrase, allowed, Purpose::Instruct);
+        }
         for (key, phrase, allowed) in p.llm.phrases() {
             check(&format!("llm.{key}"), phrase, allowed, Purpose::Instruct);
         }
@@ -425,43 +460,57 @@ impl Guide {
         }
     }
 
-    /// The gathered specification, as an artifact.
+    /// The gathered specification, as an artifact: the goal, its type, every slot with its
+    /// value, and a plan (a step per slot, then a check), in the words of `[specification]`.
     fn specification(&self, goal: &Goal) -> String {
+        let sp = &self.phrases.specification;
+        let kind = self.type_words(goal.goal_type);
+        let with = |template: &str, more: &[(&str, &str)]| {
+            let mut values = vec![("goal", goal.description.as_str()), ("type", kind)];
+            values.extend_from_slice(more);
+            fill(template, &values).unwrap_or_default()
+        };
         let mut out = String::new();
         let _ = writeln!(out, "<artifact type=\"specification\">");
         let _ = writeln!(out, "# {}", goal.description);
         let _ = writeln!(out);
-        let _ = writeln!(out, "- Goal type: {}", goal.goal_type);
+        let _ = writeln!(out, "{}", with(&sp.kind, &[]));
+        let open = with(&sp.open, &[]);
         for slot in &goal.required_info {
-            let value = slot.value.as_deref().unwrap_or("(not settled)");
-            let _ = writeln!(out, "- {} ({}): {}", slot.description, slot.name, value);
+            let value = slot.value.as_deref().unwrap_or(&open);
+            let line = with(
+                &sp.slot,
+                &[
+                    ("description", &slot.description),
+                    ("name", &slot.name),
+                    ("value", value),
+                ],
+            );
+            let _ = writeln!(out, "{line}");
         }
         let _ = writeln!(out);
-        let _ = writeln!(out, "## Plan");
+        let _ = writeln!(out, "{}", with(&sp.plan, &[]));
         let _ = writeln!(out);
-        let _ = writeln!(out, "{}", self.plan_steps(goal));
+        let open_step = with(&sp.open_step, &[]);
+        let mut n = 0;
+        for slot in &goal.required_info {
+            n += 1;
+            let value = slot.value.as_deref().unwrap_or(&open_step);
+            let number = n.to_string();
+            let line = with(
+                &sp.step,
+                &[
+                    ("n", &number),
+                    ("description", &slot.description),
+                    ("value", value),
+                ],
+            );
+            let _ = writeln!(out, "{line}");
+        }
+        let number = (n + 1).to_string();
+        let _ = writeln!(out, "{}", with(&sp.check, &[("n", &number)]));
         out.push_str("</artifact>");
         out
-    }
-
-    fn plan_steps(&self, goal: &Goal) -> String {
-        goal.required_info
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                format!(
-                    "{}. {}: {}",
-                    i + 1,
-                    s.description,
-                    s.value.as_deref().unwrap_or("keep it simple")
-                )
-            })
-            .chain(std::iter::once(format!(
-                "{}. Check the result against the points above.",
-                goal.required_info.len() + 1
-            )))
-            .collect::<Vec<_>>()
-            .join("\n")
     }
 }
 

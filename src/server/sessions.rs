@@ -1032,7 +1032,7 @@ impl Sessions {
         now: DateTime<Utc>,
     ) -> Result<Option<u64>, Refused> {
         let mut tip = session.tip();
-        if !tip.reply.as_ref().is_some_and(|r| &*r.id == id) {
+        if tip.reply.as_ref().is_none_or(|r| &*r.id != id) {
             return Ok(None);
         }
         if tip.deleted {

@@ -761,6 +761,14 @@ impl RateLimiter {
     }
 }
 
+/// Waits for the reply's watch to change: `false` once its session is gone.
+async fn watch_changed(progress: &mut Option<tokio::sync::watch::Receiver<u64>>) -> bool {
+    match progress {
+        Some(rx) => rx.changed().await.is_ok(),
+        None => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -775,13 +783,5 @@ mod tests {
         assert!(l.allow(t + Duration::from_millis(100)));
         assert!(!l.allow(t + Duration::from_millis(120)));
         assert!(l.allow(t + Duration::from_secs(10)));
-    }
-}
-
-/// Waits for the reply's watch to change: `false` once its session is gone.
-async fn watch_changed(progress: &mut Option<tokio::sync::watch::Receiver<u64>>) -> bool {
-    match progress {
-        Some(rx) => rx.changed().await.is_ok(),
-        None => std::future::pending().await,
     }
 }
