@@ -153,8 +153,9 @@ pub struct LlmConfig {
     pub session_tokens: u64,
     /// Replies one session may get.
     pub session_replies: u32,
-    /// The most bytes of recent transcript sent with a call.
-    pub context_bytes: usize,
+    /// The token budget of the recent transcript sent with a call (counted as 4 bytes a
+    /// token, the usual rule of thumb for English; the model's own tokenizer is not known).
+    pub context_tokens: usize,
     /// The longest reply kept, in bytes; a longer one is cut there and marked partial.
     pub max_reply_bytes: usize,
     /// Replies written at once on this node, all sessions together; a turn beyond is told the
@@ -188,7 +189,7 @@ impl Default for LlmConfig {
             max_tokens: 1024,
             session_tokens: 200_000,
             session_replies: 500,
-            context_bytes: 16 * 1024,
+            context_tokens: 4096,
             max_reply_bytes: 32 * 1024,
             max_concurrent: 64,
             busy: BusyPolicy::Interrupt,
@@ -212,7 +213,7 @@ pub struct LlmLayer {
     pub max_tokens: Option<u32>,
     pub session_tokens: Option<u64>,
     pub session_replies: Option<u32>,
-    pub context_bytes: Option<u64>,
+    pub context_tokens: Option<u64>,
     pub max_reply_bytes: Option<u64>,
     pub max_concurrent: Option<u64>,
     pub busy: Option<String>,
@@ -232,7 +233,7 @@ impl LlmLayer {
             max_tokens: self.max_tokens.or(base.max_tokens),
             session_tokens: self.session_tokens.or(base.session_tokens),
             session_replies: self.session_replies.or(base.session_replies),
-            context_bytes: self.context_bytes.or(base.context_bytes),
+            context_tokens: self.context_tokens.or(base.context_tokens),
             max_reply_bytes: self.max_reply_bytes.or(base.max_reply_bytes),
             max_concurrent: self.max_concurrent.or(base.max_concurrent),
             busy: self.busy.or(base.busy),
@@ -306,8 +307,8 @@ impl LlmLayer {
         if let Some(n) = self.session_replies {
             c.session_replies = within("session_replies", n.into(), 1..=1_000_000)? as u32;
         }
-        if let Some(n) = self.context_bytes {
-            c.context_bytes = within("context_bytes", n, 0..=1 << 20)? as usize;
+        if let Some(n) = self.context_tokens {
+            c.context_tokens = within("context_tokens", n, 0..=1 << 18)? as usize;
         }
         if let Some(n) = self.max_reply_bytes {
             c.max_reply_bytes = within("max_reply_bytes", n, 256..=1 << 20)? as usize;

@@ -25,8 +25,8 @@ pub const BUILTIN: &str = include_str!("../../patterns/assistant.toml");
 /// The file a pattern directory may hold (the built-in phrases otherwise).
 pub const FILE: &str = "assistant.toml";
 
-/// Wordings of one slot's question: the question, then at most this many re-asks.
-const MAX_ASKS: usize = 3;
+/// Other wordings of a slot's question (for asking again), at most.
+const MAX_REASKS: usize = 2;
 
 /// The longest phrase, in bytes.
 const MAX_PHRASE: usize = 1000;
@@ -87,7 +87,8 @@ impl Reply {
 #[derive(Clone, Debug)]
 pub struct Guide {
     phrases: Phrases,
-    /// Per slot index of the engine, its wordings.
+    /// Per slot index of the engine, its wordings: its question (slots.toml), then the other
+    /// words of `[ask]`.
     asks: Vec<Vec<String>>,
     types: BTreeMap<GoalType, String>,
 }
@@ -254,7 +255,21 @@ impl Guide {
             check(&format!("llm.{key}"), phrase, allowed, Purpose::Instruct);
         }
         let slots = classifier.slots();
-        let mut asks = vec![Vec::new(); slots.len()];
+        // Each slot's own question first: it must ask for the slot too.
+        let mut asks: Vec<Vec<String>> =
+            slots.iter().map(|s| vec![s.question.to_string()]).collect();
+        for (i, slot) in slots.iter().enumerate() {
+            let reading = classifier.read(&slot.question, Role::Assistant);
+            if reading.asks & (1 << i) == 0 {
+                errors.borrow_mut().push(error(
+                    None,
+                    format!(
+                        "the question of the slot {} in slots.toml does not ask for it (it must match one of its cues): the guide asks it",
+                        slot.name
+                    ),
+                ));
+            }
+        }
         for (name, wordings) in &p.ask {
             let Some(i) = slots.iter().position(|s| &*s.name == name.as_str()) else {
                 errors.borrow_mut().push(error(
@@ -270,10 +285,10 @@ impl Guide {
                 ));
                 continue;
             };
-            if wordings.is_empty() || wordings.len() > MAX_ASKS {
+            if wordings.len() > MAX_REASKS {
                 errors.borrow_mut().push(error(
                     line_of(&format!("{name} =")),
-                    format!("ask.{name}: 1 to {MAX_ASKS} wordings are expected"),
+                    format!("ask.{name}: at most {MAX_REASKS} other wordings"),
                 ));
             }
             for (k, wording) in wordings.iter().enumerate() {
@@ -284,15 +299,7 @@ impl Guide {
                     Purpose::Ask(i),
                 );
             }
-            asks[i] = wordings.clone();
-        }
-        for (i, slot) in slots.iter().enumerate() {
-            if asks[i].is_empty() && !p.ask.contains_key(&*slot.name) {
-                errors.borrow_mut().push(error(
-                    line_of("[ask]"),
-                    format!("ask: no wordings for the slot {}", slot.name),
-                ));
-            }
+            asks[i].extend(wordings.iter().cloned());
         }
         let mut types = BTreeMap::new();
         for (name, words) in &p.types {
@@ -374,19 +381,16 @@ impl Guide {
                             .position(|s| s.name == slot.name)
                             .map(|i| &self.asks[i][..])
                             .unwrap_or_default();
-                        match wordings.len() {
-                            0 => vec![Reply::say(about(&slot.question))],
-                            n => {
-                                // A slot still asked for was not answered: other words, as many
-                                // times as the turn limit lets the user answer.
-                                let k = if slot.status == SlotStatus::Asked {
-                                    (goal.understanding_turns as usize).clamp(1, n - 1)
-                                } else {
-                                    0
-                                };
-                                vec![Reply::say(about(&wordings[k.min(n - 1)]))]
-                            }
-                        }
+                        // A slot still asked for was not answered: other words, as many times as
+                        // the turn limit lets the user answer (the question again without them).
+                        let n = wordings.len();
+                        let k = if slot.status == SlotStatus::Asked && n > 1 {
+                            (goal.understanding_turns as usize).clamp(1, n - 1)
+                        } else {
+                            0
+                        };
+                        let wording = wordings.get(k).map_or(&*slot.question, String::as_str);
+                        vec![Reply::say(about(wording))]
                     }
                     _ => vec![Reply::say(about(&p.what_to_change))],
                 }
@@ -572,6 +576,17 @@ mod tests {
         assert_eq!(fill("a {goal", &[("goal", "x")]), Err("{goal".to_string()));
     }
 
+    fn guide_wordings(engine: &Engine, slot: &str) -> Vec<String> {
+        let guide = Guide::builtin(engine);
+        let i = engine
+            .classifier()
+            .slots()
+            .iter()
+            .position(|s| &*s.name == slot)
+            .unwrap();
+        guide.asks[i].clone()
+    }
+
     #[test]
     fn the_built_in_phrases_load() {
         let engine = crate::patterns::builtin();
@@ -585,7 +600,7 @@ mod tests {
         let broken = BUILTIN
             .replace("start = \"I'm starting now.\"", "start = \"One moment.\"")
             .replace(
-                "\"What should it do? Which features do you need?\"",
+                "\"What features do you need? A short list is enough.\"",
                 "\"Tell me more.\"",
             )
             .replace("greeting = \"Hello!", "greeting = \"{name} Hello!");
@@ -607,6 +622,7 @@ mod tests {
                 .any(|e| e.contains("unknown placeholder {name}"))
         );
         assert!(errors.iter().all(|e| e.line.is_some()));
+        assert_eq!(guide_wordings(&engine, "requirements").len(), 3);
         let unknown = BUILTIN.replace("[types]", "colour = \"blue\"\n[types]");
         let errors = Guide::new("assistant.toml", &unknown, &engine)
             .unwrap_err()

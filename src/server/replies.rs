@@ -149,7 +149,9 @@ async fn write(app: &Arc<App>, session: &Arc<Session>, started: &Started) {
     tell(app, session, "replying", Some(id), None);
     let conv = app.sessions.snapshot(session);
     let transcript = transcript(app, session).await;
-    let messages = prompt::messages(guide.llm(), &conv, &transcript, llm.config().context_bytes);
+    // The transcript's token budget, at 4 bytes a token.
+    let budget = llm.config().context_tokens.saturating_mul(4);
+    let messages = prompt::messages(guide.llm(), &conv, &transcript, budget);
     // Charged as it goes (4 bytes a token), so a reply stopped midway counts too; corrected by
     // what the API reports at the end.
     let sent: usize = messages.iter().map(|m| m.content.len()).sum();
