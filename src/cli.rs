@@ -252,6 +252,10 @@ pub struct ServeArgs {
     /// The model the llm assistant calls.
     #[arg(long, value_name = "MODEL")]
     pub llm_model: Option<String>,
+    /// The prefix of every key of a Redis store, so several deployments share one Redis
+    /// [default: convstate].
+    #[arg(long, value_name = "PREFIX")]
+    pub redis_prefix: Option<String>,
 }
 
 impl ServeArgs {
@@ -304,6 +308,7 @@ impl ServeArgs {
                 model: self.llm_model,
                 ..Default::default()
             },
+            redis_prefix: self.redis_prefix,
         };
         flags.over(env.over(file)).resolve()
     }

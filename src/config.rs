@@ -124,6 +124,9 @@ pub struct ServerConfig {
     pub assistant: crate::assistant::Mode,
     /// The model the `llm` assistant calls.
     pub llm: LlmConfig,
+    /// The prefix of every key of a Redis store (`redis://...`): deployments sharing one Redis
+    /// each take their own.
+    pub redis_prefix: String,
 }
 
 /// The `llm` assistant's upstream: an OpenAI-compatible chat-completions endpoint, and the
@@ -376,6 +379,7 @@ impl Default for ServerConfig {
             metrics_listen: None,
             assistant: crate::assistant::Mode::Observer,
             llm: LlmConfig::default(),
+            redis_prefix: "convstate".to_string(),
         }
     }
 }
@@ -407,6 +411,7 @@ impl ServerConfig {
         crate::store::Options {
             batch: self.store_batch,
             max_bytes: self.store_max_bytes,
+            prefix: self.redis_prefix.clone(),
         }
     }
 }
@@ -449,10 +454,11 @@ pub struct ConfigLayer {
     pub assistant: Option<String>,
     #[serde(default)]
     pub llm: LlmLayer,
+    pub redis_prefix: Option<String>,
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 35] = [
+pub const ENV_VARS: [(&str, &str); 36] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
@@ -488,6 +494,7 @@ pub const ENV_VARS: [(&str, &str); 35] = [
     ("CONVSTATE_LLM_URL", "llm.url"),
     ("CONVSTATE_LLM_MODEL", "llm.model"),
     ("CONVSTATE_LLM_API_KEY", "llm.api_key"),
+    ("CONVSTATE_REDIS_PREFIX", "redis_prefix"),
 ];
 
 impl ConfigLayer {
@@ -551,6 +558,7 @@ impl ConfigLayer {
                 "CONVSTATE_LLM_URL" => layer.llm.url = Some(value),
                 "CONVSTATE_LLM_MODEL" => layer.llm.model = Some(value),
                 "CONVSTATE_LLM_API_KEY" => layer.llm.api_key = Some(Secret(value)),
+                "CONVSTATE_REDIS_PREFIX" => layer.redis_prefix = Some(value),
                 "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
                 "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
                 "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
@@ -611,6 +619,7 @@ impl ConfigLayer {
             metrics_listen: self.metrics_listen.or(base.metrics_listen),
             assistant: self.assistant.or(base.assistant),
             llm: self.llm.over(base.llm),
+            redis_prefix: self.redis_prefix.or(base.redis_prefix),
         }
     }
 
@@ -739,6 +748,20 @@ impl ConfigLayer {
             c.assistant = mode.trim().parse().map_err(|e| format!("assistant: {e}"))?;
         }
         c.llm = self.llm.resolve()?;
+        if let Some(prefix) = self.redis_prefix {
+            let prefix = prefix.trim();
+            if prefix.is_empty()
+                || prefix.len() > 64
+                || !prefix
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || "-_.:".contains(ch))
+            {
+                return Err(format!(
+                    "redis_prefix: \"{prefix}\": 1 to 64 letters, digits, - _ . or :"
+                ));
+            }
+            c.redis_prefix = prefix.to_string();
+        }
         if c.assistant == crate::assistant::Mode::Llm
             && (c.llm.url.is_none() || c.llm.model.is_none())
         {

@@ -13,6 +13,7 @@
 //! it: the server publishes it from its receipt.
 
 pub(crate) mod memory;
+pub(crate) mod redis;
 pub(crate) mod sqlite;
 
 use std::collections::BTreeMap;
@@ -348,6 +349,8 @@ pub struct Options {
     pub batch: usize,
     /// The largest the SQLite file may grow, in bytes; `None` for no limit but the disk's.
     pub max_bytes: Option<u64>,
+    /// The prefix of every Redis key, so several deployments can share one Redis.
+    pub prefix: String,
 }
 
 impl Default for Options {
@@ -355,6 +358,7 @@ impl Default for Options {
         Options {
             batch: 4096,
             max_bytes: None,
+            prefix: "convstate".to_string(),
         }
     }
 }
@@ -377,9 +381,12 @@ pub fn open(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> 
             options,
         )?));
     }
+    if url.starts_with("redis://") || url.starts_with("rediss://") {
+        return Ok(Arc::new(redis::RedisStore::open(url, options)?));
+    }
     Err(StoreError::new(
         ErrorKind::Io,
-        format!("store \"{url}\": expected memory: or sqlite:PATH"),
+        format!("store \"{url}\": expected memory:, sqlite:PATH or redis://HOST:PORT[/DB]"),
     ))
 }
 
@@ -535,6 +542,11 @@ impl Waiters {
             inner.waiting.entry(ticket).or_default().push(tx);
         }
         Committed(rx)
+    }
+
+    /// Every ticket up to this one has settled.
+    pub(crate) fn settled(&self) -> u64 {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner()).settled
     }
 
     /// Every ticket up to `upto` has settled: those in `failures` failed, the rest are

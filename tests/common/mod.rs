@@ -648,3 +648,113 @@ pub(crate) fn error_code(body: &str) -> Option<ErrorCode> {
         _ => None,
     }
 }
+
+/// A `redis-server` of a test's own, on a free port, in a temporary directory (no RDB, AOF
+/// with `appendfsync always` when asked); killed when dropped. Bounded by `timeout` so a test
+/// process that dies cannot leave it running.
+pub(crate) struct RedisProcess {
+    pub child: std::process::Child,
+    pub port: u16,
+    pub dir: std::path::PathBuf,
+    aof: bool,
+}
+
+impl RedisProcess {
+    pub(crate) fn start(aof: bool) -> RedisProcess {
+        let dir = temp_path("redis", "d");
+        std::fs::create_dir_all(&dir).unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        RedisProcess::start_on(dir, port, aof)
+    }
+
+    /// Again, on the same port and directory (after a kill: the AOF is read back).
+    pub(crate) fn restart(&mut self) {
+        self.kill();
+        let new = RedisProcess::start_on(self.dir.clone(), self.port, self.aof);
+        // The old one is gone: its drop would kill the new one (same port).
+        std::mem::forget(std::mem::replace(self, new));
+    }
+
+    fn start_on(dir: std::path::PathBuf, port: u16, aof: bool) -> RedisProcess {
+        let mut args: Vec<String> = [
+            "900",
+            "redis-server",
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--dir",
+            dir.to_str().unwrap(),
+            "--daemonize",
+            "no",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if aof {
+            args.extend(["--appendonly", "yes", "--appendfsync", "always"].map(String::from));
+        } else {
+            args.extend(["--appendonly", "no"].map(String::from));
+        }
+        let child = std::process::Command::new("timeout")
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server runs (the test command installs it)");
+        let started = std::time::Instant::now();
+        loop {
+            if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                use std::io::{Read, Write};
+                let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+                let mut buf = [0u8; 64];
+                if s.write_all(b"PING\r\n").is_ok()
+                    && s.read(&mut buf)
+                        .is_ok_and(|n| buf[..n].starts_with(b"+PONG"))
+                {
+                    break;
+                }
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "redis-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        RedisProcess {
+            child,
+            port,
+            dir,
+            aof,
+        }
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// SIGKILL, as a crash: `timeout`'s child goes too.
+    pub(crate) fn kill(&mut self) {
+        let _ = std::process::Command::new("pkill")
+            .args([
+                "-KILL",
+                "-f",
+                &format!("redis-server 127.0.0.1:{}", self.port),
+            ])
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for RedisProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

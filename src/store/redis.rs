@@ -1,0 +1,678 @@
+//! The shared store of a cluster of nodes: Redis (or Valkey).
+//!
+//! Per session, under `PREFIX:s:ID:` (one hash tag, `{ID}`, so a session's keys sit together):
+//! `meta` (a hash: created, owner, seq, phase, updated), `log` (a stream, one entry per event,
+//! its id `SEQ-1`), `snaps` (a hash of state snapshots by seq, the last few), `ids` (a list of
+//! the recent client ids), `goals` (a list, the history since the last reset). Across sessions:
+//! `PREFIX:deadlines` (a sorted set of idle deadlines), `PREFIX:finished` (finished sessions
+//! by their last change, for retention), `PREFIX:rules`.
+//!
+//! Each change is one Lua script, atomic: it checks the session's `seq` (an append that does not
+//! follow the last one is refused as a conflict: a change is never applied twice or lost), adds
+//! the event to the stream, keeps the snapshots, ids, history and indexes, and publishes
+//! `ID SEQ` on `PREFIX:changed` (the doorbell other nodes listen to). Writes are sent in the
+//! order they were queued by one writer task (the redis crate's connection manager, which
+//! reconnects), and settle in that order once Redis has answered. Reads go through a
+//! connection of their own.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, TimeZone, Utc};
+use redis::{Commands, Script};
+
+use super::{
+    Append, Committed, ErrorKind, Event, Health, Options, RECENT_IDS, Receipt, SNAPSHOT_EVERY,
+    SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
+};
+use crate::conversation::{Conversation, Goal};
+
+/// How long a command may take before the store counts Redis as unreachable.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Between two probes of an unreachable Redis.
+const PROBE_EVERY: Duration = Duration::from_millis(500);
+
+const CREATE: &str = r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('CONFLICT exists') end
+redis.call('HSET', KEYS[1], 'created', ARGV[2], 'seq', 0, 'phase', 'greeting', 'updated', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
+return 0
+"#;
+
+// KEYS: meta log snaps ids goals deadlines finished
+// ARGV: 1 id, 2 seq, 3 event, 4 phase, 5 deadline ms or '', 6 snapshot or '', 7 client id or '',
+//       8 reset '1'/'0', 9 goals_total, 10 updated ms, 11 snapshots kept from seq, 12 ids kept,
+//       13 channel, 14 finished count, 15.. finished goals
+const APPEND: &str = r#"
+local last = redis.call('HGET', KEYS[1], 'seq')
+if not last then return redis.error_reply('CONFLICT unknown session') end
+last = tonumber(last)
+local seq = tonumber(ARGV[2])
+if seq ~= last + 1 then return redis.error_reply('CONFLICT append of seq ' .. seq .. ' after ' .. last) end
+redis.call('XADD', KEYS[2], ARGV[2] .. '-1', 'e', ARGV[3])
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[2], ARGV[6])
+  local keep = tonumber(ARGV[11])
+  for _, f in ipairs(redis.call('HKEYS', KEYS[3])) do
+    if tonumber(f) < keep then redis.call('HDEL', KEYS[3], f) end
+  end
+end
+if ARGV[7] ~= '' then
+  redis.call('RPUSH', KEYS[4], ARGV[2] .. ' ' .. ARGV[7])
+  redis.call('LTRIM', KEYS[4], -tonumber(ARGV[12]), -1)
+end
+if ARGV[8] == '1' then redis.call('DEL', KEYS[5]) end
+local n = tonumber(ARGV[14])
+local first = tonumber(ARGV[9]) - n
+if first <= 0 then redis.call('DEL', KEYS[5]) else redis.call('LTRIM', KEYS[5], 0, first - 1) end
+for i = 1, n do redis.call('RPUSH', KEYS[5], ARGV[14 + i]) end
+redis.call('HSET', KEYS[1], 'seq', seq, 'phase', ARGV[4], 'updated', ARGV[10])
+if ARGV[5] ~= '' then redis.call('ZADD', KEYS[6], ARGV[5], ARGV[1]) else redis.call('ZREM', KEYS[6], ARGV[1]) end
+if ARGV[4] == 'idle' or ARGV[4] == 'completed' then
+  redis.call('ZADD', KEYS[7], ARGV[10], ARGV[1])
+else
+  redis.call('ZREM', KEYS[7], ARGV[1])
+end
+redis.call('PUBLISH', ARGV[13], ARGV[1] .. ' ' .. seq)
+return seq
+"#;
+
+// KEYS: meta goals; ARGV: first (1-based), goals...
+const HISTORY: &str = r#"
+if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('CONFLICT unknown session') end
+local first = tonumber(ARGV[1])
+if first <= 1 then redis.call('DEL', KEYS[2]) else redis.call('LTRIM', KEYS[2], 0, first - 2) end
+for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+return 0
+"#;
+
+/// Key names.
+#[derive(Clone, Debug)]
+struct Keys {
+    prefix: String,
+}
+
+impl Keys {
+    fn session(&self, id: &str, part: &str) -> String {
+        format!("{}:s:{{{id}}}:{part}", self.prefix)
+    }
+    fn all(&self, id: &str) -> [String; 5] {
+        ["meta", "log", "snaps", "ids", "goals"].map(|p| self.session(id, p))
+    }
+    fn deadlines(&self) -> String {
+        format!("{}:deadlines", self.prefix)
+    }
+    fn finished(&self) -> String {
+        format!("{}:finished", self.prefix)
+    }
+    fn rules(&self) -> String {
+        format!("{}:rules", self.prefix)
+    }
+    /// The doorbell: `ID SEQ` after each change.
+    pub(crate) fn changed(&self) -> String {
+        format!("{}:changed", self.prefix)
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    waiters: Waiters,
+    failing: AtomicBool,
+    health: Mutex<Health>,
+}
+
+impl Shared {
+    fn set_failing(&self, cause: StoreError) {
+        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        let since = match &*health {
+            Health::Failing { since, .. } => *since,
+            Health::Ready => Utc::now(),
+        };
+        *health = Health::Failing { cause, since };
+        self.failing.store(true, Ordering::SeqCst);
+    }
+
+    fn set_ready(&self) {
+        *self.health.lock().unwrap_or_else(|p| p.into_inner()) = Health::Ready;
+        self.failing.store(false, Ordering::SeqCst);
+    }
+}
+
+type Queued = (u64, Write, Option<Receipt>);
+
+/// The Redis store.
+pub(crate) struct RedisStore {
+    url: String,
+    keys: Keys,
+    client: redis::Client,
+    /// Reads' own connection, opened when needed (again after a failure).
+    reads: Mutex<Option<redis::Connection>>,
+    shared: Arc<Shared>,
+    queue: Mutex<(u64, Option<tokio::sync::mpsc::UnboundedSender<Queued>>)>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("url", &self.url)
+            .finish()
+    }
+}
+
+fn unreachable(url: &str, e: &redis::RedisError) -> StoreError {
+    StoreError::new(ErrorKind::Io, format!("{url}: {e}"))
+}
+
+fn error_of(url: &str, e: &redis::RedisError) -> StoreError {
+    if e.kind() == redis::ErrorKind::ExtensionError || e.code() == Some("CONFLICT") {
+        let detail = e.detail().unwrap_or("conflict");
+        return StoreError::new(ErrorKind::Conflict, format!("{url}: {detail}"));
+    }
+    if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() || e.is_connection_refusal() {
+        return unreachable(url, e);
+    }
+    match e.code() {
+        Some("OOM") => StoreError::new(ErrorKind::Full, format!("{url}: {e}")),
+        Some("MISCONF") | Some("READONLY") | Some("LOADING") | Some("BUSY") => {
+            StoreError::new(ErrorKind::Io, format!("{url}: {e}"))
+        }
+        _ => StoreError::new(ErrorKind::Io, format!("{url}: {e}")),
+    }
+}
+
+fn millis(t: &DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+fn from_millis(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
+
+impl RedisStore {
+    /// Connects to `url` (`redis://HOST:PORT[/DB]`), keys under `options.prefix`.
+    pub(crate) fn open(url: &str, options: &Options) -> Result<RedisStore, StoreError> {
+        let client = redis::Client::open(url)
+            .map_err(|e| StoreError::new(ErrorKind::Io, format!("store \"{url}\": {e}")))?;
+        let keys = Keys {
+            prefix: options.prefix.clone(),
+        };
+        let store = RedisStore {
+            url: url.to_string(),
+            keys: keys.clone(),
+            client: client.clone(),
+            reads: Mutex::new(None),
+            shared: Arc::new(Shared {
+                waiters: Waiters::default(),
+                failing: AtomicBool::new(false),
+                health: Mutex::new(Health::Ready),
+            }),
+            queue: Mutex::new((0, None)),
+        };
+        // Reachable now, or the server does not start: a typo in the URL is said at once.
+        store.read(|c| redis::cmd("PING").query::<String>(c))?;
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        store.queue.lock().unwrap_or_else(|p| p.into_inner()).1 = Some(tx);
+        let (shared, writer_url) = (store.shared.clone(), store.url.clone());
+        std::thread::Builder::new()
+            .name("convstate-redis".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        shared.set_failing(StoreError::new(
+                            ErrorKind::Closed,
+                            format!("{writer_url}: cannot start the writer: {e}"),
+                        ));
+                        return;
+                    }
+                };
+                runtime.block_on(writer(client, keys, writer_url, shared, rx));
+            })
+            .map_err(|e| StoreError::new(ErrorKind::Io, format!("{url}: {e}")))?;
+        Ok(store)
+    }
+
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> Result<T, StoreError> {
+        let mut slot = self.reads.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            let conn = self
+                .client
+                .get_connection_with_timeout(RESPONSE_TIMEOUT)
+                .map_err(|e| unreachable(&self.url, &e))?;
+            let _ = conn.set_read_timeout(Some(RESPONSE_TIMEOUT));
+            let _ = conn.set_write_timeout(Some(RESPONSE_TIMEOUT));
+            *slot = Some(conn);
+        }
+        let Some(conn) = slot.as_mut() else {
+            return Err(StoreError::new(ErrorKind::Io, "no connection"));
+        };
+        f(conn).map_err(|e| {
+            let err = error_of(&self.url, &e);
+            if err.kind == ErrorKind::Io {
+                *slot = None; // reconnect next time
+            }
+            err
+        })
+    }
+
+    fn corrupt(&self, session: &str, what: &str, e: impl std::fmt::Display) -> StoreError {
+        StoreError::new(
+            ErrorKind::Corrupt,
+            format!("{}: session {session}: {what}: {e}", self.url),
+        )
+    }
+
+    fn exists(&self, session: &str) -> Result<bool, StoreError> {
+        let meta = self.keys.session(session, "meta");
+        self.read(|c| c.exists(&meta))
+    }
+}
+
+/// The writer: each queued write, in order, as one script; settles it once Redis answered.
+async fn writer(
+    client: redis::Client,
+    keys: Keys,
+    url: String,
+    shared: Arc<Shared>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<Queued>,
+) {
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_response_timeout(RESPONSE_TIMEOUT)
+        .set_connection_timeout(RESPONSE_TIMEOUT)
+        .set_number_of_retries(2);
+    let mut conn: Option<redis::aio::ConnectionManager> = None;
+    let scripts = (
+        Script::new(CREATE),
+        Script::new(APPEND),
+        Script::new(HISTORY),
+    );
+    while let Some((ticket, write, receipt)) = rx.recv().await {
+        if conn.is_none() {
+            match redis::aio::ConnectionManager::new_with_config(client.clone(), config.clone())
+                .await
+            {
+                Ok(c) => conn = Some(c),
+                Err(e) => {
+                    let err = unreachable(&url, &e);
+                    shared.set_failing(err.clone());
+                    settle(&shared, ticket, receipt, Err(err));
+                    probe(&client, &shared, &url).await;
+                    continue;
+                }
+            }
+        }
+        let Some(c) = conn.as_mut() else { continue };
+        let outcome = apply(c, &keys, &scripts, write)
+            .await
+            .map_err(|e| error_of(&url, &e));
+        if let Err(e) = &outcome
+            && e.kind == ErrorKind::Io
+        {
+            shared.set_failing(e.clone());
+            settle(&shared, ticket, receipt, outcome);
+            probe(&client, &shared, &url).await;
+            continue;
+        }
+        settle(&shared, ticket, receipt, outcome);
+    }
+}
+
+fn settle(shared: &Shared, ticket: u64, receipt: Option<Receipt>, outcome: Result<(), StoreError>) {
+    let failures = match &outcome {
+        Ok(()) => Vec::new(),
+        Err(e) => vec![(ticket, e.clone())],
+    };
+    if let Some(receipt) = receipt {
+        receipt(outcome);
+    }
+    shared.waiters.settle(ticket, failures);
+}
+
+/// Pings an unreachable Redis until it answers, then takes writes again.
+async fn probe(client: &redis::Client, shared: &Shared, url: &str) {
+    loop {
+        tokio::time::sleep(PROBE_EVERY).await;
+        let answer = tokio::time::timeout(RESPONSE_TIMEOUT, async {
+            let mut c = client.get_multiplexed_async_connection().await?;
+            redis::cmd("PING").query_async::<String>(&mut c).await
+        })
+        .await;
+        match answer {
+            Ok(Ok(_)) => {
+                tracing::info!(store = url, "redis answers again: writes are taken");
+                shared.set_ready();
+                return;
+            }
+            Ok(Err(e)) => shared.set_failing(unreachable(url, &e)),
+            Err(_) => {}
+        }
+    }
+}
+
+async fn apply(
+    c: &mut redis::aio::ConnectionManager,
+    keys: &Keys,
+    (create, append, history): &(Script, Script, Script),
+    write: Write,
+) -> redis::RedisResult<()> {
+    match write {
+        Write::Create {
+            session,
+            created_at,
+            idle_deadline,
+            owner,
+        } => {
+            let mut s = create.key(keys.session(&session, "meta"));
+            s.key(keys.deadlines())
+                .arg(&*session)
+                .arg(millis(&created_at))
+                .arg(owner.as_deref().unwrap_or(""))
+                .arg(idle_deadline.map_or(String::new(), |d| millis(&d).to_string()));
+            s.invoke_async::<i64>(c).await?;
+        }
+        Write::Append(a) => {
+            let Append {
+                session,
+                event,
+                phase,
+                idle_deadline,
+                snapshot,
+                finished,
+                goals_total,
+            } = *a;
+            let json = serde_json::to_string(&event).unwrap_or_default();
+            let reset = matches!(event.change, super::Change::Reset);
+            let [meta, log, snaps, ids, goals] = keys.all(&session);
+            let mut s = append.key(meta);
+            s.key(log)
+                .key(snaps)
+                .key(ids)
+                .key(goals)
+                .key(keys.deadlines())
+                .key(keys.finished())
+                .arg(&*session)
+                .arg(event.seq)
+                .arg(json)
+                .arg(phase.as_str())
+                .arg(idle_deadline.map_or(String::new(), |d| millis(&d).to_string()))
+                .arg(snapshot.unwrap_or_default())
+                .arg(event.id.clone().unwrap_or_default())
+                .arg(if reset { "1" } else { "0" })
+                .arg(goals_total)
+                .arg(millis(&event.at))
+                .arg(event.seq.saturating_sub(SNAPSHOT_EVERY * SNAPSHOTS_KEPT))
+                .arg(RECENT_IDS)
+                .arg(keys.changed())
+                .arg(finished.len());
+            for g in &finished {
+                s.arg(g);
+            }
+            s.invoke_async::<i64>(c).await?;
+        }
+        Write::History {
+            session,
+            first,
+            goals,
+        } => {
+            let mut s = history.key(keys.session(&session, "meta"));
+            s.key(keys.session(&session, "goals")).arg(first);
+            for g in &goals {
+                s.arg(g);
+            }
+            s.invoke_async::<i64>(c).await?;
+        }
+        Write::Delete { session } => {
+            let mut p = redis::pipe();
+            p.atomic();
+            for k in keys.all(&session) {
+                p.del(k).ignore();
+            }
+            p.zrem(keys.deadlines(), &*session).ignore();
+            p.zrem(keys.finished(), &*session).ignore();
+            p.query_async::<()>(c).await?;
+        }
+    }
+    Ok(())
+}
+
+impl Store for RedisStore {
+    fn write(&self, write: Write, receipt: Option<Receipt>) -> Result<u64, StoreError> {
+        if !write.taken_while_failing()
+            && let Some(cause) = self.refusing()
+        {
+            return Err(StoreError::new(
+                cause.kind,
+                format!("the store is failing: {cause}"),
+            ));
+        }
+        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let ticket = queue.0 + 1;
+        let Some(tx) = &queue.1 else {
+            return Err(StoreError::new(
+                ErrorKind::Closed,
+                format!("{}: the store is closed", self.url),
+            ));
+        };
+        if tx.send((ticket, write, receipt)).is_err() {
+            let e = StoreError::new(
+                ErrorKind::Closed,
+                format!("{}: the store's writer stopped", self.url),
+            );
+            self.shared.set_failing(e.clone());
+            return Err(e);
+        }
+        queue.0 = ticket;
+        Ok(ticket)
+    }
+
+    fn committed(&self, ticket: u64) -> Committed {
+        self.shared.waiters.wait(ticket)
+    }
+
+    fn queued(&self) -> u64 {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner()).0
+    }
+
+    fn health(&self) -> Health {
+        self.shared
+            .health
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn refusing(&self) -> Option<StoreError> {
+        if !self.shared.failing.load(Ordering::SeqCst) {
+            return None;
+        }
+        match self.health() {
+            Health::Ready => None,
+            Health::Failing { cause, .. } => Some(cause),
+        }
+    }
+
+    fn load(&self, session: &str, at: u64, through: u64) -> Result<Option<Stored>, StoreError> {
+        let [meta, log, snaps, ids, _] = self.keys.all(session);
+        let (fields, snap_seqs, recent): (
+            std::collections::HashMap<String, String>,
+            Vec<String>,
+            Vec<String>,
+        ) = self.read(|c| {
+            redis::pipe()
+                .hgetall(&meta)
+                .hkeys(&snaps)
+                .lrange(&ids, 0, -1)
+                .query(c)
+        })?;
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        let created = fields
+            .get("created")
+            .and_then(|v| v.parse::<i64>().ok())
+            .ok_or_else(|| self.corrupt(session, "meta", "no creation time"))?;
+        let best = snap_seqs
+            .iter()
+            .filter_map(|s| s.parse::<u64>().ok())
+            .filter(|s| *s <= at)
+            .max();
+        let snapshot = match best {
+            Some(seq) => {
+                let json: String = self.read(|c| c.hget(&snaps, seq))?;
+                let conv: Conversation = serde_json::from_str(&json)
+                    .map_err(|e| self.corrupt(session, "snapshot", e))?;
+                Some((seq, conv))
+            }
+            None => None,
+        };
+        let from = snapshot.as_ref().map_or(0, |(seq, _)| *seq);
+        let events = if through <= from {
+            Vec::new()
+        } else {
+            self.range(session, &log, from, through, usize::MAX)?
+        };
+        let recent_ids = recent
+            .iter()
+            .filter_map(|line| {
+                let (seq, id) = line.split_once(' ')?;
+                Some((id.to_string(), seq.parse().ok()?))
+            })
+            .collect();
+        Ok(Some(Stored {
+            session_id: session.to_string(),
+            created_at: from_millis(created),
+            owner: fields.get("owner").cloned(),
+            snapshot,
+            events,
+            recent_ids,
+        }))
+    }
+
+    fn events(
+        &self,
+        session: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Event>>, StoreError> {
+        if !self.exists(session)? {
+            return Ok(None);
+        }
+        let log = self.keys.session(session, "log");
+        self.range(session, &log, after, u64::MAX, limit).map(Some)
+    }
+
+    fn goals(
+        &self,
+        session: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Option<Vec<Goal>>, StoreError> {
+        if !self.exists(session)? || limit == 0 {
+            return Ok(if limit == 0 { Some(Vec::new()) } else { None });
+        }
+        let key = self.keys.session(session, "goals");
+        let start = after.min(i64::MAX as u64) as isize;
+        let stop = start.saturating_add(limit.min(isize::MAX as usize) as isize - 1);
+        let raw: Vec<String> = self.read(|c| c.lrange(&key, start, stop))?;
+        raw.iter()
+            .map(|g| serde_json::from_str(g).map_err(|e| self.corrupt(session, "goal", e)))
+            .collect::<Result<Vec<Goal>, _>>()
+            .map(Some)
+    }
+
+    fn goals_stored(&self, session: &str) -> Result<u64, StoreError> {
+        let key = self.keys.session(session, "goals");
+        self.read(|c| c.llen(&key))
+    }
+
+    fn pending_deadlines(&self) -> Result<Vec<(String, DateTime<Utc>)>, StoreError> {
+        let key = self.keys.deadlines();
+        let all: Vec<(String, i64)> = self.read(|c| c.zrange_withscores(&key, 0, -1))?;
+        Ok(all
+            .into_iter()
+            .map(|(id, ms)| (id, from_millis(ms)))
+            .collect())
+    }
+
+    fn expired(&self, before: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
+        let key = self.keys.finished();
+        let ms = millis(&before);
+        self.read(|c| c.zrangebyscore(&key, "-inf", format!("({ms}")))
+    }
+
+    fn record_rules(&self, fingerprint: &str) -> Result<Option<String>, StoreError> {
+        let key = self.keys.rules();
+        let before: Option<String> = self.read(|c| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(fingerprint)
+                .arg("GET")
+                .query(c)
+        })?;
+        Ok(before.filter(|b| b != fingerprint))
+    }
+
+    fn close(&self) {
+        // Dropping the queue lets the writer finish what was queued and stop.
+        let last = {
+            let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+            queue.1 = None;
+            queue.0
+        };
+        let deadline = std::time::Instant::now() + RESPONSE_TIMEOUT;
+        while self.shared.waiters.settled() < last && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn describe(&self) -> String {
+        self.url.clone()
+    }
+}
+
+impl RedisStore {
+    /// The events of `log` after `after` up to `through`, at most `limit`, checked in order.
+    fn range(
+        &self,
+        session: &str,
+        log: &str,
+        after: u64,
+        through: u64,
+        limit: usize,
+    ) -> Result<Vec<Event>, StoreError> {
+        let start = format!("{}-1", after.saturating_add(1));
+        let end = if through >= i64::MAX as u64 {
+            "+".to_string()
+        } else {
+            format!("{through}-1")
+        };
+        let count = limit.min(1 << 20);
+        let reply: redis::streams::StreamRangeReply = self.read(|c| {
+            redis::cmd("XRANGE")
+                .arg(log)
+                .arg(&start)
+                .arg(&end)
+                .arg("COUNT")
+                .arg(count)
+                .query(c)
+        })?;
+        reply
+            .ids
+            .iter()
+            .map(|entry| {
+                let json: String = entry
+                    .get("e")
+                    .ok_or_else(|| self.corrupt(session, "log", "an entry without its event"))?;
+                serde_json::from_str::<Event>(&json).map_err(|e| self.corrupt(session, "log", e))
+            })
+            .collect()
+    }
+}

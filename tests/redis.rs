@@ -1,0 +1,214 @@
+//! The Redis store with a real `redis-server` (a test's own, on a free port): the worked example
+//! over sockets, lossless resume across a server restart, the compare-and-set of appends between
+//! two stores, an outage answered with `store_unavailable` and recovered from, and a SIGKILL of
+//! Redis with `appendfsync always` losing no acknowledged turn.
+
+mod common;
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use common::{Client, RedisProcess, TestServer};
+use convstate::config::ServerConfig;
+use convstate::conversation::{Input, Role};
+use convstate::protocol::{ErrorCode, ServerFrame};
+use convstate::store::{self, Append, Change, ErrorKind, Event, Options, Write};
+use serde_json::json;
+
+fn config(redis: &RedisProcess, prefix: &str) -> ServerConfig {
+    ServerConfig {
+        store: redis.url(),
+        redis_prefix: prefix.to_string(),
+        ..ServerConfig::default()
+    }
+}
+
+/// A user turn with an id, and its ack's seq.
+async fn turn(client: &mut Client, role: &str, text: &str, id: &str) -> Result<u64, ErrorCode> {
+    client
+        .send(json!({"type": "message", "role": role, "text": text, "id": id}))
+        .await;
+    loop {
+        match client.recv().await {
+            ServerFrame::Ack(a) if a.id == id => return Ok(a.seq),
+            ServerFrame::Error(e) => return Err(e.code),
+            _ => {}
+        }
+    }
+}
+
+const EXAMPLE: [(&str, &str); 9] = [
+    ("user", "I want to build a todo app"),
+    ("assistant", "What features do you need?"),
+    (
+        "user",
+        "I need add, delete, and mark as complete functionality with React components",
+    ),
+    ("assistant", "I'll create a React todo app component"),
+    ("user", "Sounds good, go ahead"),
+    ("assistant", "<artifact type=\"react\">...</artifact>"),
+    ("user", "Perfect! This is exactly what I needed"),
+    ("user", "Now build a calculator"),
+    ("user", "bye"),
+];
+
+#[tokio::test]
+async fn the_worked_example_on_redis_and_a_resume_after_a_restart() {
+    let redis = RedisProcess::start(false);
+    let server = TestServer::start_on(config(&redis, "t1"), None).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let id = client.session_id.clone();
+    let mut phases = Vec::new();
+    for (i, (role, text)) in EXAMPLE.iter().enumerate().take(5) {
+        turn(&mut client, role, text, &format!("c-{i}"))
+            .await
+            .unwrap();
+        phases.push(id.clone());
+    }
+    server.stop().await;
+    // Another server on the same Redis: the client resumes from seq 3 and gets 4 and 5.
+    let server = TestServer::start_on(config(&redis, "t1"), None).await;
+    let (mut again, welcome) =
+        Client::connect(&server.ws_url(&format!("?session_id={id}&last_seq=3"))).await;
+    assert!(welcome.resumed);
+    let four = again.recv_state().await;
+    let five = again.recv_state().await;
+    assert_eq!((four.seq, five.seq), (4, 5));
+    assert_eq!(five.state.phase.to_string(), "executing");
+    for (i, (role, text)) in EXAMPLE.iter().enumerate().skip(5) {
+        turn(&mut again, role, text, &format!("c-{i}"))
+            .await
+            .unwrap();
+    }
+    again.send(json!({"type": "get_state"})).await;
+    let state = again.recv_state().await;
+    assert_eq!(state.state.phase.to_string(), "idle");
+    assert_eq!(state.state.completed_goals_total, 2);
+    // Another prefix on the same Redis sees nothing of it.
+    let other = TestServer::start_on(config(&redis, "t2"), None).await;
+    let (status, _) = common::http(other.addr, "GET", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 404);
+    other.stop().await;
+    server.stop().await;
+}
+
+fn append(session: &str, seq: u64, text: &str) -> Write {
+    Write::Append(Box::new(Append {
+        session: Arc::from(session),
+        event: Event {
+            seq,
+            at: Utc::now(),
+            change: Change::from_input(&Input::Message {
+                role: Role::User,
+                text,
+                artifact: false,
+            }),
+            id: None,
+        },
+        phase: convstate::conversation::Phase::Understanding,
+        idle_deadline: None,
+        snapshot: None,
+        finished: Vec::new(),
+        goals_total: 0,
+    }))
+}
+
+#[tokio::test]
+async fn an_append_that_does_not_follow_the_last_seq_is_refused() {
+    let redis = RedisProcess::start(false);
+    let options = Options {
+        prefix: "cas".into(),
+        ..Options::default()
+    };
+    let a = store::open(&redis.url(), &options).unwrap();
+    let b = store::open(&redis.url(), &options).unwrap();
+    let create = Write::Create {
+        session: Arc::from("s-cas"),
+        created_at: Utc::now(),
+        idle_deadline: None,
+        owner: None,
+    };
+    let t = a.write(create, None).unwrap();
+    a.committed(t).await.unwrap();
+    // Both nodes append seq 1: one wins, the other is told it lost.
+    let ta = a.write(append("s-cas", 1, "from a"), None).unwrap();
+    let tb = b.write(append("s-cas", 1, "from b"), None).unwrap();
+    let (ra, rb) = (a.committed(ta).await, b.committed(tb).await);
+    assert!(ra.is_ok() != rb.is_ok(), "{ra:?} {rb:?}");
+    let lost = ra.err().or(rb.err()).unwrap();
+    assert_eq!(lost.kind, ErrorKind::Conflict, "{lost:?}");
+    let events = a.events("s-cas", 0, 10).unwrap().unwrap();
+    assert_eq!(events.len(), 1);
+    // A gap is refused too; the next seq is taken.
+    let gap = b.write(append("s-cas", 3, "gap"), None).unwrap();
+    assert_eq!(
+        b.committed(gap).await.unwrap_err().kind,
+        ErrorKind::Conflict
+    );
+    let next = b.write(append("s-cas", 2, "next"), None).unwrap();
+    b.committed(next).await.unwrap();
+    assert_eq!(a.events("s-cas", 0, 10).unwrap().unwrap().len(), 2);
+    assert!(a.events("s-none", 0, 10).unwrap().is_none());
+}
+
+#[tokio::test]
+async fn an_outage_is_a_clear_error_and_the_store_recovers() {
+    let mut redis = RedisProcess::start(false);
+    let server = TestServer::start_on(config(&redis, "t3"), None).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    turn(&mut client, "user", "Build a landing page", "c-1")
+        .await
+        .unwrap();
+    redis.kill();
+    // Nothing half-applied: the turn is refused, at once or once the write fails.
+    let refused = turn(&mut client, "user", "With a pricing table", "c-2").await;
+    assert_eq!(refused, Err(ErrorCode::StoreUnavailable));
+    let (status, body) = common::http(server.addr, "GET", "/readyz").await;
+    assert_eq!(status, 503, "{body}");
+    redis.restart();
+    // Back by itself: the same turn, sent again, is applied once.
+    let mut applied = None;
+    for _ in 0..50 {
+        match turn(&mut client, "user", "With a pricing table", "c-2").await {
+            Ok(seq) => {
+                applied = Some(seq);
+                break;
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+    assert!(applied.is_some(), "the store did not come back");
+    let (status, _) = common::http(server.addr, "GET", "/readyz").await;
+    assert_eq!(status, 200);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn sigkill_of_redis_with_appendfsync_always_loses_no_acknowledged_turn() {
+    let mut redis = RedisProcess::start(true);
+    let server = TestServer::start_on(config(&redis, "t4"), None).await;
+    let (mut client, _) = Client::connect(&server.ws_url("")).await;
+    let id = client.session_id.clone();
+    let mut acked = 0;
+    for i in 0..40 {
+        turn(
+            &mut client,
+            "user",
+            &format!("Build thing number {i}"),
+            &format!("c-{i}"),
+        )
+        .await
+        .unwrap();
+        acked += 1;
+    }
+    redis.kill();
+    server.stop().await;
+    redis.restart();
+    let server = TestServer::start_on(config(&redis, "t4"), None).await;
+    let (mut again, welcome) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome.seq, acked);
+    assert_eq!(welcome.state.turn_count, acked);
+    again.send(json!({"type": "get_state"})).await;
+    again.recv_state().await;
+    server.stop().await;
+}
