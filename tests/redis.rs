@@ -212,3 +212,152 @@ async fn sigkill_of_redis_with_appendfsync_always_loses_no_acknowledged_turn() {
     again.recv_state().await;
     server.stop().await;
 }
+
+/// A turn with an id: every state frame read meanwhile goes to `seen` (seq, reasons).
+async fn turn_seen(
+    client: &mut Client,
+    role: &str,
+    text: &str,
+    id: &str,
+    seen: &mut Vec<(u64, Vec<String>)>,
+) -> u64 {
+    client
+        .send(json!({"type": "message", "role": role, "text": text, "id": id}))
+        .await;
+    loop {
+        match client.recv().await {
+            ServerFrame::Ack(a) if a.id == id => return a.seq,
+            ServerFrame::State(s) => seen.push((
+                s.seq,
+                s.transitions.iter().map(|t| t.reason.to_string()).collect(),
+            )),
+            ServerFrame::Error(e) => panic!("{id}: {:?} {}", e.code, e.message),
+            _ => {}
+        }
+    }
+}
+
+/// Reads state frames into `seen` until it has one of `seq`.
+async fn frames_until(client: &mut Client, seq: u64, seen: &mut Vec<(u64, Vec<String>)>) {
+    while seen.last().is_none_or(|(at, _)| *at < seq) {
+        if let ServerFrame::State(s) = client.recv().await {
+            seen.push((
+                s.seq,
+                s.transitions.iter().map(|t| t.reason.to_string()).collect(),
+            ));
+        }
+    }
+}
+
+#[tokio::test]
+async fn two_nodes_share_a_session_the_user_on_one_the_assistant_on_the_other() {
+    let redis = RedisProcess::start(false);
+    let one = TestServer::start_on(config(&redis, "t5"), None).await;
+    let two = TestServer::start_on(config(&redis, "t5"), None).await;
+    let (mut user, _) = Client::connect(&one.ws_url("")).await;
+    let id = user.session_id.clone();
+    // The session exists in the store once it has a change.
+    turn(&mut user, "user", EXAMPLE[0].1, "u-0").await.unwrap();
+    let (mut assistant, welcome) = Client::connect(&two.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome.seq, 1);
+    let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+    let mut last = 1;
+    for (i, (role, text)) in EXAMPLE.iter().enumerate().skip(1) {
+        let id = format!("c-{i}");
+        last = if *role == "user" {
+            turn_seen(&mut user, role, text, &id, &mut mine).await
+        } else {
+            turn_seen(&mut assistant, role, text, &id, &mut theirs).await
+        };
+    }
+    assert_eq!(last, 9);
+    frames_until(&mut user, 9, &mut mine).await;
+    frames_until(&mut assistant, 9, &mut theirs).await;
+    // Both saw every change from 2 on, with the same transitions, in the same order.
+    let from_two = |frames: Vec<(u64, Vec<String>)>| -> Vec<(u64, Vec<String>)> {
+        frames.into_iter().filter(|(seq, _)| *seq >= 2).collect()
+    };
+    let (mine, theirs) = (from_two(mine), from_two(theirs));
+    assert_eq!(mine, theirs);
+    assert_eq!(
+        mine.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+        (2..=9).collect::<Vec<_>>()
+    );
+    let reasons: Vec<String> = mine.into_iter().flat_map(|(_, r)| r).collect();
+    assert_eq!(
+        reasons,
+        [
+            "Gathered sufficient information",
+            "Plan approved, starting work",
+            "Work completed",
+            "User satisfied with result",
+            "User started new goal",
+            "User cancelled",
+        ]
+    );
+    one.stop().await;
+    two.stop().await;
+}
+
+#[tokio::test]
+async fn concurrent_turns_from_two_nodes_are_all_kept_once_in_one_order() {
+    let redis = RedisProcess::start(false);
+    let one = TestServer::start_on(config(&redis, "t6"), None).await;
+    let two = TestServer::start_on(config(&redis, "t6"), None).await;
+    let (mut a, _) = Client::connect(&one.ws_url("")).await;
+    let id = a.session_id.clone();
+    turn(&mut a, "user", "Build a form", "a-start")
+        .await
+        .unwrap();
+    let (mut b, _) = Client::connect(&two.ws_url(&format!("?session_id={id}"))).await;
+    const EACH: usize = 15;
+    // Both send their turns at once, without waiting.
+    for i in 0..EACH {
+        a.send(json!({"type": "message", "role": "user", "text": format!("a says {i}"), "id": format!("a-{i}")}))
+            .await;
+        b.send(json!({"type": "message", "role": "assistant", "text": format!("b says {i}"), "id": format!("b-{i}")}))
+            .await;
+    }
+    acks(&mut a, "a-", EACH).await;
+    acks(&mut b, "b-", EACH).await;
+    let total = 1 + 2 * EACH as u64;
+    // Every turn once: the log holds 31 changes, each text once.
+    let (_, body) = common::http(one.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+    let events: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(events.len() as u64, total);
+    let mut texts: Vec<String> = events
+        .iter()
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    texts.sort();
+    texts.dedup();
+    assert_eq!(texts.len() as u64, total);
+    // Both clients end at the same state.
+    for client in [&mut a, &mut b] {
+        client.send(json!({"type": "get_state"})).await;
+        let state = loop {
+            if let ServerFrame::State(s) = client.recv().await
+                && s.seq == total
+            {
+                break s;
+            }
+        };
+        assert_eq!(state.state.turn_count, total);
+    }
+    one.stop().await;
+    two.stop().await;
+}
+
+/// Reads until `count` acks of ids starting with `prefix` came; an error fails the test.
+async fn acks(client: &mut Client, prefix: &str, count: usize) {
+    let mut acked = std::collections::BTreeSet::new();
+    while acked.len() < count {
+        match client.recv().await {
+            ServerFrame::Ack(ack) if ack.id.starts_with(prefix) => {
+                acked.insert(ack.id.to_string());
+            }
+            ServerFrame::Error(e) => panic!("{prefix}: {:?} {}", e.code, e.message),
+            _ => {}
+        }
+    }
+}

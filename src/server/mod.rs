@@ -306,6 +306,13 @@ pub async fn run_with_clock(
     }
     info!(address = %listener.local_addr()?, store = %app.sessions.store().describe(), "listening");
     let sweeper = tokio::spawn(sweep(app.clone(), stop_rx.clone()));
+    // A store shared with other nodes: their changes reach this node's clients, and deadlines
+    // of sessions no node holds are applied.
+    let follower = app
+        .sessions
+        .store()
+        .doorbell()
+        .map(|bells| tokio::spawn(follow(app.clone(), bells, stop_rx.clone())));
     let purger = tokio::spawn(purge(app.clone(), stop_rx));
     let edge = tokio::spawn(edge::accept(
         listener,
@@ -351,6 +358,9 @@ pub async fn run_with_clock(
     driver.abort();
     sweeper.abort();
     purger.abort();
+    if let Some(follower) = follower {
+        follower.abort();
+    }
     let closing = app.clone();
     let _ = tokio::task::spawn_blocking(move || closing.sessions.store().close()).await;
     Ok(())
@@ -378,6 +388,63 @@ async fn purge(app: Arc<App>, mut stop: watch::Receiver<Stop>) {
             _ = tokio::time::sleep(every) => {}
             _ = stop.changed() => return,
         }
+    }
+}
+
+/// How often a node of a shared store looks for idle deadlines of sessions no node holds.
+const DUE_EVERY: Duration = Duration::from_secs(1);
+
+/// Follows the changes other nodes store (the shared store's doorbell): each session this node
+/// holds is brought up to them and its clients here get their frames. Also, every second, loads
+/// the sessions whose idle deadline fell due and that nobody here holds, so the deadline is
+/// applied even when the node that held the session is gone (two nodes applying the same
+/// deadline append the same change: the store takes it once).
+async fn follow(
+    app: Arc<App>,
+    mut bells: tokio::sync::broadcast::Receiver<(Arc<str>, u64)>,
+    mut stop: watch::Receiver<Stop>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut tick = tokio::time::interval(DUE_EVERY);
+    loop {
+        let bell = tokio::select! {
+            bell = bells.recv() => bell,
+            _ = tick.tick() => {
+                let due = app.clone();
+                let now = app.clock.now();
+                let _ = tokio::task::spawn_blocking(move || {
+                    let Ok(ids) = due.sessions.store().due(now, 256) else { return };
+                    for id in ids {
+                        if due.sessions.get(&id).is_none() {
+                            let _ = due.sessions.get_or_load(&id, now);
+                        }
+                    }
+                })
+                .await;
+                continue;
+            }
+            _ = stop.changed() => return,
+        };
+        let todo: Vec<(Arc<str>, u64)> = match bell {
+            Ok((id, seq)) if !id.is_empty() => vec![(id, seq)],
+            // Missed doorbells: every session held here is checked.
+            Ok(_) | Err(RecvError::Lagged(_)) => app
+                .sessions
+                .held()
+                .into_iter()
+                .map(|id| (id, u64::MAX))
+                .collect(),
+            Err(RecvError::Closed) => return,
+        };
+        let following = app.clone();
+        let _ = tokio::task::spawn_blocking(move || {
+            for (id, seq) in todo {
+                if let Err(e) = following.sessions.follow(&id, seq) {
+                    tracing::debug!(session = %id, "following: {e}");
+                }
+            }
+        })
+        .await;
     }
 }
 

@@ -1262,6 +1262,94 @@ impl Sessions {
         ))
     }
 
+    /// Brings a session this node holds up to a change another node stored (a doorbell of a
+    /// shared store: `upto`, or `u64::MAX` to check): its missing events are read from the log,
+    /// stepped on the tip, and their `state` frames published to its clients here, in order.
+    /// Blocks on the store. Nothing to do for a session not held, already there, or with
+    /// changes of its own in flight (they will conflict, and the session is reloaded).
+    pub(crate) fn follow(&self, id: &str, upto: u64) -> Result<(), StoreError> {
+        let Some(session) = self.get(id) else {
+            return Ok(());
+        };
+        let quiet = |tip: &Tip| {
+            !tip.deleted
+                && !tip.unstored
+                && !session.stale.load(Ordering::SeqCst)
+                && session.in_flight.load(Ordering::SeqCst) == 0
+        };
+        let after = {
+            let tip = session.tip();
+            if tip.seq >= upto || !quiet(&tip) {
+                return Ok(());
+            }
+            tip.seq
+        };
+        let Some(events) = self.store.events(id, after, RESUME_LIMIT as usize)? else {
+            return Ok(());
+        };
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut tip = session.tip();
+        if tip.seq != after || !quiet(&tip) {
+            return Ok(());
+        }
+        let mut view = session.view();
+        if view.seq() != after {
+            return Ok(());
+        }
+        let explain = session.explain.load(Ordering::Relaxed);
+        for event in &events {
+            if event.seq != tip.seq + 1 {
+                break;
+            }
+            let input = event.change.input();
+            let (step, explanation) = if explain {
+                let (step, e) = self.engine.step_explained(&mut tip.conv, input, event.at);
+                (step, Some(e))
+            } else {
+                (self.engine.step(&mut tip.conv, input, event.at), None)
+            };
+            let mut frame = FrameText::state(&tip.conv, event.seq, &step.transitions);
+            if let Some(e) = &explanation {
+                frame = frame.with_explain(e);
+            }
+            if let Change::Message {
+                role,
+                text,
+                artifact,
+                partial,
+            } = &event.change
+            {
+                frame = frame.with_message(*role, text, *artifact, *partial);
+            }
+            tip.seq = event.seq;
+            if let Some(client_id) = &event.id {
+                tip.recent.insert(client_id, event.seq, 0);
+            }
+            let (bytes, parts) = kept(frame);
+            *view = View {
+                seq: event.seq,
+                text: Some((bytes.clone(), parts)),
+                phase: tip.conv.phase,
+                last_updated: tip.conv.last_updated,
+            };
+            let _ = session.tx.send(Push::Frame {
+                seq: event.seq,
+                frame: bytes,
+            });
+        }
+        drop(view);
+        tip.scheduled = None;
+        self.schedule(&session, &mut tip);
+        Ok(())
+    }
+
+    /// The ids of the sessions this node holds.
+    pub(crate) fn held(&self) -> Vec<Arc<str>> {
+        self.map.iter().map(|e| e.key().clone()).collect()
+    }
+
     /// Deletes a session and its log: its clients are told and disconnected. Returns the store
     /// ticket of the deletion (wait for it before saying it is done), or `None` when there was
     /// no such session.

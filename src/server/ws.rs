@@ -66,8 +66,14 @@ enum Reply {
         /// [`ACK_PATIENCE`] from when the frame came. Boxed: a timer is large, and a
         /// connection's future would carry one all its life, waiting or not.
         deadline: Pin<Box<tokio::time::Sleep>>,
+        /// On a store shared by nodes, the frame, to apply again if another node's change
+        /// took its place (a conflict), and how many times it was applied.
+        again: Option<(Box<str>, u8)>,
     },
 }
+
+/// Times a frame is applied when other nodes' changes keep taking its place.
+const CONFLICT_TRIES: u8 = 3;
 
 /// One client of one session.
 struct Connection {
@@ -87,6 +93,8 @@ struct Connection {
     access: Option<Access>,
     /// The reply being written that the client has, and up to where (bytes).
     reply_sent: Option<(Arc<str>, usize)>,
+    /// The store is shared with other nodes (a change of this client's may lose its place).
+    shared_store: bool,
     /// Wakes when the reply being written grows; `None` once the session is gone.
     progress: Option<tokio::sync::watch::Receiver<u64>>,
 }
@@ -138,8 +146,11 @@ pub(crate) fn serve(
         _admitted: admitted,
         access,
         reply_sent: reply.map(|(id, offset)| (Arc::from(id), offset)),
+        shared_store: false,
         progress,
     };
+    let mut conn = conn;
+    conn.shared_store = conn.app.sessions.store().shared();
     conn.serve(last_seq)
 }
 
@@ -409,10 +420,28 @@ impl Connection {
 
     /// The oldest change waiting for its commit has settled (or waited too long).
     async fn on_settled(&mut self, settled: Option<Result<(), StoreError>>) -> Result<(), End> {
-        let Some(Reply::Commit { seq, ack, .. }) = self.replies.pop_front() else {
+        let Some(Reply::Commit {
+            seq, ack, again, ..
+        }) = self.replies.pop_front()
+        else {
             return Ok(());
         };
         match settled {
+            Some(Err(e))
+                if e.kind == crate::store::ErrorKind::Conflict
+                    && again
+                        .as_ref()
+                        .is_some_and(|(_, tries)| *tries < CONFLICT_TRIES) =>
+            {
+                // Another node stored a change of this session first: the session is read again
+                // and the frame applied on top of it (its answer keeps its place in line).
+                let Some((text, tries)) = again else {
+                    return Ok(());
+                };
+                let reply = Box::pin(self.on_text(&text, tries + 1)).await;
+                self.replies.push_front(reply);
+                Ok(())
+            }
             Some(Ok(())) => {
                 if self.sent < seq {
                     // Its frame is still in the channel (or was missed): the frames up to now
@@ -472,7 +501,7 @@ impl Connection {
             return Ok(());
         }
         let reply = match message {
-            Message::Text(text) => self.on_text(&text).await,
+            Message::Text(text) => self.on_text(&text, 1).await,
             Message::Binary(_) => self.refusal(
                 ErrorCode::BadRequest,
                 "binary frames are not supported: send JSON text frames",
@@ -486,7 +515,7 @@ impl Connection {
     }
 
     /// A text frame: checked, parsed, applied.
-    async fn on_text(&mut self, text: &str) -> Reply {
+    async fn on_text(&mut self, text: &str, tries: u8) -> Reply {
         let received = std::time::Instant::now();
         let max = self.app.config.max_frame_bytes;
         if text.len() > max {
@@ -559,6 +588,7 @@ impl Connection {
                     .map(|id| ServerFrame::ack(id, seq).to_text().into()),
                 committed: sessions.store().committed(ticket),
                 deadline: Box::pin(tokio::time::sleep(ACK_PATIENCE)),
+                again: self.shared_store.then(|| (Box::from(text), tries)),
             },
             Err(Refused::Deleted) => {
                 self.refusal(ErrorCode::SessionDeleted, "the session was deleted")

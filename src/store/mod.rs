@@ -327,6 +327,24 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
     /// `memory:` or `sqlite:PATH`, for logs.
     fn describe(&self) -> String;
+
+    /// A store shared by several nodes rings a doorbell after each change, its own included:
+    /// `(session, seq)`; `("", 0)` after a reconnection, when doorbells may have been missed.
+    /// `None` for a store only this node writes.
+    fn doorbell(&self) -> Option<tokio::sync::broadcast::Receiver<(Arc<str>, u64)>> {
+        None
+    }
+
+    /// Whether other nodes write this store too.
+    fn shared(&self) -> bool {
+        false
+    }
+
+    /// Sessions whose idle deadline is at or before `now` (at most `limit`), for a node to
+    /// apply deadlines of sessions no node has loaded (a shared store only).
+    fn due(&self, _now: DateTime<Utc>, _limit: usize) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
 }
 
 /// The append rule every store keeps: a session's events are numbered 1, 2, 3, ... with no gap

@@ -28,6 +28,9 @@ use super::{
 };
 use crate::conversation::{Conversation, Goal};
 
+/// Doorbells a node may fall behind by before it checks every session it holds.
+const BELLS: usize = 4096;
+
 /// How long a command may take before the store counts Redis as unreachable.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Between two probes of an unreachable Redis.
@@ -151,6 +154,8 @@ pub(crate) struct RedisStore {
     reads: Mutex<Option<redis::Connection>>,
     shared: Arc<Shared>,
     queue: Mutex<(u64, Option<tokio::sync::mpsc::UnboundedSender<Queued>>)>,
+    /// The doorbells heard on `PREFIX:changed`.
+    bells: tokio::sync::broadcast::Sender<(Arc<str>, u64)>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -209,12 +214,14 @@ impl RedisStore {
                 health: Mutex::new(Health::Ready),
             }),
             queue: Mutex::new((0, None)),
+            bells: tokio::sync::broadcast::channel(BELLS).0,
         };
         // Reachable now, or the server does not start: a typo in the URL is said at once.
         store.read(|c| redis::cmd("PING").query::<String>(c))?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         store.queue.lock().unwrap_or_else(|p| p.into_inner()).1 = Some(tx);
         let (shared, writer_url) = (store.shared.clone(), store.url.clone());
+        let (bells, channel) = (store.bells.clone(), store.keys.changed());
         std::thread::Builder::new()
             .name("convstate-redis".into())
             .spawn(move || {
@@ -231,7 +238,13 @@ impl RedisStore {
                         return;
                     }
                 };
-                runtime.block_on(writer(client, keys, writer_url, shared, rx));
+                runtime.block_on(async move {
+                    let listening = listen(client.clone(), channel, bells, writer_url.clone());
+                    tokio::select! {
+                        _ = writer(client, keys, writer_url, shared, rx) => {}
+                        _ = listening => {}
+                    }
+                });
             })
             .map_err(|e| StoreError::new(ErrorKind::Io, format!("{url}: {e}")))?;
         Ok(store)
@@ -322,6 +335,48 @@ async fn writer(
             continue;
         }
         settle(&shared, ticket, receipt, outcome);
+    }
+}
+
+/// Listens to the doorbell channel for as long as the store lives, reconnecting (and then
+/// ringing `("", 0)`: doorbells may have been missed meanwhile).
+async fn listen(
+    client: redis::Client,
+    channel: String,
+    bells: tokio::sync::broadcast::Sender<(Arc<str>, u64)>,
+    url: String,
+) {
+    use futures_util::StreamExt as _;
+    let mut first = true;
+    loop {
+        let subscribed = async {
+            let mut pubsub = client.get_async_pubsub().await?;
+            pubsub.subscribe(&channel).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        };
+        match tokio::time::timeout(RESPONSE_TIMEOUT, subscribed).await {
+            Ok(Ok(mut pubsub)) => {
+                if !first {
+                    tracing::info!(store = url, "listening to the doorbell again");
+                    let _ = bells.send((Arc::from(""), 0));
+                }
+                let mut messages = pubsub.on_message();
+                while let Some(message) = messages.next().await {
+                    let Ok(text) = message.get_payload::<String>() else {
+                        continue;
+                    };
+                    if let Some((id, seq)) = text.rsplit_once(' ')
+                        && let Ok(seq) = seq.parse::<u64>()
+                    {
+                        let _ = bells.send((Arc::from(id), seq));
+                    }
+                }
+            }
+            Ok(Err(e)) => tracing::debug!(store = url, "doorbell: {e}"),
+            Err(_) => {}
+        }
+        first = false;
+        tokio::time::sleep(PROBE_EVERY).await;
     }
 }
 
@@ -635,6 +690,29 @@ impl Store for RedisStore {
 
     fn describe(&self) -> String {
         self.url.clone()
+    }
+
+    fn doorbell(&self) -> Option<tokio::sync::broadcast::Receiver<(Arc<str>, u64)>> {
+        Some(self.bells.subscribe())
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn due(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<String>, StoreError> {
+        let key = self.keys.deadlines();
+        let ms = millis(&now);
+        self.read(|c| {
+            redis::cmd("ZRANGEBYSCORE")
+                .arg(&key)
+                .arg("-inf")
+                .arg(ms)
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit)
+                .query(c)
+        })
     }
 }
 
