@@ -165,6 +165,9 @@ async fn an_outage_is_a_clear_error_and_the_store_recovers() {
     assert_eq!(refused, Err(ErrorCode::StoreUnavailable));
     let (status, body) = common::http(server.addr, "GET", "/readyz").await;
     assert_eq!(status, 503, "{body}");
+    let (status, body) = common::http(server.addr, "GET", "/healthz").await;
+    assert_eq!(status, 200);
+    assert!(body.starts_with("ok\nstore: failing since"), "{body}");
     redis.restart();
     // Back by itself: the same turn, sent again, is applied once.
     let mut applied = None;
@@ -360,4 +363,74 @@ async fn acks(client: &mut Client, prefix: &str, count: usize) {
             _ => {}
         }
     }
+}
+
+#[tokio::test]
+async fn an_idle_deadline_is_applied_once_with_two_sweepers() {
+    let redis = RedisProcess::start(false);
+    let idle = Some(chrono::TimeDelta::seconds(1));
+    let one = TestServer::start_on(config(&redis, "t7"), idle).await;
+    let two = TestServer::start_on(config(&redis, "t7"), idle).await;
+    let (mut a, _) = Client::connect(&one.ws_url("")).await;
+    let id = a.session_id.clone();
+    turn(&mut a, "user", "Build a landing page", "c-1")
+        .await
+        .unwrap();
+    // Both nodes hold the session, both sweep it at its deadline.
+    let (mut b, _) = Client::connect(&two.ws_url(&format!("?session_id={id}"))).await;
+    for client in [&mut a, &mut b] {
+        loop {
+            if let ServerFrame::State(s) = client.recv().await
+                && s.state.phase.to_string() == "idle"
+            {
+                break;
+            }
+        }
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (_, body) = common::http(one.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+    let events: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    let idles = events.iter().filter(|e| e["type"] == "idle").count();
+    assert_eq!(idles, 1, "{events:?}");
+    one.stop().await;
+    two.stop().await;
+}
+
+#[tokio::test]
+async fn a_node_killed_mid_session_its_clients_go_on_on_the_other() {
+    let redis = RedisProcess::start(true);
+    let url = redis.url();
+    let args = ["--store", url.as_str(), "--redis-prefix", "t8"];
+    let a = common::ServerProcess::start(&args).unwrap();
+    let b = common::ServerProcess::start(&args).unwrap();
+    let (mut user, _) = Client::connect(&a.ws_url("")).await;
+    let id = user.session_id.clone();
+    let mut seq = 0;
+    for (i, (role, text)) in EXAMPLE.iter().enumerate().take(3) {
+        seq = turn(&mut user, role, text, &format!("c-{i}"))
+            .await
+            .unwrap();
+    }
+    let (mut watcher, _) = Client::connect(&b.ws_url(&format!("?session_id={id}"))).await;
+    // SIGKILL of the user's node; the user comes back on the other one, from where it was.
+    let log = a.kill();
+    assert!(!log.is_empty());
+    let (mut back, welcome) =
+        Client::connect(&b.ws_url(&format!("?session_id={id}&last_seq={seq}"))).await;
+    assert!(welcome.resumed);
+    assert_eq!(welcome.seq, seq);
+    for (i, (role, text)) in EXAMPLE.iter().enumerate().skip(3) {
+        seq = turn(&mut back, role, text, &format!("c-{i}"))
+            .await
+            .unwrap();
+    }
+    assert_eq!(seq, 9);
+    // The watcher on the surviving node saw every change after it joined, in order.
+    let mut seen = Vec::new();
+    frames_until(&mut watcher, 9, &mut seen).await;
+    assert_eq!(
+        seen.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+        (4..=9).collect::<Vec<_>>()
+    );
+    drop(b);
 }

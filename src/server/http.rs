@@ -43,7 +43,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/demo/style.css", get(web::style))
         .route("/embed.js", get(web::embed))
         .route("/ws", get(upgrade))
-        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         // The node's figures: an admin's, when authentication is on.
         .merge(metrics_route)
@@ -550,6 +550,25 @@ fn store_unavailable(e: &StoreError) -> Response {
         ErrorCode::StoreUnavailable,
         &e.message,
     )
+}
+
+/// Liveness: the process answers (200), with the store's state on a second line (a store that
+/// refuses writes does not call for a restart).
+async fn healthz(State(app): State<Arc<App>>) -> Response {
+    let store = app.sessions.store();
+    let state = match store.health() {
+        Health::Ready => "ready".to_string(),
+        Health::Failing { cause, since } => format!(
+            "failing since {} ({}): {cause}",
+            since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            cause.kind.as_str()
+        ),
+    };
+    (
+        StatusCode::OK,
+        format!("ok\nstore: {state} ({})\n", store.describe()),
+    )
+        .into_response()
 }
 
 /// Readiness, for a load balancer: 503 naming the cause while the store refuses writes or the

@@ -1213,6 +1213,7 @@ impl Sessions {
         // changes are refused meanwhile), but it may have between the fold and the lock: a
         // fold that no longer matches what is committed is done again.
         for _ in 0..3 {
+            let seen = session.view().seq();
             let Some(folded) = self.fold_latest(&session.id)? else {
                 // Deleted meanwhile, or its creation was never committed: then it starts over
                 // as new (its clients saw no change of it: none was committed).
@@ -1236,12 +1237,34 @@ impl Sessions {
             {
                 return Ok(());
             }
+            // Changes another node stored meanwhile (a shared store): their frames, rebuilt
+            // from the log, go to this node's clients, in order, as the view moves past them.
+            let missed = if folded.seq > seen && self.store.shared() {
+                drop(tip);
+                let rebuilt = self
+                    .frames_between(&session.id, seen, folded.seq)
+                    .ok()
+                    .flatten();
+                tip = session.tip();
+                rebuilt.map(|r| r.frames).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            if !session.stale.load(Ordering::SeqCst) || session.in_flight.load(Ordering::SeqCst) > 0
+            {
+                return Ok(());
+            }
             let mut view = session.view();
             if folded.seq < view.seq() {
                 continue;
             }
             if view.seq() != folded.seq {
                 *view = View::of(&folded.conv, folded.seq);
+                if view.seq() > seen {
+                    for (seq, frame) in missed {
+                        let _ = session.tx.send(Push::Frame { seq, frame });
+                    }
+                }
             }
             drop(view);
             tip.conv = folded.conv;
@@ -1605,6 +1628,11 @@ impl Session {
 
     fn bump(&self) {
         self.progress.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Changes of the session queued to the store and not settled yet.
+    pub(crate) fn writes_in_flight(&self) -> u32 {
+        self.in_flight.load(Ordering::SeqCst)
     }
 
     /// Whether a reply is being written.

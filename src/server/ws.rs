@@ -438,6 +438,14 @@ impl Connection {
                 let Some((text, tries)) = again else {
                     return Ok(());
                 };
+                // The session's other changes in flight fail the same way: once they have
+                // settled, it is read back (at most a second's wait).
+                for _ in 0..100 {
+                    if self.session.writes_in_flight() == 0 {
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                }
                 let reply = Box::pin(self.on_text(&text, tries + 1)).await;
                 self.replies.push_front(reply);
                 Ok(())
