@@ -444,7 +444,7 @@ impl Connection {
                     if self.session.writes_in_flight() == 0 {
                         break;
                     }
-                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    tokio::time::sleep(Duration::from_millis(10)).await;
                 }
                 let reply = Box::pin(self.on_text(&text, tries + 1)).await;
                 self.replies.push_front(reply);
