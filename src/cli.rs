@@ -52,6 +52,34 @@ pub enum Command {
     Loadgen(LoadgenArgs),
     /// Run conversation scripts against a server (or record one from a conversation).
     Script(ScriptArgs),
+    /// Write sessions of a store (all, or those named) as JSON Lines: a header line per
+    /// session, then its events.
+    Export {
+        /// The store: sqlite:PATH or redis://HOST:PORT[/DB].
+        #[arg(long)]
+        store: String,
+        /// The prefix of the Redis keys.
+        #[arg(long, value_name = "PREFIX", default_value = "convstate")]
+        redis_prefix: String,
+        /// Only this session (repeat for more).
+        #[arg(long = "session", value_name = "ID")]
+        sessions: Vec<String>,
+    },
+    /// Read sessions written by export (a file, or - for standard input) into a store; a
+    /// session the store already has is left as it is.
+    Import {
+        /// The store: sqlite:PATH or redis://HOST:PORT[/DB].
+        #[arg(long)]
+        store: String,
+        /// The prefix of the Redis keys.
+        #[arg(long, value_name = "PREFIX", default_value = "convstate")]
+        redis_prefix: String,
+        /// Pattern directory the server folds the sessions with (default: the built-in set).
+        #[arg(long, value_name = "DIR")]
+        patterns: Option<PathBuf>,
+        /// The export.
+        file: PathBuf,
+    },
     /// Check a pattern directory and report every problem as path:line: message.
     CheckPatterns {
         /// Pattern directory.
@@ -389,6 +417,90 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
                 Err(e) => {
                     eprintln!("error: {name}: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Export {
+            store,
+            redis_prefix,
+            sessions,
+        } => {
+            let options = crate::store::Options {
+                prefix: redis_prefix,
+                ..crate::store::Options::default()
+            };
+            let opened = match crate::store::open(&store, &options) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let result = crate::transfer::export(&*opened, &sessions, &mut out);
+            drop(out);
+            opened.close();
+            match result {
+                Ok(n) => {
+                    eprintln!("{n} sessions exported from {}", opened.describe());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Import {
+            store,
+            redis_prefix,
+            patterns: dir,
+            file,
+        } => {
+            let engine = match patterns::load(&PatternSource::from_option(dir)) {
+                Ok(engine) => engine,
+                Err(errors) => return report_patterns(&errors),
+            };
+            let options = crate::store::Options {
+                prefix: redis_prefix,
+                ..crate::store::Options::default()
+            };
+            let opened = match crate::store::open(&store, &options) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let mut input: Box<dyn std::io::BufRead> = if file.as_os_str() == "-" {
+                Box::new(std::io::stdin().lock())
+            } else {
+                match std::fs::File::open(&file) {
+                    Ok(f) => Box::new(BufReader::new(f)),
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", file.display());
+                        return ExitCode::FAILURE;
+                    }
+                }
+            };
+            let result = crate::transfer::import(&opened, &engine, &mut *input);
+            opened.close();
+            match result {
+                Ok(done) => {
+                    eprintln!(
+                        "{} sessions ({} events) imported into {}",
+                        done.sessions,
+                        done.events,
+                        opened.describe()
+                    );
+                    for id in &done.skipped {
+                        eprintln!("skipped {id}: the store already has it");
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
                     ExitCode::FAILURE
                 }
             }

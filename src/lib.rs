@@ -15,6 +15,7 @@
 //!   sweeper, HTTP.
 //! - [`store`]: where sessions live: an event log per session (memory, SQLite), settled in order.
 //! - [`config`]: the server's configuration.
+//! - [`transfer`]: sessions moved between stores (`export`, `import`).
 //! - [`client`]: clients of the protocol (scripted client, recorder, load generator, HTTP).
 //! - [`cli`]: the command line.
 //!
@@ -42,3 +43,4 @@ pub mod protocol;
 pub(crate) mod replay;
 pub mod server;
 pub mod store;
+pub mod transfer;

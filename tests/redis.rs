@@ -434,3 +434,85 @@ async fn a_node_killed_mid_session_its_clients_go_on_on_the_other() {
     );
     drop(b);
 }
+
+#[tokio::test]
+async fn sessions_move_from_sqlite_to_redis_with_export_and_import() {
+    let redis = RedisProcess::start(false);
+    let file = common::temp_path("export", "db");
+    let sqlite = format!("sqlite:{}", file.display());
+    let server = TestServer::start_on(
+        ServerConfig {
+            store: sqlite.clone(),
+            ..ServerConfig::default()
+        },
+        None,
+    )
+    .await;
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let (mut client, _) = Client::connect(&server.ws_url("")).await;
+        for (i, (role, text)) in EXAMPLE.iter().enumerate().take(4 + n) {
+            turn(&mut client, role, text, &format!("c-{i}"))
+                .await
+                .unwrap();
+        }
+        ids.push(client.session_id.clone());
+    }
+    let mut before = Vec::new();
+    for id in &ids {
+        before.push(
+            common::http(server.addr, "GET", &format!("/api/sessions/{id}"))
+                .await
+                .1,
+        );
+    }
+    server.stop().await;
+    let bin = env!("CARGO_BIN_EXE_convstate");
+    let exported = std::process::Command::new(bin)
+        .args(["export", "--store", &sqlite])
+        .output()
+        .unwrap();
+    assert!(
+        exported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&exported.stderr)
+    );
+    let lines = String::from_utf8(exported.stdout).unwrap();
+    assert_eq!(
+        lines.lines().filter(|l| l.contains("\"session\"")).count(),
+        3
+    );
+    let dump = common::temp_path("export", "jsonl");
+    std::fs::write(&dump, &lines).unwrap();
+    let import = |store: &str| {
+        std::process::Command::new(bin)
+            .args([
+                "import",
+                "--store",
+                store,
+                "--redis-prefix",
+                "moved",
+                dump.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    let imported = import(&redis.url());
+    let said = String::from_utf8_lossy(&imported.stderr).to_string();
+    assert!(imported.status.success(), "{said}");
+    assert!(said.contains("3 sessions (15 events) imported"), "{said}");
+    // Served from Redis: the same states.
+    let server = TestServer::start_on(config(&redis, "moved"), None).await;
+    for (id, before) in ids.iter().zip(&before) {
+        let (status, after) =
+            common::http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+        assert_eq!(status, 200);
+        assert_eq!(&after, before);
+    }
+    server.stop().await;
+    // Again: nothing is overwritten.
+    let again = import(&redis.url());
+    let said = String::from_utf8_lossy(&again.stderr).to_string();
+    assert!(said.contains("0 sessions (0 events) imported"), "{said}");
+    assert_eq!(said.matches("skipped").count(), 3, "{said}");
+}

@@ -72,8 +72,9 @@ enum Reply {
     },
 }
 
-/// Times a frame is applied when other nodes' changes keep taking its place.
-const CONFLICT_TRIES: u8 = 3;
+/// Times a frame is applied when other nodes' changes keep taking its place (each time after
+/// a short random pause, so two nodes that keep colliding part).
+const CONFLICT_TRIES: u8 = 10;
 
 /// One client of one session.
 struct Connection {
@@ -446,6 +447,9 @@ impl Connection {
                     }
                     tokio::time::sleep(Duration::from_millis(10)).await;
                 }
+                let mut jitter = [0u8; 1];
+                let _ = getrandom::fill(&mut jitter);
+                tokio::time::sleep(Duration::from_millis(u64::from(jitter[0] % 20))).await;
                 let reply = Box::pin(self.on_text(&text, tries + 1)).await;
                 self.replies.push_front(reply);
                 Ok(())

@@ -263,4 +263,17 @@ impl Store for MemoryStore {
     fn describe(&self) -> String {
         "memory:".to_string()
     }
+
+    fn session_ids(&self, after: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut ids: Vec<String> = self
+            .lock()
+            .sessions
+            .keys()
+            .filter(|id| id.as_str() > after)
+            .cloned()
+            .collect();
+        ids.sort();
+        ids.truncate(limit);
+        Ok(ids)
+    }
 }

@@ -38,7 +38,7 @@ const PROBE_EVERY: Duration = Duration::from_millis(500);
 
 const CREATE: &str = r#"
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('CONFLICT exists') end
-redis.call('HSET', KEYS[1], 'created', ARGV[2], 'seq', 0, 'phase', 'greeting', 'updated', ARGV[2])
+redis.call('HSET', KEYS[1], 'created', ARGV[2], 'seq', 0, 'phase', 'greeting', 'updated', ARGV[5])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
 return 0
@@ -426,11 +426,13 @@ async fn apply(
             owner,
         } => {
             let mut s = create.key(keys.session(&session, "meta"));
+            // The creation time whole (RFC 3339, to the nanosecond): the state carries it.
             s.key(keys.deadlines())
                 .arg(&*session)
-                .arg(millis(&created_at))
+                .arg(created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
                 .arg(owner.as_deref().unwrap_or(""))
-                .arg(idle_deadline.map_or(String::new(), |d| millis(&d).to_string()));
+                .arg(idle_deadline.map_or(String::new(), |d| millis(&d).to_string()))
+                .arg(millis(&created_at));
             s.invoke_async::<i64>(c).await?;
         }
         Write::Append(a) => {
@@ -572,7 +574,8 @@ impl Store for RedisStore {
         }
         let created = fields
             .get("created")
-            .and_then(|v| v.parse::<i64>().ok())
+            .and_then(|v| DateTime::parse_from_rfc3339(v).ok())
+            .map(|t| t.with_timezone(&Utc))
             .ok_or_else(|| self.corrupt(session, "meta", "no creation time"))?;
         let best = snap_seqs
             .iter()
@@ -603,7 +606,7 @@ impl Store for RedisStore {
             .collect();
         Ok(Some(Stored {
             session_id: session.to_string(),
-            created_at: from_millis(created),
+            created_at: created,
             owner: fields.get("owner").cloned(),
             snapshot,
             events,
@@ -698,6 +701,25 @@ impl Store for RedisStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn session_ids(&self, after: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        // Every session's `meta` key, found by SCAN (which never blocks Redis for long).
+        let pattern = format!("{}:s:{{*}}:meta", self.keys.prefix);
+        let head = format!("{}:s:{{", self.keys.prefix);
+        let keys: Vec<String> = self.read(|c| {
+            let found: Vec<String> = c.scan_match(&pattern)?.collect();
+            Ok(found)
+        })?;
+        let mut ids: Vec<String> = keys
+            .iter()
+            .filter_map(|k| k.strip_prefix(&head)?.strip_suffix("}:meta"))
+            .filter(|id| *id > after)
+            .map(String::from)
+            .collect();
+        ids.sort();
+        ids.truncate(limit);
+        Ok(ids)
     }
 
     fn due(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<String>, StoreError> {

@@ -1025,6 +1025,16 @@ impl Store for SqliteStore {
     fn describe(&self) -> String {
         format!("sqlite:{}", self.path.display())
     }
+
+    fn session_ids(&self, after: &str, limit: usize) -> Result<Vec<String>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.read(|c| {
+            let mut stmt =
+                c.prepare_cached("SELECT id FROM sessions WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+            let rows = stmt.query_map(rusqlite::params![after, limit], |r| r.get(0))?;
+            rows.collect()
+        })
+    }
 }
 
 fn exists(c: &Connection, session: &str) -> rusqlite::Result<bool> {

@@ -1,0 +1,219 @@
+//! `convstate export` and `convstate import`: sessions moved between stores (SQLite, Redis) as
+//! JSON Lines. Each session is a header line, `{"session":ID,"created_at":...,"owner":...,
+//! "events":N}`, followed by its N events as the log keeps them (`{"seq":1,"at":...,"type":...}`).
+//! Importing folds each session's events with the engine, as the server does, so the target
+//! store's indexes (phase, idle deadline, snapshots, history) are its own.
+
+use std::io::BufRead;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::conversation::Engine;
+use crate::store::{Append, Event, SNAPSHOT_EVERY, Store, StoreError, Write};
+
+/// Events read from the source store at once.
+const PAGE: usize = 1000;
+/// Sessions listed from the source store at once.
+const SESSIONS_PAGE: usize = 1000;
+/// The longest line an import reads (a session's event is at most a message of 16 MiB).
+const MAX_LINE: usize = 32 << 20;
+
+/// A session's header line.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    session: String,
+    created_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<String>,
+    events: u64,
+}
+
+/// Writes the sessions of `store` (all of them, or `only`) to `out`; returns how many.
+pub fn export(
+    store: &dyn Store,
+    only: &[String],
+    out: &mut dyn std::io::Write,
+) -> Result<u64, String> {
+    let mut count = 0;
+    let mut write_one = |id: &str| -> Result<(), String> {
+        let Some(stored) = store.load(id, 0, 0).map_err(|e| e.to_string())? else {
+            return Err(format!("no session \"{id}\" in {}", store.describe()));
+        };
+        let mut events = Vec::new();
+        let mut after = 0;
+        loop {
+            let page = store
+                .events(id, after, PAGE)
+                .map_err(|e| e.to_string())?
+                .unwrap_or_default();
+            let short = page.len() < PAGE;
+            after = page.last().map_or(after, |e| e.seq);
+            events.extend(page);
+            if short {
+                break;
+            }
+        }
+        let header = Header {
+            session: id.to_string(),
+            created_at: stored.created_at,
+            owner: stored.owner,
+            events: events.len() as u64,
+        };
+        let json = |v: Result<String, serde_json::Error>| v.map_err(|e| e.to_string());
+        writeln!(out, "{}", json(serde_json::to_string(&header))?).map_err(|e| e.to_string())?;
+        for event in &events {
+            writeln!(out, "{}", json(serde_json::to_string(event))?).map_err(|e| e.to_string())?;
+        }
+        count += 1;
+        Ok(())
+    };
+    if only.is_empty() {
+        let mut after = String::new();
+        loop {
+            let ids = store
+                .session_ids(&after, SESSIONS_PAGE)
+                .map_err(|e| e.to_string())?;
+            for id in &ids {
+                write_one(id)?;
+            }
+            match ids.last() {
+                Some(last) if ids.len() == SESSIONS_PAGE => after = last.clone(),
+                _ => break,
+            }
+        }
+    } else {
+        for id in only {
+            write_one(id)?;
+        }
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    Ok(count)
+}
+
+/// What an import did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Imported {
+    pub sessions: u64,
+    pub events: u64,
+    /// Sessions the target already had: left as they were.
+    pub skipped: Vec<String>,
+}
+
+/// Reads sessions from `input` into `store`, folding them with `engine`. A session the store
+/// already holds is skipped (never overwritten). Blocks until the store has committed all.
+pub fn import(
+    store: &Arc<dyn Store>,
+    engine: &Engine,
+    input: &mut dyn BufRead,
+) -> Result<Imported, String> {
+    let mut done = Imported::default();
+    let mut tickets = Vec::new();
+    let mut line_no = 0;
+    let mut line = String::new();
+    // The session being read: its state, and whether it is written (not skipped).
+    let mut current: Option<(Header, crate::conversation::Conversation, u64, bool)> = None;
+    let finish =
+        |current: &Option<(Header, crate::conversation::Conversation, u64, bool)>| match current {
+            Some((h, _, seq, _)) if *seq != h.events => Err(format!(
+                "session {}: {} events announced, {seq} read",
+                h.session, h.events
+            )),
+            _ => Ok(()),
+        };
+    loop {
+        line.clear();
+        let n = std::io::Read::take(&mut *input, MAX_LINE as u64 + 1)
+            .read_line(&mut line)
+            .map_err(|e| format!("line {}: {e}", line_no + 1))?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        if line.len() > MAX_LINE {
+            return Err(format!("line {line_no}: longer than {MAX_LINE} bytes"));
+        }
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("line {line_no}: {e}"))?;
+        if value.get("session").is_some() {
+            finish(&current)?;
+            let header: Header =
+                serde_json::from_value(value).map_err(|e| format!("line {line_no}: {e}"))?;
+            let exists = store
+                .load(&header.session, 0, 0)
+                .map_err(|e| e.to_string())?
+                .is_some();
+            let conv = engine.start(header.session.as_str(), header.created_at);
+            if exists {
+                done.skipped.push(header.session.clone());
+            } else {
+                let create = Write::Create {
+                    session: Arc::from(header.session.as_str()),
+                    created_at: header.created_at,
+                    idle_deadline: conv.idle_deadline,
+                    owner: header.owner.as_deref().map(Arc::from),
+                };
+                tickets.push(store.write(create, None).map_err(|e| e.to_string())?);
+                done.sessions += 1;
+            }
+            current = Some((header, conv, 0, !exists));
+            continue;
+        }
+        let Some((header, conv, seq, writing)) = current.as_mut() else {
+            return Err(format!("line {line_no}: an event before any session line"));
+        };
+        let event: Event =
+            serde_json::from_value(value).map_err(|e| format!("line {line_no}: {e}"))?;
+        if event.seq != *seq + 1 {
+            return Err(format!(
+                "line {line_no}: session {}: event {} follows {seq}",
+                header.session, event.seq
+            ));
+        }
+        let step = engine.step(conv, event.change.input(), event.at);
+        *seq = event.seq;
+        if *writing {
+            let append = Append {
+                session: Arc::from(header.session.as_str()),
+                phase: conv.phase,
+                idle_deadline: conv.idle_deadline,
+                snapshot: event
+                    .seq
+                    .is_multiple_of(SNAPSHOT_EVERY)
+                    .then(|| crate::protocol::to_text(&*conv)),
+                finished: step.finished.iter().map(crate::protocol::to_text).collect(),
+                goals_total: conv.completed_goals_total,
+                event,
+            };
+            tickets.push(
+                store
+                    .write(Write::Append(Box::new(append)), None)
+                    .map_err(|e| e.to_string())?,
+            );
+            done.events += 1;
+        }
+    }
+    finish(&current)?;
+    wait(store, &tickets).map_err(|e| format!("the store did not take the import: {e}"))?;
+    Ok(done)
+}
+
+/// Blocks until every write of `tickets` is committed; the first error otherwise.
+fn wait(store: &Arc<dyn Store>, tickets: &[u64]) -> Result<(), StoreError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| StoreError::new(crate::store::ErrorKind::Io, e.to_string()))?;
+    runtime.block_on(async {
+        for ticket in tickets {
+            store.committed(*ticket).await?;
+        }
+        Ok(())
+    })
+}
