@@ -61,7 +61,10 @@ fn bad_configuration_is_refused_with_a_clear_error() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("expected memory: or sqlite:PATH"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("expected memory:, sqlite:PATH or redis://HOST:PORT[/DB]")
+    );
 
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join("bad-config.toml");

@@ -37,11 +37,11 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 const PROBE_EVERY: Duration = Duration::from_millis(500);
 
 const CREATE: &str = r#"
-if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('CONFLICT exists') end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 'the session exists'} end
 redis.call('HSET', KEYS[1], 'created', ARGV[2], 'seq', 0, 'phase', 'greeting', 'updated', ARGV[5])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
-return 0
+return {1, 0}
 "#;
 
 // KEYS: meta log snaps ids goals deadlines finished
@@ -50,10 +50,10 @@ return 0
 //       13 channel, 14 finished count, 15.. finished goals
 const APPEND: &str = r#"
 local last = redis.call('HGET', KEYS[1], 'seq')
-if not last then return redis.error_reply('CONFLICT unknown session') end
+if not last then return {0, 'unknown session ' .. ARGV[1]} end
 last = tonumber(last)
 local seq = tonumber(ARGV[2])
-if seq ~= last + 1 then return redis.error_reply('CONFLICT append of seq ' .. seq .. ' after ' .. last) end
+if seq ~= last + 1 then return {0, 'session ' .. ARGV[1] .. ': append of seq ' .. seq .. ' after ' .. last} end
 redis.call('XADD', KEYS[2], ARGV[2] .. '-1', 'e', ARGV[3])
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[2], ARGV[6])
@@ -79,17 +79,28 @@ else
   redis.call('ZREM', KEYS[7], ARGV[1])
 end
 redis.call('PUBLISH', ARGV[13], ARGV[1] .. ' ' .. seq)
-return seq
+return {1, seq}
 "#;
 
 // KEYS: meta goals; ARGV: first (1-based), goals...
 const HISTORY: &str = r#"
-if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('CONFLICT unknown session') end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 'unknown session'} end
 local first = tonumber(ARGV[1])
 if first <= 1 then redis.call('DEL', KEYS[2]) else redis.call('LTRIM', KEYS[2], 0, first - 2) end
 for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-return 0
+return {1, 0}
 "#;
+
+// KEYS: meta log snaps ids goals deadlines finished; ARGV: id
+const DELETE: &str = r#"
+for i = 1, 5 do redis.call('DEL', KEYS[i]) end
+redis.call('ZREM', KEYS[6], ARGV[1])
+redis.call('ZREM', KEYS[7], ARGV[1])
+return {1, 0}
+"#;
+
+/// Writes sent to Redis together (one round trip; with `appendfsync always`, one fsync).
+const BATCH: usize = 256;
 
 /// Key names.
 #[derive(Clone, Debug)]
@@ -302,12 +313,17 @@ async fn writer(
         .set_connection_timeout(RESPONSE_TIMEOUT)
         .set_number_of_retries(2);
     let mut conn: Option<redis::aio::ConnectionManager> = None;
-    let scripts = (
-        Script::new(CREATE),
-        Script::new(APPEND),
-        Script::new(HISTORY),
-    );
-    while let Some((ticket, write, receipt)) = rx.recv().await {
+    let scripts = [CREATE, APPEND, HISTORY, DELETE].map(Script::new);
+    let mut batch: Vec<Queued> = Vec::with_capacity(BATCH);
+    while let Some(first) = rx.recv().await {
+        // What else is queued goes along, in order.
+        batch.push(first);
+        while batch.len() < BATCH {
+            match rx.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
         if conn.is_none() {
             match redis::aio::ConnectionManager::new_with_config(client.clone(), config.clone())
                 .await
@@ -316,25 +332,83 @@ async fn writer(
                 Err(e) => {
                     let err = unreachable(&url, &e);
                     shared.set_failing(err.clone());
-                    settle(&shared, ticket, receipt, Err(err));
+                    for (ticket, _, receipt) in batch.drain(..) {
+                        settle(&shared, ticket, receipt, Err(err.clone()));
+                    }
                     probe(&client, &shared, &url).await;
                     continue;
                 }
             }
         }
         let Some(c) = conn.as_mut() else { continue };
-        let outcome = apply(c, &keys, &scripts, write)
-            .await
-            .map_err(|e| error_of(&url, &e));
-        if let Err(e) = &outcome
-            && e.kind == ErrorKind::Io
-        {
-            shared.set_failing(e.clone());
-            settle(&shared, ticket, receipt, outcome);
-            probe(&client, &shared, &url).await;
-            continue;
+        // One pipeline: the scripts loaded (a no-op once they are), then one script per write.
+        // Each script runs whole or not at all, in the order sent.
+        let mut pipe = redis::pipe();
+        for script in [CREATE, APPEND, HISTORY, DELETE] {
+            pipe.cmd("SCRIPT").arg("LOAD").arg(script).ignore();
         }
-        settle(&shared, ticket, receipt, outcome);
+        for (_, write, _) in &batch {
+            pipe.add_command(command(&keys, &scripts, write));
+        }
+        let answers = pipe.query_async::<Vec<redis::Value>>(c).await;
+        match answers {
+            Ok(values) if values.len() == batch.len() => {
+                for ((ticket, _, receipt), value) in batch.drain(..).zip(values) {
+                    settle(&shared, ticket, receipt, outcome(&url, &value));
+                }
+            }
+            Ok(values) => {
+                let err = StoreError::new(
+                    ErrorKind::Io,
+                    format!("{url}: {} answers to {} writes", values.len(), batch.len()),
+                );
+                for (ticket, _, receipt) in batch.drain(..) {
+                    settle(&shared, ticket, receipt, Err(err.clone()));
+                }
+            }
+            Err(e) => {
+                // Unreachable, or Redis refused the whole pipeline (out of memory): none of
+                // these is known to be stored (retrying with the same id is safe).
+                let err = error_of(&url, &e);
+                for (ticket, _, receipt) in batch.drain(..) {
+                    settle(&shared, ticket, receipt, Err(err.clone()));
+                }
+                if err.kind == ErrorKind::Io {
+                    shared.set_failing(err);
+                    probe(&client, &shared, &url).await;
+                }
+            }
+        }
+    }
+}
+
+/// A script's answer: `{1, n}` taken, `{0, why}` refused (a conflict).
+fn outcome(url: &str, value: &redis::Value) -> Result<(), StoreError> {
+    let text = |v: &redis::Value| match v {
+        redis::Value::BulkString(b) => String::from_utf8_lossy(b).to_string(),
+        redis::Value::SimpleString(s) => s.clone(),
+        other => format!("{other:?}"),
+    };
+    match value {
+        redis::Value::Array(items) if items.len() == 2 => match &items[0] {
+            redis::Value::Int(1) => Ok(()),
+            redis::Value::Int(0) => Err(StoreError::new(
+                ErrorKind::Conflict,
+                format!("{url}: {}", text(&items[1])),
+            )),
+            other => Err(StoreError::new(
+                ErrorKind::Io,
+                format!("{url}: an unexpected answer {other:?}"),
+            )),
+        },
+        redis::Value::ServerError(e) => Err(StoreError::new(
+            ErrorKind::Io,
+            format!("{url}: {}", e.details().unwrap_or("a script failed")),
+        )),
+        other => Err(StoreError::new(
+            ErrorKind::Io,
+            format!("{url}: an unexpected answer {other:?}"),
+        )),
     }
 }
 
@@ -412,12 +486,10 @@ async fn probe(client: &redis::Client, shared: &Shared, url: &str) {
     }
 }
 
-async fn apply(
-    c: &mut redis::aio::ConnectionManager,
-    keys: &Keys,
-    (create, append, history): &(Script, Script, Script),
-    write: Write,
-) -> redis::RedisResult<()> {
+/// The `EVALSHA` of a write's script.
+fn command(keys: &Keys, scripts: &[Script; 4], write: &Write) -> redis::Cmd {
+    let [create, append, history, delete] = scripts;
+    let mut c = redis::cmd("EVALSHA");
     match write {
         Write::Create {
             session,
@@ -425,15 +497,16 @@ async fn apply(
             idle_deadline,
             owner,
         } => {
-            let mut s = create.key(keys.session(&session, "meta"));
             // The creation time whole (RFC 3339, to the nanosecond): the state carries it.
-            s.key(keys.deadlines())
-                .arg(&*session)
+            c.arg(create.get_hash())
+                .arg(2)
+                .arg(keys.session(session, "meta"))
+                .arg(keys.deadlines())
+                .arg(&**session)
                 .arg(created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
                 .arg(owner.as_deref().unwrap_or(""))
                 .arg(idle_deadline.map_or(String::new(), |d| millis(&d).to_string()))
-                .arg(millis(&created_at));
-            s.invoke_async::<i64>(c).await?;
+                .arg(millis(created_at));
         }
         Write::Append(a) => {
             let Append {
@@ -444,24 +517,22 @@ async fn apply(
                 snapshot,
                 finished,
                 goals_total,
-            } = *a;
-            let json = serde_json::to_string(&event).unwrap_or_default();
+            } = &**a;
+            let json = serde_json::to_string(event).unwrap_or_default();
             let reset = matches!(event.change, super::Change::Reset);
-            let [meta, log, snaps, ids, goals] = keys.all(&session);
-            let mut s = append.key(meta);
-            s.key(log)
-                .key(snaps)
-                .key(ids)
-                .key(goals)
-                .key(keys.deadlines())
-                .key(keys.finished())
-                .arg(&*session)
+            c.arg(append.get_hash()).arg(7);
+            for k in keys.all(session) {
+                c.arg(k);
+            }
+            c.arg(keys.deadlines())
+                .arg(keys.finished())
+                .arg(&**session)
                 .arg(event.seq)
                 .arg(json)
                 .arg(phase.as_str())
                 .arg(idle_deadline.map_or(String::new(), |d| millis(&d).to_string()))
-                .arg(snapshot.unwrap_or_default())
-                .arg(event.id.clone().unwrap_or_default())
+                .arg(snapshot.as_deref().unwrap_or(""))
+                .arg(event.id.as_deref().unwrap_or(""))
                 .arg(if reset { "1" } else { "0" })
                 .arg(goals_total)
                 .arg(millis(&event.at))
@@ -469,35 +540,33 @@ async fn apply(
                 .arg(RECENT_IDS)
                 .arg(keys.changed())
                 .arg(finished.len());
-            for g in &finished {
-                s.arg(g);
+            for g in finished {
+                c.arg(g);
             }
-            s.invoke_async::<i64>(c).await?;
         }
         Write::History {
             session,
             first,
             goals,
         } => {
-            let mut s = history.key(keys.session(&session, "meta"));
-            s.key(keys.session(&session, "goals")).arg(first);
-            for g in &goals {
-                s.arg(g);
+            c.arg(history.get_hash())
+                .arg(2)
+                .arg(keys.session(session, "meta"))
+                .arg(keys.session(session, "goals"))
+                .arg(first);
+            for g in goals {
+                c.arg(g);
             }
-            s.invoke_async::<i64>(c).await?;
         }
         Write::Delete { session } => {
-            let mut p = redis::pipe();
-            p.atomic();
-            for k in keys.all(&session) {
-                p.del(k).ignore();
+            c.arg(delete.get_hash()).arg(7);
+            for k in keys.all(session) {
+                c.arg(k);
             }
-            p.zrem(keys.deadlines(), &*session).ignore();
-            p.zrem(keys.finished(), &*session).ignore();
-            p.query_async::<()>(c).await?;
+            c.arg(keys.deadlines()).arg(keys.finished()).arg(&**session);
         }
     }
-    Ok(())
+    c
 }
 
 impl Store for RedisStore {
