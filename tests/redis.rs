@@ -516,3 +516,27 @@ async fn sessions_move_from_sqlite_to_redis_with_export_and_import() {
     assert!(said.contains("0 sessions (0 events) imported"), "{said}");
     assert_eq!(said.matches("skipped").count(), 3, "{said}");
 }
+
+#[tokio::test]
+async fn a_session_deleted_on_one_node_is_gone_on_the_other() {
+    let redis = RedisProcess::start(false);
+    let one = TestServer::start_on(config(&redis, "t9"), None).await;
+    let two = TestServer::start_on(config(&redis, "t9"), None).await;
+    let (mut a, _) = Client::connect(&one.ws_url("")).await;
+    let id = a.session_id.clone();
+    turn(&mut a, "user", "Build a form", "c-1").await.unwrap();
+    let (mut b, _) = Client::connect(&two.ws_url(&format!("?session_id={id}"))).await;
+    let (status, _) = common::http(one.addr, "DELETE", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 204);
+    // The other node's client is told, and the other node serves it no more.
+    let told = loop {
+        if let ServerFrame::Error(e) = b.recv().await {
+            break e.code;
+        }
+    };
+    assert_eq!(told, ErrorCode::SessionDeleted);
+    let (status, _) = common::http(two.addr, "GET", &format!("/api/sessions/{id}")).await;
+    assert_eq!(status, 404);
+    one.stop().await;
+    two.stop().await;
+}

@@ -19,6 +19,9 @@ pub(crate) enum Due {
     /// A change of the session failed to commit: its state is reloaded from the log (and a
     /// passed idle deadline applied), even if no client sends anything.
     Reload,
+    /// Another node stored changes while this one had its own in flight (a shared store):
+    /// they are followed once those have settled.
+    Follow,
 }
 
 type Entry = Reverse<(DateTime<Utc>, Due, Arc<str>)>;

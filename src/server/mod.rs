@@ -295,7 +295,18 @@ pub async fn run_with_clock(
     }
     let recovering = app.clone();
     let now = app.clock.now();
-    match tokio::task::spawn_blocking(move || recovering.sessions.recover(now)).await {
+    // On a store shared by nodes, deadlines are found by the follower's due loop: one node
+    // does not load the whole cluster's active sessions at start-up.
+    let shared = app.sessions.store().shared();
+    match tokio::task::spawn_blocking(move || {
+        if shared {
+            Ok(0)
+        } else {
+            recovering.sessions.recover(now)
+        }
+    })
+    .await
+    {
         Ok(Ok(n)) if n > 0 => info!(sessions = n, "recovered sessions with a pending deadline"),
         Ok(Ok(_)) => {}
         Ok(Err(e)) => return Err(std::io::Error::other(e)),

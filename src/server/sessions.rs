@@ -1294,6 +1294,23 @@ impl Sessions {
         let Some(session) = self.get(id) else {
             return Ok(());
         };
+        if upto == 0 {
+            // Another node deleted it (or its retention ended there): so here too.
+            if self.store.load(id, 0, 0)?.is_none() && !session.tip().unstored {
+                self.forget(&session);
+            }
+            return Ok(());
+        }
+        if session.in_flight.load(Ordering::SeqCst) > 0 && session.tip().seq < upto {
+            // Its own changes in flight may land before or after the other node's: once they
+            // have settled, the log says which.
+            self.deadlines.push(
+                Utc::now() + TimeDelta::milliseconds(50),
+                Due::Follow,
+                session.id.clone(),
+            );
+            return Ok(());
+        }
         let quiet = |tip: &Tip| {
             !tip.deleted
                 && !tip.unstored
@@ -1366,6 +1383,20 @@ impl Sessions {
         tip.scheduled = None;
         self.schedule(&session, &mut tip);
         Ok(())
+    }
+
+    /// Drops a session another node deleted: its clients here are told and disconnected.
+    fn forget(&self, session: &Arc<Session>) {
+        let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+        self.map
+            .remove_if(&session.id, |_, s| Arc::ptr_eq(s, session));
+        let mut tip = session.tip();
+        tip.deleted = true;
+        if let Some(reply) = tip.reply.take() {
+            reply.cancel.notify_one();
+        }
+        drop(tip);
+        let _ = session.tx.send(Push::Deleted);
     }
 
     /// The ids of the sessions this node holds.
@@ -1512,6 +1543,11 @@ impl Sessions {
                             self.deadlines
                                 .push(now + RETRY, Due::Reload, session.id.clone());
                         }
+                    }
+                }
+                Due::Follow => {
+                    if let Err(e) = self.follow(&session.id, u64::MAX) {
+                        tracing::debug!(session = %session.id, "following: {e}");
                     }
                 }
                 Due::Evict => {

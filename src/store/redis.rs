@@ -91,11 +91,12 @@ for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 return {1, 0}
 "#;
 
-// KEYS: meta log snaps ids goals deadlines finished; ARGV: id
+// KEYS: meta log snaps ids goals deadlines finished; ARGV: id, channel
 const DELETE: &str = r#"
 for i = 1, 5 do redis.call('DEL', KEYS[i]) end
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[1] .. ' 0')
 return {1, 0}
 "#;
 
@@ -177,15 +178,28 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
+/// `url` without its password (`redis://user:secret@host` → `redis://user:***@host`): store
+/// URLs are shown in logs, errors and `/healthz`.
+fn redacted(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((userinfo, host)) => {
+                let user = userinfo.split(':').next().unwrap_or("");
+                format!("{scheme}://{user}:***@{host}")
+            }
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
 fn unreachable(url: &str, e: &redis::RedisError) -> StoreError {
     StoreError::new(ErrorKind::Io, format!("{url}: {e}"))
 }
 
 fn error_of(url: &str, e: &redis::RedisError) -> StoreError {
-    if e.kind() == redis::ErrorKind::ExtensionError || e.code() == Some("CONFLICT") {
-        let detail = e.detail().unwrap_or("conflict");
-        return StoreError::new(ErrorKind::Conflict, format!("{url}: {detail}"));
-    }
+    // Conflicts are answers of the scripts ({0, why}), never errors: every error is the
+    // store's.
     if e.is_io_error() || e.is_connection_dropped() || e.is_timeout() || e.is_connection_refusal() {
         return unreachable(url, e);
     }
@@ -209,13 +223,14 @@ fn from_millis(ms: i64) -> DateTime<Utc> {
 impl RedisStore {
     /// Connects to `url` (`redis://HOST:PORT[/DB]`), keys under `options.prefix`.
     pub(crate) fn open(url: &str, options: &Options) -> Result<RedisStore, StoreError> {
+        let shown = redacted(url);
         let client = redis::Client::open(url)
-            .map_err(|e| StoreError::new(ErrorKind::Io, format!("store \"{url}\": {e}")))?;
+            .map_err(|e| StoreError::new(ErrorKind::Io, format!("store \"{shown}\": {e}")))?;
         let keys = Keys {
             prefix: options.prefix.clone(),
         };
         let store = RedisStore {
-            url: url.to_string(),
+            url: shown,
             keys: keys.clone(),
             client: client.clone(),
             reads: Mutex::new(None),
@@ -374,6 +389,8 @@ async fn writer(
                     settle(&shared, ticket, receipt, Err(err.clone()));
                 }
                 if err.kind == ErrorKind::Io {
+                    // A fresh connection after the outage (a timed-out one may be half-open).
+                    conn = None;
                     shared.set_failing(err);
                     probe(&client, &shared, &url).await;
                 }
@@ -430,10 +447,12 @@ async fn listen(
         };
         match tokio::time::timeout(RESPONSE_TIMEOUT, subscribed).await {
             Ok(Ok(mut pubsub)) => {
+                // Doorbells rung before this subscription (at start-up, or during an outage)
+                // were missed: every held session is checked.
                 if !first {
                     tracing::info!(store = url, "listening to the doorbell again");
-                    let _ = bells.send((Arc::from(""), 0));
                 }
+                let _ = bells.send((Arc::from(""), 0));
                 let mut messages = pubsub.on_message();
                 while let Some(message) = messages.next().await {
                     let Ok(text) = message.get_payload::<String>() else {
@@ -563,7 +582,10 @@ fn command(keys: &Keys, scripts: &[Script; 4], write: &Write) -> redis::Cmd {
             for k in keys.all(session) {
                 c.arg(k);
             }
-            c.arg(keys.deadlines()).arg(keys.finished()).arg(&**session);
+            c.arg(keys.deadlines())
+                .arg(keys.finished())
+                .arg(&**session)
+                .arg(keys.changed());
         }
     }
     c
@@ -787,6 +809,7 @@ impl Store for RedisStore {
             .map(String::from)
             .collect();
         ids.sort();
+        ids.dedup();
         ids.truncate(limit);
         Ok(ids)
     }
