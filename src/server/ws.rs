@@ -197,8 +197,16 @@ impl Connection {
             // Rebuilding missed frames reads the log.
             Some(_) => {
                 let (app, session) = (self.app.clone(), self.session.clone());
-                let joining =
-                    tokio::task::spawn_blocking(move || app.sessions.join(&session, last_seq));
+                let joining = tokio::task::spawn_blocking(move || {
+                    // A node behind another on a shared store catches up first: the client
+                    // may have seen changes from there.
+                    if let Some(seq) = last_seq
+                        && app.sessions.store().shared()
+                    {
+                        let _ = app.sessions.follow(&session.id, seq);
+                    }
+                    app.sessions.join(&session, last_seq)
+                });
                 Box::pin(joining).await.unwrap_or_else(|e| {
                     Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
                 })

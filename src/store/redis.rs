@@ -798,10 +798,25 @@ impl Store for RedisStore {
         // Every session's `meta` key, found by SCAN (which never blocks Redis for long).
         let pattern = format!("{}:s:{{*}}:meta", self.keys.prefix);
         let head = format!("{}:s:{{", self.keys.prefix);
-        let keys: Vec<String> = self.read(|c| {
-            let found: Vec<String> = c.scan_match(&pattern)?.collect();
-            Ok(found)
-        })?;
+        // SCAN by hand: each step's error is seen (an iterator would end the listing early).
+        let mut keys: Vec<String> = Vec::new();
+        let mut cursor: u64 = 0;
+        loop {
+            let (next, found): (u64, Vec<String>) = self.read(|c| {
+                redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(1000)
+                    .query(c)
+            })?;
+            keys.extend(found);
+            if next == 0 {
+                break;
+            }
+            cursor = next;
+        }
         let mut ids: Vec<String> = keys
             .iter()
             .filter_map(|k| k.strip_prefix(&head)?.strip_suffix("}:meta"))
