@@ -350,7 +350,7 @@ async fn writer(
                     for (ticket, _, receipt) in batch.drain(..) {
                         settle(&shared, ticket, receipt, Err(err.clone()));
                     }
-                    probe(&client, &shared, &url).await;
+                    probe(&client, &shared, &url, &mut rx).await;
                     continue;
                 }
             }
@@ -392,7 +392,7 @@ async fn writer(
                     // A fresh connection after the outage (a timed-out one may be half-open).
                     conn = None;
                     shared.set_failing(err);
-                    probe(&client, &shared, &url).await;
+                    probe(&client, &shared, &url, &mut rx).await;
                 }
             }
         }
@@ -485,9 +485,28 @@ fn settle(shared: &Shared, ticket: u64, receipt: Option<Receipt>, outcome: Resul
 }
 
 /// Pings an unreachable Redis until it answers, then takes writes again.
-async fn probe(client: &redis::Client, shared: &Shared, url: &str) {
+/// Meanwhile the writes still queued (taken before the store refused) fail at once, rather
+/// than land when Redis is back, long after their clients were told.
+async fn probe(
+    client: &redis::Client,
+    shared: &Shared,
+    url: &str,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Queued>,
+) {
     loop {
         tokio::time::sleep(PROBE_EVERY).await;
+        while let Ok((ticket, _, receipt)) = rx.try_recv() {
+            let cause = match shared
+                .health
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+            {
+                Health::Failing { cause, .. } => cause,
+                Health::Ready => StoreError::new(ErrorKind::Io, format!("{url}: unreachable")),
+            };
+            settle(shared, ticket, receipt, Err(cause));
+        }
         let answer = tokio::time::timeout(RESPONSE_TIMEOUT, async {
             let mut c = client.get_multiplexed_async_connection().await?;
             redis::cmd("PING").query_async::<String>(&mut c).await
