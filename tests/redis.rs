@@ -540,3 +540,41 @@ async fn a_session_deleted_on_one_node_is_gone_on_the_other() {
     one.stop().await;
     two.stop().await;
 }
+
+#[tokio::test]
+async fn after_a_redis_restart_both_nodes_reconnect_and_resubscribe() {
+    let mut redis = RedisProcess::start(true);
+    let one = TestServer::start_on(config(&redis, "t10"), None).await;
+    let two = TestServer::start_on(config(&redis, "t10"), None).await;
+    let (mut a, _) = Client::connect(&one.ws_url("")).await;
+    let id = a.session_id.clone();
+    turn(&mut a, "user", "Build a landing page", "c-1")
+        .await
+        .unwrap();
+    let (mut b, _) = Client::connect(&two.ws_url(&format!("?session_id={id}"))).await;
+    redis.kill();
+    redis.restart();
+    // Writes come back by themselves on node one; node two hears of them again.
+    let mut seq = None;
+    for i in 0..50 {
+        match turn(&mut a, "user", "With a pricing table", &format!("c-2-{i}")).await {
+            Ok(s) => {
+                seq = Some(s);
+                break;
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+    let seq = seq.expect("node one writes again");
+    let mut seen = Vec::new();
+    frames_until(&mut b, seq, &mut seen).await;
+    assert_eq!(seen.last().unwrap().0, seq);
+    // And the other way round.
+    let back = turn(&mut b, "assistant", "What tiers do you need?", "b-1")
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    frames_until(&mut a, back, &mut seen).await;
+    one.stop().await;
+    two.stop().await;
+}
