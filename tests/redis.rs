@@ -578,3 +578,60 @@ async fn after_a_redis_restart_both_nodes_reconnect_and_resubscribe() {
     one.stop().await;
     two.stop().await;
 }
+
+#[tokio::test]
+async fn a_model_reply_displaced_by_another_nodes_turn_is_stored_again() {
+    use common::upstream::{Behaviour, Upstream};
+    let redis = RedisProcess::start(false);
+    let upstream = Upstream::start().await;
+    upstream.default(Behaviour::Reply {
+        pieces: ["Which ", "features ", "do ", "you ", "need?"]
+            .map(String::from)
+            .to_vec(),
+        gap: std::time::Duration::from_millis(150),
+    });
+    let llm = convstate::config::LlmConfig {
+        url: Some(upstream.url.clone()),
+        model: Some("test".into()),
+        ..Default::default()
+    };
+    let with_llm = ServerConfig {
+        llm: llm.clone(),
+        ..config(&redis, "t11")
+    };
+    let one = TestServer::start_on(with_llm.clone(), None).await;
+    let two = TestServer::start_on(with_llm, None).await;
+    let (mut a, _) = Client::connect(&one.ws_url("?assistant=llm")).await;
+    let id = a.session_id.clone();
+    turn(&mut a, "user", "Build a todo app", "c-1")
+        .await
+        .unwrap();
+    // While node one's model writes, a turn on node two takes the next seq.
+    let (mut b, _) = Client::connect(&two.ws_url(&format!("?session_id={id}"))).await;
+    loop {
+        if let ServerFrame::AssistantDelta(_) = a.recv().await {
+            break;
+        }
+    }
+    turn(&mut b, "assistant", "A note from the other node", "b-1")
+        .await
+        .unwrap();
+    // The reply is stored after it, whole.
+    let mut stored = None;
+    for _ in 0..50 {
+        let (_, body) = common::http(two.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+        let events: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+        if let Some(e) = events
+            .iter()
+            .find(|e| e["text"] == "Which features do you need?")
+        {
+            stored = Some((e["seq"].as_u64().unwrap(), events.len()));
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let (seq, count) = stored.expect("the reply was stored");
+    assert_eq!((seq, count), (3, 3));
+    one.stop().await;
+    two.stop().await;
+}

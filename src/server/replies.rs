@@ -192,12 +192,18 @@ async fn write(app: &Arc<App>, session: &Arc<Session>, started: &Started) {
             _ => Err(Refused::Stale),
         };
     }
-    let ticket = match ended {
-        Ok(ticket) => ticket,
+    let stored = match ended {
+        Ok(stored) => stored,
         Err(e) => {
             warn!(session = %session.id, "the assistant's reply was not stored: {e:?}");
             None
         }
+    };
+    let ticket = match stored {
+        Some((ticket, text)) => {
+            Some(again_if_displaced(app, session, ticket, &text, partial).await)
+        }
+        None => None,
     };
     app.metrics.llm_replies[if result.is_ok() {
         REPLY_DONE
@@ -220,6 +226,45 @@ async fn write(app: &Arc<App>, session: &Arc<Session>, started: &Started) {
         }
         _ => idle_after(app, session, ticket, id.clone(), why),
     }
+}
+
+/// On a store shared by nodes, a reply whose write lost its place to another node's change is
+/// stored again on top of it (a few times at most). The ticket of its last write.
+async fn again_if_displaced(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    mut ticket: u64,
+    text: &str,
+    partial: bool,
+) -> u64 {
+    if !app.sessions.store().shared() {
+        return ticket;
+    }
+    for _ in 0..5 {
+        match app.sessions.store().committed(ticket).await {
+            Err(e) if e.kind == crate::store::ErrorKind::Conflict => {}
+            _ => return ticket,
+        }
+        for _ in 0..100 {
+            if session.writes_in_flight() == 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        let (reloading, s) = (app.clone(), session.clone());
+        let _ = tokio::task::spawn_blocking(move || reloading.sessions.reload(&s)).await;
+        match app
+            .sessions
+            .store_again(session, text, partial, app.clock.now())
+        {
+            Ok(Some(next)) => ticket = next,
+            other => {
+                warn!(session = %session.id, "the assistant's reply was not stored again: {other:?}");
+                return ticket;
+            }
+        }
+    }
+    ticket
 }
 
 /// The session's recent turns, from the log (oldest first); empty if it cannot be read.

@@ -1030,7 +1030,7 @@ impl Sessions {
         id: &str,
         partial: bool,
         now: DateTime<Utc>,
-    ) -> Result<Option<u64>, Refused> {
+    ) -> Result<Option<(u64, String)>, Refused> {
         let mut tip = session.tip();
         if tip.reply.as_ref().is_none_or(|r| &*r.id != id) {
             return Ok(None);
@@ -1046,7 +1046,28 @@ impl Sessions {
             return Ok(None);
         };
         session.bump();
-        self.store_reply(session, &mut tip, &reply.text, partial, now)
+        Ok(self
+            .store_reply(session, &mut tip, &reply.text, partial, now)?
+            .map(|ticket| (ticket, reply.text)))
+    }
+
+    /// Stores an assistant's reply again, after its first write lost its place to another
+    /// node's change (a shared store). The ticket of the new write.
+    pub(crate) fn store_again(
+        &self,
+        session: &Arc<Session>,
+        text: &str,
+        partial: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Option<u64>, Refused> {
+        let mut tip = session.tip();
+        if tip.deleted {
+            return Err(Refused::Deleted);
+        }
+        if session.stale.load(Ordering::SeqCst) {
+            return Err(Refused::Stale);
+        }
+        self.store_reply(session, &mut tip, text, partial, now)
     }
 
     /// Counts tokens against the session's budget.
