@@ -635,3 +635,17 @@ async fn a_model_reply_displaced_by_another_nodes_turn_is_stored_again() {
     one.stop().await;
     two.stop().await;
 }
+
+#[test]
+fn a_server_on_a_redis_that_does_not_fsync_says_so() {
+    let volatile = RedisProcess::start(false);
+    let url = volatile.url();
+    let server = common::ServerProcess::start(&["--store", url.as_str()]).unwrap();
+    let log = server.kill().join("\n");
+    assert!(log.contains("redis has no append-only file"), "{log}");
+    let durable = RedisProcess::start(true);
+    let url = durable.url();
+    let server = common::ServerProcess::start(&["--store", url.as_str()]).unwrap();
+    let log = server.kill().join("\n");
+    assert!(!log.contains("append-only file"), "{log}");
+}

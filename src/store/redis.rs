@@ -244,6 +244,7 @@ impl RedisStore {
         };
         // Reachable now, or the server does not start: a typo in the URL is said at once.
         store.read(|c| redis::cmd("PING").query::<String>(c))?;
+        store.warn_unless_durable();
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         store.queue.lock().unwrap_or_else(|p| p.into_inner()).1 = Some(tx);
         let (shared, writer_url) = (store.shared.clone(), store.url.clone());
@@ -300,6 +301,46 @@ impl RedisStore {
             }
             err
         })
+    }
+
+    /// Says so at start-up when Redis does not fsync each change before it answers: an
+    /// acknowledged change can then be lost if Redis (or its machine) stops (storage.md).
+    fn warn_unless_durable(&self) {
+        let info: String = self
+            .read(|c| redis::cmd("INFO").arg("persistence").query(c))
+            .unwrap_or_default();
+        let aof = info
+            .lines()
+            .find_map(|l| l.strip_prefix("aof_enabled:"))
+            .map(str::trim);
+        let fsync: Option<String> = self
+            .read(|c| {
+                redis::cmd("CONFIG")
+                    .arg("GET")
+                    .arg("appendfsync")
+                    .query::<Vec<String>>(c)
+            })
+            .ok()
+            .and_then(|v| v.get(1).cloned());
+        match (aof, fsync.as_deref()) {
+            (Some("1"), Some("always")) => {}
+            (Some("1"), Some(other)) => tracing::warn!(
+                store = self.url,
+                appendfsync = other,
+                "redis fsyncs its append-only file every second, not before it answers: an \
+                 acknowledged change can be lost if Redis's machine stops (set appendfsync always)"
+            ),
+            (Some("0"), _) => tracing::warn!(
+                store = self.url,
+                "redis has no append-only file: acknowledged changes are lost if Redis stops \
+                 (set appendonly yes and appendfsync always)"
+            ),
+            _ => tracing::info!(
+                store = self.url,
+                "redis's persistence settings cannot be read here: check appendonly yes and \
+                 appendfsync always for durable acknowledgements"
+            ),
+        }
     }
 
     fn corrupt(&self, session: &str, what: &str, e: impl std::fmt::Display) -> StoreError {
