@@ -510,6 +510,13 @@ async fn sessions_move_from_sqlite_to_redis_with_export_and_import() {
         assert_eq!(&after, before);
     }
     server.stop().await;
+    // Exported again, from Redis: the same lines.
+    let from_redis = std::process::Command::new(bin)
+        .args(["export", "--store", &redis.url(), "--redis-prefix", "moved"])
+        .output()
+        .unwrap();
+    assert!(from_redis.status.success());
+    assert_eq!(String::from_utf8(from_redis.stdout).unwrap(), lines);
     // Again: nothing is overwritten.
     let again = import(&redis.url());
     let said = String::from_utf8_lossy(&again.stderr).to_string();

@@ -5,7 +5,7 @@
 //! its id `SEQ-1`), `snaps` (a hash of state snapshots by seq, the last few), `ids` (a list of
 //! the recent client ids), `goals` (a list, the history since the last reset). Across sessions:
 //! `PREFIX:deadlines` (a sorted set of idle deadlines), `PREFIX:finished` (finished sessions
-//! by their last change, for retention), `PREFIX:rules`.
+//! by their last change, for retention), `PREFIX:sessions` (every id, for export), `PREFIX:rules`.
 //!
 //! Each change is one Lua script, atomic: it checks the session's `seq` (an append that does not
 //! follow the last one is refused as a conflict: a change is never applied twice or lost), adds
@@ -41,6 +41,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 'the session exists'} end
 redis.call('HSET', KEYS[1], 'created', ARGV[2], 'seq', 0, 'phase', 'greeting', 'updated', ARGV[5])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
+redis.call('ZADD', KEYS[3], 0, ARGV[1])
 return {1, 0}
 "#;
 
@@ -91,11 +92,12 @@ for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 return {1, 0}
 "#;
 
-// KEYS: meta log snaps ids goals deadlines finished; ARGV: id, channel
+// KEYS: meta log snaps ids goals deadlines finished sessions; ARGV: id, channel
 const DELETE: &str = r#"
 for i = 1, 5 do redis.call('DEL', KEYS[i]) end
 redis.call('ZREM', KEYS[6], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
+redis.call('ZREM', KEYS[8], ARGV[1])
 redis.call('PUBLISH', ARGV[2], ARGV[1] .. ' 0')
 return {1, 0}
 "#;
@@ -121,6 +123,10 @@ impl Keys {
     }
     fn finished(&self) -> String {
         format!("{}:finished", self.prefix)
+    }
+    /// Every session's id (a sorted set of equal scores: listed in order, by pages).
+    fn sessions(&self) -> String {
+        format!("{}:sessions", self.prefix)
     }
     fn rules(&self) -> String {
         format!("{}:rules", self.prefix)
@@ -578,9 +584,10 @@ fn command(keys: &Keys, scripts: &[Script; 4], write: &Write) -> redis::Cmd {
         } => {
             // The creation time whole (RFC 3339, to the nanosecond): the state carries it.
             c.arg(create.get_hash())
-                .arg(2)
+                .arg(3)
                 .arg(keys.session(session, "meta"))
                 .arg(keys.deadlines())
+                .arg(keys.sessions())
                 .arg(&**session)
                 .arg(created_at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
                 .arg(owner.as_deref().unwrap_or(""))
@@ -638,12 +645,13 @@ fn command(keys: &Keys, scripts: &[Script; 4], write: &Write) -> redis::Cmd {
             }
         }
         Write::Delete { session } => {
-            c.arg(delete.get_hash()).arg(7);
+            c.arg(delete.get_hash()).arg(8);
             for k in keys.all(session) {
                 c.arg(k);
             }
             c.arg(keys.deadlines())
                 .arg(keys.finished())
+                .arg(keys.sessions())
                 .arg(&**session)
                 .arg(keys.changed());
         }
@@ -855,38 +863,23 @@ impl Store for RedisStore {
     }
 
     fn session_ids(&self, after: &str, limit: usize) -> Result<Vec<String>, StoreError> {
-        // Every session's `meta` key, found by SCAN (which never blocks Redis for long).
-        let pattern = format!("{}:s:{{*}}:meta", self.keys.prefix);
-        let head = format!("{}:s:{{", self.keys.prefix);
-        // SCAN by hand: each step's error is seen (an iterator would end the listing early).
-        let mut keys: Vec<String> = Vec::new();
-        let mut cursor: u64 = 0;
-        loop {
-            let (next, found): (u64, Vec<String>) = self.read(|c| {
-                redis::cmd("SCAN")
-                    .arg(cursor)
-                    .arg("MATCH")
-                    .arg(&pattern)
-                    .arg("COUNT")
-                    .arg(1000)
-                    .query(c)
-            })?;
-            keys.extend(found);
-            if next == 0 {
-                break;
-            }
-            cursor = next;
-        }
-        let mut ids: Vec<String> = keys
-            .iter()
-            .filter_map(|k| k.strip_prefix(&head)?.strip_suffix("}:meta"))
-            .filter(|id| *id > after)
-            .map(String::from)
-            .collect();
-        ids.sort();
-        ids.dedup();
-        ids.truncate(limit);
-        Ok(ids)
+        // Sessions by id from the index the scripts keep: one page per call.
+        let key = self.keys.sessions();
+        let from = if after.is_empty() {
+            "-".to_string()
+        } else {
+            format!("({after}")
+        };
+        self.read(|c| {
+            redis::cmd("ZRANGEBYLEX")
+                .arg(&key)
+                .arg(&from)
+                .arg("+")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit)
+                .query(c)
+        })
     }
 
     fn due(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<String>, StoreError> {
