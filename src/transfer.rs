@@ -17,6 +17,8 @@ use crate::store::{Append, Event, SNAPSHOT_EVERY, Store, StoreError, Write};
 const PAGE: usize = 1000;
 /// Sessions listed from the source store at once.
 const SESSIONS_PAGE: usize = 1000;
+/// Writes an import queues before it waits for them.
+const WINDOW: usize = 1024;
 /// The longest line an import reads (a session's event is at most a message of 16 MiB).
 const MAX_LINE: usize = 32 << 20;
 
@@ -149,6 +151,21 @@ pub fn import(
                 .load(&header.session, 0, 0)
                 .map_err(|e| e.to_string())?
                 .is_some();
+            if exists {
+                // Left as it is only when it holds the same number of events (a rerun after a
+                // complete import); one cut short by an interrupted import is said.
+                let last = header.events.saturating_sub(1);
+                let there = store
+                    .events(&header.session, last, 2)
+                    .map_err(|e| e.to_string())?
+                    .unwrap_or_default();
+                if header.events > 0 && there.len() != 1 {
+                    return Err(format!(
+                        "line {line_no}: session {} is in the target with another log than the file's {} events (an interrupted import?): not overwritten; delete it there first",
+                        header.session, header.events
+                    ));
+                }
+            }
             let conv = engine.start(header.session.as_str(), header.created_at);
             if exists {
                 done.skipped.push(header.session.clone());
@@ -196,6 +213,12 @@ pub fn import(
                     .write(Write::Append(Box::new(append)), None)
                     .map_err(|e| e.to_string())?,
             );
+            // Bounded: at most this many writes queued at once.
+            if tickets.len() >= WINDOW {
+                wait(store, &tickets)
+                    .map_err(|e| format!("the store did not take the import: {e}"))?;
+                tickets.clear();
+            }
             done.events += 1;
         }
     }

@@ -522,6 +522,24 @@ async fn sessions_move_from_sqlite_to_redis_with_export_and_import() {
     let said = String::from_utf8_lossy(&again.stderr).to_string();
     assert!(said.contains("0 sessions (0 events) imported"), "{said}");
     assert_eq!(said.matches("skipped").count(), 3, "{said}");
+    // A session there with another log (an import cut short, say) is said, not overwritten.
+    let header = lines.lines().find(|l| l.contains("\"session\"")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(header).unwrap();
+    let mut more = value.clone();
+    more["events"] = (value["events"].as_u64().unwrap() + 1).into();
+    let mut longer = more.to_string() + "\n";
+    for line in lines.lines().skip(1) {
+        if line.contains("\"session\"") {
+            break;
+        }
+        longer.push_str(line);
+        longer.push('\n');
+    }
+    std::fs::write(&dump, longer).unwrap();
+    let different = import(&redis.url());
+    assert!(!different.status.success());
+    let said = String::from_utf8_lossy(&different.stderr).to_string();
+    assert!(said.contains("another log"), "{said}");
 }
 
 #[tokio::test]
