@@ -416,25 +416,16 @@ async fn follow(
     mut stop: watch::Receiver<Stop>,
 ) {
     use tokio::sync::broadcast::error::RecvError;
-    let mut tick = tokio::time::interval(DUE_EVERY);
+    // Deadlines of sessions nobody here holds, in a task of their own: loading them does not
+    // hold up the doorbells.
+    let due_loop = tokio::spawn(due(app.clone(), stop.clone()));
     loop {
         let bell = tokio::select! {
             bell = bells.recv() => bell,
-            _ = tick.tick() => {
-                let due = app.clone();
-                let now = app.clock.now();
-                let _ = tokio::task::spawn_blocking(move || {
-                    let Ok(ids) = due.sessions.store().due(now, 256) else { return };
-                    for id in ids {
-                        if due.sessions.get(&id).is_none() {
-                            let _ = due.sessions.get_or_load(&id, now);
-                        }
-                    }
-                })
-                .await;
-                continue;
+            _ = stop.changed() => {
+                due_loop.abort();
+                return;
             }
-            _ = stop.changed() => return,
         };
         let todo: Vec<(Arc<str>, u64)> = match bell {
             Ok((id, seq)) if !id.is_empty() => vec![(id, seq)],
@@ -452,6 +443,32 @@ async fn follow(
             for (id, seq) in todo {
                 if let Err(e) = following.sessions.follow(&id, seq) {
                     tracing::debug!(session = %id, "following: {e}");
+                }
+            }
+        })
+        .await;
+    }
+}
+
+/// Every second, loads the sessions whose idle deadline fell due and that this node does not
+/// hold (the sweeper then applies it); a session that cannot be loaded is tried again at the
+/// next tick (the oldest 256 deadlines are read each time).
+async fn due(app: Arc<App>, mut stop: watch::Receiver<Stop>) {
+    let mut tick = tokio::time::interval(DUE_EVERY);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stop.changed() => return,
+        }
+        let loading = app.clone();
+        let now = app.clock.now();
+        let _ = tokio::task::spawn_blocking(move || {
+            let Ok(ids) = loading.sessions.store().due(now, 256) else {
+                return;
+            };
+            for id in ids {
+                if loading.sessions.get(&id).is_none() {
+                    let _ = loading.sessions.get_or_load(&id, now);
                 }
             }
         })
