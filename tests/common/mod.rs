@@ -657,6 +657,9 @@ pub(crate) struct RedisProcess {
     pub port: u16,
     pub dir: std::path::PathBuf,
     aof: bool,
+    /// While it is down, its port is held (a listener that answers nothing), so no other
+    /// test's Redis takes it: a node probing its Redis must not reach another one.
+    blocker: Option<std::net::TcpListener>,
 }
 
 impl RedisProcess {
@@ -674,6 +677,7 @@ impl RedisProcess {
     /// Again, on the same port and directory (after a kill: the AOF is read back).
     pub(crate) fn restart(&mut self) {
         self.kill();
+        self.blocker = None;
         let new = RedisProcess::start_on(self.dir.clone(), self.port, self.aof);
         // The old one is gone: its drop would kill the new one (same port).
         std::mem::forget(std::mem::replace(self, new));
@@ -732,6 +736,7 @@ impl RedisProcess {
             port,
             dir,
             aof,
+            blocker: None,
         }
     }
 
@@ -750,6 +755,16 @@ impl RedisProcess {
             .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The port is free once the process is gone.
+        for _ in 0..100 {
+            if self.blocker.is_some() {
+                break;
+            }
+            self.blocker = std::net::TcpListener::bind(("127.0.0.1", self.port)).ok();
+            if self.blocker.is_none() {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
     }
 }
 
