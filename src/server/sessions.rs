@@ -637,20 +637,7 @@ impl Sessions {
             if event.seq == after {
                 start = Some(FrameText::state(conv, after, &[]));
             } else if event.seq > after && bytes <= OUTBOUND_LIMIT {
-                let mut frame = FrameText::state(conv, event.seq, stepped.transitions);
-                if let Some(e) = stepped.explanation {
-                    frame = frame.with_explain(e);
-                }
-                if let Change::Message {
-                    role,
-                    text,
-                    artifact,
-                    partial,
-                } = &event.change
-                {
-                    frame = frame.with_message(*role, text, *artifact, *partial);
-                }
-                let text = frame.text;
+                let text = logged_frame(conv, event, stepped.transitions, stepped.explanation).text;
                 bytes += text.len();
                 frames.push((event.seq, Utf8Bytes::from(text)));
             }
@@ -1371,19 +1358,7 @@ impl Sessions {
             } else {
                 (self.engine.step(&mut tip.conv, input, event.at), None)
             };
-            let mut frame = FrameText::state(&tip.conv, event.seq, &step.transitions);
-            if let Some(e) = &explanation {
-                frame = frame.with_explain(e);
-            }
-            if let Change::Message {
-                role,
-                text,
-                artifact,
-                partial,
-            } = &event.change
-            {
-                frame = frame.with_message(*role, text, *artifact, *partial);
-            }
+            let frame = logged_frame(&tip.conv, event, &step.transitions, explanation.as_ref());
             tip.seq = event.seq;
             if let Some(client_id) = &event.id {
                 tip.recent.insert(client_id, event.seq, 0);
@@ -1831,6 +1806,30 @@ impl RecentIds {
         }
         self.ids.push_back((id.into(), seq, ticket));
     }
+}
+
+/// The `state` frame of a change read from the log: its transitions, the inspector's notes
+/// when asked for, and the turn that made it.
+fn logged_frame(
+    conv: &Conversation,
+    event: &Event,
+    transitions: &[crate::conversation::Transition],
+    explanation: Option<&crate::conversation::explain::Explanation>,
+) -> FrameText {
+    let mut frame = FrameText::state(conv, event.seq, transitions);
+    if let Some(e) = explanation {
+        frame = frame.with_explain(e);
+    }
+    if let Change::Message {
+        role,
+        text,
+        artifact,
+        partial,
+    } = &event.change
+    {
+        frame = frame.with_message(*role, text, *artifact, *partial);
+    }
+    frame
 }
 
 /// `r-` and 16 random hex digits.

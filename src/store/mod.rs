@@ -257,6 +257,52 @@ pub enum Health {
     },
 }
 
+/// Whether a store takes writes, shared by its callers and its writer: read on every write,
+/// so the refusal is an atomic first.
+#[derive(Debug, Default)]
+pub(crate) struct HealthCell {
+    failing: std::sync::atomic::AtomicBool,
+    health: std::sync::Mutex<Health>,
+}
+
+impl HealthCell {
+    /// Writes are refused from now on, with `cause` (since the first failure of a run).
+    pub(crate) fn set_failing(&self, cause: StoreError) {
+        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
+        let since = match &*health {
+            Health::Failing { since, .. } => *since,
+            Health::Ready => Utc::now(),
+        };
+        *health = Health::Failing { cause, since };
+        self.failing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub(crate) fn set_ready(&self) {
+        *self.health.lock().unwrap_or_else(|p| p.into_inner()) = Health::Ready;
+        self.failing
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub(crate) fn get(&self) -> Health {
+        self.health
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Why writes are refused now, if they are (the cheap check of [`Store::refusing`]).
+    pub(crate) fn refusing(&self) -> Option<StoreError> {
+        if !self.failing.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
+        match self.get() {
+            Health::Ready => None,
+            Health::Failing { cause, .. } => Some(cause),
+        }
+    }
+}
+
 pub trait Store: Send + Sync + std::fmt::Debug {
     /// Queues a write; never waits for the disk. Writes settle in the order they were queued,
     /// each calling its `receipt` (see [`Receipt`]). Returns the ticket to wait for with

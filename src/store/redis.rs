@@ -15,7 +15,6 @@
 //! reconnects), and settle in that order once Redis has answered. Reads go through a
 //! connection of their own.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,8 +22,8 @@ use chrono::{DateTime, TimeZone, Utc};
 use redis::{Commands, Script};
 
 use super::{
-    Append, Committed, ErrorKind, Event, Health, Options, RECENT_IDS, Receipt, SNAPSHOT_EVERY,
-    SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
+    Append, Committed, ErrorKind, Event, Health, HealthCell, Options, RECENT_IDS, Receipt,
+    SNAPSHOT_EVERY, SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
 };
 use crate::conversation::{Conversation, Goal};
 
@@ -140,25 +139,7 @@ impl Keys {
 #[derive(Debug)]
 struct Shared {
     waiters: Waiters,
-    failing: AtomicBool,
-    health: Mutex<Health>,
-}
-
-impl Shared {
-    fn set_failing(&self, cause: StoreError) {
-        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
-        let since = match &*health {
-            Health::Failing { since, .. } => *since,
-            Health::Ready => Utc::now(),
-        };
-        *health = Health::Failing { cause, since };
-        self.failing.store(true, Ordering::SeqCst);
-    }
-
-    fn set_ready(&self) {
-        *self.health.lock().unwrap_or_else(|p| p.into_inner()) = Health::Ready;
-        self.failing.store(false, Ordering::SeqCst);
-    }
+    health: HealthCell,
 }
 
 type Queued = (u64, Write, Option<Receipt>);
@@ -242,8 +223,7 @@ impl RedisStore {
             reads: Mutex::new(None),
             shared: Arc::new(Shared {
                 waiters: Waiters::default(),
-                failing: AtomicBool::new(false),
-                health: Mutex::new(Health::Ready),
+                health: HealthCell::default(),
             }),
             queue: Mutex::new((0, None)),
             bells: tokio::sync::broadcast::channel(BELLS).0,
@@ -264,7 +244,7 @@ impl RedisStore {
                 {
                     Ok(r) => r,
                     Err(e) => {
-                        shared.set_failing(StoreError::new(
+                        shared.health.set_failing(StoreError::new(
                             ErrorKind::Closed,
                             format!("{writer_url}: cannot start the writer: {e}"),
                         ));
@@ -393,7 +373,7 @@ async fn writer(
                 Ok(c) => conn = Some(c),
                 Err(e) => {
                     let err = unreachable(&url, &e);
-                    shared.set_failing(err.clone());
+                    shared.health.set_failing(err.clone());
                     for (ticket, _, receipt) in batch.drain(..) {
                         settle(&shared, ticket, receipt, Err(err.clone()));
                     }
@@ -438,7 +418,7 @@ async fn writer(
                 if err.kind == ErrorKind::Io {
                     // A fresh connection after the outage (a timed-out one may be half-open).
                     conn = None;
-                    shared.set_failing(err);
+                    shared.health.set_failing(err);
                     probe(&client, &shared, &url, &mut rx).await;
                 }
             }
@@ -543,12 +523,7 @@ async fn probe(
     loop {
         tokio::time::sleep(PROBE_EVERY).await;
         while let Ok((ticket, _, receipt)) = rx.try_recv() {
-            let cause = match shared
-                .health
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone()
-            {
+            let cause = match shared.health.get() {
                 Health::Failing { cause, .. } => cause,
                 Health::Ready => StoreError::new(ErrorKind::Io, format!("{url}: unreachable")),
             };
@@ -562,10 +537,10 @@ async fn probe(
         match answer {
             Ok(Ok(_)) => {
                 tracing::info!(store = url, "redis answers again: writes are taken");
-                shared.set_ready();
+                shared.health.set_ready();
                 return;
             }
-            Ok(Err(e)) => shared.set_failing(unreachable(url, &e)),
+            Ok(Err(e)) => shared.health.set_failing(unreachable(url, &e)),
             Err(_) => {}
         }
     }
@@ -682,7 +657,7 @@ impl Store for RedisStore {
                 ErrorKind::Closed,
                 format!("{}: the store's writer stopped", self.url),
             );
-            self.shared.set_failing(e.clone());
+            self.shared.health.set_failing(e.clone());
             return Err(e);
         }
         queue.0 = ticket;
@@ -698,21 +673,11 @@ impl Store for RedisStore {
     }
 
     fn health(&self) -> Health {
-        self.shared
-            .health
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.shared.health.get()
     }
 
     fn refusing(&self) -> Option<StoreError> {
-        if !self.shared.failing.load(Ordering::SeqCst) {
-            return None;
-        }
-        match self.health() {
-            Health::Ready => None,
-            Health::Failing { cause, .. } => Some(cause),
-        }
+        self.shared.health.refusing()
     }
 
     fn load(&self, session: &str, at: u64, through: u64) -> Result<Option<Stored>, StoreError> {

@@ -10,7 +10,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,8 +18,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{
-    Append, Committed, ErrorKind, Event, Health, Options, RECENT_IDS, Receipt, SNAPSHOT_EVERY,
-    SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
+    Append, Committed, ErrorKind, Event, Health, HealthCell, Options, RECENT_IDS, Receipt,
+    SNAPSHOT_EVERY, SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
 };
 use crate::conversation::{Conversation, Goal, Phase};
 
@@ -137,33 +136,7 @@ pub(crate) struct SqliteStore {
 #[derive(Debug, Default)]
 struct Shared {
     waiters: Waiters,
-    /// Set while the store refuses writes: read on every write, so an atomic.
-    failing: AtomicBool,
-    health: Mutex<Health>,
-}
-
-impl Shared {
-    fn set_failing(&self, cause: StoreError) {
-        let mut health = self.health.lock().unwrap_or_else(|p| p.into_inner());
-        let since = match &*health {
-            Health::Failing { since, .. } => *since,
-            Health::Ready => Utc::now(),
-        };
-        *health = Health::Failing { cause, since };
-        self.failing.store(true, Ordering::SeqCst);
-    }
-
-    fn set_ready(&self) {
-        *self.health.lock().unwrap_or_else(|p| p.into_inner()) = Health::Ready;
-        self.failing.store(false, Ordering::SeqCst);
-    }
-
-    fn health(&self) -> Health {
-        self.health
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
+    health: HealthCell,
 }
 
 /// A write on its way to the writer thread.
@@ -581,7 +554,7 @@ impl Writer {
 
     /// Writes are refused from now on, until a probe of the disk succeeds.
     fn failing(&mut self, cause: StoreError) {
-        self.shared.set_failing(cause);
+        self.shared.health.set_failing(cause);
         if self.probe.is_none() {
             self.probe = Some((Instant::now() + PROBE_FIRST, PROBE_FIRST));
         }
@@ -589,7 +562,7 @@ impl Writer {
 
     fn recovered(&mut self) {
         self.probe = None;
-        self.shared.set_ready();
+        self.shared.health.set_ready();
         tracing::info!(file = %self.path.display(), "the store takes writes again");
     }
 
@@ -609,7 +582,7 @@ impl Writer {
                     .probe
                     .map_or(PROBE_FIRST, |(_, p)| (p * 2).min(PROBE_MAX));
                 self.probe = Some((Instant::now() + pause, pause));
-                self.shared.set_failing(sql_error(&self.path, &e));
+                self.shared.health.set_failing(sql_error(&self.path, &e));
             }
         }
     }
@@ -807,7 +780,7 @@ impl Store for SqliteStore {
                 ErrorKind::Closed,
                 format!("{}: the store's writer stopped", self.path.display()),
             );
-            self.shared.set_failing(e.clone());
+            self.shared.health.set_failing(e.clone());
             return Err(e);
         }
         queue.0 = ticket;
@@ -823,17 +796,11 @@ impl Store for SqliteStore {
     }
 
     fn health(&self) -> Health {
-        self.shared.health()
+        self.shared.health.get()
     }
 
     fn refusing(&self) -> Option<StoreError> {
-        if !self.shared.failing.load(Ordering::SeqCst) {
-            return None;
-        }
-        match self.shared.health() {
-            Health::Ready => None,
-            Health::Failing { cause, .. } => Some(cause),
-        }
+        self.shared.health.refusing()
     }
 
     fn load(&self, session: &str, at: u64, through: u64) -> Result<Option<Stored>, StoreError> {
