@@ -321,20 +321,35 @@ async fn concurrent_turns_from_two_nodes_are_all_kept_once_in_one_order() {
         b.send(json!({"type": "message", "role": "assistant", "text": format!("b says {i}"), "id": format!("b-{i}")}))
             .await;
     }
-    acks(&mut a, "a-", EACH).await;
-    acks(&mut b, "b-", EACH).await;
     let total = 1 + 2 * EACH as u64;
+    // Each client reads until it has its 15 acks and the frame of the last change: every
+    // state frame it was sent goes into its sequence.
+    let (mut seen_a, mut seen_b) = (Vec::new(), Vec::new());
+    acks_and_frames(&mut a, "a-", EACH, total, &mut seen_a).await;
+    acks_and_frames(&mut b, "b-", EACH, total, &mut seen_b).await;
     // Every turn once: the log holds 31 changes, each text once.
     let (_, body) = common::http(one.addr, "GET", &format!("/api/sessions/{id}/events")).await;
     let events: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
     assert_eq!(events.len() as u64, total);
-    let mut texts: Vec<String> = events
+    let logged: Vec<String> = events
         .iter()
         .map(|e| e["text"].as_str().unwrap().to_string())
         .collect();
+    let mut texts = logged.clone();
     texts.sort();
     texts.dedup();
     assert_eq!(texts.len() as u64, total);
+    // Both clients saw the same sequence: every change from 2 on, once, in the log's order,
+    // with the same turn and the same transitions.
+    assert_eq!(
+        seen_a.iter().map(|f| f.0).collect::<Vec<_>>(),
+        (2..=total).collect::<Vec<_>>(),
+        "client a's frames"
+    );
+    assert_eq!(seen_a, seen_b, "the two clients saw different sequences");
+    let texts_seen: Vec<&str> = seen_a.iter().map(|f| f.1.as_str()).collect();
+    let logged: Vec<&str> = logged.iter().skip(1).map(String::as_str).collect();
+    assert_eq!(texts_seen, logged);
     // Both clients end at the same state.
     for client in [&mut a, &mut b] {
         client.send(json!({"type": "get_state"})).await;
@@ -351,14 +366,32 @@ async fn concurrent_turns_from_two_nodes_are_all_kept_once_in_one_order() {
     two.stop().await;
 }
 
-/// Reads until `count` acks of ids starting with `prefix` came; an error fails the test.
-async fn acks(client: &mut Client, prefix: &str, count: usize) {
+/// A state frame as a client saw it: seq, the turn's text, the transitions' reasons.
+type Seen = (u64, String, Vec<String>);
+
+/// Reads until `count` acks of ids starting with `prefix` came and the state frame of `last`
+/// arrived; state frames after seq 1 go to `seen`. An error fails the test.
+async fn acks_and_frames(
+    client: &mut Client,
+    prefix: &str,
+    count: usize,
+    last: u64,
+    seen: &mut Vec<Seen>,
+) {
     let mut acked = std::collections::BTreeSet::new();
-    while acked.len() < count {
+    while acked.len() < count || seen.last().is_none_or(|f| f.0 < last) {
         match client.recv().await {
             ServerFrame::Ack(ack) if ack.id.starts_with(prefix) => {
                 acked.insert(ack.id.to_string());
             }
+            ServerFrame::State(s) if s.seq >= 2 => seen.push((
+                s.seq,
+                s.message
+                    .as_ref()
+                    .map(|m| m.text.to_string())
+                    .unwrap_or_default(),
+                s.transitions.iter().map(|t| t.reason.to_string()).collect(),
+            )),
             ServerFrame::Error(e) => panic!("{prefix}: {:?} {}", e.code, e.message),
             _ => {}
         }
@@ -673,4 +706,77 @@ fn a_server_on_a_redis_that_does_not_fsync_says_so() {
     let server = common::ServerProcess::start(&["--store", url.as_str()]).unwrap();
     let log = server.kill().join("\n");
     assert!(!log.contains("append-only file"), "{log}");
+}
+
+#[tokio::test]
+async fn connections_to_redis_gone_silent_are_found_and_replaced() {
+    // Node two reaches Redis through a proxy that makes every connection open through it go
+    // silent (half-open: nothing passes, nothing is closed), as a network blip can.
+    let redis = RedisProcess::start(false);
+    let blip = common::Blip::start(redis.port);
+    let one = TestServer::start_on(config(&redis, "t12"), None).await;
+    let two = TestServer::start_on(
+        ServerConfig {
+            store: blip.url(),
+            redis_prefix: "t12".into(),
+            ..ServerConfig::default()
+        },
+        None,
+    )
+    .await;
+    let (mut a, _) = Client::connect(&one.ws_url("")).await;
+    let id = a.session_id.clone();
+    turn(&mut a, "user", "Build a landing page", "a-1")
+        .await
+        .unwrap();
+    let (mut b, welcome) = Client::connect(&two.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome.seq, 1);
+    blip.silence();
+    // A change on node one: node two's doorbell connection is silent; its heartbeat finds
+    // that, it listens again on a new connection, and its client gets the frame.
+    let seq = turn(&mut a, "user", "With a pricing table", "a-2")
+        .await
+        .unwrap();
+    let state = tokio::time::timeout(std::time::Duration::from_secs(40), async {
+        loop {
+            if let ServerFrame::State(s) = b.recv_within(std::time::Duration::from_secs(40)).await
+                && s.seq == seq
+            {
+                break s;
+            }
+        }
+    })
+    .await
+    .expect("node two hears of node one's change within 40 s");
+    assert_eq!(
+        state.message.map(|m| m.text.to_string()).as_deref(),
+        Some("With a pricing table")
+    );
+    // Node two's writes come back too: its first may fail (its connection was silent), then
+    // its turns are stored and node one's client sees them.
+    let mut back = None;
+    for i in 0..60 {
+        match turn(
+            &mut b,
+            "assistant",
+            "What tiers do you need?",
+            &format!("b-{i}"),
+        )
+        .await
+        {
+            Ok(s) => {
+                back = Some(s);
+                break;
+            }
+            Err(code) => {
+                assert_eq!(code, ErrorCode::StoreUnavailable);
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            }
+        }
+    }
+    let back = back.expect("node two writes again");
+    let mut seen = Vec::new();
+    frames_until(&mut a, back, &mut seen).await;
+    one.stop().await;
+    two.stop().await;
 }

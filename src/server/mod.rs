@@ -450,11 +450,17 @@ async fn follow(
     }
 }
 
+/// Due deadlines read by the loop below at each tick.
+const DUE_PAGE: usize = 256;
+
 /// Every second, loads the sessions whose idle deadline fell due and that this node does not
-/// hold (the sweeper then applies it); a session that cannot be loaded is tried again at the
-/// next tick (the oldest 256 deadlines are read each time).
+/// hold (the sweeper then applies it); a session that cannot be loaded is tried again later.
+/// The due deadlines are read a page at a time, oldest first, and the next tick reads the next
+/// page (from the oldest again after a short page): sessions that cannot be loaded, or that
+/// another node holds, never keep the loop from the others.
 async fn due(app: Arc<App>, mut stop: watch::Receiver<Stop>) {
     let mut tick = tokio::time::interval(DUE_EVERY);
+    let mut skip = 0;
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -462,17 +468,24 @@ async fn due(app: Arc<App>, mut stop: watch::Receiver<Stop>) {
         }
         let loading = app.clone();
         let now = app.clock.now();
-        let _ = tokio::task::spawn_blocking(move || {
-            let Ok(ids) = loading.sessions.store().due(now, 256) else {
-                return;
-            };
+        let read = tokio::task::spawn_blocking(move || {
+            let ids = loading.sessions.store().due(now, skip, DUE_PAGE)?;
+            let read = ids.len();
             for id in ids {
                 if loading.sessions.get(&id).is_none() {
                     let _ = loading.sessions.get_or_load(&id, now);
                 }
             }
+            Ok::<_, crate::store::StoreError>(read)
         })
         .await;
+        // After a full page, the next one; after a short one (or a failure), the oldest again.
+        // (Deadlines applied meanwhile leave the index, so a page may skip some: they are read
+        // once the loop comes round again.)
+        skip = match read {
+            Ok(Ok(read)) if read == DUE_PAGE => skip + read,
+            _ => 0,
+        };
     }
 }
 

@@ -1249,14 +1249,17 @@ impl Sessions {
             // from the log, go to this node's clients, in order, as the view moves past them.
             let missed = if folded.seq > seen && self.store.shared() {
                 drop(tip);
-                let rebuilt = self
-                    .frames_between(&session.id, seen, folded.seq)
-                    .ok()
-                    .flatten();
+                let rebuilt = match self.frames_between(&session.id, seen, folded.seq) {
+                    Ok(rebuilt) => rebuilt,
+                    Err(e) => {
+                        tracing::warn!(session = %session.id, "the frames of changes stored by another node cannot be read: clients here get the current state instead: {e}");
+                        None
+                    }
+                };
                 tip = session.tip();
-                rebuilt.map(|r| r.frames).unwrap_or_default()
+                rebuilt.map(|r| r.frames)
             } else {
-                Vec::new()
+                Some(Vec::new())
             };
             if !session.stale.load(Ordering::SeqCst) || session.in_flight.load(Ordering::SeqCst) > 0
             {
@@ -1269,8 +1272,23 @@ impl Sessions {
             if view.seq() != folded.seq {
                 *view = View::of(&folded.conv, folded.seq);
                 if view.seq() > seen {
-                    for (seq, frame) in missed {
-                        let _ = session.tx.send(Push::Frame { seq, frame });
+                    match missed {
+                        Some(frames) => {
+                            for (seq, frame) in frames {
+                                let _ = session.tx.send(Push::Frame { seq, frame });
+                            }
+                        }
+                        // Not rebuilt (the log could not be read, or too far back): the
+                        // current state, as its seq; a client further behind catches up from
+                        // the log itself, or takes it.
+                        None => {
+                            let (frame, parts) = view.text();
+                            let frame = parts.current(frame).into();
+                            let _ = session.tx.send(Push::Frame {
+                                seq: folded.seq,
+                                frame,
+                            });
+                        }
                     }
                 }
             }

@@ -389,9 +389,15 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Every session's id, sorted, after `after` (at most `limit`), for `convstate export`.
     fn session_ids(&self, after: &str, limit: usize) -> Result<Vec<String>, StoreError>;
 
-    /// Sessions whose idle deadline is at or before `now` (at most `limit`), for a node to
-    /// apply deadlines of sessions no node has loaded (a shared store only).
-    fn due(&self, _now: DateTime<Utc>, _limit: usize) -> Result<Vec<String>, StoreError> {
+    /// Sessions whose idle deadline is at or before `now`, oldest first, skipping the first
+    /// `skip`, at most `limit`: for a node to apply deadlines of sessions no node has loaded (a
+    /// shared store only).
+    fn due(
+        &self,
+        _now: DateTime<Utc>,
+        _skip: usize,
+        _limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
         Ok(Vec::new())
     }
 }

@@ -13,13 +13,14 @@
 //! `ID SEQ` on `PREFIX:changed` (the doorbell other nodes listen to). Writes are sent in the
 //! order they were queued by one writer task (the redis crate's connection manager, which
 //! reconnects), and settle in that order once Redis has answered. Reads go through a
-//! connection of their own.
+//! connection manager of their own (multiplexed: the reads of many sessions share it, in
+//! flight together).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
-use redis::{Commands, Script};
+use redis::{FromRedisValue, Script};
 
 use super::{
     Append, Committed, ErrorKind, Event, Health, HealthCell, Options, RECENT_IDS, Receipt,
@@ -32,6 +33,8 @@ const BELLS: usize = 4096;
 
 /// How long a command may take before the store counts Redis as unreachable.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Between two pings of the doorbell's connection (one that does not answer is replaced).
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(5);
 /// Between two probes of an unreachable Redis.
 const PROBE_EVERY: Duration = Duration::from_millis(500);
 
@@ -149,8 +152,12 @@ pub(crate) struct RedisStore {
     url: String,
     keys: Keys,
     client: redis::Client,
-    /// Reads' own connection, opened when needed (again after a failure).
-    reads: Mutex<Option<redis::Connection>>,
+    /// The runtime of the store's thread: its writer, its doorbell and its reads run there.
+    runtime: tokio::runtime::Handle,
+    /// Reads' own connection manager, opened at the first read, and again after a read that
+    /// timed out (the manager reconnects by itself after a dropped connection, but not from
+    /// one that went silent).
+    reads: Reads,
     shared: Arc<Shared>,
     queue: Mutex<(u64, Option<tokio::sync::mpsc::UnboundedSender<Queued>>)>,
     /// The doorbells heard on `PREFIX:changed`.
@@ -216,25 +223,20 @@ impl RedisStore {
         let keys = Keys {
             prefix: options.prefix.clone(),
         };
-        let store = RedisStore {
-            url: shown,
-            keys: keys.clone(),
-            client: client.clone(),
-            reads: Mutex::new(None),
-            shared: Arc::new(Shared {
-                waiters: Waiters::default(),
-                health: HealthCell::default(),
-            }),
-            queue: Mutex::new((0, None)),
-            bells: tokio::sync::broadcast::channel(BELLS).0,
-        };
-        // Reachable now, or the server does not start: a typo in the URL is said at once.
-        store.read(|c| redis::cmd("PING").query::<String>(c))?;
-        store.warn_unless_durable();
+        let shared = Arc::new(Shared {
+            waiters: Waiters::default(),
+            health: HealthCell::default(),
+        });
+        let bells = tokio::sync::broadcast::channel(BELLS).0;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        store.queue.lock().unwrap_or_else(|p| p.into_inner()).1 = Some(tx);
-        let (shared, writer_url) = (store.shared.clone(), store.url.clone());
-        let (bells, channel) = (store.bells.clone(), store.keys.changed());
+        // The store's thread: a runtime of its own, which runs until the writer's queue is
+        // dropped (the store closed or dropped).
+        let (handle_tx, handle_rx) = std::sync::mpsc::sync_channel(1);
+        let (thread_shared, writer_url) = (shared.clone(), shown.clone());
+        let (thread_bells, channel, thread_keys) = (bells.clone(), keys.changed(), keys.clone());
+        let thread_client = client.clone();
+        let reads: Reads = Arc::new(tokio::sync::Mutex::new(None));
+        let thread_reads = reads.clone();
         std::thread::Builder::new()
             .name("convstate-redis".into())
             .spawn(move || {
@@ -244,68 +246,139 @@ impl RedisStore {
                 {
                     Ok(r) => r,
                     Err(e) => {
-                        shared.health.set_failing(StoreError::new(
-                            ErrorKind::Closed,
-                            format!("{writer_url}: cannot start the writer: {e}"),
-                        ));
+                        let _ = handle_tx.send(Err(e.to_string()));
                         return;
                     }
                 };
+                let _ = handle_tx.send(Ok(runtime.handle().clone()));
                 runtime.block_on(async move {
-                    let listening = listen(client.clone(), channel, bells, writer_url.clone());
+                    let listening = listen(
+                        thread_client.clone(),
+                        channel,
+                        thread_bells,
+                        thread_reads,
+                        writer_url.clone(),
+                    );
                     tokio::select! {
-                        _ = writer(client, keys, writer_url, shared, rx) => {}
+                        _ = writer(thread_client, thread_keys, writer_url, thread_shared, rx) => {}
                         _ = listening => {}
                     }
                 });
             })
-            .map_err(|e| StoreError::new(ErrorKind::Io, format!("{url}: {e}")))?;
+            .map_err(|e| StoreError::new(ErrorKind::Io, format!("{shown}: {e}")))?;
+        let runtime = match handle_rx.recv() {
+            Ok(Ok(handle)) => handle,
+            Ok(Err(e)) => {
+                return Err(StoreError::new(
+                    ErrorKind::Io,
+                    format!("{shown}: cannot start the store's thread: {e}"),
+                ));
+            }
+            Err(_) => {
+                return Err(StoreError::new(
+                    ErrorKind::Io,
+                    format!("{shown}: the store's thread stopped"),
+                ));
+            }
+        };
+        let store = RedisStore {
+            url: shown,
+            keys,
+            client,
+            runtime,
+            reads,
+            shared,
+            queue: Mutex::new((0, Some(tx))),
+            bells,
+        };
+        // Reachable now, or the server does not start: a typo in the URL is said at once.
+        store.query::<String>(redis::cmd("PING"))?;
+        store.warn_unless_durable();
         Ok(store)
     }
 
-    fn read<T>(
+    /// One command's answer (blocks the calling thread; the command runs on the store's).
+    fn query<T: FromRedisValue + Send + 'static>(&self, cmd: redis::Cmd) -> Result<T, StoreError> {
+        self.ask(Read::Cmd(cmd))
+    }
+
+    /// The answers of commands sent together.
+    fn query_pipe<T: FromRedisValue + Send + 'static>(
         &self,
-        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+        pipe: redis::Pipeline,
     ) -> Result<T, StoreError> {
-        let mut slot = self.reads.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            let conn = self
-                .client
-                .get_connection_with_timeout(RESPONSE_TIMEOUT)
-                .map_err(|e| unreachable(&self.url, &e))?;
-            let _ = conn.set_read_timeout(Some(RESPONSE_TIMEOUT));
-            let _ = conn.set_write_timeout(Some(RESPONSE_TIMEOUT));
-            *slot = Some(conn);
-        }
-        let Some(conn) = slot.as_mut() else {
-            return Err(StoreError::new(ErrorKind::Io, "no connection"));
-        };
-        f(conn).map_err(|e| {
-            let err = error_of(&self.url, &e);
-            if err.kind == ErrorKind::Io {
-                *slot = None; // reconnect next time
+        self.ask(Read::Pipe(pipe))
+    }
+
+    fn ask<T: FromRedisValue + Send + 'static>(&self, read: Read) -> Result<T, StoreError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let (reads, client) = (self.reads.clone(), self.client.clone());
+        self.runtime.spawn(async move {
+            let answer = tokio::time::timeout(RESPONSE_TIMEOUT * 2, async {
+                let mut conn = {
+                    let mut slot = reads.lock().await;
+                    match &*slot {
+                        Some(conn) => conn.clone(),
+                        None => {
+                            let conn = redis::aio::ConnectionManager::new_with_config(
+                                client,
+                                manager_config(),
+                            )
+                            .await?;
+                            *slot = Some(conn.clone());
+                            conn
+                        }
+                    }
+                };
+                match read {
+                    Read::Cmd(c) => c.query_async::<T>(&mut conn).await,
+                    Read::Pipe(p) => p.query_async::<T>(&mut conn).await,
+                }
+            })
+            .await;
+            let silent = match &answer {
+                Ok(Ok(_)) => false,
+                Ok(Err(e)) => e.is_timeout(),
+                Err(_) => true,
+            };
+            if silent {
+                *reads.lock().await = None;
             }
-            err
-        })
+            let _ = tx.send(answer);
+        });
+        // The runtime answers within its timeout; this one only guards a stopped runtime.
+        match rx.recv_timeout(RESPONSE_TIMEOUT * 3) {
+            Ok(Ok(Ok(value))) => Ok(value),
+            Ok(Ok(Err(e))) => Err(error_of(&self.url, &e)),
+            Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(StoreError::new(
+                ErrorKind::Io,
+                format!(
+                    "{}: no answer in {} s",
+                    self.url,
+                    RESPONSE_TIMEOUT.as_secs()
+                ),
+            )),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(StoreError::new(
+                ErrorKind::Closed,
+                format!("{}: the store is closed", self.url),
+            )),
+        }
     }
 
     /// Says so at start-up when Redis does not fsync each change before it answers: an
     /// acknowledged change can then be lost if Redis (or its machine) stops (storage.md).
     fn warn_unless_durable(&self) {
-        let info: String = self
-            .read(|c| redis::cmd("INFO").arg("persistence").query(c))
-            .unwrap_or_default();
+        let mut info = redis::cmd("INFO");
+        info.arg("persistence");
+        let info: String = self.query(info).unwrap_or_default();
         let aof = info
             .lines()
             .find_map(|l| l.strip_prefix("aof_enabled:"))
             .map(str::trim);
+        let mut get = redis::cmd("CONFIG");
+        get.arg("GET").arg("appendfsync");
         let fsync: Option<String> = self
-            .read(|c| {
-                redis::cmd("CONFIG")
-                    .arg("GET")
-                    .arg("appendfsync")
-                    .query::<Vec<String>>(c)
-            })
+            .query::<Vec<String>>(get)
             .ok()
             .and_then(|v| v.get(1).cloned());
         match (aof, fsync.as_deref()) {
@@ -337,9 +410,26 @@ impl RedisStore {
     }
 
     fn exists(&self, session: &str) -> Result<bool, StoreError> {
-        let meta = self.keys.session(session, "meta");
-        self.read(|c| c.exists(&meta))
+        let mut exists = redis::cmd("EXISTS");
+        exists.arg(self.keys.session(session, "meta"));
+        self.query(exists)
     }
+}
+
+/// The reads' connection manager, opened when first needed.
+type Reads = Arc<tokio::sync::Mutex<Option<redis::aio::ConnectionManager>>>;
+
+/// A read sent to the store's thread.
+enum Read {
+    Cmd(redis::Cmd),
+    Pipe(redis::Pipeline),
+}
+
+fn manager_config() -> redis::aio::ConnectionManagerConfig {
+    redis::aio::ConnectionManagerConfig::new()
+        .set_response_timeout(RESPONSE_TIMEOUT)
+        .set_connection_timeout(RESPONSE_TIMEOUT)
+        .set_number_of_retries(2)
 }
 
 /// The writer: each queued write, in order, as one script; settles it once Redis answered.
@@ -350,10 +440,7 @@ async fn writer(
     shared: Arc<Shared>,
     mut rx: tokio::sync::mpsc::UnboundedReceiver<Queued>,
 ) {
-    let config = redis::aio::ConnectionManagerConfig::new()
-        .set_response_timeout(RESPONSE_TIMEOUT)
-        .set_connection_timeout(RESPONSE_TIMEOUT)
-        .set_number_of_retries(2);
+    let config = manager_config();
     let mut conn: Option<redis::aio::ConnectionManager> = None;
     let scripts = [CREATE, APPEND, HISTORY, DELETE].map(Script::new);
     let mut batch: Vec<Queued> = Vec::with_capacity(BATCH);
@@ -462,6 +549,7 @@ async fn listen(
     client: redis::Client,
     channel: String,
     bells: tokio::sync::broadcast::Sender<(Arc<str>, u64)>,
+    reads: Reads,
     url: String,
 ) {
     use futures_util::StreamExt as _;
@@ -473,22 +561,45 @@ async fn listen(
             Ok::<_, redis::RedisError>(pubsub)
         };
         match tokio::time::timeout(RESPONSE_TIMEOUT, subscribed).await {
-            Ok(Ok(mut pubsub)) => {
+            Ok(Ok(pubsub)) => {
                 // Doorbells rung before this subscription (at start-up, or during an outage)
                 // were missed: every held session is checked.
                 if !first {
                     tracing::info!(store = url, "listening to the doorbell again");
+                    // The reads' connection went through the same outage, and may have gone
+                    // silent too: the sessions checked now read through a new one.
+                    *reads.lock().await = None;
                 }
                 let _ = bells.send((Arc::from(""), 0));
-                let mut messages = pubsub.on_message();
-                while let Some(message) = messages.next().await {
-                    let Ok(text) = message.get_payload::<String>() else {
-                        continue;
-                    };
-                    if let Some((id, seq)) = text.rsplit_once(' ')
-                        && let Ok(seq) = seq.parse::<u64>()
-                    {
-                        let _ = bells.send((Arc::from(id), seq));
+                let (mut sink, mut messages) = pubsub.split();
+                // A connection that went silent (a half-open TCP connection after a network
+                // blip) is found by a ping every few seconds, and replaced.
+                let mut heartbeat = tokio::time::interval(HEARTBEAT_EVERY);
+                heartbeat.tick().await;
+                loop {
+                    tokio::select! {
+                        message = messages.next() => {
+                            let Some(message) = message else { break };
+                            let Ok(text) = message.get_payload::<String>() else {
+                                continue;
+                            };
+                            if let Some((id, seq)) = text.rsplit_once(' ')
+                                && let Ok(seq) = seq.parse::<u64>()
+                            {
+                                let _ = bells.send((Arc::from(id), seq));
+                            }
+                        }
+                        _ = heartbeat.tick() => {
+                            let pong = tokio::time::timeout(
+                                RESPONSE_TIMEOUT,
+                                sink.ping::<redis::Value>(),
+                            )
+                            .await;
+                            if !matches!(pong, Ok(Ok(_))) {
+                                tracing::warn!(store = url, "the doorbell's connection does not answer: connecting again");
+                                break;
+                            }
+                        }
                     }
                 }
             }
@@ -686,13 +797,11 @@ impl Store for RedisStore {
             std::collections::HashMap<String, String>,
             Vec<String>,
             Vec<String>,
-        ) = self.read(|c| {
-            redis::pipe()
-                .hgetall(&meta)
-                .hkeys(&snaps)
-                .lrange(&ids, 0, -1)
-                .query(c)
-        })?;
+        ) = {
+            let mut pipe = redis::pipe();
+            pipe.hgetall(&meta).hkeys(&snaps).lrange(&ids, 0, -1);
+            self.query_pipe(pipe)?
+        };
         if fields.is_empty() {
             return Ok(None);
         }
@@ -708,7 +817,9 @@ impl Store for RedisStore {
             .max();
         let snapshot = match best {
             Some(seq) => {
-                let json: String = self.read(|c| c.hget(&snaps, seq))?;
+                let mut get = redis::cmd("HGET");
+                get.arg(&snaps).arg(seq);
+                let json: String = self.query(get)?;
                 let conv: Conversation = serde_json::from_str(&json)
                     .map_err(|e| self.corrupt(session, "snapshot", e))?;
                 Some((seq, conv))
@@ -763,7 +874,9 @@ impl Store for RedisStore {
         let key = self.keys.session(session, "goals");
         let start = after.min(i64::MAX as u64) as isize;
         let stop = start.saturating_add(limit.min(isize::MAX as usize) as isize - 1);
-        let raw: Vec<String> = self.read(|c| c.lrange(&key, start, stop))?;
+        let mut range = redis::cmd("LRANGE");
+        range.arg(&key).arg(start).arg(stop);
+        let raw: Vec<String> = self.query(range)?;
         raw.iter()
             .map(|g| serde_json::from_str(g).map_err(|e| self.corrupt(session, "goal", e)))
             .collect::<Result<Vec<Goal>, _>>()
@@ -771,13 +884,19 @@ impl Store for RedisStore {
     }
 
     fn goals_stored(&self, session: &str) -> Result<u64, StoreError> {
-        let key = self.keys.session(session, "goals");
-        self.read(|c| c.llen(&key))
+        let mut len = redis::cmd("LLEN");
+        len.arg(self.keys.session(session, "goals"));
+        self.query(len)
     }
 
     fn pending_deadlines(&self) -> Result<Vec<(String, DateTime<Utc>)>, StoreError> {
-        let key = self.keys.deadlines();
-        let all: Vec<(String, i64)> = self.read(|c| c.zrange_withscores(&key, 0, -1))?;
+        let mut range = redis::cmd("ZRANGE");
+        range
+            .arg(self.keys.deadlines())
+            .arg(0)
+            .arg(-1)
+            .arg("WITHSCORES");
+        let all: Vec<(String, i64)> = self.query(range)?;
         Ok(all
             .into_iter()
             .map(|(id, ms)| (id, from_millis(ms)))
@@ -785,20 +904,18 @@ impl Store for RedisStore {
     }
 
     fn expired(&self, before: DateTime<Utc>) -> Result<Vec<String>, StoreError> {
-        let key = self.keys.finished();
-        let ms = millis(&before);
-        self.read(|c| c.zrangebyscore(&key, "-inf", format!("({ms}")))
+        let mut range = redis::cmd("ZRANGEBYSCORE");
+        range
+            .arg(self.keys.finished())
+            .arg("-inf")
+            .arg(format!("({}", millis(&before)));
+        self.query(range)
     }
 
     fn record_rules(&self, fingerprint: &str) -> Result<Option<String>, StoreError> {
-        let key = self.keys.rules();
-        let before: Option<String> = self.read(|c| {
-            redis::cmd("SET")
-                .arg(&key)
-                .arg(fingerprint)
-                .arg("GET")
-                .query(c)
-        })?;
+        let mut set = redis::cmd("SET");
+        set.arg(self.keys.rules()).arg(fingerprint).arg("GET");
+        let before: Option<String> = self.query(set)?;
         Ok(before.filter(|b| b != fingerprint))
     }
 
@@ -835,31 +952,34 @@ impl Store for RedisStore {
         } else {
             format!("({after}")
         };
-        self.read(|c| {
-            redis::cmd("ZRANGEBYLEX")
-                .arg(&key)
-                .arg(&from)
-                .arg("+")
-                .arg("LIMIT")
-                .arg(0)
-                .arg(limit)
-                .query(c)
-        })
+        let mut range = redis::cmd("ZRANGEBYLEX");
+        range
+            .arg(&key)
+            .arg(&from)
+            .arg("+")
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit);
+        self.query(range)
     }
 
-    fn due(&self, now: DateTime<Utc>, limit: usize) -> Result<Vec<String>, StoreError> {
+    fn due(
+        &self,
+        now: DateTime<Utc>,
+        skip: usize,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
         let key = self.keys.deadlines();
         let ms = millis(&now);
-        self.read(|c| {
-            redis::cmd("ZRANGEBYSCORE")
-                .arg(&key)
-                .arg("-inf")
-                .arg(ms)
-                .arg("LIMIT")
-                .arg(0)
-                .arg(limit)
-                .query(c)
-        })
+        let mut range = redis::cmd("ZRANGEBYSCORE");
+        range
+            .arg(&key)
+            .arg("-inf")
+            .arg(ms)
+            .arg("LIMIT")
+            .arg(skip)
+            .arg(limit);
+        self.query(range)
     }
 }
 
@@ -880,15 +1000,9 @@ impl RedisStore {
             format!("{through}-1")
         };
         let count = limit.min(1 << 20);
-        let reply: redis::streams::StreamRangeReply = self.read(|c| {
-            redis::cmd("XRANGE")
-                .arg(log)
-                .arg(&start)
-                .arg(&end)
-                .arg("COUNT")
-                .arg(count)
-                .query(c)
-        })?;
+        let mut range = redis::cmd("XRANGE");
+        range.arg(log).arg(&start).arg(&end).arg("COUNT").arg(count);
+        let reply: redis::streams::StreamRangeReply = self.query(range)?;
         reply
             .ids
             .iter()

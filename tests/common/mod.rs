@@ -773,3 +773,109 @@ impl Drop for RedisProcess {
         self.kill();
     }
 }
+
+/// A TCP proxy in front of a Redis that can make the connections open through it go silent
+/// (a network blip that leaves half-open connections: nothing passes, nothing is closed).
+/// Connections opened after that pass again. It runs on a thread of its own (a store opens
+/// its connections blocking the test's runtime).
+pub(crate) struct Blip {
+    pub port: u16,
+    opened: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    silenced: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Blip {
+    pub(crate) fn start(to: u16) -> Blip {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let opened = Arc::new(AtomicU64::new(0));
+        let silenced = Arc::new(AtomicU64::new(0));
+        let (o, s) = (opened.clone(), silenced.clone());
+        let (stop, stopped) = oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let accepting = async {
+                    while let Ok((inbound, _)) = listener.accept().await {
+                        let nth = o.fetch_add(1, Ordering::SeqCst) + 1;
+                        let Ok(outbound) = TcpStream::connect(("127.0.0.1", to)).await else {
+                            continue;
+                        };
+                        let (ri, wi) = inbound.into_split();
+                        let (ro, wo) = outbound.into_split();
+                        for (mut from, mut to) in [
+                            (
+                                Box::new(ri) as Box<dyn tokio::io::AsyncRead + Send + Unpin>,
+                                Box::new(wo) as Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
+                            ),
+                            (Box::new(ro), Box::new(wi)),
+                        ] {
+                            let s = s.clone();
+                            tokio::spawn(async move {
+                                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                                let mut buf = vec![0u8; 16 * 1024];
+                                loop {
+                                    let n = match from.read(&mut buf).await {
+                                        Ok(0) | Err(_) => {
+                                            if s.load(Ordering::SeqCst) < nth {
+                                                let _ = to.shutdown().await;
+                                                return;
+                                            }
+                                            // A silenced connection is never closed either.
+                                            std::future::pending::<()>().await;
+                                            return;
+                                        }
+                                        Ok(n) => n,
+                                    };
+                                    if s.load(Ordering::SeqCst) >= nth {
+                                        continue; // dropped on the floor
+                                    }
+                                    if to.write_all(&buf[..n]).await.is_err() {
+                                        return;
+                                    }
+                                }
+                            });
+                        }
+                    }
+                };
+                tokio::select! {
+                    _ = accepting => {}
+                    _ = stopped => {}
+                }
+            });
+        });
+        Blip {
+            port,
+            opened,
+            silenced,
+            stop: Some(stop),
+        }
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Every connection open now goes silent, for good.
+    pub(crate) fn silence(&self) {
+        use std::sync::atomic::Ordering;
+        self.silenced
+            .store(self.opened.load(Ordering::SeqCst), Ordering::SeqCst);
+    }
+}
+
+impl Drop for Blip {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
