@@ -44,30 +44,50 @@ pub fn export(
         let Some(stored) = store.load(id, 0, 0).map_err(|e| e.to_string())? else {
             return Err(format!("no session \"{id}\" in {}", store.describe()));
         };
-        let mut events = Vec::new();
-        let mut after = 0;
-        loop {
-            let page = store
-                .events(id, after, PAGE)
-                .map_err(|e| e.to_string())?
-                .unwrap_or_default();
-            let short = page.len() < PAGE;
-            after = page.last().map_or(after, |e| e.seq);
-            events.extend(page);
-            if short {
-                break;
+        // Two passes over the log, a page at a time: one counts the events (the header says
+        // how many follow), one writes them, up to that count. Memory stays one page.
+        let pages = |visit: &mut dyn FnMut(&[Event]) -> Result<bool, String>| {
+            let mut after = 0;
+            loop {
+                let page = store
+                    .events(id, after, PAGE)
+                    .map_err(|e| e.to_string())?
+                    .unwrap_or_default();
+                after = page.last().map_or(after, |e| e.seq);
+                if !visit(&page)? || page.len() < PAGE {
+                    return Ok::<_, String>(());
+                }
             }
-        }
+        };
+        let mut total = 0u64;
+        pages(&mut |page| {
+            total += page.len() as u64;
+            Ok(true)
+        })?;
         let header = Header {
             session: id.to_string(),
             created_at: stored.created_at,
             owner: stored.owner,
-            events: events.len() as u64,
+            events: total,
         };
         let json = |v: Result<String, serde_json::Error>| v.map_err(|e| e.to_string());
         writeln!(out, "{}", json(serde_json::to_string(&header))?).map_err(|e| e.to_string())?;
-        for event in &events {
-            writeln!(out, "{}", json(serde_json::to_string(event))?).map_err(|e| e.to_string())?;
+        let mut written = 0u64;
+        pages(&mut |page| {
+            for event in page {
+                if written == total {
+                    return Ok(false);
+                }
+                writeln!(out, "{}", json(serde_json::to_string(event))?)
+                    .map_err(|e| e.to_string())?;
+                written += 1;
+            }
+            Ok(written < total)
+        })?;
+        if written != total {
+            return Err(format!(
+                "session {id}: {total} events counted, {written} read (was it deleted meanwhile?)"
+            ));
         }
         count += 1;
         Ok(())
@@ -239,4 +259,40 @@ fn wait(store: &Arc<dyn Store>, tickets: &[u64]) -> Result<(), StoreError> {
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_longer_than_a_page_goes_out_and_back_whole() {
+        // 2,500 events: three pages each way.
+        let at = "2026-01-01T00:00:00Z";
+        let mut lines = vec![format!(
+            r#"{{"session":"long","created_at":"{at}","events":2500}}"#
+        )];
+        for seq in 1..=2500 {
+            let text = if seq % 2 == 1 { "Build a form" } else { "bye" };
+            lines.push(format!(
+                r#"{{"seq":{seq},"at":"{at}","type":"message","role":"user","text":"{text}"}}"#
+            ));
+        }
+        let input = lines.join("\n") + "\n";
+        let store = crate::store::open("memory:", &crate::store::Options::default()).unwrap();
+        let engine = crate::patterns::builtin();
+        let done = import(&store, &engine, &mut input.as_bytes()).unwrap();
+        assert_eq!((done.sessions, done.events), (1, 2500));
+        let mut out = Vec::new();
+        assert_eq!(export(&*store, &[], &mut out).unwrap(), 1);
+        let exported = String::from_utf8(out).unwrap();
+        let (first, rest) = exported.split_once('\n').unwrap();
+        let header: serde_json::Value = serde_json::from_str(first).unwrap();
+        assert_eq!(header["events"], 2500);
+        let seqs: Vec<u64> = rest
+            .lines()
+            .map(|l| serde_json::from_str::<Event>(l).unwrap().seq)
+            .collect();
+        assert_eq!(seqs, (1..=2500).collect::<Vec<_>>());
+    }
 }

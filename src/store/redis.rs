@@ -381,8 +381,14 @@ impl RedisStore {
             .query::<Vec<String>>(get)
             .ok()
             .and_then(|v| v.get(1).cloned());
+        let mut waitaof = redis::cmd("COMMAND");
+        waitaof.arg("INFO").arg("WAITAOF");
+        let has_waitaof = matches!(self.query::<redis::Value>(waitaof), Ok(redis::Value::Array(v))
+            if v.first().is_some_and(|c| !matches!(c, redis::Value::Nil)));
         match (aof, fsync.as_deref()) {
             (Some("1"), Some("always")) => {}
+            // Each ack waits for WAITAOF (see the writer).
+            (Some("1"), Some(_)) if has_waitaof => {}
             (Some("1"), Some(other)) => tracing::warn!(
                 store = self.url,
                 appendfsync = other,
@@ -442,6 +448,8 @@ async fn writer(
 ) {
     let config = manager_config();
     let mut conn: Option<redis::aio::ConnectionManager> = None;
+    // Whether each pipeline ends with a WAITAOF (asked of each new connection).
+    let mut wait_aof = false;
     let scripts = [CREATE, APPEND, HISTORY, DELETE].map(Script::new);
     let mut batch: Vec<Queued> = Vec::with_capacity(BATCH);
     while let Some(first) = rx.recv().await {
@@ -457,7 +465,10 @@ async fn writer(
             match redis::aio::ConnectionManager::new_with_config(client.clone(), config.clone())
                 .await
             {
-                Ok(c) => conn = Some(c),
+                Ok(mut c) => {
+                    wait_aof = aof_to_wait_for(&mut c, &url).await;
+                    conn = Some(c);
+                }
                 Err(e) => {
                     let err = unreachable(&url, &e);
                     shared.health.set_failing(err.clone());
@@ -479,11 +490,25 @@ async fn writer(
         for (_, write, _) in &batch {
             pipe.add_command(command(&keys, &scripts, write));
         }
+        if wait_aof {
+            // Answered once the writes before it are in the append-only file on disk.
+            pipe.cmd("WAITAOF")
+                .arg(1)
+                .arg(0)
+                .arg(WAITAOF_TIMEOUT.as_millis() as u64);
+        }
         let answers = pipe.query_async::<Vec<redis::Value>>(c).await;
+        let expected = batch.len() + usize::from(wait_aof);
         match answers {
-            Ok(values) if values.len() == batch.len() => {
+            Ok(mut values) if values.len() == expected => {
+                let synced = if wait_aof {
+                    values.pop().map_or(Ok(()), |v| fsynced(&url, &v))
+                } else {
+                    Ok(())
+                };
                 for ((ticket, _, receipt), value) in batch.drain(..).zip(values) {
-                    settle(&shared, ticket, receipt, outcome(&url, &value));
+                    let result = outcome(&url, &value).and_then(|()| synced.clone());
+                    settle(&shared, ticket, receipt, result);
                 }
             }
             Ok(values) => {
@@ -510,6 +535,58 @@ async fn writer(
                 }
             }
         }
+    }
+}
+
+/// How long a pipeline's WAITAOF waits for the fsync of its writes (`appendfsync everysec`
+/// fsyncs every second).
+const WAITAOF_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Whether acknowledgements wait for WAITAOF on this connection: Redis has the command (7.2
+/// and later; Debian 12's 7.0 has not) and an append-only file. With `appendfsync always`
+/// it answers at once (the writes were fsynced before their answers); with `everysec` it makes
+/// an ack wait for the next fsync, so an ack is as durable as with `always`.
+async fn aof_to_wait_for(c: &mut redis::aio::ConnectionManager, url: &str) -> bool {
+    let info = redis::cmd("COMMAND")
+        .arg("INFO")
+        .arg("WAITAOF")
+        .query_async::<redis::Value>(c)
+        .await;
+    let has = matches!(&info, Ok(redis::Value::Array(v))
+        if v.first().is_some_and(|c| !matches!(c, redis::Value::Nil)));
+    if !has {
+        return false;
+    }
+    let aof = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("appendonly")
+        .query_async::<Vec<String>>(c)
+        .await
+        .ok()
+        .and_then(|v| v.get(1).cloned());
+    let wait = aof.as_deref() == Some("yes");
+    if wait {
+        tracing::info!(
+            store = url,
+            "acknowledgements wait for WAITAOF (the append-only file fsynced)"
+        );
+    }
+    wait
+}
+
+/// WAITAOF's answer: `[local, replicas]`; the writes before it are durable when `local` ≥ 1.
+fn fsynced(url: &str, value: &redis::Value) -> Result<(), StoreError> {
+    match value {
+        redis::Value::Array(counts) if matches!(counts.first(), Some(redis::Value::Int(n)) if *n >= 1) => {
+            Ok(())
+        }
+        other => Err(StoreError::new(
+            ErrorKind::Io,
+            format!(
+                "{url}: the writes were not fsynced within {} s (WAITAOF answered {other:?})",
+                WAITAOF_TIMEOUT.as_secs()
+            ),
+        )),
     }
 }
 
@@ -1013,5 +1090,27 @@ impl RedisStore {
                 serde_json::from_str::<Event>(&json).map_err(|e| self.corrupt(session, "log", e))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ack_waits_for_waitaof_to_count_the_local_fsync() {
+        let answer =
+            |local| redis::Value::Array(vec![redis::Value::Int(local), redis::Value::Int(0)]);
+        assert!(fsynced("r", &answer(1)).is_ok());
+        let late = fsynced("r", &answer(0)).unwrap_err();
+        assert_eq!(late.kind, ErrorKind::Io);
+        assert!(late.message.contains("not fsynced within 2 s"), "{late}");
+        assert!(fsynced("r", &redis::Value::Nil).is_err());
+    }
+
+    #[test]
+    fn urls_are_shown_without_their_password() {
+        assert_eq!(redacted("redis://u:secret@h:1/2"), "redis://u:***@h:1/2");
+        assert_eq!(redacted("redis://h:1"), "redis://h:1");
     }
 }
