@@ -646,7 +646,7 @@ async fn a_model_reply_displaced_by_another_nodes_turn_is_stored_again() {
         pieces: ["Which ", "features ", "do ", "you ", "need?"]
             .map(String::from)
             .to_vec(),
-        gap: std::time::Duration::from_millis(150),
+        gap: std::time::Duration::from_millis(50),
     });
     let llm = convstate::config::LlmConfig {
         url: Some(upstream.url.clone()),
@@ -671,6 +671,11 @@ async fn a_model_reply_displaced_by_another_nodes_turn_is_stored_again() {
             break;
         }
     }
+    // Node one does not hear of it before its reply ends (its doorbell connection is cut, and
+    // it listens again only after half a second): the reply's write loses the compare-and-set
+    // to node two's turn, and is stored again after it.
+    let killed = redis.command("CLIENT KILL TYPE pubsub");
+    assert!(killed.starts_with(':'), "{killed}");
     turn(&mut b, "assistant", "A note from the other node", "b-1")
         .await
         .unwrap();

@@ -744,6 +744,17 @@ impl RedisProcess {
         format!("redis://127.0.0.1:{}", self.port)
     }
 
+    /// Runs an inline command (words without spaces), and returns Redis's first answer line.
+    pub(crate) fn command(&self, words: &str) -> String {
+        use std::io::{BufRead, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(format!("{words}\r\n").as_bytes()).unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(s).read_line(&mut line).unwrap();
+        line.trim_end().to_string()
+    }
+
     /// SIGKILL, as a crash: `timeout`'s child goes too.
     pub(crate) fn kill(&mut self) {
         let _ = std::process::Command::new("pkill")
