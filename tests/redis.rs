@@ -430,6 +430,51 @@ async fn an_idle_deadline_is_applied_once_with_two_sweepers() {
 }
 
 #[tokio::test]
+async fn an_idle_deadline_outlives_the_node_that_held_the_session() {
+    let redis = RedisProcess::start(true);
+    let url = redis.url();
+    let args = [
+        "--store",
+        url.as_str(),
+        "--redis-prefix",
+        "t13",
+        "--idle-timeout",
+        "3s",
+    ];
+    let a = common::ServerProcess::start(&args).unwrap();
+    let b = common::ServerProcess::start(&args).unwrap();
+    let (mut user, _) = Client::connect(&a.ws_url("")).await;
+    let id = user.session_id.clone();
+    turn(&mut user, "user", "Build a landing page", "c-1")
+        .await
+        .unwrap();
+    // Only node a holds the session; it dies before the deadline.
+    a.kill();
+    // Node b, which never held it, applies the deadline once it falls due (watched in Redis:
+    // asking node b would load the session there, and its sweeper would apply it).
+    let phase = format!("HGET t13:s:{{{id}}}:meta phase");
+    let mut seen = String::new();
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", redis.port)).unwrap();
+        use std::io::{Read, Write};
+        c.write_all(format!("{phase}\r\n").as_bytes()).unwrap();
+        let mut buf = [0u8; 64];
+        let n = c.read(&mut buf).unwrap();
+        seen = String::from_utf8_lossy(&buf[..n]).to_string();
+        if seen.contains("idle") {
+            break;
+        }
+    }
+    assert!(seen.contains("idle"), "node b applied the deadline: {seen}");
+    assert_eq!(redis.command(&format!("XLEN t13:s:{{{id}}}:log")), ":2");
+    let (_, body) = common::http(b.addr, "GET", &format!("/api/sessions/{id}/events")).await;
+    let events: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(events[1]["type"], "idle", "{events:?}");
+    drop(b);
+}
+
+#[tokio::test]
 async fn a_node_killed_mid_session_its_clients_go_on_on_the_other() {
     let redis = RedisProcess::start(true);
     let url = redis.url();
