@@ -37,6 +37,7 @@ pub mod client;
 pub mod config;
 pub mod conversation;
 #[doc(hidden)]
+pub mod flow;
 pub mod fuzz;
 pub mod patterns;
 pub mod protocol;
