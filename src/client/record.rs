@@ -51,6 +51,13 @@ pub(crate) fn script(engine: &Engine, name: &str, steps: &[(DateTime<Utc>, Chang
             Change::Reset => {
                 let _ = writeln!(out, "reset = true");
             }
+            Change::Start { .. } | Change::Event { .. } => {
+                let _ = writeln!(
+                    out,
+                    "# a hosted flow's change: scripts run conversations (docs/flows.md)"
+                );
+                continue;
+            }
             Change::Idle => {
                 let gap = (*at - previous).to_std().unwrap_or_default();
                 let _ = writeln!(

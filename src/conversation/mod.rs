@@ -45,8 +45,19 @@ pub enum Input<'a> {
     Signal(Signal),
     /// Start over from `greeting` with an empty history.
     Reset,
-    /// Time passes: the idle rule runs, nothing else.
+    /// Time passes: the idle rule runs (a flow's timers), nothing else.
     Tick,
+    /// Starts a hosted flow in a new session (its first change).
+    Start {
+        flow: &'a str,
+        settings: &'a std::collections::BTreeMap<String, String>,
+        restore: Option<&'a crate::flow::Restore>,
+    },
+    /// A hosted flow's event, with its data.
+    Event {
+        name: &'a str,
+        data: &'a serde_json::Map<String, serde_json::Value>,
+    },
 }
 
 /// The phase moves of one step: usually none or one, two when a step moves twice.
@@ -61,6 +72,8 @@ pub struct Step {
     /// Goals this step completed or abandoned, in order (at most one in practice). They are in
     /// `completed_goals` too unless the history window is 0.
     pub finished: Vec<Goal>,
+    /// A hosted flow's moves (its `transitions`).
+    pub moves: Vec<crate::flow::Move>,
 }
 
 /// The compiled patterns and thresholds: everything a step needs besides the state.
@@ -71,6 +84,8 @@ pub struct Engine {
     /// Names what the classifier was compiled from (the pattern loader's hash of the files'
     /// text), for the rules' fingerprint.
     source: u64,
+    /// The hosted flows sessions may run.
+    flows: std::sync::Arc<crate::flow::Flows>,
 }
 
 /// Slot values read from one message: (position in the goal's `required_info`, byte range).
@@ -83,7 +98,137 @@ impl Engine {
             classifier,
             settings,
             source,
+            flows: crate::flow::Flows::shipped(),
         }
+    }
+
+    /// These flows instead of the shipped ones.
+    pub fn with_flows(mut self, flows: std::sync::Arc<crate::flow::Flows>) -> Engine {
+        self.flows = flows;
+        self
+    }
+
+    pub fn flows(&self) -> &crate::flow::Flows {
+        &self.flows
+    }
+
+    /// Whether `input` may be applied to `conv`: a hosted flow's event must be one its state
+    /// takes (with its data and guards); a conversation takes no events, a flow no turns. The
+    /// refusal lists what the state allows. Nothing is changed.
+    pub fn check(
+        &self,
+        conv: &Conversation,
+        input: &Input<'_>,
+    ) -> Result<(), crate::flow::Invalid> {
+        let invalid =
+            |message: String, allowed: Vec<String>| crate::flow::Invalid { message, allowed };
+        match (&conv.flow, input) {
+            (Some(_), Input::Tick) | (None, Input::Message { .. } | Input::Signal(_) | Input::Reset | Input::Tick) => Ok(()),
+            (Some(run), Input::Event { name, data }) => {
+                let Some(flow) = self.flows.get(&run.flow) else {
+                    return Err(invalid(format!("flow {} is not loaded on this server", run.flow), Vec::new()));
+                };
+                let mut trial = run.as_ref().clone();
+                trial.apply(flow, name, data, conv.last_updated).map(|_| ())
+            }
+            (Some(run), Input::Message { .. } | Input::Signal(_) | Input::Reset) => Err(invalid(
+                format!("this session runs flow {}: it takes events (\"type\":\"event\"), not messages, signals or resets", run.flow),
+                run.allowed_events.clone(),
+            )),
+            (Some(run), Input::Start { .. }) => Err(invalid(
+                format!("this session already runs flow {}", run.flow),
+                run.allowed_events.clone(),
+            )),
+            (None, Input::Event { .. }) => Err(invalid(
+                "this session is a conversation: it takes messages and signals; open a flow's session with ?flow=NAME".to_string(),
+                Vec::new(),
+            )),
+            (None, Input::Start { flow, settings, restore }) => {
+                if conv.turn_count > 0 || conv.phase != Phase::Greeting || !conv.completed_goals.is_empty() {
+                    return Err(invalid("a flow starts a new session only".to_string(), Vec::new()));
+                }
+                self.start_flow(flow, settings, *restore, conv.created_at).map(|_| ()).map_err(|m| invalid(m, Vec::new()))
+            }
+        }
+    }
+
+    fn start_flow(
+        &self,
+        name: &str,
+        settings: &std::collections::BTreeMap<String, String>,
+        restore: Option<&crate::flow::Restore>,
+        now: DateTime<Utc>,
+    ) -> Result<crate::flow::FlowRun, String> {
+        let Some(flow) = self.flows.get(name) else {
+            let names: Vec<&str> = self.flows.names().collect();
+            return Err(format!(
+                "no flow \"{name}\" (the flows here: conversation, {})",
+                names.join(", ")
+            ));
+        };
+        let mut run = crate::flow::FlowRun::start(flow, settings, now)?;
+        if let Some(r) = restore {
+            run.restore(
+                flow,
+                &r.state,
+                r.previous_state.as_deref(),
+                &r.counters,
+                &r.values,
+            )?;
+        }
+        Ok(run)
+    }
+
+    /// A hosted flow's step (see [`Engine::check`], which refusals go through first).
+    fn step_flow(&self, conv: &mut Conversation, input: Input<'_>, now: DateTime<Utc>) -> Step {
+        let mut step = Step::default();
+        match (&mut conv.flow, input) {
+            (
+                None,
+                Input::Start {
+                    flow,
+                    settings,
+                    restore,
+                },
+            ) => match self.start_flow(flow, settings, restore, now) {
+                Ok(run) => {
+                    conv.flow = Some(Box::new(run));
+                    step.changed = true;
+                }
+                Err(_) => return step,
+            },
+            (Some(run), Input::Event { name, data }) => {
+                let Some(flow) = self.flows.get(&run.flow) else {
+                    return step;
+                };
+                match run.apply(flow, name, data, now) {
+                    Ok(moves) => {
+                        step.moves = moves;
+                        step.changed = true;
+                    }
+                    Err(_) => return step,
+                }
+            }
+            (Some(run), Input::Tick) => {
+                let Some(flow) = self.flows.get(&run.flow) else {
+                    return step;
+                };
+                let before = run.clone();
+                step.moves = run.tick(flow, now);
+                step.changed = **run != *before;
+            }
+            _ => return step,
+        }
+        if let Some(run) = &conv.flow {
+            conv.phase = if run.ended {
+                Phase::Completed
+            } else {
+                Phase::Executing
+            };
+            conv.idle_deadline = run.next_timer;
+            conv.last_updated = now;
+        }
+        step
     }
 
     /// What the classifier was compiled from, as given to [`Engine::new`].
@@ -162,6 +307,9 @@ impl Engine {
         now: DateTime<Utc>,
         mut explain: Option<&mut explain::Explanation>,
     ) -> Step {
+        if conv.flow.is_some() || matches!(input, Input::Start { .. } | Input::Event { .. }) {
+            return self.step_flow(conv, input, now);
+        }
         let mut out = Transitions::new();
         let mut finished = Vec::new();
         if let Input::Reset = input {
@@ -184,6 +332,7 @@ impl Engine {
                 transitions: out,
                 changed: true,
                 finished,
+                moves: Vec::new(),
             };
         }
         // Rule 1: the idle timeout, applied first, so a late turn is then read from `idle`.
@@ -195,7 +344,9 @@ impl Engine {
         }
         let idle_rule = "1 idle timeout: no user message for the idle timeout";
         let turn = match input {
-            Input::Reset => unreachable!("handled above"),
+            Input::Reset | Input::Start { .. } | Input::Event { .. } => {
+                unreachable!("handled above")
+            }
             Input::Tick => {
                 let changed = !out.is_empty();
                 if changed {
@@ -213,6 +364,7 @@ impl Engine {
                     transitions: out,
                     changed,
                     finished,
+                    moves: Vec::new(),
                 };
             }
             Input::Signal(signal) => {
@@ -277,6 +429,7 @@ impl Engine {
             transitions: out,
             changed: true,
             finished,
+            moves: Vec::new(),
         }
     }
 

@@ -230,6 +230,11 @@ pub struct Conversation {
     /// `last_activity` and the idle timeout after every step, kept here so that the sweeper and
     /// clients need no configuration to know it.
     pub idle_deadline: Option<DateTime<Utc>>,
+    /// A hosted flow's run (a session opened with `?flow=NAME`): the conversation's fields then
+    /// stand still, and the flow's state is the session's (docs/flows.md). Absent for a
+    /// conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<Box<crate::flow::FlowRun>>,
 }
 
 impl Conversation {
@@ -251,6 +256,7 @@ impl Conversation {
             last_user_message_at: None,
             last_updated: now,
             idle_deadline: None,
+            flow: None,
         }
     }
 

@@ -132,7 +132,10 @@ fn tokens(text: &str) -> Result<Vec<String>, String> {
             && !(c == '-' && chars.peek().is_some_and(|(_, d)| d.is_ascii_digit()) && {
                 // A minus sign of a number where an operand is expected.
                 out.last().is_none_or(|t: &String| {
-                    matches!(t.as_str(), "+" | "-" | "*" | "/" | ">=" | "<=" | ">" | "<" | "==" | "!=" | "and")
+                    matches!(
+                        t.as_str(),
+                        "+" | "-" | "*" | "/" | ">=" | "<=" | ">" | "<" | "==" | "!=" | "and"
+                    )
                 })
             })
         {
@@ -292,7 +295,9 @@ impl Expr {
             if let Atom::Str(s) = a {
                 let mut rest = s.as_str();
                 while let Some(open) = rest.find('{') {
-                    let Some(close) = rest[open..].find('}') else { break };
+                    let Some(close) = rest[open..].find('}') else {
+                        break;
+                    };
                     out.push(&rest[open + 1..open + close]);
                     rest = &rest[open + close + 1..];
                 }
@@ -397,7 +402,8 @@ impl Guard {
                 _ => false,
             };
             if !holds {
-                let shown = |v: &Option<Value>| v.as_ref().map_or("undefined".into(), |v| v.to_string());
+                let shown =
+                    |v: &Option<Value>| v.as_ref().map_or("undefined".into(), |v| v.to_string());
                 return Err(format!(
                     "{} {} {} ({} {} {})",
                     a.show(),
@@ -509,7 +515,12 @@ mod tests {
         let rate = guard("errors / actions >= 0.2").unwrap();
         let why = rate.check(&s).unwrap_err();
         assert!(why.contains("undefined"), "{why}");
-        assert!(guard("$state == 'closed' and failures - 1 < threshold").unwrap().check(&s).is_ok());
+        assert!(
+            guard("$state == 'closed' and failures - 1 < threshold")
+                .unwrap()
+                .check(&s)
+                .is_ok()
+        );
         assert!(guard("failures").is_err());
         assert!(guard("a >= b c").is_err());
     }
@@ -525,13 +536,25 @@ mod tests {
             panic!()
         };
         assert_eq!(n, "activity");
-        assert_eq!(e.eval(&s), Some(json!("Plan generated with 5 phase(s). Ready!")));
+        assert_eq!(
+            e.eval(&s),
+            Some(json!("Plan generated with 5 phase(s). Ready!"))
+        );
         let Action::Add(_, e) = action("add tokens_used data.tokens").unwrap() else {
             panic!()
         };
         assert_eq!(e.eval(&s), Some(json!(250)));
         assert!(action("add x").is_err());
         assert!(action("set 3 4").is_err());
-        assert_eq!(action("set x -1").unwrap(), Action::Set("x".into(), Expr { left: Atom::Num(-1.0), op: None }));
+        assert_eq!(
+            action("set x -1").unwrap(),
+            Action::Set(
+                "x".into(),
+                Expr {
+                    left: Atom::Num(-1.0),
+                    op: None
+                }
+            )
+        );
     }
 }

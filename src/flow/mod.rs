@@ -14,19 +14,37 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-pub use run::{FlowRun, Invalid, Move};
+pub use run::{FlowRun, Invalid, Move, Restore};
 
 use expr::{Action, Guard};
 
 /// The flows shipped in the binary (`patterns/flows/`), by file name.
 pub const BUILTIN: [(&str, &str); 7] = [
-    ("conductor-ui.toml", include_str!("../../patterns/flows/conductor-ui.toml")),
-    ("workflow.toml", include_str!("../../patterns/flows/workflow.toml")),
+    (
+        "conductor-ui.toml",
+        include_str!("../../patterns/flows/conductor-ui.toml"),
+    ),
+    (
+        "workflow.toml",
+        include_str!("../../patterns/flows/workflow.toml"),
+    ),
     ("task.toml", include_str!("../../patterns/flows/task.toml")),
-    ("retry.toml", include_str!("../../patterns/flows/retry.toml")),
-    ("circuit-breaker.toml", include_str!("../../patterns/flows/circuit-breaker.toml")),
-    ("discovery.toml", include_str!("../../patterns/flows/discovery.toml")),
-    ("moderator.toml", include_str!("../../patterns/flows/moderator.toml")),
+    (
+        "retry.toml",
+        include_str!("../../patterns/flows/retry.toml"),
+    ),
+    (
+        "circuit-breaker.toml",
+        include_str!("../../patterns/flows/circuit-breaker.toml"),
+    ),
+    (
+        "discovery.toml",
+        include_str!("../../patterns/flows/discovery.toml"),
+    ),
+    (
+        "moderator.toml",
+        include_str!("../../patterns/flows/moderator.toml"),
+    ),
 ];
 
 /// Bounds of a flow file (what a flow may make a session hold).
@@ -313,7 +331,8 @@ impl Flow {
         let ident = |s: &str| {
             !s.is_empty()
                 && s.len() <= 64
-                && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                && s.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         };
         if !file
             .name
@@ -321,7 +340,10 @@ impl Flow {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
             || file.name.is_empty()
         {
-            err(None, format!("name \"{}\": lower-case letters, digits and -", file.name));
+            err(
+                None,
+                format!("name \"{}\": lower-case letters, digits and -", file.name),
+            );
         }
         // States.
         let mut states = Vec::new();
@@ -330,7 +352,10 @@ impl Flow {
             let at = Some(s.span().start);
             let s = s.get_ref();
             if !ident(&s.name) {
-                err(at, format!("state \"{}\": lower-case letters, digits and _", s.name));
+                err(
+                    at,
+                    format!("state \"{}\": lower-case letters, digits and _", s.name),
+                );
             }
             if !seen.insert(s.name.clone()) {
                 err(at, format!("state \"{}\" is declared twice", s.name));
@@ -350,7 +375,10 @@ impl Flow {
         if !is_state(file.initial.get_ref()) {
             err(
                 Some(file.initial.span().start),
-                format!("initial state \"{}\" is not declared", file.initial.get_ref()),
+                format!(
+                    "initial state \"{}\" is not declared",
+                    file.initial.get_ref()
+                ),
             );
         }
         // Names: counters, values, settings share one namespace.
@@ -363,7 +391,9 @@ impl Flow {
                 }
                 None => err(
                     Some(v.span().start),
-                    format!("setting \"{k}\": a number, a string, true or false, or a duration such as \"30m\""),
+                    format!(
+                        "setting \"{k}\": a number, a string, true or false, or a duration such as \"30m\""
+                    ),
                 ),
             }
         }
@@ -373,7 +403,10 @@ impl Flow {
                 Some(value) => {
                     values.insert(k.clone(), value);
                 }
-                None => err(None, format!("value \"{k}\": a number, a string, true or false")),
+                None => err(
+                    None,
+                    format!("value \"{k}\": a number, a string, true or false"),
+                ),
             }
         }
         for k in file
@@ -386,11 +419,19 @@ impl Flow {
                 err(None, format!("\"{k}\": lower-case letters, digits and _"));
             }
             if !names.insert(k.clone()) {
-                err(None, format!("\"{k}\" is declared twice (counters, values and settings share their names)"));
+                err(
+                    None,
+                    format!(
+                        "\"{k}\" is declared twice (counters, values and settings share their names)"
+                    ),
+                );
             }
         }
         if names.len() > MAX_NAMES {
-            err(None, format!("more than {MAX_NAMES} counters, values and settings"));
+            err(
+                None,
+                format!("more than {MAX_NAMES} counters, values and settings"),
+            );
         }
         // Events.
         let mut events = Vec::new();
@@ -399,7 +440,10 @@ impl Flow {
             let at = Some(e.span().start);
             let e = e.get_ref();
             if !ident(&e.name) {
-                err(at, format!("event \"{}\": lower-case letters, digits and _", e.name));
+                err(
+                    at,
+                    format!("event \"{}\": lower-case letters, digits and _", e.name),
+                );
             }
             if !seen.insert(e.name.clone()) {
                 err(at, format!("event \"{}\" is declared twice", e.name));
@@ -408,7 +452,13 @@ impl Flow {
             for (k, t) in &e.data {
                 match DataType::parse(t) {
                     Some(t) => data.push((k.clone(), t)),
-                    None => err(at, format!("event \"{}\": data \"{k}\": type \"{t}\" is not int, number, string or bool", e.name)),
+                    None => err(
+                        at,
+                        format!(
+                            "event \"{}\": data \"{k}\": type \"{t}\" is not int, number, string or bool",
+                            e.name
+                        ),
+                    ),
                 }
             }
             events.push(EventDef {
@@ -450,14 +500,19 @@ impl Flow {
                 }
             };
             let event = r.event.clone();
-            let def = event.as_ref().and_then(|e| events.iter().find(|d| &d.name == e));
+            let def = event
+                .as_ref()
+                .and_then(|e| events.iter().find(|d| &d.name == e));
             if let Some(e) = &event
                 && def.is_none()
             {
                 err(at, format!("event \"{e}\" is not declared"));
             }
             if event.is_none() && r.guard.is_none() && from == From::Any {
-                err(at, "an automatic transition from \"*\" needs a guard".into());
+                err(
+                    at,
+                    "an automatic transition from \"*\" needs a guard".into(),
+                );
             }
             let data_ok = |n: &str| def.is_some_and(|d| d.data.iter().any(|(k, _)| k == n));
             let guard = match r.guard.as_deref().map(expr::guard) {
@@ -467,12 +522,24 @@ impl Flow {
                         for e in [a, b] {
                             for n in e.names() {
                                 if !names.contains(n) {
-                                    err(at, format!("guard \"{}\": \"{n}\" is not a counter, value or setting", g.text));
+                                    err(
+                                        at,
+                                        format!(
+                                            "guard \"{}\": \"{n}\" is not a counter, value or setting",
+                                            g.text
+                                        ),
+                                    );
                                 }
                             }
                             for n in e.data_names() {
                                 if !data_ok(n) {
-                                    err(at, format!("guard \"{}\": data.{n} is not in the event's data", g.text));
+                                    err(
+                                        at,
+                                        format!(
+                                            "guard \"{}\": data.{n} is not in the event's data",
+                                            g.text
+                                        ),
+                                    );
                                 }
                             }
                         }
@@ -492,20 +559,41 @@ impl Flow {
                         let is_counter = file.counters.contains_key(target);
                         let is_value = file.values.contains_key(target);
                         if !is_counter && !is_value {
-                            err(at, format!("action \"{a}\": \"{target}\" is not a counter or value"));
+                            err(
+                                at,
+                                format!("action \"{a}\": \"{target}\" is not a counter or value"),
+                            );
                         }
                         if matches!(action, Action::Add(..)) && !is_counter {
                             err(at, format!("action \"{a}\": only counters are added to"));
                         }
                         if let Action::Set(_, e) | Action::Add(_, e) = &action {
-                            for n in e.names().chain(e.template_names().into_iter().filter(|n| !n.starts_with("data.") && *n != "$state")) {
+                            for n in e.names().chain(
+                                e.template_names()
+                                    .into_iter()
+                                    .filter(|n| !n.starts_with("data.") && *n != "$state"),
+                            ) {
                                 if !names.contains(n) {
-                                    err(at, format!("action \"{a}\": \"{n}\" is not a counter, value or setting"));
+                                    err(
+                                        at,
+                                        format!(
+                                            "action \"{a}\": \"{n}\" is not a counter, value or setting"
+                                        ),
+                                    );
                                 }
                             }
-                            for n in e.data_names().chain(e.template_names().into_iter().filter_map(|n| n.strip_prefix("data."))) {
+                            for n in e.data_names().chain(
+                                e.template_names()
+                                    .into_iter()
+                                    .filter_map(|n| n.strip_prefix("data.")),
+                            ) {
                                 if !data_ok(n) {
-                                    err(at, format!("action \"{a}\": data.{n} is not in the event's data"));
+                                    err(
+                                        at,
+                                        format!(
+                                            "action \"{a}\": data.{n} is not in the event's data"
+                                        ),
+                                    );
                                 }
                             }
                         }
@@ -530,16 +618,36 @@ impl Flow {
             let at = Some(t.span().start);
             let t = t.get_ref();
             match events.iter().find(|e| e.name == t.event) {
-                Some(e) if !e.internal => err(at, format!("timer \"{}\": event \"{}\" is not internal (a timer's event is the flow's own)", t.name, t.event)),
+                Some(e) if !e.internal => err(
+                    at,
+                    format!(
+                        "timer \"{}\": event \"{}\" is not internal (a timer's event is the flow's own)",
+                        t.name, t.event
+                    ),
+                ),
                 Some(_) => {}
-                None => err(at, format!("timer \"{}\": event \"{}\" is not declared", t.name, t.event)),
+                None => err(
+                    at,
+                    format!(
+                        "timer \"{}\": event \"{}\" is not declared",
+                        t.name, t.event
+                    ),
+                ),
             }
             let after = match duration(&t.after) {
                 Some(d) => After::Fixed(d),
                 None => match settings.get(&t.after) {
-                    Some(Value::String(s)) if duration(s).is_some() => After::Setting(t.after.clone()),
+                    Some(Value::String(s)) if duration(s).is_some() => {
+                        After::Setting(t.after.clone())
+                    }
                     _ => {
-                        err(at, format!("timer \"{}\": after \"{}\" is neither a duration nor a setting holding one", t.name, t.after));
+                        err(
+                            at,
+                            format!(
+                                "timer \"{}\": after \"{}\" is neither a duration nor a setting holding one",
+                                t.name, t.after
+                            ),
+                        );
                         After::Fixed(chrono::TimeDelta::zero())
                     }
                 },
@@ -549,14 +657,23 @@ impl Flow {
                 "$created" => Since::Created,
                 n => {
                     if !file.counters.contains_key(n) && !file.values.contains_key(n) {
-                        err(at, format!("timer \"{}\": since \"{n}\" is not $entered, $created, a counter or a value", t.name));
+                        err(
+                            at,
+                            format!(
+                                "timer \"{}\": since \"{n}\" is not $entered, $created, a counter or a value",
+                                t.name
+                            ),
+                        );
                     }
                     Since::Changed(n.to_string())
                 }
             };
             for s in &t.states {
                 if !is_state(s) {
-                    err(at, format!("timer \"{}\": state \"{s}\" is not declared", t.name));
+                    err(
+                        at,
+                        format!("timer \"{}\": state \"{s}\" is not declared", t.name),
+                    );
                 }
             }
             timers.push(Timer {
@@ -652,7 +769,10 @@ impl Flow {
         };
         for row in &self.rows {
             let label = row.event.clone().unwrap_or_else(|| {
-                row.guard.as_ref().map(|g| g.text.clone()).unwrap_or_default()
+                row.guard
+                    .as_ref()
+                    .map(|g| g.text.clone())
+                    .unwrap_or_default()
             });
             for from in from_states(row) {
                 let targets: Vec<String> = match &row.to {
@@ -678,7 +798,11 @@ impl Flow {
                         out.insert(s.clone());
                     }
                     From::Any => {
-                        for s in self.states.iter().filter(|s| !s.terminal && s.name != error_state) {
+                        for s in self
+                            .states
+                            .iter()
+                            .filter(|s| !s.terminal && s.name != error_state)
+                        {
                             out.insert(s.name.clone());
                         }
                     }
@@ -709,23 +833,43 @@ impl Flow {
         }
         for s in &self.states {
             if !reached.contains(&s.name) {
-                out.push(format!("state \"{}\" cannot be reached from \"{}\"", s.name, self.initial));
+                out.push(format!(
+                    "state \"{}\" cannot be reached from \"{}\"",
+                    s.name, self.initial
+                ));
             }
             let leaves = edges.iter().any(|(f, t, _)| f == &s.name && t != &s.name);
             if !s.terminal && !leaves {
-                out.push(format!("state \"{}\" has no way out and is not terminal", s.name));
+                out.push(format!(
+                    "state \"{}\" has no way out and is not terminal",
+                    s.name
+                ));
             }
-            if s.terminal && self.rows.iter().any(|r| r.from == From::State(s.name.clone())) {
-                out.push(format!("state \"{}\" is terminal but has transitions out", s.name));
+            if s.terminal
+                && self
+                    .rows
+                    .iter()
+                    .any(|r| r.from == From::State(s.name.clone()))
+            {
+                out.push(format!(
+                    "state \"{}\" is terminal but has transitions out",
+                    s.name
+                ));
             }
         }
         for e in &self.events {
-            let used = self.rows.iter().any(|r| r.event.as_deref() == Some(&e.name));
+            let used = self
+                .rows
+                .iter()
+                .any(|r| r.event.as_deref() == Some(&e.name));
             if !used {
                 out.push(format!("event \"{}\" is used by no transition", e.name));
             }
             if e.internal && !self.timers.iter().any(|t| t.event == e.name) {
-                out.push(format!("event \"{}\" is internal but no timer sends it", e.name));
+                out.push(format!(
+                    "event \"{}\" is internal but no timer sends it",
+                    e.name
+                ));
             }
         }
         for r in &self.rows {
@@ -733,7 +877,10 @@ impl Flow {
                 && let From::State(s) = &r.from
                 && !self.state(s).is_some_and(|s| s.error)
             {
-                out.push(format!("line {}: $previous out of \"{s}\", which is not an error state", r.line));
+                out.push(format!(
+                    "line {}: $previous out of \"{s}\", which is not an error state",
+                    r.line
+                ));
             }
         }
         out
@@ -761,7 +908,10 @@ impl Flow {
         let mut out = Vec::new();
         for row in &self.rows {
             let label = row.event.clone().unwrap_or_else(|| {
-                row.guard.as_ref().map(|g| g.text.clone()).unwrap_or_default()
+                row.guard
+                    .as_ref()
+                    .map(|g| g.text.clone())
+                    .unwrap_or_default()
             });
             let froms: Vec<String> = match &row.from {
                 From::State(s) => vec![s.clone()],
@@ -800,7 +950,10 @@ impl Flows {
             .collect();
         match Flows::from_texts(&texts) {
             Ok(f) => f,
-            Err(e) => panic!("the built-in flows are checked by the tests: {}", e.join("\n")),
+            Err(e) => panic!(
+                "the built-in flows are checked by the tests: {}",
+                e.join("\n")
+            ),
         }
     }
 
@@ -812,9 +965,14 @@ impl Flows {
             match Flow::parse(path, text) {
                 Ok(flow) => {
                     if flow.name == "conversation" {
-                        errors.push(format!("{path}: \"conversation\" is the built-in conversation's name"));
+                        errors.push(format!(
+                            "{path}: \"conversation\" is the built-in conversation's name"
+                        ));
                     } else if by_name.contains_key(&flow.name) {
-                        errors.push(format!("{path}: a flow named \"{}\" is already read", flow.name));
+                        errors.push(format!(
+                            "{path}: a flow named \"{}\" is already read",
+                            flow.name
+                        ));
                     } else {
                         by_name.insert(flow.name.clone(), Arc::new(flow));
                     }
@@ -827,6 +985,12 @@ impl Flows {
         } else {
             Err(errors)
         }
+    }
+
+    /// The shipped flows, read once per process.
+    pub fn shipped() -> Arc<Flows> {
+        static SHIPPED: std::sync::OnceLock<Arc<Flows>> = std::sync::OnceLock::new();
+        SHIPPED.get_or_init(|| Arc::new(Flows::builtin())).clone()
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<Flow>> {
@@ -848,7 +1012,15 @@ mod tests {
         let names: Vec<&str> = flows.names().collect();
         assert_eq!(
             names,
-            ["circuit-breaker", "conductor-ui", "discovery", "moderator", "retry", "task", "workflow"]
+            [
+                "circuit-breaker",
+                "conductor-ui",
+                "discovery",
+                "moderator",
+                "retry",
+                "task",
+                "workflow"
+            ]
         );
     }
 
@@ -856,8 +1028,18 @@ mod tests {
     fn problems_are_said_with_their_line() {
         let text = "name = \"x\"\ninitial = \"a\"\n[[states]]\nname = \"a\"\n[[states]]\nname = \"b\"\n[[events]]\nname = \"go\"\n[[transitions]]\nfrom = \"a\"\nevent = \"go\"\nto = \"c\"\nguard = \"n >= 1\"\nreason = \"r\"\n";
         let errors = Flow::parse("f.toml", text).unwrap_err();
-        assert!(errors.iter().any(|e| e.starts_with("f.toml:9:") && e.contains("to \"c\"")), "{errors:?}");
-        assert!(errors.iter().any(|e| e.starts_with("f.toml:9:") && e.contains("\"n\" is not a counter")), "{errors:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("f.toml:9:") && e.contains("to \"c\"")),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("f.toml:9:") && e.contains("\"n\" is not a counter")),
+            "{errors:?}"
+        );
         let broken = Flow::parse("f.toml", "name = \"x\"\ninitial = 3\n").unwrap_err();
         assert!(broken[0].starts_with("f.toml:2:"), "{broken:?}");
     }

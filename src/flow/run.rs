@@ -49,6 +49,19 @@ pub struct Move {
     pub reason: String,
 }
 
+/// A state to start a flow in (an import, such as a STATUS.md file), checked against the flow.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Restore {
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_state: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub values: BTreeMap<String, Value>,
+}
+
 /// An event refused: why, and what the state allows. The state is untouched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invalid {
@@ -94,7 +107,9 @@ fn parse_setting(default: &Value, text: &str) -> Option<Value> {
         Value::String(s) if super::duration(s).is_some() => {
             super::duration(text).map(|_| Value::String(text.trim().to_string()))
         }
-        Value::String(_) => (text.len() <= MAX_VALUE_BYTES).then(|| Value::String(text.to_string())),
+        Value::String(_) => {
+            (text.len() <= MAX_VALUE_BYTES).then(|| Value::String(text.to_string()))
+        }
         _ => None,
     }
 }
@@ -113,7 +128,11 @@ impl FlowRun {
                 return Err(format!(
                     "flow {} has no setting \"{k}\" (it has: {})",
                     flow.name,
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
                 ));
             };
             let value = parse_setting(default, text).ok_or_else(|| {
@@ -170,7 +189,9 @@ impl FlowRun {
                 return Err(format!("flow {}: no value \"{k}\"", flow.name));
             }
             if v.as_str().is_some_and(|s| s.len() > MAX_VALUE_BYTES) {
-                return Err(format!("value \"{k}\": longer than {MAX_VALUE_BYTES} bytes"));
+                return Err(format!(
+                    "value \"{k}\": longer than {MAX_VALUE_BYTES} bytes"
+                ));
             }
             self.values.insert(k.clone(), v.clone());
         }
@@ -194,7 +215,10 @@ impl FlowRun {
             allowed: self.allowed_events.clone(),
         };
         let Some(def) = flow.event(event) else {
-            return Err(invalid(format!("flow {} has no event \"{event}\"", flow.name)));
+            return Err(invalid(format!(
+                "flow {} has no event \"{event}\"",
+                flow.name
+            )));
         };
         if def.internal {
             return Err(invalid(format!(
@@ -213,7 +237,11 @@ impl FlowRun {
                     let known: Vec<&str> = def.data.iter().map(|(n, _)| n.as_str()).collect();
                     return Err(invalid(format!(
                         "event \"{event}\" has no data \"{k}\" (it takes: {})",
-                        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
                     )));
                 }
                 Some((_, t)) if !t.admits(v) => {
@@ -246,7 +274,11 @@ impl FlowRun {
             if self.ended {
                 break;
             }
-            let Some((timer, base, _)) = self.due_timers(flow).into_iter().find(|(_, _, at)| *at <= now) else {
+            let Some((timer, base, _)) = self
+                .due_timers(flow)
+                .into_iter()
+                .find(|(_, _, at)| *at <= now)
+            else {
                 break;
             };
             let name = flow.timers[timer].name.clone();
@@ -330,7 +362,10 @@ impl FlowRun {
             }
             let Some(row) = taken else {
                 return Err(why.unwrap_or_else(|| {
-                    format!("event \"{event}\" is not allowed in state \"{}\"", self.state)
+                    format!(
+                        "event \"{event}\" is not allowed in state \"{}\"",
+                        self.state
+                    )
                 }));
             };
             moves.push(self.take(flow, row, data, now)?);
@@ -339,9 +374,13 @@ impl FlowRun {
         while moves.len() < MAX_MOVES && !self.ended {
             let here = self.state.clone();
             let row = flow.rows_from(&here, None).find(|r| {
-                r.guard
-                    .as_ref()
-                    .is_some_and(|g| g.check(&Env { run: self, data: &Map::new() }).is_ok())
+                r.guard.as_ref().is_none_or(|g| {
+                    g.check(&Env {
+                        run: self,
+                        data: &Map::new(),
+                    })
+                    .is_ok()
+                })
             });
             let Some(row) = row else { break };
             let m = self.take(flow, row, &Map::new(), now)?;
@@ -462,7 +501,11 @@ impl FlowRun {
             out.push_str(&format!(" Before the error: {p}."));
         }
         if !self.counters.is_empty() {
-            let c: Vec<String> = self.counters.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let c: Vec<String> = self
+                .counters
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
             out.push_str(&format!(" Counters: {}.", c.join(", ")));
         }
         let shown: Vec<String> = self
@@ -477,7 +520,10 @@ impl FlowRun {
         if self.allowed_events.is_empty() {
             out.push_str(" No events are taken.");
         } else {
-            out.push_str(&format!(" Allowed events: {}.", self.allowed_events.join(", ")));
+            out.push_str(&format!(
+                " Allowed events: {}.",
+                self.allowed_events.join(", ")
+            ));
         }
         out
     }

@@ -40,6 +40,9 @@ impl FrameText {
     /// saves server CPU; docs/benchmarks.md).
     #[cfg(feature = "serde-frames")]
     pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {
+        if let Some(run) = &conv.flow {
+            return FrameText::flow(conv, run, seq, &[]);
+        }
         fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
             serde_json::to_string(value).unwrap_or_default()
         }
@@ -114,9 +117,13 @@ impl FrameText {
         self
     }
 
-    /// The `state` frame of `conv` after the change `seq`, which made `transitions`.
+    /// The `state` frame of `conv` after the change `seq`, which made `transitions` (a hosted
+    /// flow's moves: [`FrameText::stepped`]).
     #[cfg(not(feature = "serde-frames"))]
     pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {
+        if let Some(run) = &conv.flow {
+            return FrameText::flow(conv, run, seq, &[]);
+        }
         let mut out = String::with_capacity(2048);
         out.push_str(r#"{"type":"state","session_id":"#);
         let from = out.len();
@@ -146,6 +153,53 @@ impl FrameText {
         out.push_str(r#"],"summary":"#);
         let from = out.len();
         summary(&mut out, conv);
+        let summary = from..out.len();
+        out.push('}');
+        FrameText {
+            text: out,
+            parts: FrameParts {
+                seq,
+                session_id,
+                state,
+                summary,
+            },
+        }
+    }
+
+    /// The `state` frame after the change `seq` that made `step`: a conversation's transitions
+    /// or a hosted flow's moves.
+    pub fn stepped(conv: &Conversation, seq: u64, step: &crate::conversation::Step) -> FrameText {
+        match &conv.flow {
+            Some(run) => FrameText::flow(conv, run, seq, &step.moves),
+            None => FrameText::state(conv, seq, &step.transitions),
+        }
+    }
+
+    /// A hosted flow's `state` frame: its run as the `state` object, its moves as the
+    /// `transitions`, its summary.
+    pub fn flow(
+        conv: &Conversation,
+        run: &crate::flow::FlowRun,
+        seq: u64,
+        moves: &[crate::flow::Move],
+    ) -> FrameText {
+        let json = |v: Result<String, serde_json::Error>| v.unwrap_or_else(|_| "null".into());
+        let mut out = String::with_capacity(1024);
+        out.push_str(r#"{"type":"state","session_id":"#);
+        let from = out.len();
+        string(&mut out, &conv.session_id);
+        let session_id = from..out.len();
+        out.push_str(r#","seq":"#);
+        number(&mut out, seq);
+        out.push_str(r#","state":"#);
+        let from = out.len();
+        out.push_str(&json(serde_json::to_string(run)));
+        let state = from..out.len();
+        out.push_str(r#","transitions":"#);
+        out.push_str(&json(serde_json::to_string(moves)));
+        out.push_str(r#","summary":"#);
+        let from = out.len();
+        string(&mut out, &run.summary());
         let summary = from..out.len();
         out.push('}');
         FrameText {

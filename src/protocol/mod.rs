@@ -59,16 +59,25 @@ pub enum ClientFrame {
     /// Stops the assistant's reply being written: it is stored as far as it was delivered,
     /// marked partial. Answered with the current state.
     Stop {},
+    /// A hosted flow's event (a session opened with `?flow=NAME`), with its typed data.
+    Event {
+        name: String,
+        #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+        data: serde_json::Map<String, serde_json::Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
 }
 
 /// The `type` values a client may send.
-pub const CLIENT_TYPES: [&str; 6] = [
+pub const CLIENT_TYPES: [&str; 7] = [
     "message",
     "signal",
     "get_state",
     "reset",
     "configure",
     "stop",
+    "event",
 ];
 
 /// The longest `id` a client frame may carry, in bytes: ids are kept per session, so their size
@@ -153,6 +162,7 @@ impl ClientFrame {
             }),
             ClientFrame::Signal { signal, .. } => Some(Input::Signal(*signal)),
             ClientFrame::Reset { .. } => Some(Input::Reset),
+            ClientFrame::Event { name, data, .. } => Some(Input::Event { name, data }),
             ClientFrame::GetState {} | ClientFrame::Configure { .. } | ClientFrame::Stop {} => None,
         }
     }
@@ -162,7 +172,8 @@ impl ClientFrame {
         match self {
             ClientFrame::Message { id, .. }
             | ClientFrame::Signal { id, .. }
-            | ClientFrame::Reset { id } => id.as_deref(),
+            | ClientFrame::Reset { id }
+            | ClientFrame::Event { id, .. } => id.as_deref(),
             ClientFrame::GetState {} | ClientFrame::Configure { .. } | ClientFrame::Stop {} => None,
         }
     }
@@ -249,6 +260,10 @@ named! {
         /// A user's turn while the assistant writes a reply, with `llm.busy = "refuse"`: the
         /// frame was not applied.
         AssistantBusy = "assistant_busy",
+        /// A hosted flow's event its state does not take (or whose data or guard does not
+        /// hold), a turn sent to a flow, an event sent to a conversation: nothing was applied;
+        /// `allowed_events` lists what the state takes.
+        InvalidTransition = "invalid_transition",
     }
 }
 
@@ -378,6 +393,9 @@ pub struct Ack<'a> {
 pub struct ErrorBody<'a> {
     pub code: ErrorCode,
     pub message: Cow<'a, str>,
+    /// With `invalid_transition`: the events the flow's state takes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_events: Option<Vec<String>>,
 }
 
 impl<'a> ServerFrame<'a> {
@@ -417,6 +435,16 @@ impl<'a> ServerFrame<'a> {
         ServerFrame::Error(ErrorBody {
             code,
             message: Cow::Borrowed(message),
+            allowed_events: None,
+        })
+    }
+
+    /// An `invalid_transition` error: why, and the events the state takes.
+    pub fn invalid_transition(message: &'a str, allowed: &[String]) -> ServerFrame<'a> {
+        ServerFrame::Error(ErrorBody {
+            code: ErrorCode::InvalidTransition,
+            message: Cow::Borrowed(message),
+            allowed_events: Some(allowed.to_vec()),
         })
     }
 

@@ -191,6 +191,25 @@ struct WsParams {
     /// it has; it gets the rest only.
     reply_id: Option<String>,
     reply_offset: Option<usize>,
+    /// A new session of this hosted flow (`conversation` when absent).
+    flow: Option<String>,
+    /// The flow's settings for this session: `NAME=VALUE,NAME=VALUE`.
+    settings: Option<String>,
+}
+
+/// `NAME=VALUE,NAME=VALUE` into a map (at most 64 pairs).
+fn flow_settings(text: &str) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let Some((k, v)) = pair.split_once('=') else {
+            return Err(format!("settings: \"{pair}\" is not NAME=VALUE"));
+        };
+        out.insert(k.trim().to_string(), v.trim().to_string());
+        if out.len() > 64 {
+            return Err("settings: at most 64".to_string());
+        }
+    }
+    Ok(out)
 }
 
 async fn upgrade(
@@ -223,6 +242,34 @@ async fn upgrade(
     {
         return refused;
     }
+    // A hosted flow: checked now (its name, its settings), started once the session exists.
+    let flow = match (params.flow.as_deref(), &params.session_id) {
+        (None | Some("conversation"), _) if params.settings.is_none() => None,
+        (None | Some("conversation"), _) => {
+            return bad_request("settings= goes with flow=NAME (a hosted flow's settings)");
+        }
+        (Some(_), Some(_)) => {
+            return bad_request(
+                "flow= opens a new session of that flow; to join a session, give only session_id",
+            );
+        }
+        (Some(name), None) => {
+            let settings = match flow_settings(params.settings.as_deref().unwrap_or("")) {
+                Ok(s) => s,
+                Err(message) => return bad_request(&message),
+            };
+            let trial = crate::conversation::Conversation::new("-", app.clock.now());
+            let input = crate::conversation::Input::Start {
+                flow: name,
+                settings: &settings,
+                restore: None,
+            };
+            if let Err(invalid) = app.sessions.engine().check(&trial, &input) {
+                return bad_request(&invalid.message);
+            }
+            Some((name.to_string(), settings))
+        }
+    };
     let assistant = match params.assistant.as_deref().map(str::parse::<Mode>) {
         None => None,
         Some(Ok(mode)) => match app.sessions.offers(mode) {
@@ -307,6 +354,31 @@ async fn upgrade(
         );
     }
     let access = principal.map(|p| p.access);
+    if let (Some((name, settings)), Ok(Some(session))) = (&flow, &session) {
+        // Its first change: stored before the client's welcome.
+        let input = crate::conversation::Input::Start {
+            flow: name,
+            settings,
+            restore: None,
+        };
+        let applied = app
+            .sessions
+            .apply(session, input, None, app.clock.now(), None);
+        let stored = match applied {
+            Ok(applied) => app.sessions.store().committed(applied.ticket).await,
+            Err(super::sessions::Refused::Store(e)) => Err(e),
+            Err(super::sessions::Refused::Invalid(invalid)) => {
+                return bad_request(&invalid.message);
+            }
+            Err(_) => Err(StoreError::new(
+                ErrorKind::Io,
+                "the flow could not be started",
+            )),
+        };
+        if let Err(e) = stored {
+            return store_unavailable(&e);
+        }
+    }
     if let Ok(Some(session)) = &session {
         if explain {
             session.set_explain(true);

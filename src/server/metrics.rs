@@ -95,7 +95,7 @@ impl StepRecord {
             turn: match input {
                 Input::Message { role, .. } => Some(Some(*role)),
                 Input::Signal(_) => Some(None),
-                Input::Reset | Input::Tick => None,
+                Input::Reset | Input::Tick | Input::Start { .. } | Input::Event { .. } => None,
             },
             transitions: step.transitions.clone(),
             finished: step

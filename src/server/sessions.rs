@@ -229,6 +229,9 @@ pub(crate) enum Refused {
     Stale,
     /// A user's turn while the model writes a reply, with `llm.busy = "refuse"`.
     Busy,
+    /// Not an input the session takes now (a hosted flow's event its state does not allow, a
+    /// turn in a flow, an event in a conversation): nothing was applied.
+    Invalid(crate::flow::Invalid),
 }
 
 /// A client's start in a session: its welcome, the frames it missed, and its subscription.
@@ -637,7 +640,14 @@ impl Sessions {
             if event.seq == after {
                 start = Some(FrameText::state(conv, after, &[]));
             } else if event.seq > after && bytes <= OUTBOUND_LIMIT {
-                let text = logged_frame(conv, event, stepped.transitions, stepped.explanation).text;
+                let text = logged_frame(
+                    conv,
+                    event,
+                    stepped.transitions,
+                    stepped.moves,
+                    stepped.explanation,
+                )
+                .text;
                 bytes += text.len();
                 frames.push((event.seq, Utf8Bytes::from(text)));
             }
@@ -714,6 +724,11 @@ impl Sessions {
         self.store.events(id, after, limit)
     }
 
+    /// The engine sessions step with.
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// Applies one input, reloading the session from the log first if an earlier change
     /// failed. For callers that may block (the sweeper, a load).
     pub(crate) fn apply_blocking(
@@ -732,6 +747,10 @@ impl Sessions {
         }
         .map_err(|e| match e {
             Refused::Store(e) => e,
+            Refused::Invalid(invalid) => StoreError::new(
+                store::ErrorKind::Conflict,
+                format!("session {}: {}", session.id, invalid.message),
+            ),
             Refused::Deleted | Refused::Stale | Refused::Busy => StoreError::new(
                 store::ErrorKind::Conflict,
                 format!("session {} is gone, reloading or busy", session.id),
@@ -800,7 +819,7 @@ impl Sessions {
         let user_turn = match input {
             Input::Message { role, .. } => role == Role::User,
             Input::Signal(signal) => signal.sender() == Role::User,
-            Input::Reset | Input::Tick => false,
+            Input::Reset | Input::Tick | Input::Start { .. } | Input::Event { .. } => false,
         };
         let model_turn = answered_by_model && user_turn && session.assistant() == Mode::Llm;
         if tip.reply.is_some() && (model_turn || matches!(input, Input::Reset)) {
@@ -1106,6 +1125,9 @@ impl Sessions {
                 view.text = Some(kept(FrameText::state(&tip.conv, view.seq, &[])));
             }
         }
+        if let Err(invalid) = self.engine.check(&tip.conv, &input) {
+            return Err(Refused::Invalid(invalid));
+        }
         let (step, explanation) = if session.explain.load(Ordering::Relaxed) {
             let (step, explanation) = self.engine.step_explained(&mut tip.conv, input, now);
             (step, Some(explanation))
@@ -1124,7 +1146,7 @@ impl Sessions {
         }
         let seq = tip.seq + 1;
         let conv = &tip.conv;
-        let mut frame = FrameText::state(conv, seq, &step.transitions);
+        let mut frame = FrameText::stepped(conv, seq, &step);
         if let Some(explanation) = &explanation {
             frame = frame.with_explain(explanation);
         }
@@ -1376,7 +1398,13 @@ impl Sessions {
             } else {
                 (self.engine.step(&mut tip.conv, input, event.at), None)
             };
-            let frame = logged_frame(&tip.conv, event, &step.transitions, explanation.as_ref());
+            let frame = logged_frame(
+                &tip.conv,
+                event,
+                &step.transitions,
+                &step.moves,
+                explanation.as_ref(),
+            );
             tip.seq = event.seq;
             if let Some(client_id) = &event.id {
                 tip.recent.insert(client_id, event.seq, 0);
@@ -1832,9 +1860,13 @@ fn logged_frame(
     conv: &Conversation,
     event: &Event,
     transitions: &[crate::conversation::Transition],
+    moves: &[crate::flow::Move],
     explanation: Option<&crate::conversation::explain::Explanation>,
 ) -> FrameText {
-    let mut frame = FrameText::state(conv, event.seq, transitions);
+    let mut frame = match &conv.flow {
+        Some(run) => FrameText::flow(conv, run, event.seq, moves),
+        None => FrameText::state(conv, event.seq, transitions),
+    };
     if let Some(e) = explanation {
         frame = frame.with_explain(e);
     }

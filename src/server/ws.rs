@@ -105,7 +105,10 @@ fn allowed(access: Access, frame: &ClientFrame) -> Result<(), String> {
     let ok = match frame {
         ClientFrame::Message { role, .. } => access.may_speak_as(*role),
         ClientFrame::Signal { signal, .. } => access.may_signal(*signal),
-        ClientFrame::Reset { .. } | ClientFrame::Stop {} => access.may_reset(),
+        // A flow's events drive it as a user's turns drive a conversation.
+        ClientFrame::Reset { .. } | ClientFrame::Stop {} | ClientFrame::Event { .. } => {
+            access.may_reset()
+        }
         // Who answers in the session: the user's choice, or an admin's.
         ClientFrame::Configure {
             assistant: Some(_), ..
@@ -625,6 +628,16 @@ impl Connection {
                 ErrorCode::AssistantBusy,
                 "the assistant is writing a reply: send stop, or wait for it (this frame was not applied)",
             ),
+            Err(Refused::Invalid(invalid)) => {
+                self.app.metrics.error(ErrorCode::InvalidTransition);
+                let message = format!("{} (nothing was applied)", invalid.message);
+                Reply::Refused {
+                    text: ServerFrame::invalid_transition(&message, &invalid.allowed)
+                        .to_text()
+                        .into(),
+                    closes: false,
+                }
+            }
         }
     }
 

@@ -73,8 +73,22 @@ pub enum Change {
         signal: Signal,
     },
     Reset,
-    /// The sweeper found the session idle.
+    /// The sweeper found the session idle (a flow: its timers fell due).
     Idle,
+    /// A hosted flow started (a flow session's first change).
+    Start {
+        flow: String,
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        settings: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restore: Option<crate::flow::Restore>,
+    },
+    /// A hosted flow's event.
+    Event {
+        name: String,
+        #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+        data: serde_json::Map<String, serde_json::Value>,
+    },
 }
 
 impl Change {
@@ -93,6 +107,19 @@ impl Change {
             Input::Signal(signal) => Change::Signal { signal },
             Input::Reset => Change::Reset,
             Input::Tick => Change::Idle,
+            Input::Start {
+                flow,
+                settings,
+                restore,
+            } => Change::Start {
+                flow: flow.to_string(),
+                settings: settings.clone(),
+                restore: restore.cloned(),
+            },
+            Input::Event { name, data } => Change::Event {
+                name: name.to_string(),
+                data: data.clone(),
+            },
         }
     }
 
@@ -111,6 +138,16 @@ impl Change {
             Change::Signal { signal } => Input::Signal(*signal),
             Change::Reset => Input::Reset,
             Change::Idle => Input::Tick,
+            Change::Start {
+                flow,
+                settings,
+                restore,
+            } => Input::Start {
+                flow,
+                settings,
+                restore: restore.as_ref(),
+            },
+            Change::Event { name, data } => Input::Event { name, data },
         }
     }
 }
@@ -467,6 +504,8 @@ pub fn open(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> 
 #[derive(Debug)]
 pub struct Stepped<'a> {
     pub transitions: &'a [crate::conversation::Transition],
+    /// A hosted flow's moves.
+    pub moves: &'a [crate::flow::Move],
     /// The inspector's notes, when the fold was asked for them.
     pub explanation: Option<&'a crate::conversation::explain::Explanation>,
 }
@@ -536,6 +575,7 @@ pub fn fold_with(
             &conv,
             &Stepped {
                 transitions: &step.transitions,
+                moves: &step.moves,
                 explanation: explanation.as_ref(),
             },
         );
