@@ -114,7 +114,83 @@ pub fn load(source: &PatternSource) -> Result<Engine, PatternErrors> {
             message: e.to_string(),
         }])
     })?;
-    Ok(Engine::new(classifier, settings, hash))
+    let engine = Engine::new(classifier, settings, hash);
+    Ok(match read_flows(source)? {
+        Some(flows) => engine.with_flows(Arc::new(flows)),
+        None => engine,
+    })
+}
+
+/// The flows of a pattern directory (`DIR/flows/*.toml`), or `None` for the shipped ones (the
+/// built-in set, or a directory without `flows/`).
+fn read_flows(source: &PatternSource) -> Result<Option<crate::flow::Flows>, PatternErrors> {
+    let PatternSource::Dir(dir) = source else {
+        return Ok(None);
+    };
+    let flows_dir = dir.join("flows");
+    if !flows_dir.is_dir() {
+        return Ok(None);
+    }
+    let error = |path: String, message: String| PatternError {
+        path,
+        line: None,
+        message,
+    };
+    let entries = std::fs::read_dir(&flows_dir).map_err(|e| {
+        PatternErrors(vec![error(
+            flows_dir.display().to_string(),
+            format!("cannot read: {e}"),
+        )])
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => files.push((path.display().to_string(), text)),
+            Err(e) => errors.push(error(
+                path.display().to_string(),
+                format!("cannot read: {e}"),
+            )),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(PatternErrors(errors));
+    }
+    crate::flow::Flows::from_texts(&files)
+        .map(Some)
+        .map_err(|lines| PatternErrors(lines.iter().map(|l| flow_error(l)).collect()))
+}
+
+/// A flow loader's `path:line: message` as a pattern error.
+fn flow_error(text: &str) -> PatternError {
+    // The path may hold colons; the line is the last number between colons before the message.
+    if let Some((head, message)) = text.split_once(": ")
+        && let Some((path, line)) = head.rsplit_once(':')
+        && let Ok(line) = line.parse::<usize>()
+    {
+        return PatternError {
+            path: path.to_string(),
+            line: Some(line),
+            message: message.to_string(),
+        };
+    }
+    match text.split_once(": ") {
+        Some((path, message)) => PatternError {
+            path: path.to_string(),
+            line: None,
+            message: message.to_string(),
+        },
+        None => PatternError {
+            path: String::new(),
+            line: None,
+            message: text.to_string(),
+        },
+    }
 }
 
 /// A pattern with its word boundaries (`\b`, `\B`) made ASCII ones (`(?-u:\b)`): Unicode

@@ -219,6 +219,9 @@ impl Engine {
             }
             _ => return step,
         }
+        if !step.changed {
+            return step;
+        }
         if let Some(run) = &conv.flow {
             conv.phase = if run.ended {
                 Phase::Completed

@@ -104,6 +104,8 @@ pub struct StateDef {
     pub error: bool,
     /// The flow may end here (drawn `--> [*]`), though it still takes events.
     pub last: bool,
+    /// Where it is declared in its file.
+    pub line: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -113,6 +115,7 @@ pub struct EventDef {
     pub data: Vec<(String, DataType)>,
     /// Sent by the flow's timers only, never by a client.
     pub internal: bool,
+    pub line: usize,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -366,6 +369,7 @@ impl Flow {
                 terminal: s.terminal,
                 error: s.error,
                 last: s.last,
+                line: at.map_or(0, |o| line_of(text, o)),
             });
         }
         if states.len() > MAX_STATES {
@@ -466,6 +470,7 @@ impl Flow {
                 description: e.description.clone(),
                 data,
                 internal: e.internal,
+                line: at.map_or(0, |o| line_of(text, o)),
             });
         }
         if events.len() > MAX_EVENTS {
@@ -706,8 +711,8 @@ impl Flow {
                 .collect(),
         };
         if errors.is_empty() {
-            for problem in flow.problems() {
-                errors.push(format!("{path}: {problem}"));
+            for (line, problem) in flow.problems() {
+                errors.push(format!("{path}:{line}: {problem}"));
             }
         }
         if errors.is_empty() {
@@ -813,10 +818,10 @@ impl Flow {
         out.into_iter().collect()
     }
 
-    /// What `convstate flow check` reports: states not reachable from the initial one, states
-    /// with no way out that are not terminal, events no row or timer uses, `$previous` out of a
-    /// state that is not an error state.
-    pub fn problems(&self) -> Vec<String> {
+    /// What `convstate flow check` reports, each with its line: states not reachable from the
+    /// initial one, states with no way out that are not terminal, events no row or timer uses,
+    /// `$previous` out of a state that is not an error state.
+    pub fn problems(&self) -> Vec<(usize, String)> {
         let mut out = Vec::new();
         let edges = self.edges();
         let mut reached = BTreeSet::from([self.initial.clone()]);
@@ -833,16 +838,19 @@ impl Flow {
         }
         for s in &self.states {
             if !reached.contains(&s.name) {
-                out.push(format!(
-                    "state \"{}\" cannot be reached from \"{}\"",
-                    s.name, self.initial
+                out.push((
+                    s.line,
+                    format!(
+                        "state \"{}\" cannot be reached from \"{}\"",
+                        s.name, self.initial
+                    ),
                 ));
             }
             let leaves = edges.iter().any(|(f, t, _)| f == &s.name && t != &s.name);
             if !s.terminal && !leaves {
-                out.push(format!(
-                    "state \"{}\" has no way out and is not terminal",
-                    s.name
+                out.push((
+                    s.line,
+                    format!("state \"{}\" has no way out and is not terminal", s.name),
                 ));
             }
             if s.terminal
@@ -851,9 +859,9 @@ impl Flow {
                     .iter()
                     .any(|r| r.from == From::State(s.name.clone()))
             {
-                out.push(format!(
-                    "state \"{}\" is terminal but has transitions out",
-                    s.name
+                out.push((
+                    s.line,
+                    format!("state \"{}\" is terminal but has transitions out", s.name),
                 ));
             }
         }
@@ -863,12 +871,15 @@ impl Flow {
                 .iter()
                 .any(|r| r.event.as_deref() == Some(&e.name));
             if !used {
-                out.push(format!("event \"{}\" is used by no transition", e.name));
+                out.push((
+                    e.line,
+                    format!("event \"{}\" is used by no transition", e.name),
+                ));
             }
             if e.internal && !self.timers.iter().any(|t| t.event == e.name) {
-                out.push(format!(
-                    "event \"{}\" is internal but no timer sends it",
-                    e.name
+                out.push((
+                    e.line,
+                    format!("event \"{}\" is internal but no timer sends it", e.name),
                 ));
             }
         }
@@ -877,12 +888,13 @@ impl Flow {
                 && let From::State(s) = &r.from
                 && !self.state(s).is_some_and(|s| s.error)
             {
-                out.push(format!(
-                    "line {}: $previous out of \"{s}\", which is not an error state",
-                    r.line
+                out.push((
+                    r.line,
+                    format!("$previous out of \"{s}\", which is not an error state"),
                 ));
             }
         }
+        out.sort_by_key(|(line, _)| *line);
         out
     }
 

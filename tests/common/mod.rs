@@ -49,11 +49,22 @@ pub(crate) fn copy_of_patterns(stem: &str) -> std::path::PathBuf {
     let dir = temp_path(stem, "d");
     std::fs::create_dir_all(&dir).unwrap();
     let builtin = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("patterns");
-    for entry in std::fs::read_dir(&builtin).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-    }
+    copy_dir(&builtin, &dir);
     dir
+}
+
+/// Copies the files of `from` into `to`, and its directories (the flows) the same way.
+pub(crate) fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, target).unwrap();
+        }
+    }
 }
 
 /// Adds "assemble" as a lead of artifact creation to the pattern set in `dir`.
@@ -180,6 +191,27 @@ impl Client {
         assert_eq!(welcome.protocol, 1);
         client.session_id = welcome.session_id.to_string();
         (client, welcome)
+    }
+
+    /// Connects and reads the first frame as JSON (a hosted flow's welcome carries the flow's
+    /// run, not a conversation).
+    pub(crate) async fn connect_raw(url: &str) -> (Client, Value) {
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("connects");
+        let mut client = Client {
+            ws,
+            session_id: String::new(),
+        };
+        let welcome: Value = serde_json::from_str(&client.recv_text().await).unwrap();
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        client.session_id = welcome["session_id"].as_str().unwrap().to_string();
+        (client, welcome)
+    }
+
+    /// The next frame as JSON.
+    pub(crate) async fn recv_json(&mut self) -> Value {
+        serde_json::from_str(&self.recv_text().await).unwrap()
     }
 
     pub(crate) async fn connect_with_origin(url: &str, origin: &str) -> Result<Client, String> {

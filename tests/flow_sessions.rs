@@ -1,0 +1,275 @@
+//! Hosted flows over the wire: `?flow=NAME` sessions, `event` frames, `invalid_transition`
+//! errors with the allowed events, timers applied by the sweeper, resume and several clients,
+//! and a flow's counters and timer surviving a kill -9 of the server.
+
+mod common;
+
+use common::{Client, ServerProcess, TestServer};
+use serde_json::{Value, json};
+
+async fn event(client: &mut Client, name: &str, data: Value, id: &str) -> Value {
+    client
+        .send(json!({"type": "event", "name": name, "data": data, "id": id}))
+        .await;
+    let mut state = None;
+    loop {
+        let frame = client.recv_json().await;
+        match frame["type"].as_str() {
+            Some("state") => state = Some(frame),
+            Some("ack") if frame["id"] == id => return state.expect("the state frame came first"),
+            Some("error") => panic!("{name}: {frame}"),
+            _ => {}
+        }
+    }
+}
+
+async fn refused(client: &mut Client, frame: Value) -> Value {
+    client.send(frame).await;
+    loop {
+        let frame = client.recv_json().await;
+        if frame["type"] == "error" {
+            return frame;
+        }
+        assert_ne!(frame["type"], "ack", "{frame}");
+    }
+}
+
+#[tokio::test]
+async fn a_moderator_driven_by_usage_reports_stops_at_the_token_limit() {
+    let server = TestServer::default().await;
+    let (mut client, welcome) = Client::connect_raw(&server.ws_url("?flow=moderator")).await;
+    // The flow's start is the session's first change, stored before the welcome.
+    assert_eq!(welcome["seq"], 1);
+    assert_eq!(welcome["state"]["flow"], "moderator");
+    assert_eq!(welcome["state"]["state"], "clarifying");
+    assert!(
+        welcome["state"]["allowed_events"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("requirements_confirmed"))
+    );
+    assert!(
+        welcome["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("Flow moderator, state: clarifying")
+    );
+    let state = event(&mut client, "requirements_confirmed", json!({}), "e-1").await;
+    assert_eq!(state["state"]["state"], "planning");
+    assert_eq!(state["transitions"][0]["event"], "requirements_confirmed");
+    let mut last = Value::Null;
+    for i in 0..10 {
+        last = event(
+            &mut client,
+            "usage",
+            json!({"tokens": 100_000, "actions": 5, "errors": 0}),
+            &format!("u-{i}"),
+        )
+        .await;
+        if i < 9 {
+            assert_eq!(last["state"]["state"], "planning");
+        }
+    }
+    assert_eq!(last["state"]["state"], "stopped");
+    assert_eq!(last["state"]["counters"]["tokens_used"], 1_000_000);
+    assert_eq!(
+        last["state"]["values"]["stop_reason"],
+        "token limit reached"
+    );
+    let reasons: Vec<&str> = last["transitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["Usage reported", "token limit reached"]);
+    assert_eq!(last["state"]["allowed_events"], json!([]));
+    // Ended: nothing more is taken.
+    let error = refused(
+        &mut client,
+        json!({"type": "event", "name": "usage", "data": {"tokens": 1}}),
+    )
+    .await;
+    assert_eq!(error["code"], "invalid_transition");
+    assert!(
+        error["message"].as_str().unwrap().contains("ended"),
+        "{error}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn events_a_state_does_not_take_are_refused_with_what_it_allows() {
+    let server = TestServer::default().await;
+    let (mut client, welcome) = Client::connect_raw(&server.ws_url("?flow=conductor-ui")).await;
+    assert_eq!(welcome["state"]["allowed_events"], json!(["configure"]));
+    let cases = [
+        json!({"type": "event", "name": "execute"}),
+        json!({"type": "event", "name": "retry"}),
+        json!({"type": "event", "name": "no_such_event"}),
+        json!({"type": "event", "name": "configure", "data": {"project_name": 7}}),
+        json!({"type": "event", "name": "configure", "data": {"owner": "x"}}),
+        json!({"type": "message", "role": "user", "text": "Build a todo app"}),
+        json!({"type": "signal", "signal": "approve"}),
+    ];
+    for frame in cases {
+        let error = refused(&mut client, frame.clone()).await;
+        assert_eq!(error["code"], "invalid_transition", "{frame}: {error}");
+        assert_eq!(error["allowed_events"], json!(["configure"]), "{frame}");
+    }
+    // The state is untouched: still seq 1, in reset.
+    client.send(json!({"type": "get_state"})).await;
+    let state = loop {
+        let frame = client.recv_json().await;
+        if frame["type"] == "state" {
+            break frame;
+        }
+    };
+    assert_eq!(state["seq"], 1);
+    assert_eq!(state["state"]["state"], "reset");
+    // Bad frames are the protocol's errors, as for conversations.
+    let error = refused(&mut client, json!({"type": "event"})).await;
+    assert_eq!(error["code"], "bad_request");
+    // A conversation takes no events.
+    let (mut talk, _) = Client::connect(&server.ws_url("")).await;
+    let error = refused(&mut talk, json!({"type": "event", "name": "configure"})).await;
+    assert_eq!(error["code"], "invalid_transition");
+    assert!(error["message"].as_str().unwrap().contains("conversation"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn unknown_flows_and_settings_are_refused_at_connect() {
+    let server = TestServer::default().await;
+    for (query, says) in [
+        ("?flow=nope", "no flow \"nope\""),
+        (
+            "?flow=moderator&settings=token_limt=5",
+            "no setting \"token_limt\"",
+        ),
+        (
+            "?flow=moderator&settings=token_limit=many",
+            "not of the type",
+        ),
+        ("?flow=moderator&settings=oops", "not NAME=VALUE"),
+        ("?settings=token_limit=5", "goes with flow=NAME"),
+        (
+            "?flow=moderator&session_id=abc",
+            "to join a session, give only session_id",
+        ),
+    ] {
+        let (status, body) = common::upgrade(server.addr, query).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(error["code"], "bad_request");
+        assert!(
+            error["message"].as_str().unwrap().contains(says),
+            "{query}: {body}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_timer_applied_by_the_sweeper_stops_a_stagnating_moderator() {
+    let server = TestServer::default().await;
+    let (mut client, _) =
+        Client::connect_raw(&server.ws_url("?flow=moderator&settings=stagnation_after=1s")).await;
+    let started = std::time::Instant::now();
+    let state = loop {
+        let frame = client.recv_json().await;
+        if frame["type"] == "state" {
+            break frame;
+        }
+    };
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900));
+    assert_eq!(state["seq"], 2);
+    assert_eq!(state["state"]["state"], "stopped");
+    assert_eq!(state["state"]["values"]["stop_reason"], "stagnated");
+    assert_eq!(state["transitions"][0]["event"], "stagnated");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn several_clients_see_the_same_frames_and_a_client_resumes_by_last_seq() {
+    let server = TestServer::default().await;
+    let (mut a, _) = Client::connect_raw(&server.ws_url("?flow=circuit-breaker")).await;
+    let id = a.session_id.clone();
+    let (mut b, welcome) = Client::connect_raw(&server.ws_url(&format!("?session_id={id}"))).await;
+    assert_eq!(welcome["state"]["state"], "closed");
+    for i in 0..3 {
+        event(&mut a, "failure", json!({}), &format!("f-{i}")).await;
+    }
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        let frame = b.recv_json().await;
+        if frame["type"] == "state" {
+            seen.push(frame);
+        }
+    }
+    assert_eq!(seen[2]["state"]["state"], "open");
+    assert_eq!(seen[2]["transitions"][1]["reason"], "Failures >= threshold");
+    // b goes away after seq 4; a intervenes; b comes back with last_seq 4 and gets seq 5 and 6.
+    drop(b);
+    event(&mut a, "intervene", json!({}), "i-1").await;
+    event(&mut a, "success", json!({}), "s-1").await;
+    let (mut b, welcome) =
+        Client::connect_raw(&server.ws_url(&format!("?session_id={id}&last_seq=4"))).await;
+    assert_eq!(welcome["resumed"], true);
+    let mut missed = Vec::new();
+    while missed.len() < 2 {
+        let frame = b.recv_json().await;
+        if frame["type"] == "state" {
+            missed.push((frame["seq"].clone(), frame["state"]["state"].clone()));
+        }
+    }
+    assert_eq!(
+        missed,
+        [(json!(5), json!("half_open")), (json!(6), json!("closed"))]
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_flows_counters_and_timer_survive_a_kill_9() {
+    let store = format!("sqlite:{}", common::temp_path("flows", "db").display());
+    let args = ["--store", store.as_str()];
+    let first = ServerProcess::start(&args).unwrap();
+    let (mut client, _) =
+        Client::connect_raw(&first.ws_url("?flow=moderator&settings=stagnation_after=3s")).await;
+    let id = client.session_id.clone();
+    event(&mut client, "requirements_confirmed", json!({}), "e-1").await;
+    event(
+        &mut client,
+        "usage",
+        json!({"tokens": 1234, "actions": 7, "errors": 1}),
+        "e-2",
+    )
+    .await;
+    let killed_at = std::time::Instant::now();
+    first.kill();
+    drop(client);
+    // A new server on the same store: the flow's stagnation timer (3 s after the last progress)
+    // is applied by its sweeper, with the counters as they were.
+    let second = ServerProcess::start(&args).unwrap();
+    let (mut client, welcome) =
+        Client::connect_raw(&second.ws_url(&format!("?session_id={id}"))).await;
+    let state = if welcome["state"]["state"] == "stopped" {
+        welcome["state"].clone()
+    } else {
+        assert_eq!(welcome["state"]["state"], "planning");
+        loop {
+            let frame = client.recv_json().await;
+            if frame["type"] == "state" {
+                break frame["state"].clone();
+            }
+        }
+    };
+    assert!(killed_at.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(state["state"], "stopped");
+    assert_eq!(state["values"]["stop_reason"], "stagnated");
+    assert_eq!(state["counters"]["tokens_used"], 1234);
+    assert_eq!(state["counters"]["errors"], 1);
+    assert_eq!(state["settings"]["stagnation_after"], "3s");
+    drop(second);
+}
