@@ -273,3 +273,122 @@ async fn a_flows_counters_and_timer_survive_a_kill_9() {
     assert_eq!(state["settings"]["stagnation_after"], "3s");
     drop(second);
 }
+
+/// A POST with a body, its status and body.
+async fn post(addr: std::net::SocketAddr, path: &str, body: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/markdown\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(common::PATIENCE, s.read_to_string(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    let status = answer[9..12].parse().unwrap();
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_conductor_session_goes_out_as_status_md_and_comes_back() {
+    let server = TestServer::default().await;
+    let (mut client, _) = Client::connect_raw(&server.ws_url("?flow=conductor-ui")).await;
+    let id = client.session_id.clone();
+    event(
+        &mut client,
+        "configure",
+        json!({"project_name": "Atlas"}),
+        "c-1",
+    )
+    .await;
+    event(&mut client, "generate_plan", json!({}), "c-2").await;
+    event(
+        &mut client,
+        "plan_complete",
+        json!({"total_phases": 3, "phase_name": "Setup"}),
+        "c-3",
+    )
+    .await;
+    event(&mut client, "execute", json!({"process_id": "4242"}), "c-4").await;
+    let before = event(
+        &mut client,
+        "error",
+        json!({"message": "exit code 2"}),
+        "c-5",
+    )
+    .await;
+    let (status, text) =
+        common::http(server.addr, "GET", &format!("/api/sessions/{id}/status.md")).await;
+    assert_eq!(status, 200, "{text}");
+    assert!(text.starts_with("---\n"), "{text}");
+    for line in [
+        "state: error\n",
+        "previous_state: executing\n",
+        "phase: 1\n",
+        "total_phases: 3\n",
+        "process_id: null\n",
+        "# Project Status: Atlas\n",
+    ] {
+        assert!(text.contains(line), "{line}: {text}");
+    }
+    // Read back: a new session in the same state, which takes `retry` back to executing.
+    let (status, body) = post(server.addr, "/api/sessions/status.md", &text).await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    let copy = created["session_id"].as_str().unwrap();
+    assert_ne!(copy, id);
+    let (mut again, welcome) =
+        Client::connect_raw(&server.ws_url(&format!("?session_id={copy}"))).await;
+    for k in [
+        "state",
+        "previous_state",
+        "counters",
+        "values",
+        "allowed_events",
+    ] {
+        assert_eq!(welcome["state"][k], before["state"][k], "{k}");
+    }
+    let state = event(&mut again, "retry", json!({}), "r-1").await;
+    assert_eq!(state["state"]["state"], "executing");
+    // Refused: a file that is not one, and a session that is not a conductor's.
+    let (status, body) = post(
+        server.addr,
+        "/api/sessions/status.md",
+        "---\nstate: flying\n---\n",
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(body.contains("no state \\\"flying\\\""), "{body}");
+    let (status, body) = post(
+        server.addr,
+        "/api/sessions/status.md",
+        "# no front matter\n",
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(body.contains("line 1"), "{body}");
+    let (talk, _) = Client::connect(&server.ws_url("")).await;
+    drop(talk);
+    let (mut moderator, _) = Client::connect_raw(&server.ws_url("?flow=moderator")).await;
+    let other = moderator.session_id.clone();
+    event(&mut moderator, "stop", json!({}), "s-1").await;
+    let (status, body) = common::http(
+        server.addr,
+        "GET",
+        &format!("/api/sessions/{other}/status.md"),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(
+        body.contains("does not run the conductor-ui flow"),
+        "{body}"
+    );
+    server.stop().await;
+}

@@ -7,6 +7,7 @@
 
 pub mod expr;
 pub mod run;
+pub mod status;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

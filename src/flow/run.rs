@@ -29,6 +29,8 @@ pub struct FlowRun {
     /// Events applied so far.
     pub events: u64,
     pub started_at: DateTime<Utc>,
+    /// The run's last change.
+    pub updated_at: DateTime<Utc>,
     /// When the current state was entered.
     pub entered_at: DateTime<Utc>,
     /// When each counter and value last changed.
@@ -151,6 +153,7 @@ impl FlowRun {
             ended: false,
             events: 0,
             started_at: now,
+            updated_at: now,
             entered_at: now,
             changed_at: BTreeMap::new(),
             fired: BTreeMap::new(),
@@ -261,6 +264,7 @@ impl FlowRun {
         let mut next = self.clone();
         let moves = next.step(flow, Some(event), data, now).map_err(invalid)?;
         next.events += 1;
+        next.updated_at = now;
         next.settle(flow);
         *self = next;
         Ok(moves)
@@ -285,6 +289,7 @@ impl FlowRun {
             let event = flow.timers[timer].event.clone();
             let mut next = self.clone();
             next.fired.insert(name, base);
+            next.updated_at = now;
             if let Ok(more) = next.step(flow, Some(&event), &Map::new(), now) {
                 moves.extend(more);
             }

@@ -43,6 +43,10 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/demo/style.css", get(web::style))
         .route("/embed.js", get(web::embed))
         .route("/ws", get(upgrade))
+        .route(
+            "/api/sessions/status.md",
+            axum::routing::post(import_status_md),
+        )
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         // The node's figures: an admin's, when authentication is on.
@@ -59,6 +63,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
                 .route("/api/sessions/{id}/summary", get(session_summary))
                 .route("/api/sessions/{id}/events", get(session_events))
                 .route("/api/sessions/{id}/goals", get(session_goals))
+                .route("/api/sessions/{id}/status.md", get(session_status_md))
                 .route_layer(axum::middleware::from_fn_with_state(
                     app.clone(),
                     session_access,
@@ -736,6 +741,105 @@ async fn session_state(State(app): State<Arc<App>>, Path(id): Path<String>) -> R
             ([(header::CONTENT_TYPE, "application/json")], state).into_response()
         }
         Ok(None) => unknown_session(&id),
+        Err(e) => store_unavailable(&e),
+    }
+}
+
+/// A `conductor-ui` session as its STATUS.md (docs/flows.md).
+async fn session_status_md(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    use crate::flow::{FlowRun, status};
+    if let Err(refused) = check_id(&id) {
+        return refused;
+    }
+    match state_text(&app, &id).await {
+        Ok(Some((state, _))) => match serde_json::from_str::<FlowRun>(&state) {
+            Ok(run) if run.flow == status::FLOW => (
+                [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+                status::render(&run),
+            )
+                .into_response(),
+            _ => bad_request(&format!(
+                "session {id} does not run the {} flow: it has no STATUS.md",
+                status::FLOW
+            )),
+        },
+        Ok(None) => unknown_session(&id),
+        Err(e) => store_unavailable(&e),
+    }
+}
+
+/// The longest STATUS.md read back.
+const STATUS_MD_LIMIT: usize = 64 * 1024;
+
+/// A new `conductor-ui` session in the state a STATUS.md holds: `201` with its id and `seq`.
+async fn import_status_md(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    use crate::flow::status;
+    let owner = match caller(&app, &headers) {
+        Err(refused) => return refused,
+        Ok(Caller::Token(p)) if !p.access.may_reset() => {
+            return error_response(
+                StatusCode::FORBIDDEN,
+                ErrorCode::Forbidden,
+                "a reader's token does not create sessions",
+            );
+        }
+        Ok(Caller::Token(p)) => Some(Arc::from(p.subject.as_str())),
+        Ok(_) => None,
+    };
+    if body.len() > STATUS_MD_LIMIT {
+        return bad_request(&format!("a STATUS.md of at most {STATUS_MD_LIMIT} bytes"));
+    }
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return bad_request("a STATUS.md is UTF-8 text");
+    };
+    let restore = match status::parse(text) {
+        Ok(r) => r,
+        Err(e) => return bad_request(&format!("STATUS.md: {e}")),
+    };
+    let settings = std::collections::BTreeMap::new();
+    let input = crate::conversation::Input::Start {
+        flow: status::FLOW,
+        settings: &settings,
+        restore: Some(&restore),
+    };
+    let trial = crate::conversation::Conversation::new("-", app.clock.now());
+    if let Err(invalid) = app.sessions.engine().check(&trial, &input) {
+        return bad_request(&format!("STATUS.md: {}", invalid.message));
+    }
+    if let Some(cause) = app.sessions.store().refusing() {
+        return store_unavailable(&cause);
+    }
+    let Some(session) = app.sessions.create(app.clock.now(), owner) else {
+        return server_full(&app);
+    };
+    let stored = match app
+        .sessions
+        .apply(&session, input, None, app.clock.now(), None)
+    {
+        Ok(applied) => app
+            .sessions
+            .store()
+            .committed(applied.ticket)
+            .await
+            .map(|()| applied.seq),
+        Err(super::sessions::Refused::Store(e)) => Err(e),
+        Err(_) => Err(StoreError::new(
+            ErrorKind::Io,
+            "the session could not be started",
+        )),
+    };
+    match stored {
+        Ok(seq) => (
+            StatusCode::CREATED,
+            [(header::CONTENT_TYPE, "application/json")],
+            serde_json::json!({"session_id": &*session.id, "seq": seq, "flow": status::FLOW})
+                .to_string(),
+        )
+            .into_response(),
         Err(e) => store_unavailable(&e),
     }
 }
