@@ -13,6 +13,10 @@
 //           button) or "observer" (nobody does: type both sides); the demo page reads
 //           ?assistant= and defaults to the guide, an embedded widget keeps the server's choice
 //           unless given one. Its selector changes it for the session.
+//   flow    a hosted flow to run instead of a conversation ("moderator", "conductor-ui"...; the
+//           demo page reads ?flow=); its selector starts a new session of any flow. A flow's
+//           state, counters and values are shown, and the events its state allows as buttons
+//           (with a small form for events that carry data).
 //
 // It speaks the wire protocol: `welcome` then `state` frames over /ws, turns and signals sent
 // as frames; the transcript comes from /api/sessions/{id}/events.
@@ -55,6 +59,8 @@ export function mount(container, options = {}) {
   let nextId = 1;
   let shownEvents = 0;
   const reached = new Set();
+  let flowName = options.flow || (options.page ? params.get("flow") : null) || "conversation";
+  let flowDefs = {};
 
   // --- the layout: built once, then only texts and lists change ---
   const connection = el("span", { class: "connection", "data-testid": "connection", "data-state": "connecting", text: "connecting…", role: "status" });
@@ -101,13 +107,29 @@ export function mount(container, options = {}) {
   const stop = el("button", { type: "button", "data-testid": "stop", text: "stop", hidden: "" });
   const busy = el("span", { class: "busy", "data-testid": "assistant-status", role: "status" });
 
-  const root = el("div", { class: "cs" },
-    el("header", {}, el("h1", { text: "convstate" }), sessionLabel, connection),
-    el("div", { class: "chat" },
+  // A hosted flow: which one, its state, and its allowed events as buttons.
+  const flowSelect = el("select", { "data-testid": "flow", "aria-label": "Session of" },
+    el("option", { value: "conversation", text: "a conversation" }));
+  const flowCurrent = el("strong", { "data-testid": "flow-current" });
+  const flowValues = el("table", { class: "values", "data-testid": "flow-values" });
+  const flowEvents = el("div", { class: "signals", "data-testid": "flow-events" });
+  const flowForm = el("form", { class: "event-form", "data-testid": "event-form", hidden: "" });
+  const flowPane = el("div", { class: "state flow", hidden: "" },
+    el("section", { class: "wide" }, el("h2", { text: "Flow" }),
+      el("div", { class: "now" }, "State: ", flowCurrent),
+      el("h3", { text: "Allowed events" }), flowEvents, flowForm),
+    el("section", { class: "wide" }, el("h2", { text: "Counters and values" }), flowValues));
+  const flowLog = el("ul", { class: "log", "data-testid": "flow-transitions" });
+  const flowSummary = el("pre", { class: "summary", "data-testid": "flow-summary" });
+  flowPane.append(
+    el("section", {}, el("h2", { text: "Transitions" }), flowLog),
+    el("section", {}, el("h2", { text: "Summary for the LLM" }), flowSummary));
+
+  const chatPane = el("div", { class: "chat" },
       el("h2", { text: "Chat" }), messages,
       el("div", { class: "compose" }, role, input, send), signals,
-      el("label", { class: "mode" }, "Assistant: ", assistantMode), busy, stop),
-    el("div", { class: "state" },
+      el("label", { class: "mode" }, "Assistant: ", assistantMode), busy, stop);
+  const statePane = el("div", { class: "state" },
       el("section", { class: "wide" }, el("h2", { text: "Phase" }), timeline,
         el("div", { class: "now" }, "Now: ", phase, " · turns: ", turns, " · idle in: ", countdown)),
       el("section", { class: "wide" }, el("h2", { text: "Current goal" }),
@@ -118,7 +140,10 @@ export function mount(container, options = {}) {
       el("section", { class: "wide" },
         el("h2", {}, "Inspector ", el("label", { class: "toggle" }, explainToggle, " explain each change")),
         inspector),
-      el("section", { class: "wide" }, el("h2", { text: "Summary for the LLM" }), summary)));
+      el("section", { class: "wide" }, el("h2", { text: "Summary for the LLM" }), summary));
+  const root = el("div", { class: "cs" },
+    el("header", {}, el("h1", { text: "convstate" }), el("label", { class: "mode" }, "Session of ", flowSelect), sessionLabel, connection),
+    chatPane, statePane, flowPane);
   container.replaceChildren(root);
 
   // --- talking to the server ---
@@ -138,6 +163,7 @@ export function mount(container, options = {}) {
         url.searchParams.set("reply_offset", String(new TextEncoder().encode(writing.text).length));
       }
     }
+    else if (flowName && flowName !== "conversation") url.searchParams.set("flow", flowName);
     if (token) url.searchParams.set("token", token);
     if (explainOn) url.searchParams.set("explain", "1");
     socket = new WebSocket(url);
@@ -188,6 +214,7 @@ export function mount(container, options = {}) {
       setSession(frame.session_id);
       setConnection("connected", "connected");
       render(frame.state, frame.seq, frame.summary, []);
+      if (frame.state.flow) return;
       loadTranscript();
       if (wanted) socket.send(JSON.stringify({ type: "configure", assistant: wanted }));
     } else if (frame.type === "assistant_delta") {
@@ -204,6 +231,7 @@ export function mount(container, options = {}) {
         writing = null;
       }
       render(frame.state, frame.seq, frame.summary, frame.transitions);
+      if (frame.state.flow) return;
       if (frame.explain) renderExplain(frame.explain);
       loadTranscript();
     } else if (frame.type === "error") {
@@ -214,7 +242,7 @@ export function mount(container, options = {}) {
         shownEvents = 0;
         log.replaceChildren();
       }
-      log.prepend(el("li", { text: `error ${frame.code}: ${frame.message}` }));
+      (state && state.flow ? flowLog : log).prepend(el("li", { class: "error", text: `error ${frame.code}: ${frame.message}` }));
     }
   }
 
@@ -339,6 +367,16 @@ export function mount(container, options = {}) {
 
   // --- rendering ---
   function render(next, nextSeq, text, transitions) {
+    const isFlow = !!next.flow;
+    chatPane.hidden = isFlow;
+    statePane.hidden = isFlow;
+    flowPane.hidden = !isFlow;
+    if (isFlow) {
+      state = next;
+      seq = nextSeq;
+      renderFlow(next, text, transitions);
+      return;
+    }
     state = next;
     seq = nextSeq;
     for (const t of transitions) {
@@ -369,6 +407,96 @@ export function mount(container, options = {}) {
     tick();
   }
 
+  function renderFlow(run, text, transitions) {
+    if (flowSelect.value !== run.flow && [...flowSelect.options].some((o) => o.value === run.flow)) flowSelect.value = run.flow;
+    flowName = run.flow;
+    for (const t of transitions) {
+      flowLog.prepend(el("li", { text: `${t.from} → ${t.to}: ${t.reason}${t.event ? ` (${t.event})` : ""}` }));
+    }
+    flowCurrent.textContent = run.ended ? `${run.state} (ended)` : run.state;
+    flowCurrent.dataset.state = run.state;
+    const rows = [];
+    for (const [k, v] of Object.entries(run.counters)) rows.push([k, String(v)]);
+    for (const [k, v] of Object.entries(run.values)) rows.push([k, v === null || v === "" ? "–" : String(v)]);
+    if (run.previous_state) rows.push(["previous_state", run.previous_state]);
+    flowValues.replaceChildren(...rows.map(([k, v]) => el("tr", { "data-name": k }, el("th", { text: k }), el("td", { text: v }))));
+    flowEvents.replaceChildren(...run.allowed_events.map((name) =>
+      el("button", { type: "button", "data-testid": `event-${name}`, "data-event": name, text: name.replaceAll("_", " ") })));
+    if (!run.allowed_events.length) flowEvents.append(el("span", { class: "empty", text: "none: the flow has ended" }));
+    flowForm.hidden = true;
+    flowSummary.textContent = text;
+  }
+
+  // An event's data, asked for in a small form when it has any (typed as the flow declares).
+  function askData(name) {
+    const def = (flowDefs[flowName] || { events: [] }).events.find((e) => e.name === name);
+    const fields = def ? Object.entries(def.data) : [];
+    if (!fields.length) { sendFrame({ type: "event", name }); return; }
+    const inputs = fields.map(([field, type]) => {
+      const box = type === "bool"
+        ? el("input", { type: "checkbox", "data-testid": `field-${field}`, "data-type": type })
+        : el("input", { type: type === "string" ? "text" : "number", step: type === "int" ? "1" : "any", "data-testid": `field-${field}`, "data-type": type, placeholder: type });
+      return [field, type, box];
+    });
+    flowForm.replaceChildren(
+      el("strong", { text: name.replaceAll("_", " ") }),
+      ...inputs.map(([field, , box]) => el("label", {}, `${field} `, box)),
+      el("button", { type: "submit", class: "primary", "data-testid": "send-event", text: "send" }));
+    flowForm.onsubmit = (e) => {
+      e.preventDefault();
+      const data = {};
+      for (const [field, type, box] of inputs) {
+        if (type === "bool") data[field] = box.checked;
+        else if (box.value === "") continue;
+        else data[field] = type === "string" ? box.value : Number(box.value);
+      }
+      sendFrame({ type: "event", name, data });
+      flowForm.hidden = true;
+    };
+    flowForm.hidden = false;
+    inputs[0][2].focus();
+  }
+
+  flowEvents.addEventListener("click", (e) => {
+    const button = e.target.closest("button");
+    if (button && button.dataset.event) askData(button.dataset.event);
+  });
+
+  // Another kind of session: a new one, of the flow chosen.
+  flowSelect.addEventListener("change", () => {
+    flowName = flowSelect.value;
+    if (options.page) {
+      const url = new URL(location.href);
+      if (flowName === "conversation") url.searchParams.delete("flow");
+      else url.searchParams.set("flow", flowName);
+      window.history.replaceState(null, "", url);
+    }
+    setSession(null);
+    seq = 0;
+    state = null;
+    messages.replaceChildren();
+    shownEvents = 0;
+    log.replaceChildren();
+    flowLog.replaceChildren();
+    reached.clear();
+    if (socket) { socket.onclose = null; socket.close(); socket = null; }
+    connect();
+  });
+
+  async function loadFlows() {
+    try {
+      const response = await fetch(`${server}/api/flows`);
+      if (!response.ok) return;
+      for (const f of await response.json()) {
+        flowDefs[f.name] = f;
+        flowSelect.append(el("option", { value: f.name, text: `flow: ${f.name}` }));
+      }
+      flowSelect.value = flowDefs[flowName] ? flowName : "conversation";
+    } catch (_) {
+      // Flows stay unlisted; conversations work as before.
+    }
+  }
+
   function tick() {
     if (!state || !state.idle_deadline) { countdown.textContent = "–"; return; }
     const left = Math.max(0, Date.parse(state.idle_deadline) - Date.now());
@@ -389,6 +517,6 @@ export function mount(container, options = {}) {
     else { sendFrame({ type: "reset" }); log.replaceChildren(); reached.clear(); }
   });
 
-  connect();
+  loadFlows().then(connect);
   return { get session() { return session; } };
 }

@@ -47,6 +47,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
             "/api/sessions/status.md",
             axum::routing::post(import_status_md),
         )
+        .route("/api/flows", get(list_flows))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         // The node's figures: an admin's, when authentication is on.
@@ -766,6 +767,38 @@ async fn session_status_md(State(app): State<Arc<App>>, Path(id): Path<String>) 
         Ok(None) => unknown_session(&id),
         Err(e) => store_unavailable(&e),
     }
+}
+
+/// The hosted flows this server runs: their states, events (with their data) and settings, for
+/// clients that draw them (the demo page).
+async fn list_flows(State(app): State<Arc<App>>) -> Response {
+    let flows = app.sessions.engine().flows();
+    let list: Vec<serde_json::Value> = flows
+        .names()
+        .filter_map(|name| flows.get(name))
+        .map(|f| {
+            serde_json::json!({
+                "name": f.name,
+                "description": f.description,
+                "initial": f.initial,
+                "states": f.states.iter().map(|s| serde_json::json!({
+                    "name": s.name, "description": s.description, "terminal": s.terminal,
+                })).collect::<Vec<_>>(),
+                "events": f.events.iter().map(|e| serde_json::json!({
+                    "name": e.name,
+                    "description": e.description,
+                    "internal": e.internal,
+                    "data": e.data.iter().map(|(k, t)| (k.clone(), serde_json::Value::from(t.as_str()))).collect::<serde_json::Map<_, _>>(),
+                })).collect::<Vec<_>>(),
+                "settings": f.settings,
+            })
+        })
+        .collect();
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        serde_json::Value::from(list).to_string(),
+    )
+        .into_response()
 }
 
 /// The longest STATUS.md read back.

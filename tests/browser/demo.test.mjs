@@ -496,3 +496,51 @@ test("with a model, the reply shows as it is written, and stop keeps what was wr
     stalled.server.close();
   }
 });
+
+test("a hosted flow on the demo page: its state, values and allowed events as buttons", async () => {
+  const { child, url } = await startServer();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${url}/demo?flow=circuit-breaker`);
+    await expectText(page, "connection", "connected");
+    await expectText(page, "flow-current", "closed");
+    assert.equal(await page.getByTestId("message-input").isVisible(), false);
+    for (let i = 0; i < 3; i++) await page.getByTestId("event-failure").click();
+    await expectText(page, "flow-current", "open");
+    assert.match(await text(page, "flow-transitions"), /closed → open: Failures >= threshold/);
+    assert.match(await text(page, "flow-values"), /failures3/);
+    // Only what the state takes: no success button while open.
+    assert.equal(await page.getByTestId("event-success").count(), 0);
+    await page.getByTestId("event-intervene").click();
+    await expectText(page, "flow-current", "half_open");
+    await page.getByTestId("event-success").click();
+    await expectText(page, "flow-current", "closed");
+    // Another flow from the selector: an event with data gets a form.
+    await page.getByTestId("flow").selectOption("conductor-ui");
+    await expectText(page, "flow-current", "reset");
+    await page.getByTestId("event-configure").click();
+    await page.getByTestId("field-project_name").fill("Atlas");
+    await page.getByTestId("send-event").click();
+    await expectText(page, "flow-current", "configured");
+    assert.match(await text(page, "flow-values"), /project_nameAtlas/);
+    assert.match(await text(page, "flow-summary"), /^Flow conductor-ui, state: configured/);
+    await page.getByTestId("event-generate_plan").click();
+    await page.getByTestId("send-event").click();
+    await expectText(page, "flow-current", "planning");
+    // A plan with no phases: refused by the flow's guard, the state stays.
+    await page.getByTestId("event-plan_complete").click();
+    await page.getByTestId("field-total_phases").fill("0");
+    await page.getByTestId("field-phase_name").fill("Setup");
+    await page.getByTestId("send-event").click();
+    await page.locator("[data-testid=flow-transitions] li.error", { hasText: "invalid_transition" }).waitFor();
+    assert.equal(await text(page, "flow-current"), "planning");
+    // A reload comes back to the same flow session.
+    await page.reload();
+    await expectText(page, "flow-current", "planning");
+    assert.equal(await page.getByTestId("flow").inputValue(), "conductor-ui");
+    await page.screenshot({ path: path.join(OUTPUT, "demo-flow.png"), fullPage: true });
+    await page.close();
+  } finally {
+    child.kill();
+  }
+});
