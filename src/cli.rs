@@ -1,4 +1,5 @@
-//! The command line: `convstate replay` and `convstate check-patterns`.
+//! The command line: serve, replay, schema, loadgen, script, export, import, check-patterns and
+//! flow (list, mermaid, check); each command parses its arguments here and calls the library.
 
 use std::io::{BufReader, Write};
 use std::path::PathBuf;

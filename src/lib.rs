@@ -4,16 +4,19 @@
 //!
 //! # Layout
 //!
-//! - [`assistant`]: who answers as the assistant (observer, the built-in guide).
+//! - [`assistant`]: who answers as the assistant (observer, the built-in guide, a model).
 //! - [`conversation`]: the pure engine (no I/O, no clock reads): state, classifier, the rule
 //!   table, the summary. Everything else depends on it; it depends on nothing of ours.
-//! - [`patterns`]: reads `patterns/*.toml` into the engine, reporting `path:line: message`; the
-//!   rules' fingerprint.
+//! - [`flow`]: hosted flows, pure like the engine: flow files (`patterns/flows/*.toml`), their
+//!   checks and Mermaid diagrams, a running flow's events and timers.
+//! - [`patterns`]: reads `patterns/*.toml` (and `flows/`) into the engine, reporting
+//!   `path:line: message`; the rules' fingerprint.
 //! - [`protocol`]: the wire contract's frames, both ways, and how they are written.
 //! - `replay`: the offline `replay` command over the same engine and frames.
 //! - [`server`]: the WebSocket server: sessions, pushes from the store's commits, the idle
 //!   sweeper, HTTP.
-//! - [`store`]: where sessions live: an event log per session (memory, SQLite), settled in order.
+//! - [`store`]: where sessions live: an event log per session (memory, SQLite, Redis), settled
+//!   in order.
 //! - [`config`]: the server's configuration.
 //! - [`transfer`]: sessions moved between stores (`export`, `import`).
 //! - [`client`]: clients of the protocol (scripted client, recorder, load generator, HTTP).
@@ -36,8 +39,8 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod conversation;
-#[doc(hidden)]
 pub mod flow;
+#[doc(hidden)]
 pub mod fuzz;
 pub mod patterns;
 pub mod protocol;
