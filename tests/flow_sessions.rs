@@ -357,6 +357,34 @@ async fn a_conductor_session_goes_out_as_status_md_and_comes_back() {
     }
     let state = event(&mut again, "retry", json!({}), "r-1").await;
     assert_eq!(state["state"]["state"], "executing");
+    // An error with no state remembered (as a file may say): `retry` is refused, the state stays.
+    let orphan = text.replace("previous_state: executing\n", "previous_state: null\n");
+    let (status, body) = post(server.addr, "/api/sessions/status.md", &orphan).await;
+    assert_eq!(status, 201, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    let orphan_id = created["session_id"].as_str().unwrap();
+    let (mut stuck, _) =
+        Client::connect_raw(&server.ws_url(&format!("?session_id={orphan_id}"))).await;
+    let error = refused(
+        &mut stuck,
+        json!({"type": "event", "name": "retry", "id": "r-2"}),
+    )
+    .await;
+    assert_eq!(error["code"], "invalid_transition");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("no state to return to"),
+        "{error}"
+    );
+    assert_eq!(error["allowed_events"], json!(["retry", "reset"]));
+    let (_, after) = common::http(server.addr, "GET", &format!("/api/sessions/{orphan_id}")).await;
+    let after: Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(
+        (after["state"].clone(), after["events"].clone()),
+        (json!("error"), json!(0))
+    );
     // Refused: a file that is not one, and a session that is not a conductor's.
     let (status, body) = post(
         server.addr,
