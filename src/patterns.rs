@@ -219,14 +219,19 @@ fn ascii_word_boundaries(pattern: &str) -> String {
     out
 }
 
-/// Names the rules logs are folded with: this version of convstate, the pattern files' text and
-/// the settings. A store keeps it, to tell when its logs were written under other rules (a
+/// Names the rules logs are folded with: this version of convstate, the pattern files' text,
+/// the settings and the hosted flows. A store keeps it, to tell when its logs were written under other rules (a
 /// session's state is its log folded by the rules of the server that loads it).
 pub fn fingerprint(engine: &Engine) -> String {
     let settings = format!("{:?}", engine.settings());
+    // The hosted flows too: their sessions' logs are folded with them.
+    let flows = format!("{:?}", engine.flows());
     let hash = fnv1a(
-        fnv1a(FNV_OFFSET, &engine.source().to_le_bytes()),
-        settings.as_bytes(),
+        fnv1a(
+            fnv1a(FNV_OFFSET, &engine.source().to_le_bytes()),
+            settings.as_bytes(),
+        ),
+        flows.as_bytes(),
     );
     format!("{}.r{READING}-{hash:016x}", env!("CARGO_PKG_VERSION"))
 }

@@ -419,6 +419,21 @@ fn a_retry_from_error_with_nothing_to_return_to_is_refused_and_the_state_stays()
     );
     assert_eq!(refused.allowed, ["retry", "reset"]);
     assert_eq!(run, before);
+    // Nor can the state before an error be an error state (retry would stay there for ever).
+    let mut other = FlowRun::start(&f, &BTreeMap::new(), at(0)).unwrap();
+    let refused = other
+        .restore(
+            &f,
+            "error",
+            Some("error"),
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        )
+        .unwrap_err();
+    assert!(
+        refused.contains("cannot be the state before an error"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -741,6 +756,8 @@ fn moderator() {
             Refused("plan_approved", none()),
             Refused("improvement_pr", none()),
             Refused("usage", json!({"tokens": 1, "dollars": 3})),
+            Refused("usage", json!({})), // tokens are required
+            Refused("usage", json!({"tokens": -5})), // a count is 0 or more
             Event("more_questions", none()),
             Event("requirements_confirmed", none()),
             Event("scope_unclear", none()),
@@ -885,4 +902,106 @@ fn settings_are_checked_when_a_flow_starts() {
     assert!(bad("token_limt", "5").contains("no setting \"token_limt\""));
     assert!(bad("token_limit", "many").contains("not of the type"));
     assert!(bad("stagnation_after", "soon").contains("not of the type"));
+}
+
+#[test]
+fn a_timer_due_before_an_event_is_applied_first() {
+    let f = flow("moderator");
+    let mut run = FlowRun::start(&f, &BTreeMap::new(), at(0)).unwrap();
+    run.apply(&f, "requirements_confirmed", &Map::new(), at(60))
+        .unwrap();
+    // 31 minutes after the last progress, before any sweep: the stagnation timer stops it first.
+    let before = run.clone();
+    let refused = run
+        .apply(&f, "plan_approved", &Map::new(), at(60 + 31 * 60))
+        .unwrap_err();
+    assert!(
+        refused.message.contains("its timer fell due first"),
+        "{}",
+        refused.message
+    );
+    assert_eq!(run, before);
+    // An event taken after a timer that moved nothing: both in one change, the timer's moves first.
+    let mut run = FlowRun::start(
+        &f,
+        &BTreeMap::from([("stagnation_after".to_string(), "1m".to_string())]),
+        at(0),
+    )
+    .unwrap();
+    let moves = run.tick(&f, at(30));
+    assert!(moves.is_empty());
+    assert!(
+        run.apply(&f, "more_questions", &Map::new(), at(61))
+            .is_err()
+    );
+}
+
+#[test]
+fn durations_out_of_bounds_are_refused() {
+    let f = flow("moderator");
+    for (k, v) in [
+        ("runtime_limit", "300000y"),
+        ("stagnation_after", "0s"),
+        ("stagnation_after", "10ms"),
+    ] {
+        let settings = BTreeMap::from([(k.to_string(), v.to_string())]);
+        let refused = FlowRun::start(&f, &settings, at(0)).unwrap_err();
+        assert!(refused.contains("not of the type"), "{k}={v}: {refused}");
+    }
+    let settings = BTreeMap::from([("runtime_limit".to_string(), "366d".to_string())]);
+    let run = FlowRun::start(&f, &settings, at(0)).unwrap();
+    assert!(run.next_timer.is_some());
+}
+
+#[test]
+fn a_logged_event_its_flow_no_longer_takes_makes_the_log_unreadable() {
+    use convstate::store::{Change, ErrorKind, Event, Stored, fold};
+    let engine = convstate::patterns::builtin();
+    let event = |seq: u64, change: Change| Event {
+        seq,
+        at: at(seq as i64),
+        change,
+        id: None,
+    };
+    let mut stored = Stored {
+        session_id: "s-flow".into(),
+        created_at: at(0),
+        owner: None,
+        snapshot: None,
+        events: vec![
+            event(
+                1,
+                Change::Start {
+                    flow: "circuit-breaker".into(),
+                    settings: BTreeMap::new(),
+                    restore: None,
+                },
+            ),
+            event(
+                2,
+                Change::Event {
+                    name: "failure".into(),
+                    data: Map::new(),
+                },
+            ),
+        ],
+        recent_ids: Vec::new(),
+    };
+    let folded = fold(&engine, &stored).unwrap();
+    assert_eq!(folded.conv.flow.as_ref().unwrap().counters["failures"], 1);
+    // An event the flow does not take in its state (as after a change of the flow file).
+    stored.events.push(event(
+        3,
+        Change::Event {
+            name: "intervene".into(),
+            data: Map::new(),
+        },
+    ));
+    let error = fold(&engine, &stored).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Corrupt);
+    assert!(
+        error.message.contains("event 3 is refused by its flow"),
+        "{}",
+        error.message
+    );
 }

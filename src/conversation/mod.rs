@@ -119,6 +119,7 @@ impl Engine {
         &self,
         conv: &Conversation,
         input: &Input<'_>,
+        now: DateTime<Utc>,
     ) -> Result<(), crate::flow::Invalid> {
         let invalid =
             |message: String, allowed: Vec<String>| crate::flow::Invalid { message, allowed };
@@ -129,7 +130,7 @@ impl Engine {
                     return Err(invalid(format!("flow {} is not loaded on this server", run.flow), Vec::new()));
                 };
                 let mut trial = run.as_ref().clone();
-                trial.apply(flow, name, data, conv.last_updated).map(|_| ())
+                trial.apply(flow, name, data, now).map(|_| ())
             }
             (Some(run), Input::Message { .. } | Input::Signal(_) | Input::Reset) => Err(invalid(
                 format!("this session runs flow {}: it takes events (\"type\":\"event\"), not messages, signals or resets", run.flow),
@@ -223,7 +224,14 @@ impl Engine {
             return step;
         }
         if let Some(run) = &conv.flow {
-            conv.phase = if run.ended {
+            // An ended flow, or one in a state it may end in, counts as finished (retention
+            // deletes it a while after its last change); one still running is kept.
+            let last = self
+                .flows
+                .get(&run.flow)
+                .and_then(|f| f.state(&run.state))
+                .is_some_and(|s| s.last);
+            conv.phase = if run.ended || last {
                 Phase::Completed
             } else {
                 Phase::Executing

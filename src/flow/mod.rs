@@ -62,15 +62,37 @@ pub const MAX_MOVES: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataType {
     Int,
+    /// A whole number, 0 or more (a count reported).
+    Count,
     Number,
     String,
     Bool,
+}
+
+/// One field of an event's data: required unless its type ends with `?` (`"string?"`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: String,
+    pub kind: DataType,
+    pub optional: bool,
+}
+
+impl Field {
+    /// Its type as written (`int`, `string?` ...).
+    pub fn type_text(&self) -> String {
+        format!(
+            "{}{}",
+            self.kind.as_str(),
+            if self.optional { "?" } else { "" }
+        )
+    }
 }
 
 impl DataType {
     fn parse(s: &str) -> Option<DataType> {
         Some(match s {
             "int" => DataType::Int,
+            "count" => DataType::Count,
             "number" => DataType::Number,
             "string" => DataType::String,
             "bool" => DataType::Bool,
@@ -80,6 +102,7 @@ impl DataType {
     pub fn as_str(self) -> &'static str {
         match self {
             DataType::Int => "int",
+            DataType::Count => "count",
             DataType::Number => "number",
             DataType::String => "string",
             DataType::Bool => "bool",
@@ -89,6 +112,7 @@ impl DataType {
     pub fn admits(self, v: &Value) -> bool {
         match self {
             DataType::Int => v.as_i64().is_some(),
+            DataType::Count => v.as_u64().is_some(),
             DataType::Number => v.as_f64().is_some(),
             DataType::String => v.as_str().is_some_and(|s| s.len() <= MAX_VALUE_BYTES),
             DataType::Bool => v.is_boolean(),
@@ -113,7 +137,7 @@ pub struct StateDef {
 pub struct EventDef {
     pub name: String,
     pub description: String,
-    pub data: Vec<(String, DataType)>,
+    pub data: Vec<Field>,
     /// Sent by the flow's timers only, never by a client.
     pub internal: bool,
     pub line: usize,
@@ -298,9 +322,17 @@ fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
-/// A duration written as `30m`, `24h`, `2s`, `500ms`.
+/// The shortest and longest durations of a timer: a timer cannot fire in a loop, and its
+/// deadline always stays a time the store can hold.
+pub const MIN_DURATION: std::time::Duration = std::time::Duration::from_secs(1);
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(366 * 24 * 3600);
+
+/// A duration written as `30m`, `24h`, `2s`, between 1 s and 366 days.
 pub fn duration(text: &str) -> Option<chrono::TimeDelta> {
     let d = humantime::parse_duration(text.trim()).ok()?;
+    if !(MIN_DURATION..=MAX_DURATION).contains(&d) {
+        return None;
+    }
     chrono::TimeDelta::from_std(d).ok()
 }
 
@@ -455,12 +487,20 @@ impl Flow {
             }
             let mut data = Vec::new();
             for (k, t) in &e.data {
-                match DataType::parse(t) {
-                    Some(t) => data.push((k.clone(), t)),
+                let (kind, optional) = match t.strip_suffix('?') {
+                    Some(kind) => (kind, true),
+                    None => (t.as_str(), false),
+                };
+                match DataType::parse(kind) {
+                    Some(kind) => data.push(Field {
+                        name: k.clone(),
+                        kind,
+                        optional,
+                    }),
                     None => err(
                         at,
                         format!(
-                            "event \"{}\": data \"{k}\": type \"{t}\" is not int, number, string or bool",
+                            "event \"{}\": data \"{k}\": type \"{t}\" is not int, count, number, string or bool (with ? when optional)",
                             e.name
                         ),
                     ),
@@ -520,7 +560,7 @@ impl Flow {
                     "an automatic transition from \"*\" needs a guard".into(),
                 );
             }
-            let data_ok = |n: &str| def.is_some_and(|d| d.data.iter().any(|(k, _)| k == n));
+            let data_ok = |n: &str| def.is_some_and(|d| d.data.iter().any(|f| f.name == n));
             let guard = match r.guard.as_deref().map(expr::guard) {
                 None => None,
                 Some(Ok(g)) => {

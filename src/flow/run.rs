@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::expr::{Action, Scope};
-use super::{After, Flow, MAX_MOVES, MAX_VALUE_BYTES, Since, To};
+use super::{After, Field, Flow, MAX_MOVES, MAX_VALUE_BYTES, Since, To};
 
 /// The state of a running flow: what `state` frames carry, and what its snapshots hold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -176,10 +176,16 @@ impl FlowRun {
         if flow.state(state).is_none() {
             return Err(format!("flow {}: no state \"{state}\"", flow.name));
         }
-        if let Some(p) = previous
-            && flow.state(p).is_none()
-        {
-            return Err(format!("flow {}: no state \"{p}\"", flow.name));
+        if let Some(p) = previous {
+            if flow.state(p).is_none() {
+                return Err(format!("flow {}: no state \"{p}\"", flow.name));
+            }
+            if p == state || flow.state(p).is_some_and(|s| s.error) {
+                return Err(format!(
+                    "flow {}: previous_state \"{p}\" cannot be the state before an error",
+                    flow.name
+                ));
+            }
         }
         for (k, v) in counters {
             if !self.counters.contains_key(k) {
@@ -234,10 +240,19 @@ impl FlowRun {
                 self.state
             )));
         }
+        for field in def.data.iter().filter(|f| !f.optional) {
+            if data.get(&field.name).is_none_or(Value::is_null) {
+                return Err(invalid(format!(
+                    "event \"{event}\" needs data \"{}\" ({})",
+                    field.name,
+                    field.kind.as_str()
+                )));
+            }
+        }
         for (k, v) in data {
-            match def.data.iter().find(|(n, _)| n == k) {
+            match def.data.iter().find(|f| &f.name == k) {
                 None => {
-                    let known: Vec<&str> = def.data.iter().map(|(n, _)| n.as_str()).collect();
+                    let known: Vec<&str> = def.data.iter().map(|f| f.name.as_str()).collect();
                     return Err(invalid(format!(
                         "event \"{event}\" has no data \"{k}\" (it takes: {})",
                         if known.is_empty() {
@@ -247,11 +262,13 @@ impl FlowRun {
                         }
                     )));
                 }
-                Some((_, t)) if !t.admits(v) => {
+                Some(f) if f.optional && v.is_null() => {}
+                Some(Field { kind: t, .. }) if !t.admits(v) => {
                     return Err(invalid(format!(
                         "event \"{event}\": data \"{k}\" must be {} ({v} is not)",
                         match t {
                             super::DataType::Int => "an integer",
+                            super::DataType::Count => "a whole number, 0 or more",
                             super::DataType::Number => "a number",
                             super::DataType::String => "a string (at most 2000 bytes)",
                             super::DataType::Bool => "true or false",
@@ -261,8 +278,20 @@ impl FlowRun {
                 Some(_) => {}
             }
         }
+        // Timers that fell due before the event are applied first, in the same change: the
+        // outcome depends on the times logged, not on when the sweeper ran.
         let mut next = self.clone();
-        let moves = next.step(flow, Some(event), data, now).map_err(invalid)?;
+        let mut moves = next.tick(flow, now);
+        if next.ended {
+            return Err(Invalid {
+                message: format!(
+                    "the flow has ended in \"{}\" (its timer fell due first): it takes no more events",
+                    next.state
+                ),
+                allowed: Vec::new(),
+            });
+        }
+        moves.extend(next.step(flow, Some(event), data, now).map_err(invalid)?);
         next.events += 1;
         next.updated_at = now;
         next.settle(flow);
@@ -329,7 +358,10 @@ impl FlowRun {
                     .and_then(super::duration)
                     .unwrap_or_default(),
             };
-            out.push((i, base, base + after));
+            // A deadline past what a time can hold never falls due.
+            if let Some(at) = base.checked_add_signed(after) {
+                out.push((i, base, at));
+            }
         }
         out.sort_by_key(|(_, _, at)| *at);
         out
@@ -422,9 +454,16 @@ impl FlowRun {
             let (name, value) = match action {
                 Action::Set(n, e) => (n, e.eval(&Env { run: self, data })),
                 Action::Add(n, e) => {
-                    let add = e.eval(&Env { run: self, data }).and_then(|v| v.as_f64());
+                    // Nothing to add (an optional field left out): the counter stays.
+                    let Some(add) = e.eval(&Env { run: self, data }).and_then(|v| v.as_f64())
+                    else {
+                        continue;
+                    };
                     let now_v = self.counters.get(n).copied().unwrap_or(0) as f64;
-                    (n, add.map(|a| Value::from((now_v + a).round() as i64)))
+                    let sum = (now_v + add)
+                        .round()
+                        .clamp(i64::MIN as f64, i64::MAX as f64);
+                    (n, Some(Value::from(sum as i64)))
                 }
                 Action::Reset(n) => (
                     n,

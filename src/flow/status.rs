@@ -38,7 +38,13 @@ fn scalar(v: Option<&Value>) -> String {
                     .all(|c| c.is_alphanumeric() || " .,!-_()/".contains(c))
                 && !s.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == ' ')
                 && !matches!(s.as_str(), "null" | "true" | "false" | "yes" | "no" | "~");
-            if plain { s.clone() } else { yaml_string(s) }
+            // Otherwise double-quoted with JSON's escapes (valid YAML): a line break stays on
+            // one line, and reads back.
+            if plain {
+                s.clone()
+            } else {
+                serde_json::to_string(s).unwrap_or_else(|_| "null".into())
+            }
         }
         Some(other) => other.to_string(),
     }
@@ -260,7 +266,7 @@ mod tests {
         .unwrap();
         let text = render(&run);
         assert!(
-            text.starts_with("---\nactivity: 'Error: exit code 2'\nerror: exit code 2\n"),
+            text.starts_with("---\nactivity: \"Error: exit code 2\"\nerror: exit code 2\n"),
             "{text}"
         );
         assert!(text.contains("previous_state: executing\n"), "{text}");
@@ -284,6 +290,14 @@ mod tests {
         assert_eq!(restored.values, run.values);
         assert_eq!(restored.counters, run.counters);
         assert_eq!(restored.allowed_events, ["retry", "reset"]);
+        // An error of several lines, quotes and a colon goes out on one line and comes back.
+        let mut run = restored;
+        run.values.insert(
+            "error".into(),
+            Value::String("line 1: \"bad\"\nline 2: it's 'worse'".into()),
+        );
+        let back = parse(&render(&run)).unwrap();
+        assert_eq!(back.values["error"], run.values["error"]);
     }
 
     #[test]

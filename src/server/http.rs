@@ -270,7 +270,7 @@ async fn upgrade(
                 settings: &settings,
                 restore: None,
             };
-            if let Err(invalid) = app.sessions.engine().check(&trial, &input) {
+            if let Err(invalid) = app.sessions.engine().check(&trial, &input, app.clock.now()) {
                 return bad_request(&invalid.message);
             }
             Some((name.to_string(), settings))
@@ -788,7 +788,7 @@ async fn list_flows(State(app): State<Arc<App>>) -> Response {
                     "name": e.name,
                     "description": e.description,
                     "internal": e.internal,
-                    "data": e.data.iter().map(|(k, t)| (k.clone(), serde_json::Value::from(t.as_str()))).collect::<serde_json::Map<_, _>>(),
+                    "data": e.data.iter().map(|f| (f.name.clone(), serde_json::Value::from(f.type_text()))).collect::<serde_json::Map<_, _>>(),
                 })).collect::<Vec<_>>(),
                 "settings": f.settings,
             })
@@ -808,9 +808,35 @@ const STATUS_MD_LIMIT: usize = 64 * 1024;
 async fn import_status_md(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     body: axum::body::Bytes,
 ) -> Response {
     use crate::flow::status;
+    // A new session, as an upgrade without session_id makes one: the same origin check and
+    // the same rate of new sessions per address.
+    if let Err(origin) = check_origin(&headers, &app.config) {
+        return (
+            StatusCode::FORBIDDEN,
+            format!("origin {origin} is not allowed\n"),
+        )
+            .into_response();
+    }
+    if let Some(Extension(ConnectInfo(peer))) = peer
+        && !app
+            .session_rate
+            .allow(peer.ip(), tokio::time::Instant::now())
+    {
+        app.metrics.error(ErrorCode::RateLimited);
+        let message = format!(
+            "more than {} new sessions per minute from one address: try again later",
+            app.config.ip_session_rate
+        );
+        return error_response(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            &message,
+        );
+    }
     let owner = match caller(&app, &headers) {
         Err(refused) => return refused,
         Ok(Caller::Token(p)) if !p.access.may_reset() => {
@@ -840,7 +866,7 @@ async fn import_status_md(
         restore: Some(&restore),
     };
     let trial = crate::conversation::Conversation::new("-", app.clock.now());
-    if let Err(invalid) = app.sessions.engine().check(&trial, &input) {
+    if let Err(invalid) = app.sessions.engine().check(&trial, &input, app.clock.now()) {
         return bad_request(&format!("STATUS.md: {}", invalid.message));
     }
     if let Some(cause) = app.sessions.store().refusing() {

@@ -1125,7 +1125,7 @@ impl Sessions {
                 view.text = Some(kept(FrameText::state(&tip.conv, view.seq, &[])));
             }
         }
-        if let Err(invalid) = self.engine.check(&tip.conv, &input) {
+        if let Err(invalid) = self.engine.check(&tip.conv, &input, now) {
             return Err(Refused::Invalid(invalid));
         }
         let (step, explanation) = if session.explain.load(Ordering::Relaxed) {

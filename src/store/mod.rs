@@ -569,6 +569,17 @@ pub fn fold_with(
         } else {
             (engine.step(&mut conv, event.change.input(), event.at), None)
         };
+        // A flow's start or event is logged only when its flow took it: one refused now means
+        // the flow files changed under the log (another node, another version of the flow).
+        if !step.changed && matches!(event.change, Change::Start { .. } | Change::Event { .. }) {
+            return Err(StoreError::new(
+                ErrorKind::Corrupt,
+                format!(
+                    "session {}: event {} is refused by its flow as loaded now: were the flow files changed?",
+                    stored.session_id, event.seq
+                ),
+            ));
+        }
         seq = event.seq;
         each(
             event,
