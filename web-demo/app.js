@@ -432,10 +432,12 @@ export function mount(container, options = {}) {
     const def = (flowDefs[flowName] || { events: [] }).events.find((e) => e.name === name);
     const fields = def ? Object.entries(def.data) : [];
     if (!fields.length) { sendFrame({ type: "event", name }); return; }
-    const inputs = fields.map(([field, type]) => {
+    // A type ending with ? is optional: left empty, it is not sent.
+    const inputs = fields.map(([field, declared]) => {
+      const type = declared.replace(/\?$/, "");
       const box = type === "bool"
         ? el("input", { type: "checkbox", "data-testid": `field-${field}`, "data-type": type })
-        : el("input", { type: type === "string" ? "text" : "number", step: type === "int" ? "1" : "any", "data-testid": `field-${field}`, "data-type": type, placeholder: type });
+        : el("input", { type: type === "string" ? "text" : "number", step: type === "int" || type === "count" ? "1" : "any", min: type === "count" ? "0" : "", "data-testid": `field-${field}`, "data-type": type, placeholder: declared });
       return [field, type, box];
     });
     flowForm.replaceChildren(
