@@ -24,8 +24,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve conversations over WebSocket (GET /ws) with live state pushes.
+    #[command(
+        after_help = "Example:\n  convstate serve --listen 127.0.0.1:9000 --idle-timeout 2m --store sqlite:data/convstate.db"
+    )]
     Serve(Box<ServeArgs>),
     /// Replay a JSON Lines transcript offline and print the state frame of each step.
+    #[command(
+        after_help = "Example:\n  convstate replay --brief tests/transcripts/worked-example.jsonl"
+    )]
     Replay {
         /// Pattern directory (default: the set built into the binary).
         #[arg(long, value_name = "DIR")]
@@ -48,13 +54,21 @@ pub enum Command {
         file: PathBuf,
     },
     /// Print the JSON Schema of every protocol frame.
+    #[command(after_help = "Example:\n  convstate schema > protocol.schema.json")]
     Schema,
     /// Load a server with concurrent sessions and report turns per second and latency.
+    #[command(
+        after_help = "Example (against a server started with --rate-limit 1000000 --rate-burst 1000000, so its\nper-connection rate limit does not cap the load):\n  convstate loadgen --url ws://127.0.0.1:8080/ws --sessions 200 --duration 5s --ack"
+    )]
     Loadgen(LoadgenArgs),
     /// Run conversation scripts against a server (or record one from a conversation).
+    #[command(after_help = "Example:\n  convstate script tests/scripts/worked-example.toml")]
     Script(ScriptArgs),
     /// Write sessions of a store (all, or those named) as JSON Lines: a header line per
     /// session, then its events.
+    #[command(
+        after_help = "Example:\n  convstate export --store sqlite:data/convstate.db > sessions.jsonl"
+    )]
     Export {
         /// The store: sqlite:PATH or redis://HOST:PORT[/DB].
         #[arg(long)]
@@ -68,6 +82,9 @@ pub enum Command {
     },
     /// Read sessions written by export (a file, or - for standard input) into a store; a
     /// session the store already has is left as it is.
+    #[command(
+        after_help = "Example:\n  convstate import --store redis://127.0.0.1:6379 --redis-prefix chat sessions.jsonl"
+    )]
     Import {
         /// The store: sqlite:PATH or redis://HOST:PORT[/DB].
         #[arg(long)]
@@ -82,6 +99,9 @@ pub enum Command {
         file: PathBuf,
     },
     /// Check a pattern directory and report every problem as path:line: message.
+    #[command(
+        after_help = "Example:\n  cp -r patterns my-patterns && convstate check-patterns my-patterns"
+    )]
     CheckPatterns {
         /// Pattern directory.
         #[arg(default_value = "patterns")]
@@ -89,6 +109,9 @@ pub enum Command {
     },
     /// Hosted flows: check a flow file, or print a flow as a Mermaid diagram.
     #[command(subcommand)]
+    #[command(
+        after_help = "Examples:\n  convstate flow list\n  convstate flow mermaid conductor-ui\n  convstate flow check patterns/flows/moderator.toml"
+    )]
     Flow(FlowCommand),
 }
 
@@ -442,6 +465,10 @@ pub fn run(cli: Cli) -> ExitCode {
                     eprintln!("error: {name}:{n}: {m}");
                     ExitCode::FAILURE
                 }
+                Err(crate::replay::ReplayError::At(n, c, m)) => {
+                    eprintln!("error: {name}:{n}:{c}: {m}");
+                    ExitCode::FAILURE
+                }
                 // The reader of the output went away (`| head`): a normal end.
                 Err(crate::replay::ReplayError::Io(e))
                     if e.kind() == std::io::ErrorKind::BrokenPipe =>
@@ -605,6 +632,20 @@ fn serve(args: ServeArgs) -> ExitCode {
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
+    // The address first: a start that fails there (the port is taken) leaves nothing behind,
+    // no store file or directory created.
+    let listener = match runtime.block_on(tokio::net::TcpListener::bind(config.listen)) {
+        Ok(listener) => listener,
+        Err(e) => {
+            let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+                " (another process listens there: stop it, or choose another port with --listen)"
+            } else {
+                ""
+            };
+            eprintln!("error: cannot listen on {}: {e}{hint}", config.listen);
+            return ExitCode::FAILURE;
+        }
+    };
     // A store that cannot be opened (a damaged or foreign file) stops the server here, before
     // it serves anything.
     let store = match crate::store::open(&config.store, &config.store_options()) {
@@ -615,9 +656,6 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let result = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(config.listen)
-            .await
-            .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         crate::server::run(
             listener,
             config,
@@ -661,6 +699,10 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
             server_pid: args.server_pid,
         })
         .await?;
+        if report.rate_limited > 0 {
+            // Said on standard error: standard output stays one JSON line.
+            eprintln!("{}", rate_limit_hint(&report));
+        }
         serde_json::to_string(&report).map_err(|e| e.to_string())
     });
     match result {
@@ -673,6 +715,18 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// What a load run capped by the server's rate limit says, and the settings that lift it.
+fn rate_limit_hint(report: &crate::client::loadgen::LoadReport) -> String {
+    format!(
+        "note: the server refused {} of the turns with rate_limited: it takes at most \
+         `rate_limit` frames a second per connection (20 by default, bursts of `rate_burst`, \
+         40), so these figures measure that limit, not the server. To load the server itself, \
+         start it with higher limits, e.g. `convstate serve --rate-limit 1000000 --rate-burst \
+         1000000` (or rate_limit and rate_burst in its config file).",
+        report.rate_limited
+    )
 }
 
 fn script(args: ScriptArgs) -> ExitCode {

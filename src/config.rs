@@ -497,18 +497,124 @@ pub const ENV_VARS: [(&str, &str); 36] = [
     ("CONVSTATE_REDIS_PREFIX", "redis_prefix"),
 ];
 
+/// A TOML syntax error in words a user acts on: a setting without a value, or text without
+/// quotes, say so with the line's own key.
+fn syntax_words(text: &str, line: usize, message: &str) -> String {
+    let source = text.lines().nth(line - 1).unwrap_or("");
+    let code = source.split('#').next().unwrap_or("").trim();
+    if let Some((key, value)) = code.split_once('=') {
+        let key = key.trim();
+        let value = value.trim();
+        if value.is_empty() {
+            return format!(
+                "{key} has no value: give one (for example {key} = \"...\" for text, a number \
+                 as it is), or remove the line"
+            );
+        }
+        if message.contains("quoted") {
+            return format!("{key}: text is written in quotes: {key} = \"{value}\"");
+        }
+    }
+    message.trim().to_string()
+}
+
+/// The line where `key` is set (`key =` or `[key]`).
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start();
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+                || l.trim_end() == format!("[{key}]")
+        })
+        .map(|i| i + 1)
+}
+
+/// An address to listen on: `HOST:PORT` (an IP address or a name such as `localhost`, which is
+/// looked up; its IPv4 address first), `[IPV6]:PORT`, or a bare `PORT` (on loopback).
+pub fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let text = text.trim();
+    let forms = "use HOST:PORT (127.0.0.1:8080, localhost:8080, 0.0.0.0:8080, [::1]:8080) or a \
+                 bare PORT (8080, on loopback)";
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
+        let port: u16 = text
+            .parse()
+            .map_err(|_| format!("\"{text}\" is not a port (1 to 65535)"))?;
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err(format!("\"{text}\" has no port: {forms}"));
+    };
+    if host.is_empty() || port.parse::<u16>().is_err() {
+        return Err(format!("\"{text}\" is not an address: {forms}"));
+    }
+    let found: Vec<std::net::SocketAddr> = text
+        .to_socket_addrs()
+        .map_err(|e| format!("\"{text}\": the name {host} cannot be looked up ({e}): {forms}"))?
+        .collect();
+    found
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(found.first())
+        .copied()
+        .ok_or_else(|| format!("\"{text}\": the name {host} has no address: {forms}"))
+}
+
 impl ConfigLayer {
     /// Reads a TOML config file.
+    /// Every problem is said, each with its line (one per line), in one error of several lines.
     pub fn from_file(path: &std::path::Path) -> Result<ConfigLayer, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("config file {}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
-            match line {
-                Some(line) => format!("{}:{line}: {}", path.display(), e.message().trim()),
-                None => format!("{}: {}", path.display(), e.message().trim()),
+        ConfigLayer::from_text(&path.display().to_string(), &text)
+    }
+
+    /// [`ConfigLayer::from_file`] of a file's text (`name` in messages).
+    pub fn from_text(name: &str, text: &str) -> Result<ConfigLayer, String> {
+        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        let mut problems: Vec<(usize, String)> = Vec::new();
+        // Syntax first, every line with a mistake (the parser goes on after one).
+        let (_, syntax) = toml::de::DeTable::parse_recoverable(text);
+        for e in syntax {
+            let line = e.span().map_or(1, |s| line_of(s.start));
+            if problems.iter().any(|(l, _)| *l == line) {
+                continue;
             }
-        })
+            problems.push((line, syntax_words(text, line, e.message())));
+        }
+        if problems.is_empty() {
+            // Then each setting on its own: every unknown name or wrong type is said.
+            match toml::from_str::<toml::Table>(text) {
+                Ok(table) => {
+                    for (key, value) in &table {
+                        let mut one = toml::Table::new();
+                        one.insert(key.clone(), value.clone());
+                        if let Err(e) = toml::Value::Table(one).try_into::<ConfigLayer>() {
+                            let line = key_line(text, key).unwrap_or(1);
+                            let message = e.message().trim().to_string();
+                            problems.push((line, format!("{key}: {message}")));
+                        }
+                    }
+                }
+                Err(e) => problems.push((
+                    e.span().map_or(1, |s| line_of(s.start)),
+                    e.message().trim().to_string(),
+                )),
+            }
+        }
+        if problems.is_empty() {
+            return toml::from_str(text).map_err(|e| format!("{name}: {}", e.message().trim()));
+        }
+        problems.sort_by_key(|(line, _)| *line);
+        Err(problems
+            .iter()
+            .map(|(line, m)| format!("{name}:{line}: {m}"))
+            .collect::<Vec<_>>()
+            .join("\n"))
     }
 
     /// Reads the `CONVSTATE_*` variables from `vars` (the process environment in practice).
@@ -627,9 +733,7 @@ impl ConfigLayer {
     pub fn resolve(self) -> Result<ServerConfig, String> {
         let mut c = ServerConfig::default();
         if let Some(listen) = self.listen {
-            c.listen = listen.trim().parse().map_err(|_| {
-                format!("listen: \"{listen}\" is not an address such as 127.0.0.1:8080")
-            })?;
+            c.listen = parse_listen(&listen).map_err(|e| format!("listen: {e}"))?;
         }
         if let Some(d) = self.idle_timeout {
             c.idle_timeout = Some(parse_duration(&d).map_err(|e| format!("idle_timeout: {e}"))?);
@@ -740,9 +844,8 @@ impl ConfigLayer {
         c.public_origins = self.public_origins.unwrap_or_default();
         c.api_keys_file = self.api_keys_file;
         if let Some(listen) = self.metrics_listen {
-            c.metrics_listen = Some(listen.trim().parse().map_err(|_| {
-                format!("metrics_listen: \"{listen}\" is not an address such as 127.0.0.1:9090")
-            })?);
+            c.metrics_listen =
+                Some(parse_listen(&listen).map_err(|e| format!("metrics_listen: {e}"))?);
         }
         if let Some(mode) = self.assistant {
             c.assistant = mode.trim().parse().map_err(|e| format!("assistant: {e}"))?;

@@ -277,6 +277,22 @@ pub fn read(source: &PatternSource) -> Result<(Lexicon, Settings), PatternErrors
 
 /// [`read`], and a hash of the files' text (in their fixed order), for the engine's fingerprint.
 fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), PatternErrors> {
+    // A directory that is not there is said once, not once per file it should hold.
+    if let PatternSource::Dir(dir) = source
+        && !dir.is_dir()
+    {
+        let message = if dir.exists() {
+            "is not a directory (--patterns takes a directory holding the pattern files)"
+        } else {
+            "no such directory (--patterns takes a directory holding the pattern files; without \
+             it the built-in set is used)"
+        };
+        return Err(PatternErrors(vec![PatternError {
+            path: dir.display().to_string(),
+            line: None,
+            message: message.to_string(),
+        }]));
+    }
     let mut errors = Vec::new();
     let mut texts: Vec<(String, String)> = Vec::new();
     for (i, file) in FILES.iter().enumerate() {

@@ -43,6 +43,25 @@ enum Step {
 }
 
 impl Step {
+    /// A step from its line; a line that is not JSON of a step says where in the line.
+    fn parse_at(line: &str) -> Result<Step, ReplayError> {
+        match serde_json::from_str::<Line>(line) {
+            Ok(_) => Step::parse(line).map_err(|m| ReplayError::Line(0, m)),
+            Err(e) => {
+                // serde_json's message without its own "at line 1 column N" (the transcript's
+                // line is said by the caller).
+                let text = e.to_string();
+                let suffix = format!(" at line {} column {}", e.line(), e.column());
+                let message = text.strip_suffix(&suffix).unwrap_or(&text);
+                Err(ReplayError::At(
+                    0,
+                    e.column(),
+                    format!("invalid step: {message}"),
+                ))
+            }
+        }
+    }
+
     fn parse(line: &str) -> Result<Step, String> {
         let l: Line = serde_json::from_str(line).map_err(|e| format!("invalid step: {e}"))?;
         let artifact = match &l.artifact {
@@ -133,6 +152,8 @@ impl Step {
 #[derive(Debug)]
 pub(crate) enum ReplayError {
     Line(usize, String),
+    /// A line, a column in it (1-based), what is wrong there.
+    At(usize, usize, String),
     Io(std::io::Error),
 }
 
@@ -140,6 +161,7 @@ impl std::fmt::Display for ReplayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReplayError::Line(n, m) => write!(f, "line {n}: {m}"),
+            ReplayError::At(n, c, m) => write!(f, "line {n}, column {c}: {m}"),
             ReplayError::Io(e) => write!(f, "{e}"),
         }
     }
@@ -179,7 +201,11 @@ fn steps(
         .filter(|(_, line)| line.as_ref().map_or(true, |l| !l.trim().is_empty()))
         .map(move |(i, line)| {
             let n = i + 1;
-            let step = Step::parse(&line?).map_err(|m| ReplayError::Line(n, m))?;
+            let step = Step::parse_at(&line?).map_err(|e| match e {
+                ReplayError::At(_, c, m) => ReplayError::At(n, c, m),
+                ReplayError::Line(_, m) => ReplayError::Line(n, m),
+                other => other,
+            })?;
             let now = step_time(step.at(), clock).map_err(|m| ReplayError::Line(n, m))?;
             clock = Some(now);
             Ok((n, now, step.into_change()))

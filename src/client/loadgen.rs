@@ -69,6 +69,9 @@ pub(crate) struct LoadReport {
     pub p99_us: u64,
     pub max_us: u64,
     pub errors: u64,
+    /// Of the errors, the turns the server refused with `rate_limited` (its per-connection
+    /// frame rate capped the load, not its speed).
+    pub rate_limited: u64,
     /// The server's CPU time per measured turn, in microseconds (with `server_pid`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_cpu_us_per_turn: Option<f64>,
@@ -115,6 +118,7 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
             tokio::spawn(async move {
                 let mut latencies: Vec<u32> = Vec::new();
                 let mut errors = 0u64;
+                let mut limited = 0u64;
                 let mut n = 0u64;
                 let frame = |n: u64| {
                     // The worked example in order; every `reset_every` turns a reset, so a
@@ -152,7 +156,7 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
                 let Ok(Some((start, measure_from, end))) =
                     times.wait_for(Option::is_some).await.map(|t| *t)
                 else {
-                    return (latencies, errors);
+                    return (latencies, errors, limited);
                 };
                 let mut next_send = start + offset;
                 loop {
@@ -178,6 +182,10 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
                             }
                         }
                         Some(Reply::Error) => errors += 1,
+                        Some(Reply::RateLimited) => {
+                            errors += 1;
+                            limited += 1;
+                        }
                         None => {
                             errors += 1;
                             break;
@@ -189,7 +197,7 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
                     };
                 }
                 let _ = ws.close(None).await;
-                (latencies, errors)
+                (latencies, errors, limited)
             })
         })
         .collect();
@@ -209,11 +217,12 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
         None => None,
     };
     let mut all = Vec::new();
-    let mut errors = 0;
+    let (mut errors, mut rate_limited) = (0, 0);
     for t in tasks {
-        let (latencies, e) = t.await.map_err(|e| format!("a session task failed: {e}"))?;
+        let (latencies, e, limited) = t.await.map_err(|e| format!("a session task failed: {e}"))?;
         all.extend(latencies);
         errors += e;
+        rate_limited += limited;
     }
     all.sort_unstable();
     let pct = |p: f64| -> u64 {
@@ -233,6 +242,7 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
         p99_us: pct(0.99),
         max_us: all.last().copied().map_or(0, u64::from),
         errors,
+        rate_limited,
         server_cpu_us_per_turn: cpu.map(|us| us / (all.len().max(1) as f64)),
     })
 }
@@ -289,6 +299,8 @@ async fn connect(url: &str, welcome: bool) -> Result<Socket, String> {
 enum Reply {
     Answer,
     Error,
+    /// An error of code `rate_limited`.
+    RateLimited,
 }
 
 /// The next text frame (with `ack`, the next `ack` frame). Any text frame counts as an answer
@@ -297,6 +309,9 @@ async fn next_reply(ws: &mut Socket, ack: bool) -> Option<Reply> {
     loop {
         match ws.next().await? {
             Ok(Message::Text(t)) => match FrameHead::parse(&t).map(|h| h.kind) {
+                Ok(FrameKind::Error) if t.contains(r#""code":"rate_limited""#) => {
+                    return Some(Reply::RateLimited);
+                }
                 Ok(FrameKind::Error) => return Some(Reply::Error),
                 Ok(FrameKind::Ack) => return Some(Reply::Answer),
                 Ok(_) if ack => continue,

@@ -139,6 +139,24 @@ impl ClientFrame {
                             CLIENT_TYPES.join(", ")
                         ),
                     )),
+                    // A misspelt signal: only the signals a client may send are offered.
+                    Ok(Tag {
+                        kind: Some(serde_json::Value::String(kind)),
+                    }) if kind == "signal" && e.to_string().contains("unknown variant") => {
+                        let given = e
+                            .to_string()
+                            .split('`')
+                            .nth(1)
+                            .unwrap_or_default()
+                            .to_string();
+                        Err(refuse(
+                            ErrorCode::BadRequest,
+                            format!(
+                                "unknown signal \"{given}\" (expected approve, start_work, \
+                                 work_done, satisfied, change_request or cancel)"
+                            ),
+                        ))
+                    }
                     Ok(_) => Err(refuse(ErrorCode::BadRequest, e.to_string())),
                 }
             }
