@@ -23,78 +23,9 @@ fn main() {
     divan::main();
 }
 
-/// Realistic conversations, each a list of (role, text).
-const CONVERSATIONS: &[&[(Role, &str)]] = &[
-    &[
-        (Role::User, "I want to build a todo app"),
-        (Role::Assistant, "What features do you need?"),
-        (
-            Role::User,
-            "I need add, delete, and mark as complete functionality with React components",
-        ),
-        (Role::Assistant, "I'll create a React todo app component"),
-        (Role::User, "Sounds good, go ahead"),
-        (
-            Role::Assistant,
-            "<artifact type=\"react\">function TodoApp() { return null }</artifact>",
-        ),
-        (Role::User, "Perfect! This is exactly what I needed"),
-        (Role::User, "Now build a calculator"),
-        (Role::User, "bye"),
-    ],
-    &[
-        (Role::User, "Hi there! How are you?"),
-        (
-            Role::Assistant,
-            "I'm doing well, thanks for asking! What can I help you with today?",
-        ),
-        (
-            Role::User,
-            "Fix the checkout page, it's really slow on mobile",
-        ),
-        (
-            Role::Assistant,
-            "Sure. What should be different afterwards, and which part is slowest?",
-        ),
-        (
-            Role::User,
-            "It should load in under a second, the payment form takes forever",
-        ),
-        (
-            Role::Assistant,
-            "Got it. I'll start by profiling the payment form and lazy-loading the scripts.",
-        ),
-        (
-            Role::Assistant,
-            "Done: I've updated the bundle split and deferred the analytics script.",
-        ),
-        (
-            Role::User,
-            "Great, but can you also make the button bigger?",
-        ),
-        (Role::Assistant, "Of course, I'll adjust the button size."),
-        (Role::User, "Thanks, that works!"),
-    ],
-    &[
-        (
-            Role::User,
-            "Quick question: how do I center a div with flexbox?",
-        ),
-        (
-            Role::Assistant,
-            "Use display: flex with justify-content: center and align-items: center on the parent.",
-        ),
-        (
-            Role::User,
-            "Nice, thank you! Can you explain how grid differs?",
-        ),
-        (
-            Role::Assistant,
-            "Grid lays out two dimensions at once, rows and columns, while flexbox handles one.",
-        ),
-        (Role::User, "Not sure I follow, show me an example"),
-    ],
-];
+#[path = "conversations.rs"]
+mod conversations;
+use conversations::CONVERSATIONS;
 
 fn engine() -> &'static Engine {
     static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
