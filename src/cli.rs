@@ -209,6 +209,9 @@ pub struct LoadgenArgs {
     /// Only open this many connections and hold them idle for --duration.
     #[arg(long, value_name = "N")]
     pub idle: Option<usize>,
+    /// Only create this many sessions (one turn each, connections closed after), then stop.
+    #[arg(long, value_name = "N", conflicts_with = "idle")]
+    pub create: Option<usize>,
 }
 
 fn parse_std_duration(text: &str) -> Result<std::time::Duration, String> {
@@ -681,6 +684,10 @@ fn loadgen(args: LoadgenArgs) -> ExitCode {
     };
     let welcome = !args.no_welcome;
     let result = runtime.block_on(async move {
+        if let Some(n) = args.create {
+            let made = crate::client::loadgen::create_sessions(&args.url, n).await?;
+            return Ok(format!("{{\"sessions_created\":{made}}}"));
+        }
         if let Some(n) = args.idle {
             let open =
                 crate::client::loadgen::hold_idle(&args.url, n, args.duration, welcome).await?;

@@ -247,6 +247,37 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
     })
 }
 
+/// Creates `count` sessions, each with one user turn (stored, its `state` frame read), then
+/// leaves them: the server's memory per session it holds is measured after. At most 500
+/// connections at a time; returns how many sessions were created.
+pub(crate) async fn create_sessions(url: &str, count: usize) -> Result<usize, String> {
+    let mut created = 0;
+    for chunk in (0..count).collect::<Vec<_>>().chunks(500) {
+        let one = |_: &usize| async {
+            let mut ws = connect(url, true).await?;
+            let frame = ClientFrame::Message {
+                role: Role::User,
+                text: SCRIPT[0].1.to_string(),
+                id: None,
+                artifact: None,
+            };
+            let json = serde_json::to_string(&frame).map_err(|e| e.to_string())?;
+            ws.send(Message::Text(json.into()))
+                .await
+                .map_err(|e| e.to_string())?;
+            let answered = matches!(next_reply(&mut ws, false).await, Some(Reply::Answer));
+            let _ = ws.close(None).await;
+            Ok::<bool, String>(answered)
+        };
+        for made in futures_util::future::join_all(chunk.iter().map(one)).await {
+            if made? {
+                created += 1;
+            }
+        }
+    }
+    Ok(created)
+}
+
 /// Opens `count` connections, reads their first frame, and holds them for `hold`: the server's
 /// memory per idle connection is measured meanwhile.
 pub(crate) async fn hold_idle(
