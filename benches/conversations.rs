@@ -1,7 +1,8 @@
 //! The message mix of the engine's benchmarks (benches/turn.rs) and of the instruction-count
 //! gate (benches/instructions.rs): realistic conversations, each a list of (role, text).
 
-use convstate::conversation::Role;
+use chrono::{DateTime, TimeDelta, Utc};
+use convstate::conversation::{Conversation, Engine, Input, Role, Transition};
 
 /// Realistic conversations, each a list of (role, text).
 pub(crate) const CONVERSATIONS: &[&[(Role, &str)]] = &[
@@ -75,3 +76,29 @@ pub(crate) const CONVERSATIONS: &[&[(Role, &str)]] = &[
         (Role::User, "Not sure I follow, show me an example"),
     ],
 ];
+
+/// Runs every conversation from a fresh session, calling `each` after every turn.
+pub(crate) fn run_all(engine: &Engine, mut each: impl FnMut(&Conversation, &[Transition])) {
+    for conversation in CONVERSATIONS {
+        let mut now = start();
+        let mut conv = engine.start("s-bench", now);
+        for (role, text) in conversation.iter() {
+            now += TimeDelta::seconds(20);
+            let step = engine.step(
+                &mut conv,
+                Input::Message {
+                    role: *role,
+                    text,
+                    artifact: false,
+                },
+                now,
+            );
+            each(&conv, &step.transitions);
+        }
+    }
+}
+
+/// When every conversation starts.
+pub(crate) fn start() -> DateTime<Utc> {
+    "2026-11-21T10:00:00Z".parse().unwrap()
+}

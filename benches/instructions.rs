@@ -6,9 +6,7 @@
 #[path = "conversations.rs"]
 mod conversations;
 
-use chrono::{DateTime, TimeDelta, Utc};
-use conversations::CONVERSATIONS;
-use convstate::conversation::Input;
+use conversations::run_all;
 
 fn main() {
     let rounds: usize = std::env::args()
@@ -16,27 +14,12 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(1);
     let engine = convstate::patterns::builtin();
-    let start: DateTime<Utc> = "2026-11-21T10:00:00Z".parse().unwrap();
     let mut turns = 0u64;
     for _ in 0..rounds {
-        for conversation in CONVERSATIONS {
-            let mut now = start;
-            let mut conv = engine.start("s-count", now);
-            for (role, text) in conversation.iter() {
-                now += TimeDelta::seconds(20);
-                let step = engine.step(
-                    &mut conv,
-                    Input::Message {
-                        role: *role,
-                        text,
-                        artifact: false,
-                    },
-                    now,
-                );
-                std::hint::black_box(step);
-                turns += 1;
-            }
-        }
+        run_all(&engine, |conv, _| {
+            std::hint::black_box(conv);
+            turns += 1;
+        });
     }
     println!("{turns}");
 }

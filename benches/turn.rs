@@ -9,8 +9,8 @@
 //! - `classify` against `classify_spelled` (typo tolerance) and `step` against `step_typos_off`:
 //!   what reading misspelt words costs.
 
-use chrono::{DateTime, TimeDelta, Utc};
-use convstate::conversation::{Conversation, Engine, Input, Role};
+use chrono::TimeDelta;
+use convstate::conversation::{Engine, Input, Role};
 use convstate::patterns::{self, PatternSource};
 use convstate::protocol::ServerFrame;
 use convstate::protocol::json::FrameText;
@@ -25,15 +25,11 @@ fn main() {
 
 #[path = "conversations.rs"]
 mod conversations;
-use conversations::CONVERSATIONS;
+use conversations::{CONVERSATIONS, run_all, start};
 
 fn engine() -> &'static Engine {
     static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
     ENGINE.get_or_init(patterns::builtin)
-}
-
-fn start() -> DateTime<Utc> {
-    "2026-11-21T10:00:00Z".parse().unwrap()
 }
 
 fn turn_count() -> usize {
@@ -43,30 +39,6 @@ fn turn_count() -> usize {
 /// Every message of the conversations.
 fn messages() -> impl Iterator<Item = (Role, &'static str)> {
     CONVERSATIONS.iter().flat_map(|c| c.iter().copied())
-}
-
-/// Runs every conversation from a fresh session, calling `each` after every turn.
-fn run_all(
-    engine: &Engine,
-    mut each: impl FnMut(&Conversation, &[convstate::conversation::Transition]),
-) {
-    for conversation in CONVERSATIONS {
-        let mut now = start();
-        let mut conv = engine.start("s-bench", now);
-        for (role, text) in conversation.iter() {
-            now += TimeDelta::seconds(20);
-            let step = engine.step(
-                &mut conv,
-                Input::Message {
-                    role: *role,
-                    text,
-                    artifact: false,
-                },
-                now,
-            );
-            each(&conv, &step.transitions);
-        }
-    }
 }
 
 /// A whole turn: classify + transition + `state` frame (a new string each, as the server

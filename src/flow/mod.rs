@@ -801,18 +801,16 @@ impl Flow {
     /// Every edge (from, to, label) of the flow, `*` rows spread over the states they apply
     /// to, `$previous` over the states an error state can be entered from.
     pub fn edges(&self) -> Vec<(String, String, String)> {
+        self.edges_with(false)
+    }
+
+    /// The edges as drawn: [`Flow::edges`], but `$previous` as one edge to `previous_state`.
+    pub fn diagram_edges(&self) -> Vec<(String, String, String)> {
+        self.edges_with(true)
+    }
+
+    fn edges_with(&self, drawn: bool) -> Vec<(String, String, String)> {
         let mut out = Vec::new();
-        let from_states = |row: &Row| -> Vec<String> {
-            match &row.from {
-                From::State(s) => vec![s.clone()],
-                From::Any => self
-                    .states
-                    .iter()
-                    .filter(|s| !s.terminal)
-                    .map(|s| s.name.clone())
-                    .collect(),
-            }
-        };
         for row in &self.rows {
             let label = row.event.clone().unwrap_or_else(|| {
                 row.guard
@@ -820,10 +818,20 @@ impl Flow {
                     .map(|g| g.text.clone())
                     .unwrap_or_default()
             });
-            for from in from_states(row) {
-                let targets: Vec<String> = match &row.to {
+            let froms: Vec<String> = match &row.from {
+                From::State(s) => vec![s.clone()],
+                From::Any => self
+                    .states
+                    .iter()
+                    .filter(|s| !s.terminal)
+                    .map(|s| s.name.clone())
+                    .collect(),
+            };
+            for from in froms {
+                let targets = match &row.to {
                     To::State(s) => vec![s.clone()],
                     To::Stay => vec![from.clone()],
+                    To::Previous if drawn => vec!["previous_state".to_string()],
                     To::Previous => self.entered_from_error(&from),
                 };
                 for to in targets {
@@ -952,37 +960,6 @@ impl Flow {
         }
         for s in self.states.iter().filter(|s| s.terminal || s.last) {
             out.push_str(&format!("    {} --> [*]\n", s.name));
-        }
-        out
-    }
-
-    /// The edges as drawn: [`Flow::edges`], but `$previous` as one edge to `previous_state`.
-    pub fn diagram_edges(&self) -> Vec<(String, String, String)> {
-        let mut out = Vec::new();
-        for row in &self.rows {
-            let label = row.event.clone().unwrap_or_else(|| {
-                row.guard
-                    .as_ref()
-                    .map(|g| g.text.clone())
-                    .unwrap_or_default()
-            });
-            let froms: Vec<String> = match &row.from {
-                From::State(s) => vec![s.clone()],
-                From::Any => self
-                    .states
-                    .iter()
-                    .filter(|s| !s.terminal)
-                    .map(|s| s.name.clone())
-                    .collect(),
-            };
-            for from in froms {
-                let to = match &row.to {
-                    To::State(s) => s.clone(),
-                    To::Stay => from.clone(),
-                    To::Previous => "previous_state".to_string(),
-                };
-                out.push((from, to, label.clone()));
-            }
         }
         out
     }

@@ -318,21 +318,8 @@ async fn upgrade(
         // A new session lives in memory until its first change, which creates it in the store:
         // a connection that says nothing leaves nothing behind.
         None => {
-            if let Some(Extension(ConnectInfo(peer))) = peer
-                && !app
-                    .session_rate
-                    .allow(peer.ip(), tokio::time::Instant::now())
-            {
-                app.metrics.error(ErrorCode::RateLimited);
-                let message = format!(
-                    "more than {} new sessions per minute from one address: try again later",
-                    app.config.ip_session_rate
-                );
-                return error_response(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    ErrorCode::RateLimited,
-                    &message,
-                );
+            if let Err(refused) = new_session_rate(&app, peer.as_ref()) {
+                return refused;
             }
             // Its first change would be refused: no new session while the store refuses.
             if let Some(cause) = app.sessions.store().refusing() {
@@ -599,6 +586,31 @@ fn server_full(app: &App) -> Response {
     response
 }
 
+/// The rate of new sessions per address (`ip_session_rate`): 429 `rate_limited` over it.
+#[allow(clippy::result_large_err)]
+fn new_session_rate(
+    app: &App,
+    peer: Option<&Extension<ConnectInfo<SocketAddr>>>,
+) -> Result<(), Response> {
+    if let Some(Extension(ConnectInfo(peer))) = peer
+        && !app
+            .session_rate
+            .allow(peer.ip(), tokio::time::Instant::now())
+    {
+        app.metrics.error(ErrorCode::RateLimited);
+        let message = format!(
+            "more than {} new sessions per minute from one address: try again later",
+            app.config.ip_session_rate
+        );
+        return Err(error_response(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited,
+            &message,
+        ));
+    }
+    Ok(())
+}
+
 /// Runs a blocking store call off the runtime's workers.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
@@ -821,21 +833,8 @@ async fn import_status_md(
         )
             .into_response();
     }
-    if let Some(Extension(ConnectInfo(peer))) = peer
-        && !app
-            .session_rate
-            .allow(peer.ip(), tokio::time::Instant::now())
-    {
-        app.metrics.error(ErrorCode::RateLimited);
-        let message = format!(
-            "more than {} new sessions per minute from one address: try again later",
-            app.config.ip_session_rate
-        );
-        return error_response(
-            StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::RateLimited,
-            &message,
-        );
+    if let Err(refused) = new_session_rate(&app, peer.as_ref()) {
+        return refused;
     }
     let owner = match caller(&app, &headers) {
         Err(refused) => return refused,
