@@ -103,6 +103,7 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
     let mut turns_since_reset = 0u64;
     let mut history_total = 0u64;
     let mut last_ids: Vec<convstate::conversation::GoalId> = Vec::new();
+    let mut previous: Option<convstate::protocol::json::FrameText> = None;
     for (i, op) in ops.iter().enumerate() {
         now += TimeDelta::seconds(gaps[i % gaps.len()]);
         let before_phase = conv.phase;
@@ -197,6 +198,15 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
             ServerFrame::parse(&fast).unwrap(),
             ServerFrame::state(&conv, i as u64, &step.transitions)
         );
+        // A frame that takes its finished goals from the session's previous frame is the same.
+        let after = convstate::protocol::json::FrameText::state_after(
+            &conv,
+            i as u64,
+            &step.transitions,
+            previous.as_ref().map(|f| (f.text.as_str(), &f.parts)),
+        );
+        prop_assert_eq!(&after.text, &reference);
+        previous = Some(after);
         let resumed = i % 2 == 0;
         let fast = convstate::protocol::welcome_frame_text(&conv, i as u64, resumed);
         let reference = ServerFrame::welcome(&conv, i as u64, resumed).to_text();

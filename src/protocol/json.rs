@@ -32,6 +32,28 @@ pub struct FrameParts {
     state: Range<usize>,
     /// The summary, as a JSON string (quoted and escaped).
     summary: Range<usize>,
+    /// The `completed_goals` array's contents and which finished goals they are: the next
+    /// frame of the session copies these bytes while its history is the same (finished goals
+    /// never change), instead of writing up to `history_window` goals again on every change.
+    history: Option<(HistoryKey, Range<usize>)>,
+}
+
+/// Which finished goals a `completed_goals` array holds: how many, and the id of the most
+/// recent. Goals are appended once, when they finish, and ids are never reused in a session
+/// (resets included), so equal keys mean the same goals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HistoryKey {
+    len: usize,
+    last: u32,
+}
+
+impl HistoryKey {
+    fn of(c: &Conversation) -> HistoryKey {
+        HistoryKey {
+            len: c.completed_goals.len(),
+            last: c.completed_goals.last().map_or(0, |g| g.id.0),
+        }
+    }
 }
 
 impl FrameText {
@@ -71,6 +93,7 @@ impl FrameText {
                 session_id,
                 state,
                 summary,
+                history: None,
             },
         }
     }
@@ -121,9 +144,26 @@ impl FrameText {
     /// flow's moves: [`FrameText::stepped`]).
     #[cfg(not(feature = "serde-frames"))]
     pub fn state(conv: &Conversation, seq: u64, transitions: &[Transition]) -> FrameText {
+        FrameText::state_after(conv, seq, transitions, None)
+    }
+
+    /// [`FrameText::state`], taking the finished goals' bytes from `previous` (an earlier frame
+    /// of the session and its parts) when its history is the same.
+    #[cfg(not(feature = "serde-frames"))]
+    pub fn state_after(
+        conv: &Conversation,
+        seq: u64,
+        transitions: &[Transition],
+        previous: Option<(&str, &FrameParts)>,
+    ) -> FrameText {
         if let Some(run) = &conv.flow {
             return FrameText::flow(conv, run, seq, &[]);
         }
+        let key = HistoryKey::of(conv);
+        let reuse = previous.and_then(|(frame, parts)| match &parts.history {
+            Some((k, range)) if *k == key => frame.get(range.clone()),
+            _ => None,
+        });
         let mut out = String::with_capacity(2048);
         out.push_str(r#"{"type":"state","session_id":"#);
         let from = out.len();
@@ -133,7 +173,7 @@ impl FrameText {
         number(&mut out, seq);
         out.push_str(r#","state":"#);
         let from = out.len();
-        write_state(&mut out, conv);
+        let history = write_state_with(&mut out, conv, reuse);
         let state = from..out.len();
         out.push_str(r#","transitions":["#);
         for (i, t) in transitions.iter().enumerate() {
@@ -162,16 +202,34 @@ impl FrameText {
                 session_id,
                 state,
                 summary,
+                history: Some((key, history)),
             },
         }
     }
 
+    /// The serde_json reference writes every frame whole.
+    #[cfg(feature = "serde-frames")]
+    pub fn state_after(
+        conv: &Conversation,
+        seq: u64,
+        transitions: &[Transition],
+        _previous: Option<(&str, &FrameParts)>,
+    ) -> FrameText {
+        FrameText::state(conv, seq, transitions)
+    }
+
     /// The `state` frame after the change `seq` that made `step`: a conversation's transitions
     /// or a hosted flow's moves.
-    pub fn stepped(conv: &Conversation, seq: u64, step: &crate::conversation::Step) -> FrameText {
+    /// `previous` is an earlier frame of the session (see [`FrameText::state_after`]).
+    pub fn stepped(
+        conv: &Conversation,
+        seq: u64,
+        step: &crate::conversation::Step,
+        previous: Option<(&str, &FrameParts)>,
+    ) -> FrameText {
         match &conv.flow {
             Some(run) => FrameText::flow(conv, run, seq, &step.moves),
-            None => FrameText::state(conv, seq, &step.transitions),
+            None => FrameText::state_after(conv, seq, &step.transitions, previous),
         }
     }
 
@@ -209,6 +267,7 @@ impl FrameText {
                 session_id,
                 state,
                 summary,
+                history: None,
             },
         }
     }
@@ -267,6 +326,12 @@ impl FrameParts {
 
 /// Appends the `state` object.
 pub fn write_state(out: &mut String, c: &Conversation) {
+    write_state_with(out, c, None);
+}
+
+/// Appends the `state` object, with `history` as the contents of its `completed_goals` array
+/// when given (the same goals, already written), and returns where those contents are in `out`.
+fn write_state_with(out: &mut String, c: &Conversation, history: Option<&str>) -> Range<usize> {
     out.push_str(r#"{"session_id":"#);
     string(out, &c.session_id);
     out.push_str(r#","phase":""#);
@@ -281,12 +346,19 @@ pub fn write_state(out: &mut String, c: &Conversation) {
         None => out.push_str("null"),
     }
     out.push_str(r#","completed_goals":["#);
-    for (i, goal) in c.completed_goals.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+    let from = out.len();
+    match history {
+        Some(written) => out.push_str(written),
+        None => {
+            for (i, goal) in c.completed_goals.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_goal(out, goal);
+            }
         }
-        write_goal(out, goal);
     }
+    let history = from..out.len();
     out.push_str(r#"],"completed_goals_total":"#);
     number(out, c.completed_goals_total);
     out.push_str(r#","abandoned_goals_total":"#);
@@ -315,6 +387,7 @@ pub fn write_state(out: &mut String, c: &Conversation) {
     out.push_str(r#","idle_deadline":"#);
     optional_time(out, &c.idle_deadline);
     out.push('}');
+    history
 }
 
 fn write_goal(out: &mut String, g: &Goal) {

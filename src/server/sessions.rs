@@ -1117,14 +1117,16 @@ impl Sessions {
             Origin::Client(received) => (received, false),
             Origin::Server { partial } => (None, partial),
         };
-        {
-            // The tip is about to move ahead of the store: a view still to be written from it
-            // is written now.
+        // The tip is about to move ahead of the store: a view still to be written from it is
+        // written now. Its frame is the session's latest: the new one takes its finished goals
+        // from it while they are the same.
+        let previous = {
             let mut view = session.view();
             if view.text.is_none() {
                 view.text = Some(kept(FrameText::state(&tip.conv, view.seq, &[])));
             }
-        }
+            view.text.clone()
+        };
         if let Err(invalid) = self.engine.check(&tip.conv, &input, now) {
             return Err(Refused::Invalid(invalid));
         }
@@ -1146,7 +1148,10 @@ impl Sessions {
         }
         let seq = tip.seq + 1;
         let conv = &tip.conv;
-        let mut frame = FrameText::stepped(conv, seq, &step);
+        let previous = previous
+            .as_ref()
+            .map(|(text, parts)| (text.as_str(), parts));
+        let mut frame = FrameText::stepped(conv, seq, &step, previous);
         if let Some(explanation) = &explanation {
             frame = frame.with_explain(explanation);
         }
