@@ -99,7 +99,9 @@ pub(crate) struct Session {
     pub owner: Option<Arc<str>>,
     tip: Mutex<Tip>,
     view: Mutex<View>,
-    tx: broadcast::Sender<Push>,
+    /// The channels to its clients, while it has any (see [`Clients`]). Taken after the view's
+    /// lock when both are.
+    clients: Mutex<Option<Clients>>,
     /// Writes of this session queued and not settled yet.
     in_flight: AtomicU32,
     /// A write failed: the tip is ahead of the log, and is reloaded from it before the next
@@ -111,9 +113,31 @@ pub(crate) struct Session {
     /// Who answers as the assistant ([`Mode`], as its `u8`): the server's default, or what a
     /// client chose (`?assistant=`, `configure`); kept in memory only.
     assistant: AtomicU8,
+}
+
+/// A session's channels to its clients: made by the first client to subscribe, dropped when
+/// the last one leaves (a session held without a client, for hours perhaps, keeps neither:
+/// about 1.5 KB less for each).
+#[derive(Debug)]
+struct Clients {
+    /// The session's frames, to every client.
+    tx: broadcast::Sender<Push>,
     /// Bumped whenever the reply being written grows, starts or ends: connections then send
     /// their clients what they lack of it.
     progress: tokio::sync::watch::Sender<u64>,
+}
+
+impl Clients {
+    fn new() -> Clients {
+        Clients {
+            tx: broadcast::channel(CHANNEL_CAPACITY).0,
+            progress: tokio::sync::watch::Sender::new(0),
+        }
+    }
+
+    fn listened(&self) -> bool {
+        self.tx.receiver_count() > 0 || self.progress.receiver_count() > 0
+    }
 }
 
 /// The engine's side of a session.
@@ -386,6 +410,7 @@ impl Sessions {
     /// joining: then it stays, and the sweeper evicts it later if that client leaves too).
     pub(crate) fn left(&self, session: &Arc<Session>) {
         if !session.tip().unstored {
+            session.quiet();
             return;
         }
         let dropped = self.map.remove_if(&session.id, |_, s| {
@@ -393,7 +418,7 @@ impl Sessions {
             // are the only ones, or someone is about to join.
             Arc::ptr_eq(s, session)
                 && Arc::strong_count(s) == 2
-                && session.tx.receiver_count() == 0
+                && !session.listened()
                 && session.tip().unstored
         });
         if dropped.is_some() {
@@ -541,7 +566,7 @@ impl Sessions {
         let (pushes, current, welcome) = {
             let view = session.written_view();
             // Subscribed under the view's lock: every frame after `current` reaches `pushes`.
-            let pushes = session.tx.subscribe();
+            let pushes = session.subscribe_pushes();
             let resumed = last_seq == Some(view.seq());
             (pushes, view.seq(), view.welcome(resumed))
         };
@@ -1302,19 +1327,20 @@ impl Sessions {
                     match missed {
                         Some(frames) => {
                             for (seq, frame) in frames {
-                                let _ = session.tx.send(Push::Frame { seq, frame });
+                                session.send(Push::Frame { seq, frame });
                             }
                         }
                         // Not rebuilt (the log could not be read, or too far back): the
                         // current state, as its seq; a client further behind catches up from
                         // the log itself, or takes it.
                         None => {
-                            let (frame, parts) = view.text();
-                            let frame = parts.current(frame).into();
-                            let _ = session.tx.send(Push::Frame {
+                            let (frame, parts) =
+                                kept(FrameText::state(&folded.conv, folded.seq, &[]));
+                            session.send(Push::Frame {
                                 seq: folded.seq,
-                                frame,
+                                frame: frame.clone(),
                             });
+                            view.text = Some((frame, parts));
                         }
                     }
                 }
@@ -1421,7 +1447,7 @@ impl Sessions {
                 phase: tip.conv.phase,
                 last_updated: tip.conv.last_updated,
             };
-            let _ = session.tx.send(Push::Frame {
+            session.send(Push::Frame {
                 seq: event.seq,
                 frame: bytes,
             });
@@ -1443,7 +1469,7 @@ impl Sessions {
             reply.cancel.notify_one();
         }
         drop(tip);
-        let _ = session.tx.send(Push::Deleted);
+        session.send(Push::Deleted);
     }
 
     /// The ids of the sessions this node holds.
@@ -1463,7 +1489,7 @@ impl Sessions {
                 reply.cancel.notify_one();
             }
             drop(tip);
-            let _ = session.tx.send(Push::Deleted);
+            session.send(Push::Deleted);
         });
         if in_memory.is_none() && self.store.load(id, 0, 0)?.is_none() {
             return Ok(None);
@@ -1622,7 +1648,7 @@ impl Sessions {
             // are the only ones.
             Arc::ptr_eq(s, session)
                 && Arc::strong_count(s) == 2
-                && session.tx.receiver_count() == 0
+                && !session.listened()
                 && session.in_flight.load(Ordering::SeqCst) == 0
                 && !session.stale.load(Ordering::SeqCst)
         });
@@ -1680,7 +1706,6 @@ impl Session {
         recent_ids: Vec<(String, u64)>,
         assistant: Mode,
     ) -> Arc<Session> {
-        let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
         Arc::new(Session {
             id,
             owner,
@@ -1695,22 +1720,53 @@ impl Session {
                 reply: None,
                 usage: Usage::default(),
             }),
-            tx,
             in_flight: AtomicU32::new(0),
             stale: AtomicBool::new(false),
             explain: AtomicBool::new(false),
             assistant: AtomicU8::new(assistant.as_u8()),
-            progress: tokio::sync::watch::Sender::new(0),
+            clients: Mutex::new(None),
         })
     }
 
-    /// A watch of the reply being written (see [`Sessions::reply_tail`]).
-    pub(crate) fn progress(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.progress.subscribe()
+    fn clients(&self) -> MutexGuard<'_, Option<Clients>> {
+        self.clients.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sends `push` to every client of the session (none: nothing to do).
+    fn send(&self, push: Push) {
+        if let Some(clients) = &*self.clients() {
+            let _ = clients.tx.send(push);
+        }
+    }
+
+    /// Whether a client (or one about to join) listens to the session.
+    fn listened(&self) -> bool {
+        self.clients().as_ref().is_some_and(Clients::listened)
+    }
+
+    /// The last client left: the channels to clients go, and so does the kept frame when the
+    /// tip is the committed state (it is written again from the tip when asked for). A session
+    /// held without clients keeps its state only.
+    fn quiet(&self) {
+        let tip = self.tip();
+        let mut view = self.view();
+        let mut clients = self.clients();
+        if clients.as_ref().is_some_and(Clients::listened) {
+            return;
+        }
+        *clients = None;
+        if self.in_flight.load(Ordering::SeqCst) == 0
+            && !self.stale.load(Ordering::SeqCst)
+            && tip.seq == view.seq
+        {
+            view.text = None;
+        }
     }
 
     fn bump(&self) {
-        self.progress.send_modify(|n| *n = n.wrapping_add(1));
+        if let Some(clients) = &*self.clients() {
+            clients.progress.send_modify(|n| *n = n.wrapping_add(1));
+        }
     }
 
     /// Changes of the session queued to the store and not settled yet.
@@ -1725,7 +1781,7 @@ impl Session {
 
     /// Sends a frame that is not a change to every client of the session.
     pub(crate) fn live(&self, push: Push) {
-        let _ = self.tx.send(push);
+        self.send(push);
     }
 
     /// Who answers as the assistant from now on.
@@ -1742,10 +1798,22 @@ impl Session {
         self.explain.store(on, Ordering::Relaxed);
     }
 
-    /// A subscription to the session's frames (a connection's until it joins: see
-    /// [`Sessions::join`]).
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Push> {
-        self.tx.subscribe()
+    /// A connection's subscriptions: to the session's frames (until it joins: see
+    /// [`Sessions::join`]) and to the reply being written (see [`Sessions::reply_tail`]).
+    pub(crate) fn subscribe(
+        &self,
+    ) -> (broadcast::Receiver<Push>, tokio::sync::watch::Receiver<u64>) {
+        let mut clients = self.clients();
+        let clients = clients.get_or_insert_with(Clients::new);
+        (clients.tx.subscribe(), clients.progress.subscribe())
+    }
+
+    /// A subscription to the session's frames.
+    fn subscribe_pushes(&self) -> broadcast::Receiver<Push> {
+        self.clients()
+            .get_or_insert_with(Clients::new)
+            .tx
+            .subscribe()
     }
 
     /// The tip's lock. A panic while it was held (a bug) leaves the state as the last step
@@ -1790,7 +1858,7 @@ impl Session {
                     // Sent under the view's lock: a client that subscribes sees the view and
                     // then every frame after it.
                     if let Some(frame) = frame {
-                        let _ = self.tx.send(Push::Frame { seq, frame });
+                        self.send(Push::Frame { seq, frame });
                     }
                     drop(view);
                     m.record_step(&record);
@@ -1937,6 +2005,57 @@ mod tests {
         r.insert(&format!("c-{last}"), 0, 0);
         assert_eq!(r.get(&format!("c-{last}")), Some((last, last)));
         assert_eq!(r.ids.len(), RECENT_IDS);
+    }
+
+    /// A session whose last client left keeps its state only: no channels, no frame; a client
+    /// that comes back gets the same frame, written again from the state.
+    #[test]
+    fn a_session_without_clients_keeps_its_state_only() {
+        let sessions = Sessions::new(
+            crate::patterns::builtin(),
+            None,
+            None,
+            Arc::new(store::memory::MemoryStore::default()),
+            Arc::new(Metrics::default()),
+            &crate::config::ServerConfig::default(),
+        );
+        let now = Utc::now();
+        let session = sessions.create(now, None).unwrap();
+        let (pushes, progress) = session.subscribe();
+        let text = "I want to build a todo app in React";
+        let input = Input::Message {
+            role: Role::User,
+            text,
+            artifact: false,
+        };
+        sessions.apply(&session, input, None, now, None).unwrap();
+        assert!(session.listened());
+        let (seq, frame) = sessions.current_frame(&session);
+        assert_eq!(seq, 1);
+        assert!(session.view().text.is_some());
+
+        // One subscription still held: the channels stay.
+        drop(pushes);
+        sessions.left(&session);
+        assert!(session.clients().is_some());
+        drop(progress);
+        sessions.left(&session);
+        assert!(session.clients().is_none() && !session.listened());
+        assert!(session.view().text.is_none());
+        assert_eq!(sessions.current_frame(&session), (seq, frame));
+
+        // A client again: channels and frames as before.
+        let (mut pushes, _progress) = session.subscribe();
+        let input = Input::Message {
+            role: Role::User,
+            text: "it should track tasks",
+            artifact: false,
+        };
+        sessions.apply(&session, input, None, now, None).unwrap();
+        match pushes.try_recv() {
+            Ok(Push::Frame { seq, .. }) => assert_eq!(seq, 2),
+            other => panic!("expected the frame of change 2, got {other:?}"),
+        }
     }
 
     #[test]

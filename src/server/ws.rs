@@ -137,11 +137,11 @@ pub(crate) fn serve(
     // The connection is built here, not in the task: an async fn keeps its arguments for its
     // whole life, so a socket passed in and then moved into the connection would be held twice
     // by every connection's future (368 bytes each).
-    let progress = Some(session.progress());
+    let (pushes, progress) = session.subscribe();
     let conn = Connection {
         socket,
         limiter: RateLimiter::new(app.config.rate_limit, app.config.rate_burst),
-        pushes: session.subscribe(),
+        pushes,
         app,
         session,
         sent: 0,
@@ -151,7 +151,7 @@ pub(crate) fn serve(
         access,
         reply_sent: reply.map(|(id, offset)| (Arc::from(id), offset)),
         shared_store: false,
-        progress,
+        progress: Some(progress),
     };
     let mut conn = conn;
     conn.shared_store = conn.app.sessions.store().shared();
