@@ -564,11 +564,21 @@ impl Sessions {
         last_seq: Option<u64>,
     ) -> Result<Joined, StoreError> {
         let (pushes, current, welcome) = {
-            let view = session.written_view();
+            // A view without a frame (nothing changed since the session was made or loaded)
+            // gets its welcome from the tip, and keeps no frame: a client that never speaks
+            // costs the session nothing more.
+            let tip = session.tip();
+            let view = session.view();
             // Subscribed under the view's lock: every frame after `current` reaches `pushes`.
             let pushes = session.subscribe_pushes();
             let resumed = last_seq == Some(view.seq());
-            (pushes, view.seq(), view.welcome(resumed))
+            let welcome = match &view.text {
+                Some(_) => view.welcome(resumed),
+                None => FrameText::state(&tip.conv, view.seq, &[])
+                    .welcome(resumed)
+                    .into(),
+            };
+            (pushes, view.seq(), welcome)
         };
         let missed = match last_seq {
             Some(n) if n == current => Some(None),
@@ -2042,10 +2052,15 @@ mod tests {
         sessions.left(&session);
         assert!(session.clients().is_none() && !session.listened());
         assert!(session.view().text.is_none());
-        assert_eq!(sessions.current_frame(&session), (seq, frame));
 
-        // A client again: channels and frames as before.
-        let (mut pushes, _progress) = session.subscribe();
+        // A client again: its welcome is written from the state and not kept; channels and
+        // frames as before.
+        let (_first, _progress) = session.subscribe();
+        let joined = sessions.join(&session, Some(seq)).unwrap();
+        assert!(joined.resumed && joined.welcome.as_str().contains(r#""type":"welcome""#));
+        assert!(session.view().text.is_none());
+        assert_eq!(sessions.current_frame(&session), (seq, frame));
+        let mut pushes = joined.pushes;
         let input = Input::Message {
             role: Role::User,
             text: "it should track tasks",
