@@ -242,6 +242,10 @@ pub struct ServeArgs {
     /// Most changes one store transaction commits; 1 disables group commit [default: 4096].
     #[arg(long, value_name = "N")]
     pub store_batch: Option<u64>,
+    /// Least milliseconds between two copies of the SQLite log into its file: smaller keeps
+    /// the ack tail short on a slow disk, larger costs less CPU [default: 2].
+    #[arg(long, value_name = "MS")]
+    pub store_checkpoint_ms: Option<u64>,
     /// The largest the SQLite file may grow, in bytes; at the limit changes are refused until
     /// sessions are deleted [default: no limit].
     #[arg(long, value_name = "BYTES")]
@@ -363,6 +367,7 @@ impl ServeArgs {
             patterns: self.patterns,
             store: self.store,
             store_batch: self.store_batch,
+            store_checkpoint_ms: self.store_checkpoint_ms,
             store_max_bytes: self.store_max_bytes,
             retention: self.retention,
             max_frame_bytes: self.max_frame_bytes,

@@ -51,6 +51,10 @@ pub struct ServerConfig {
     pub store: String,
     /// Most changes one SQLite transaction commits (group commit); 1 commits each on its own.
     pub store_batch: usize,
+    /// The least time between two checkpoints of the SQLite store (copies of its log into the
+    /// file, made after commits): short copies keep the log's fsyncs from waiting behind a
+    /// large one (the ack tail); each costs CPU.
+    pub store_checkpoint: std::time::Duration,
     /// The largest the SQLite file may grow, in bytes (a quota: at the limit, changes are
     /// refused as on a full disk until sessions are deleted); `None`: the disk's size.
     pub store_max_bytes: Option<u64>,
@@ -351,6 +355,7 @@ impl Default for ServerConfig {
             patterns: None,
             store: "sqlite:data/convstate.db".to_string(),
             store_batch: 4096,
+            store_checkpoint: std::time::Duration::from_millis(2),
             store_max_bytes: None,
             retention: TimeDelta::hours(24),
             evict_after: TimeDelta::minutes(10),
@@ -410,6 +415,7 @@ impl ServerConfig {
     pub fn store_options(&self) -> crate::store::Options {
         crate::store::Options {
             batch: self.store_batch,
+            checkpoint: self.store_checkpoint,
             max_bytes: self.store_max_bytes,
             prefix: self.redis_prefix.clone(),
         }
@@ -425,6 +431,7 @@ pub struct ConfigLayer {
     pub patterns: Option<std::path::PathBuf>,
     pub store: Option<String>,
     pub store_batch: Option<u64>,
+    pub store_checkpoint_ms: Option<u64>,
     pub store_max_bytes: Option<u64>,
     pub retention: Option<String>,
     pub evict_after: Option<String>,
@@ -458,12 +465,13 @@ pub struct ConfigLayer {
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 36] = [
+pub const ENV_VARS: [(&str, &str); 37] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
     ("CONVSTATE_STORE", "store"),
     ("CONVSTATE_STORE_BATCH", "store_batch"),
+    ("CONVSTATE_STORE_CHECKPOINT_MS", "store_checkpoint_ms"),
     ("CONVSTATE_STORE_MAX_BYTES", "store_max_bytes"),
     ("CONVSTATE_RETENTION", "retention"),
     ("CONVSTATE_EVICT_AFTER", "evict_after"),
@@ -650,6 +658,9 @@ impl ConfigLayer {
                 "CONVSTATE_PATTERNS" => layer.patterns = Some(value.into()),
                 "CONVSTATE_STORE" => layer.store = Some(value),
                 "CONVSTATE_STORE_BATCH" => layer.store_batch = Some(number(&value)?),
+                "CONVSTATE_STORE_CHECKPOINT_MS" => {
+                    layer.store_checkpoint_ms = Some(number(&value)?)
+                }
                 "CONVSTATE_STORE_MAX_BYTES" => layer.store_max_bytes = Some(number(&value)?),
                 "CONVSTATE_RETENTION" => layer.retention = Some(value),
                 "CONVSTATE_EVICT_AFTER" => layer.evict_after = Some(value),
@@ -697,6 +708,7 @@ impl ConfigLayer {
             patterns: self.patterns.or(base.patterns),
             store: self.store.or(base.store),
             store_batch: self.store_batch.or(base.store_batch),
+            store_checkpoint_ms: self.store_checkpoint_ms.or(base.store_checkpoint_ms),
             store_max_bytes: self.store_max_bytes.or(base.store_max_bytes),
             retention: self.retention.or(base.retention),
             evict_after: self.evict_after.or(base.evict_after),
@@ -747,6 +759,12 @@ impl ConfigLayer {
                 return Err(format!("store_batch: {n} is outside 1 to 1000000"));
             }
             c.store_batch = n as usize;
+        }
+        if let Some(ms) = self.store_checkpoint_ms {
+            if !(1..=10_000).contains(&ms) {
+                return Err(format!("store_checkpoint_ms: {ms} is outside 1 to 10000"));
+            }
+            c.store_checkpoint = std::time::Duration::from_millis(ms);
         }
         if let Some(n) = self.store_max_bytes {
             if n < 65_536 {
@@ -913,6 +931,38 @@ mod layer_tests {
             ConfigLayer::default().resolve().unwrap(),
             ServerConfig::default()
         );
+    }
+
+    #[test]
+    fn the_checkpoint_spacing_is_a_setting_within_bounds() {
+        assert_eq!(
+            ConfigLayer::default()
+                .resolve()
+                .unwrap()
+                .store_options()
+                .checkpoint,
+            std::time::Duration::from_millis(2)
+        );
+        let env = ConfigLayer::from_env(|v| {
+            (v == "CONVSTATE_STORE_CHECKPOINT_MS").then(|| "50".to_string())
+        })
+        .unwrap();
+        assert_eq!(
+            env.resolve().unwrap().store_checkpoint,
+            std::time::Duration::from_millis(50)
+        );
+        for ms in [0, 10_001] {
+            let layer = ConfigLayer {
+                store_checkpoint_ms: Some(ms),
+                ..ConfigLayer::default()
+            };
+            assert!(
+                layer
+                    .resolve()
+                    .unwrap_err()
+                    .starts_with("store_checkpoint_ms:")
+            );
+        }
     }
 
     #[test]

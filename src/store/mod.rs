@@ -457,6 +457,8 @@ pub(crate) fn check_append(session: &str, last: u64, seq: u64) -> Result<(), Sto
 pub struct Options {
     /// Most writes one SQLite transaction holds (1: a transaction per write).
     pub batch: usize,
+    /// The least time between two checkpoints of the SQLite store's log.
+    pub checkpoint: std::time::Duration,
     /// The largest the SQLite file may grow, in bytes; `None` for no limit but the disk's.
     pub max_bytes: Option<u64>,
     /// The prefix of every Redis key, so several deployments can share one Redis.
@@ -467,6 +469,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             batch: 4096,
+            checkpoint: std::time::Duration::from_millis(2),
             max_bytes: None,
             prefix: "convstate".to_string(),
         }

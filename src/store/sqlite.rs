@@ -108,13 +108,6 @@ PRAGMA user_version = 3;
 
 /// After a failed commit, the store probes the disk after this long, then twice as long after
 /// each failed probe, up to [`PROBE_MAX`].
-/// The least time between two checkpoints of the checkpointing thread. Copying the log into
-/// the file often keeps each copy, and the fsync of the file after it, small: behind a large
-/// one, the log's own fsync (every commit's) waited tens of milliseconds on a virtual disk.
-/// Measured at half load (7,800 acked turns/s, 1,000 sessions): ack p99 6.5 to 9.1 ms at 2 ms,
-/// 21 to 23 ms at 50 ms, for about 7 % less peak throughput (docs/benchmarks.md).
-const CHECKPOINT_SPACING: Duration = Duration::from_millis(2);
-
 const PROBE_FIRST: Duration = Duration::from_millis(100);
 const PROBE_MAX: Duration = Duration::from_secs(5);
 
@@ -189,8 +182,8 @@ impl SqliteStore {
         // Checkpoints copy the log into the database file. Inside the writer they held up every
         // commit behind them (the tail of the ack latency); on another thread alone they can
         // never complete while the writer writes, and the log grew without bound. So a thread
-        // copies the log after commits, at most every CHECKPOINT_SPACING, without blocking
-        // anyone, and the writer's own checkpoint, every 16,000 pages (64 MiB of log at most),
+        // copies the log after commits, at most every `options.checkpoint` (2 ms by default),
+        // without blocking anyone, and the writer's own checkpoint, every 16,000 pages (64 MiB of log at most),
         // finds little left to copy and lets the log restart.
         writer
             .execute_batch("PRAGMA wal_autocheckpoint = 16000;")
@@ -238,13 +231,14 @@ impl SqliteStore {
                 .spawn(move || Writer::new(writer, shared, batch, owned, wake).run(rx))
                 .map_err(|e| fail(path, format!("cannot start the writer: {e}")))?
         };
+        let spacing = options.checkpoint;
         let checkpoints = std::thread::Builder::new()
             .name("convstate-checkpoint".into())
             .spawn(move || {
                 while wakes.recv().is_ok() {
                     // PASSIVE never waits for, nor blocks, the writer.
                     let _ = checkpointer.execute_batch("PRAGMA wal_checkpoint(PASSIVE);");
-                    std::thread::sleep(CHECKPOINT_SPACING);
+                    std::thread::sleep(spacing);
                 }
             })
             .map_err(|e| fail(path, format!("cannot start the checkpointer: {e}")))?;
