@@ -198,6 +198,13 @@ fn run(ops: &[Op], gaps: &[i64]) -> Result<(), TestCaseError> {
             ServerFrame::parse(&fast).unwrap(),
             ServerFrame::state(&conv, i as u64, &step.transitions)
         );
+        // Finished goals as the store keeps them: the writer's bytes are serde's.
+        for g in &step.finished {
+            prop_assert_eq!(
+                convstate::protocol::json::goal_text(g),
+                serde_json::to_string(g).unwrap()
+            );
+        }
         // A frame that takes its finished goals from the session's previous frame is the same.
         let after = convstate::protocol::json::FrameText::state_after(
             &conv,

@@ -390,6 +390,14 @@ fn write_state_with(out: &mut String, c: &Conversation, history: Option<&str>) -
     history
 }
 
+/// A goal as JSON: the same bytes as serde_json writes (what the store keeps of a finished
+/// goal), without serde's per-byte escaping.
+pub fn goal_text(g: &Goal) -> String {
+    let mut out = String::with_capacity(512);
+    write_goal(&mut out, g);
+    out
+}
+
 fn write_goal(out: &mut String, g: &Goal) {
     out.push_str(r#"{"id":"g-"#);
     number(out, u64::from(g.id.0));

@@ -1224,7 +1224,11 @@ impl Sessions {
             snapshot: seq
                 .is_multiple_of(SNAPSHOT_EVERY)
                 .then(|| crate::protocol::to_text(conv)),
-            finished: step.finished.iter().map(crate::protocol::to_text).collect(),
+            finished: step
+                .finished
+                .iter()
+                .map(crate::protocol::json::goal_text)
+                .collect(),
             goals_total: conv.completed_goals_total,
         };
         let record = StepRecord::new(&input, &step, received);
