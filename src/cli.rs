@@ -243,7 +243,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N")]
     pub store_batch: Option<u64>,
     /// Least milliseconds between two copies of the SQLite log into its file: smaller keeps
-    /// the ack tail short on a slow disk, larger costs less CPU [default: 2].
+    /// the ack tail short on a slow disk, larger costs less CPU; 1 to 1000 [default: 2].
     #[arg(long, value_name = "MS")]
     pub store_checkpoint_ms: Option<u64>,
     /// The largest the SQLite file may grow, in bytes; at the limit changes are refused until

@@ -761,8 +761,8 @@ impl ConfigLayer {
             c.store_batch = n as usize;
         }
         if let Some(ms) = self.store_checkpoint_ms {
-            if !(1..=10_000).contains(&ms) {
-                return Err(format!("store_checkpoint_ms: {ms} is outside 1 to 10000"));
+            if !(1..=1_000).contains(&ms) {
+                return Err(format!("store_checkpoint_ms: {ms} is outside 1 to 1000"));
             }
             c.store_checkpoint = std::time::Duration::from_millis(ms);
         }
@@ -951,7 +951,7 @@ mod layer_tests {
             env.resolve().unwrap().store_checkpoint,
             std::time::Duration::from_millis(50)
         );
-        for ms in [0, 10_001] {
+        for ms in [0, 1_001] {
             let layer = ConfigLayer {
                 store_checkpoint_ms: Some(ms),
                 ..ConfigLayer::default()

@@ -35,6 +35,7 @@ pub struct FrameParts {
     /// The `completed_goals` array's contents and which finished goals they are: the next
     /// frame of the session copies these bytes while its history is the same (finished goals
     /// never change), instead of writing up to `history_window` goals again on every change.
+    #[cfg_attr(feature = "serde-frames", allow(dead_code))]
     history: Option<(HistoryKey, Range<usize>)>,
 }
 
@@ -47,6 +48,7 @@ struct HistoryKey {
     last: u32,
 }
 
+#[cfg_attr(feature = "serde-frames", allow(dead_code))]
 impl HistoryKey {
     fn of(c: &Conversation) -> HistoryKey {
         HistoryKey {

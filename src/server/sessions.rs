@@ -269,6 +269,9 @@ pub(crate) struct Joined {
     /// The `seq` the client is up to once it has `welcome` and `missed`.
     pub seq: u64,
     pub pushes: broadcast::Receiver<Push>,
+    /// The session was deleted before the client joined (its `Deleted` push went to the
+    /// subscribers of then): nothing else here is to be sent.
+    pub deleted: bool,
 }
 
 /// The most bytes of frames rebuilt from the log for one client at once (a resume, or a
@@ -563,7 +566,7 @@ impl Sessions {
         session: &Session,
         last_seq: Option<u64>,
     ) -> Result<Joined, StoreError> {
-        let (pushes, current, welcome) = {
+        let (pushes, current, welcome, deleted) = {
             // A view without a frame (nothing changed since the session was made or loaded)
             // gets its welcome from the tip, and keeps no frame: a client that never speaks
             // costs the session nothing more.
@@ -578,8 +581,18 @@ impl Sessions {
                     .welcome(resumed)
                     .into(),
             };
-            (pushes, view.seq(), welcome)
+            (pushes, view.seq(), welcome, tip.deleted)
         };
+        if deleted {
+            return Ok(Joined {
+                welcome,
+                resumed: false,
+                missed: Vec::new(),
+                seq: current,
+                pushes,
+                deleted,
+            });
+        }
         let missed = match last_seq {
             Some(n) if n == current => Some(None),
             Some(n) if n < current => self.frames_between(&session.id, n, current)?.map(Some),
@@ -592,6 +605,7 @@ impl Sessions {
                 missed: Vec::new(),
                 seq: current,
                 pushes,
+                deleted: false,
             },
             Some(Some(rebuilt)) => Joined {
                 welcome: rebuilt.start.welcome(true).into(),
@@ -599,6 +613,7 @@ impl Sessions {
                 missed: rebuilt.frames,
                 seq: current,
                 pushes,
+                deleted: false,
             },
             None => Joined {
                 welcome,
@@ -606,6 +621,7 @@ impl Sessions {
                 missed: Vec::new(),
                 seq: current,
                 pushes,
+                deleted: false,
             },
         };
         self.metrics
@@ -2075,6 +2091,33 @@ mod tests {
             Ok(Push::Frame { seq, .. }) => assert_eq!(seq, 2),
             other => panic!("expected the frame of change 2, got {other:?}"),
         }
+    }
+
+    /// A client that joins a session deleted since it was looked up is told so: the deletion's
+    /// push went to the subscribers of then.
+    #[test]
+    fn joining_a_deleted_session_says_so() {
+        let sessions = Sessions::new(
+            crate::patterns::builtin(),
+            None,
+            None,
+            Arc::new(store::memory::MemoryStore::default()),
+            Arc::new(Metrics::default()),
+            &crate::config::ServerConfig::default(),
+        );
+        let now = Utc::now();
+        let session = sessions.create(now, None).unwrap();
+        let input = Input::Message {
+            role: Role::User,
+            text: "hello",
+            artifact: false,
+        };
+        sessions.apply(&session, input, None, now, None).unwrap();
+        assert!(!sessions.join(&session, None).unwrap().deleted);
+        // Removed from memory and marked deleted at once; the store's deletion is waited for
+        // in a runtime, which this test has not (the error says so).
+        let _ = sessions.remove(&session.id);
+        assert!(sessions.join(&session, None).unwrap().deleted);
     }
 
     #[test]

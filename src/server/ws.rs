@@ -222,14 +222,25 @@ impl Connection {
                 let _ = self.error(ErrorCode::StoreUnavailable, &e.message).await;
                 self.close(close_code::AGAIN, "store unavailable", CLOSE_PATIENCE)
                     .await;
+                // Its subscriptions go, and the session's channels with them if it was the last.
+                let (app, session) = (self.app.clone(), self.session.clone());
+                drop(self);
+                app.sessions.left(&session);
                 return;
             }
         };
         info!(session = %self.session.id, resumed = joined.resumed, "client joined");
         self.pushes = joined.pushes;
-        let end = match self.start(joined.welcome, joined.missed, joined.seq).await {
-            Err(end) => end,
-            Ok(()) => self.run().await,
+        let end = if joined.deleted {
+            let _ = self
+                .error(ErrorCode::SessionDeleted, "the session was deleted")
+                .await;
+            End::Close(close_code::NORMAL, "session deleted")
+        } else {
+            match self.start(joined.welcome, joined.missed, joined.seq).await {
+                Err(end) => end,
+                Ok(()) => self.run().await,
+            }
         };
         match end {
             End::Close(code, reason) => self.close(code, reason, CLOSE_PATIENCE).await,

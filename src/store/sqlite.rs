@@ -126,8 +126,7 @@ pub(crate) struct SqliteStore {
     shared: Arc<Shared>,
     reader: Mutex<Connection>,
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// Stops and joins the checkpointing thread.
-    /// The checkpointing thread (it ends after the writer).
+    /// The checkpointing thread (it ends after the writer: joined at close).
     checkpoints: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Holds the file's exclusive lock while the store is open.
     _lock: std::fs::File,
