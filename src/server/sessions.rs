@@ -1168,19 +1168,20 @@ impl Sessions {
             Origin::Client(received) => (received, false),
             Origin::Server { partial } => (None, partial),
         };
-        // The tip is about to move ahead of the store: a view still to be written from it is
-        // written now. Its frame is the session's latest: the new one takes its finished goals
-        // from it while they are the same.
-        let previous = {
-            let mut view = session.view();
-            if view.text.is_none() {
-                view.text = Some(kept(FrameText::state(&tip.conv, view.seq, &[])));
-            }
-            view.text.clone()
-        };
         if let Err(invalid) = self.engine.check(&tip.conv, &input, now) {
             return Err(Refused::Invalid(invalid));
         }
+        // The tip may move ahead of the store: a view still to be written from it is written
+        // now. Its frame is the session's latest: the new one takes its finished goals from it
+        // while they are the same.
+        let (previous, written) = {
+            let mut view = session.view();
+            let written = view.text.is_none();
+            if written {
+                view.text = Some(kept(FrameText::state(&tip.conv, view.seq, &[])));
+            }
+            (view.text.clone(), written)
+        };
         let (step, explanation) = if session.explain.load(Ordering::Relaxed) {
             let (step, explanation) = self.engine.step_explained(&mut tip.conv, input, now);
             (step, Some(explanation))
@@ -1188,6 +1189,11 @@ impl Sessions {
             (self.engine.step(&mut tip.conv, input, now), None)
         };
         if !step.changed {
+            if written {
+                // The tip did not move: it is still the committed state, and the view goes back
+                // to keeping no frame (a session loaded, or swept, without a client).
+                session.view().text = None;
+            }
             return Ok((
                 Applied {
                     seq: tip.seq,
@@ -2071,6 +2077,12 @@ mod tests {
         drop(progress);
         sessions.left(&session);
         assert!(session.clients().is_none() && !session.listened());
+        assert!(session.view().text.is_none());
+        // A change that changes nothing (an idle sweep before the deadline, as on loading)
+        // leaves it so.
+        sessions
+            .apply(&session, Input::Tick, None, now, None)
+            .unwrap();
         assert!(session.view().text.is_none());
 
         // A client again: its welcome is written from the state and not kept; channels and
