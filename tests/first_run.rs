@@ -21,21 +21,26 @@ fn convstate(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// `convstate loadgen` with 4 sessions for `duration` against `url`.
+fn loadgen(url: &str, duration: &str) -> (bool, String, String) {
+    convstate(&[
+        "loadgen",
+        "--url",
+        url,
+        "--sessions",
+        "4",
+        "--duration",
+        duration,
+        "--warmup",
+        "100ms",
+    ])
+}
+
 #[test]
 fn loadgen_says_when_the_servers_rate_limit_capped_it() {
     let server = ServerProcess::start(&["--store", "memory:"]).unwrap();
     let url = server.ws_url("");
-    let (ok, out, said) = convstate(&[
-        "loadgen",
-        "--url",
-        &url,
-        "--sessions",
-        "4",
-        "--duration",
-        "2s",
-        "--warmup",
-        "100ms",
-    ]);
+    let (ok, out, said) = loadgen(&url, "2s");
     assert!(ok, "{said}");
     let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert!(report["rate_limited"].as_u64().unwrap() > 0, "{out}");
@@ -56,17 +61,7 @@ fn loadgen_says_when_the_servers_rate_limit_capped_it() {
     ])
     .unwrap();
     let url = server.ws_url("");
-    let (ok, out, said) = convstate(&[
-        "loadgen",
-        "--url",
-        &url,
-        "--sessions",
-        "4",
-        "--duration",
-        "1s",
-        "--warmup",
-        "100ms",
-    ]);
+    let (ok, out, said) = loadgen(&url, "1s");
     assert!(ok, "{said}");
     let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(report["rate_limited"], 0, "{out}");

@@ -2043,18 +2043,23 @@ mod tests {
         assert_eq!(r.ids.len(), RECENT_IDS);
     }
 
-    /// A session whose last client left keeps its state only: no channels, no frame; a client
-    /// that comes back gets the same frame, written again from the state.
-    #[test]
-    fn a_session_without_clients_keeps_its_state_only() {
-        let sessions = Sessions::new(
+    /// Sessions on a memory store, with the built-in patterns and the default settings.
+    fn memory_sessions() -> Sessions {
+        Sessions::new(
             crate::patterns::builtin(),
             None,
             None,
             Arc::new(store::memory::MemoryStore::default()),
             Arc::new(Metrics::default()),
             &crate::config::ServerConfig::default(),
-        );
+        )
+    }
+
+    /// A session whose last client left keeps its state only: no channels, no frame; a client
+    /// that comes back gets the same frame, written again from the state.
+    #[test]
+    fn a_session_without_clients_keeps_its_state_only() {
+        let sessions = memory_sessions();
         let now = Utc::now();
         let session = sessions.create(now, None).unwrap();
         let (pushes, progress) = session.subscribe();
@@ -2109,14 +2114,7 @@ mod tests {
     /// push went to the subscribers of then.
     #[test]
     fn joining_a_deleted_session_says_so() {
-        let sessions = Sessions::new(
-            crate::patterns::builtin(),
-            None,
-            None,
-            Arc::new(store::memory::MemoryStore::default()),
-            Arc::new(Metrics::default()),
-            &crate::config::ServerConfig::default(),
-        );
+        let sessions = memory_sessions();
         let now = Utc::now();
         let session = sessions.create(now, None).unwrap();
         let input = Input::Message {
