@@ -76,6 +76,9 @@ pub enum Command {
         /// The prefix of the Redis keys.
         #[arg(long, value_name = "PREFIX", default_value = "convstate")]
         redis_prefix: String,
+        /// How many files the SQLite store spreads its sessions over (as serve's).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        store_shards: usize,
         /// Only this session (repeat for more).
         #[arg(long = "session", value_name = "ID")]
         sessions: Vec<String>,
@@ -92,6 +95,9 @@ pub enum Command {
         /// The prefix of the Redis keys.
         #[arg(long, value_name = "PREFIX", default_value = "convstate")]
         redis_prefix: String,
+        /// How many files the SQLite store spreads its sessions over (as serve's).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        store_shards: usize,
         /// Pattern directory the server folds the sessions with (default: the built-in set).
         #[arg(long, value_name = "DIR")]
         patterns: Option<PathBuf>,
@@ -246,6 +252,10 @@ pub struct ServeArgs {
     /// the ack tail short on a slow disk, larger costs less CPU; 1 to 1000 [default: 2].
     #[arg(long, value_name = "MS")]
     pub store_checkpoint_ms: Option<u64>,
+    /// Spread the SQLite store's sessions over this many files, each with its own writer
+    /// thread (PATH, PATH.shard1, ...); fixed when the store is created, 1 to 64 [default: 1].
+    #[arg(long, value_name = "N")]
+    pub store_shards: Option<u64>,
     /// The largest the SQLite file may grow, in bytes; at the limit changes are refused until
     /// sessions are deleted [default: no limit].
     #[arg(long, value_name = "BYTES")]
@@ -368,6 +378,7 @@ impl ServeArgs {
             store: self.store,
             store_batch: self.store_batch,
             store_checkpoint_ms: self.store_checkpoint_ms,
+            store_shards: self.store_shards,
             store_max_bytes: self.store_max_bytes,
             retention: self.retention,
             max_frame_bytes: self.max_frame_bytes,
@@ -492,10 +503,12 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Export {
             store,
             redis_prefix,
+            store_shards,
             sessions,
         } => {
             let options = crate::store::Options {
                 prefix: redis_prefix,
+                shards: store_shards,
                 ..crate::store::Options::default()
             };
             let opened = match crate::store::open(&store, &options) {
@@ -523,6 +536,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Import {
             store,
             redis_prefix,
+            store_shards,
             patterns: dir,
             file,
         } => {
@@ -532,6 +546,7 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             let options = crate::store::Options {
                 prefix: redis_prefix,
+                shards: store_shards,
                 ..crate::store::Options::default()
             };
             let opened = match crate::store::open(&store, &options) {

@@ -55,6 +55,10 @@ pub struct ServerConfig {
     /// file, made after commits): short copies keep the log's fsyncs from waiting behind a
     /// large one (the ack tail); each costs CPU.
     pub store_checkpoint: std::time::Duration,
+    /// How many SQLite files, each with its own writer thread, the sessions are spread over
+    /// (1: one file, `PATH`; more: `PATH`, `PATH.shard1`, ...): more writers commit side by side
+    /// on a machine with the cores for them. A store's count is fixed when it is created.
+    pub store_shards: usize,
     /// The largest the SQLite file may grow, in bytes (a quota: at the limit, changes are
     /// refused as on a full disk until sessions are deleted); `None`: the disk's size.
     pub store_max_bytes: Option<u64>,
@@ -356,6 +360,7 @@ impl Default for ServerConfig {
             store: "sqlite:data/convstate.db".to_string(),
             store_batch: 4096,
             store_checkpoint: std::time::Duration::from_millis(2),
+            store_shards: 1,
             store_max_bytes: None,
             retention: TimeDelta::hours(24),
             evict_after: TimeDelta::minutes(10),
@@ -416,6 +421,7 @@ impl ServerConfig {
         crate::store::Options {
             batch: self.store_batch,
             checkpoint: self.store_checkpoint,
+            shards: self.store_shards,
             max_bytes: self.store_max_bytes,
             prefix: self.redis_prefix.clone(),
         }
@@ -432,6 +438,7 @@ pub struct ConfigLayer {
     pub store: Option<String>,
     pub store_batch: Option<u64>,
     pub store_checkpoint_ms: Option<u64>,
+    pub store_shards: Option<u64>,
     pub store_max_bytes: Option<u64>,
     pub retention: Option<String>,
     pub evict_after: Option<String>,
@@ -465,13 +472,14 @@ pub struct ConfigLayer {
 }
 
 /// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 37] = [
+pub const ENV_VARS: [(&str, &str); 38] = [
     ("CONVSTATE_LISTEN", "listen"),
     ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
     ("CONVSTATE_PATTERNS", "patterns"),
     ("CONVSTATE_STORE", "store"),
     ("CONVSTATE_STORE_BATCH", "store_batch"),
     ("CONVSTATE_STORE_CHECKPOINT_MS", "store_checkpoint_ms"),
+    ("CONVSTATE_STORE_SHARDS", "store_shards"),
     ("CONVSTATE_STORE_MAX_BYTES", "store_max_bytes"),
     ("CONVSTATE_RETENTION", "retention"),
     ("CONVSTATE_EVICT_AFTER", "evict_after"),
@@ -658,6 +666,7 @@ impl ConfigLayer {
                 "CONVSTATE_PATTERNS" => layer.patterns = Some(value.into()),
                 "CONVSTATE_STORE" => layer.store = Some(value),
                 "CONVSTATE_STORE_BATCH" => layer.store_batch = Some(number(&value)?),
+                "CONVSTATE_STORE_SHARDS" => layer.store_shards = Some(number(&value)?),
                 "CONVSTATE_STORE_CHECKPOINT_MS" => {
                     layer.store_checkpoint_ms = Some(number(&value)?)
                 }
@@ -709,6 +718,7 @@ impl ConfigLayer {
             store: self.store.or(base.store),
             store_batch: self.store_batch.or(base.store_batch),
             store_checkpoint_ms: self.store_checkpoint_ms.or(base.store_checkpoint_ms),
+            store_shards: self.store_shards.or(base.store_shards),
             store_max_bytes: self.store_max_bytes.or(base.store_max_bytes),
             retention: self.retention.or(base.retention),
             evict_after: self.evict_after.or(base.evict_after),
@@ -765,6 +775,13 @@ impl ConfigLayer {
                 return Err(format!("store_checkpoint_ms: {ms} is outside 1 to 1000"));
             }
             c.store_checkpoint = std::time::Duration::from_millis(ms);
+        }
+        if let Some(n) = self.store_shards {
+            let max = crate::store::sharded::MAX_SHARDS;
+            if !(1..=max as u64).contains(&n) {
+                return Err(format!("store_shards: {n} is outside 1 to {max}"));
+            }
+            c.store_shards = n as usize;
         }
         if let Some(n) = self.store_max_bytes {
             if n < 65_536 {
@@ -962,6 +979,22 @@ mod layer_tests {
                     .unwrap_err()
                     .starts_with("store_checkpoint_ms:")
             );
+        }
+    }
+
+    #[test]
+    fn the_store_shards_are_a_setting_within_bounds() {
+        assert_eq!(ConfigLayer::default().resolve().unwrap().store_shards, 1);
+        let env =
+            ConfigLayer::from_env(|v| (v == "CONVSTATE_STORE_SHARDS").then(|| "4".to_string()))
+                .unwrap();
+        assert_eq!(env.resolve().unwrap().store_options().shards, 4);
+        for n in [0, 65] {
+            let layer = ConfigLayer {
+                store_shards: Some(n),
+                ..ConfigLayer::default()
+            };
+            assert!(layer.resolve().unwrap_err().starts_with("store_shards:"));
         }
     }
 

@@ -135,7 +135,7 @@ async fn a_session_switches_its_assistant_with_configure(store: StoreKind) {
     server.stop().await;
 }
 
-on_both_stores!(
+on_every_store!(
     guide_answers_every_client_and_the_log,
     a_session_switches_its_assistant_with_configure
 );

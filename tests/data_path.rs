@@ -985,7 +985,7 @@ mod get_state_skips_no_frame {
     }
 }
 
-on_both_stores!(
+on_every_store!(
     a_client_resuming_with_last_seq_gets_exactly_what_it_missed,
     a_resume_from_too_far_back_says_so_and_carries_the_full_state,
     a_client_lagging_behind_the_broadcast_is_caught_up_without_gaps,

@@ -104,10 +104,12 @@ async fn drive(
     (id, acked)
 }
 
-/// The crash test of one seed: `sessions` sessions, killed once `kill_after` turns are acked.
-async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
+/// The crash test of one seed: `sessions` sessions, killed once `kill_after` turns are acked;
+/// the server started with `extra` arguments too.
+async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize, extra: &[&str]) {
     let db = temp_path(&format!("crash-{seed}"), "db");
-    let args = sqlite_args(&db);
+    let mut args = sqlite_args(&db);
+    args.extend(extra.iter().map(|a| a.to_string()));
     let server = start(&args);
     let acked_total = Arc::new(AtomicUsize::new(0));
     let started = Arc::new(Started::default());
@@ -242,8 +244,119 @@ async fn crash_and_recover(seed: u64, sessions: usize, kill_after: usize) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_turns_survive_sigkill_over_several_seeds() {
     for (seed, kill_after) in [(1, 5_000), (2, 5_600), (3, 6_200)] {
-        crash_and_recover(seed, 500, kill_after).await;
+        crash_and_recover(seed, 500, kill_after, &[]).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_turns_survive_sigkill_on_a_sharded_store() {
+    crash_and_recover(4, 500, 5_000, &["--store-shards", "3"]).await;
+}
+
+/// `convstate ARGS`: success, standard output, standard error.
+fn convstate(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn a_sharded_store_is_opened_only_whole_and_with_its_own_count() {
+    let db = temp_path("sharded", "db");
+    let store = format!("sqlite:{}", db.display());
+    let files: Vec<std::path::PathBuf> = ["", ".shard1", ".shard2"]
+        .iter()
+        .map(|s| std::path::PathBuf::from(format!("{}{s}", db.display())))
+        .collect();
+    let server = start(&[
+        "--store".into(),
+        store.clone(),
+        "--store-shards".into(),
+        "3".into(),
+    ]);
+    let mut ids = Vec::new();
+    for n in 0..12 {
+        let (mut client, welcome) = Client::connect(&server.ws_url("")).await;
+        for (i, (role, text, _)) in WORKED_EXAMPLE.iter().enumerate().take(1 + n % 4) {
+            client.turn(role, text, &format!("t{i}")).await;
+        }
+        ids.push(welcome.session_id.to_string());
+    }
+    let mut states = Vec::new();
+    for id in &ids {
+        let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+        assert_eq!(status, 200, "{body}");
+        states.push(body);
+    }
+    assert!(server.stop().0.success());
+    // Each file holds some of the sessions, and none holds them all.
+    for file in &files {
+        let conn = rusqlite::Connection::open(file).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+            .unwrap();
+        assert!((1..12).contains(&n), "{}: {n} sessions", file.display());
+    }
+    // The same count again: every session as it was.
+    let server = start(&[
+        "--store".into(),
+        store.clone(),
+        "--store-shards".into(),
+        "3".into(),
+    ]);
+    for (id, before) in ids.iter().zip(&states) {
+        let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+        assert_eq!((status, &body), (200, before));
+    }
+    assert!(server.stop().0.success());
+    // Another count, or a file missing: refused, naming the store's count, the files untouched.
+    let bytes = |files: &[std::path::PathBuf]| -> Vec<Vec<u8>> {
+        files.iter().map(|f| std::fs::read(f).unwrap()).collect()
+    };
+    let before = bytes(&files);
+    for (shards, expect) in [
+        ("1", "start the server with --store-shards 3"),
+        ("2", "start the server with --store-shards 3"),
+        ("4", "start the server with --store-shards 3"),
+    ] {
+        let err = ServerProcess::start(&["--store", &store, "--store-shards", shards])
+            .err()
+            .expect("refused");
+        assert!(err.contains(expect), "{shards}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(bytes(&files) == before, "a refused start changed a file");
+    let aside = temp_path("sharded-aside", "db");
+    std::fs::rename(&files[2], &aside).unwrap();
+    let err = ServerProcess::start(&["--store", &store, "--store-shards", "3"])
+        .err()
+        .expect("refused");
+    assert!(
+        err.contains("1 missing") && err.contains(&files[2].display().to_string()),
+        "{err}"
+    );
+    std::fs::rename(&aside, &files[2]).unwrap();
+    // Another count is reached by export and import: every session comes along.
+    let (ok, exported, said) = convstate(&["export", "--store", &store, "--store-shards", "3"]);
+    assert!(ok, "{said}");
+    let dump = temp_path("sharded", "jsonl");
+    std::fs::write(&dump, &exported).unwrap();
+    let single = format!("sqlite:{}", temp_path("unsharded", "db").display());
+    let dump_arg = dump.display().to_string();
+    let (ok, _, said) = convstate(&["import", "--store", &single, &dump_arg]);
+    assert!(ok, "{said}");
+    let server = start(&["--store".into(), single]);
+    for (id, before) in ids.iter().zip(&states) {
+        let (status, body) = http(server.addr, "GET", &format!("/api/sessions/{id}")).await;
+        assert_eq!((status, &body), (200, before));
+    }
+    assert!(server.stop().0.success());
 }
 
 #[tokio::test]

@@ -124,7 +124,7 @@ async fn long_descriptions_and_values_are_capped_in_the_state(store: StoreKind) 
     server.stop().await;
 }
 
-on_both_stores!(
+on_every_store!(
     oversized_and_binary_frames_count_against_the_rate_limit,
     a_frame_over_the_hard_limit_is_closed_with_1009,
     long_descriptions_and_values_are_capped_in_the_state,

@@ -673,7 +673,7 @@ async fn state_frames_explain_themselves_when_asked(store: StoreKind) {
     server.stop().await;
 }
 
-on_both_stores!(
+on_every_store!(
     the_worked_example_over_websocket,
     two_clients_of_a_session_see_the_same_frames_in_the_same_order,
     a_client_resumes_after_a_dropped_connection,

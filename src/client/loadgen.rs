@@ -75,16 +75,42 @@ pub(crate) struct LoadReport {
     /// The server's CPU time per measured turn, in microseconds (with `server_pid`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_cpu_us_per_turn: Option<f64>,
+    /// The same, by thread name (threads of one name summed: `convstate-store` for the SQLite
+    /// writers, `convstate-check` for their checkpointers, `tokio-rt-worker` for the workers).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub server_threads_us_per_turn: std::collections::BTreeMap<String, f64>,
+}
+
+/// CPU ticks (user and system) from the fields of a `/proc` `stat` file after the command name.
+fn ticks(stat: &str) -> Option<(String, f64)> {
+    // The command name is in parentheses and may hold spaces.
+    let (head, rest) = stat.rsplit_once(')')?;
+    let name = head.split_once('(')?.1.to_string();
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some((name, ticks))
 }
 
 /// A process's CPU time (user and system) so far, in microseconds, from `/proc/PID/stat`.
 fn cpu_us(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The fields after the command name (which is in parentheses and may hold spaces).
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
     // USER_HZ is 100 on Linux.
-    Some(ticks * 10_000.0)
+    Some(ticks(&stat)?.1 * 10_000.0)
+}
+
+/// A process's CPU time so far by thread name, in microseconds, from `/proc/PID/task/*/stat`.
+fn threads_cpu_us(pid: u32) -> std::collections::BTreeMap<String, f64> {
+    let mut by_name = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return by_name;
+    };
+    for task in tasks.flatten() {
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        if let Some((name, ticks)) = ticks(&stat) {
+            *by_name.entry(name).or_insert(0.0) += ticks * 10_000.0;
+        }
+    }
+    by_name
 }
 
 /// Runs the load and reports. Connections are opened first, in batches, then every session
@@ -210,9 +236,18 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
     let cpu = match options.server_pid {
         Some(pid) => {
             tokio::time::sleep_until(measure_from.into()).await;
-            let before = cpu_us(pid);
+            let before = (cpu_us(pid), threads_cpu_us(pid));
             tokio::time::sleep_until(end.into()).await;
-            before.zip(cpu_us(pid)).map(|(b, a)| a - b)
+            let after = (cpu_us(pid), threads_cpu_us(pid));
+            let threads: std::collections::BTreeMap<String, f64> = after
+                .1
+                .into_iter()
+                .map(|(name, us)| {
+                    let was = before.1.get(&name).copied().unwrap_or(0.0);
+                    (name, us - was)
+                })
+                .collect();
+            before.0.zip(after.0).map(|(b, a)| (a - b, threads))
         }
         None => None,
     };
@@ -233,6 +268,7 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
         }
     };
     let seconds = options.duration.as_secs_f64();
+    let turns = all.len().max(1) as f64;
     Ok(LoadReport {
         sessions: options.sessions,
         turns: all.len() as u64,
@@ -243,7 +279,10 @@ pub(crate) async fn run(options: LoadOptions) -> Result<LoadReport, String> {
         max_us: all.last().copied().map_or(0, u64::from),
         errors,
         rate_limited,
-        server_cpu_us_per_turn: cpu.map(|us| us / (all.len().max(1) as f64)),
+        server_cpu_us_per_turn: cpu.as_ref().map(|(us, _)| us / turns),
+        server_threads_us_per_turn: cpu
+            .map(|(_, threads)| threads.into_iter().map(|(n, us)| (n, us / turns)).collect())
+            .unwrap_or_default(),
     })
 }
 

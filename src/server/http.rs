@@ -1024,8 +1024,7 @@ async fn session_goals(
 /// Waits until every write queued so far has settled, so a read sees them (whether the last
 /// one was committed or failed does not matter to a read; 10 s at most).
 async fn committed(app: &App) -> Result<(), StoreError> {
-    let store = app.sessions.store();
-    let settled = store.committed(store.queued());
+    let settled = app.sessions.store().committed_all();
     match tokio::time::timeout(std::time::Duration::from_secs(10), settled).await {
         Ok(Err(e)) if e.kind == ErrorKind::Closed => Err(e),
         Ok(_) => Ok(()),

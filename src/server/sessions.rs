@@ -540,7 +540,11 @@ impl Sessions {
     /// Blocks until the write of `ticket` has settled (at most 10 s). Call it off the
     /// runtime's workers (in `spawn_blocking`), inside the runtime.
     fn wait_committed(&self, ticket: u64) -> Result<(), StoreError> {
-        let committed = self.store.committed(ticket);
+        self.wait_settled(self.store.committed(ticket))
+    }
+
+    /// Blocks until `committed` resolves (at most 10 s), as [`Sessions::wait_committed`].
+    fn wait_settled(&self, committed: store::Committed) -> Result<(), StoreError> {
         let patience = std::time::Duration::from_secs(10);
         match tokio::runtime::Handle::try_current() {
             Ok(handle) => handle
@@ -1544,7 +1548,7 @@ impl Sessions {
     pub(crate) fn recover(&self, now: DateTime<Utc>) -> Result<usize, StoreError> {
         let pending = self.store.pending_deadlines()?;
         // One wait for all their idle sweeps, not a commit each.
-        let mut last = 0;
+        let mut swept = false;
         for (id, _) in &pending {
             if self.full() {
                 // The rest are loaded when their deadline falls due, or a client asks.
@@ -1560,10 +1564,10 @@ impl Sessions {
                 break;
             }
             if let Some((_, ticket)) = self.load(id, now, false)? {
-                last = last.max(ticket);
+                swept |= ticket != 0;
             }
         }
-        if let Err(e) = self.wait_committed(last) {
+        if swept && let Err(e) = self.wait_settled(self.store.committed_all()) {
             tracing::warn!(error = %e, "idle sweeps at start-up not stored");
         }
         Ok(pending.len())

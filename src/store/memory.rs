@@ -155,8 +155,9 @@ impl Store for MemoryStore {
         self.waiters.wait(ticket)
     }
 
-    fn queued(&self) -> u64 {
-        self.lock().next_ticket
+    fn committed_all(&self) -> Committed {
+        let queued = self.lock().next_ticket;
+        self.waiters.wait(queued)
     }
 
     fn health(&self) -> Health {

@@ -5,7 +5,8 @@
 //!
 //! - `memory`: in the process, lost on restart;
 //! - `sqlite`: an embedded SQLite file (the default): WAL, `synchronous=FULL`, one writer
-//!   thread committing the changes of all sessions together (group commit).
+//!   thread committing the changes of all sessions together (group commit); or several such
+//!   files, each with its writer, sessions spread over them (`sharded`).
 //!
 //! Writes are queued ([`Store::write`]) and settle in the order they were queued: each is
 //! committed or fails, and its [`Receipt`] is called then, before anyone waiting on
@@ -14,6 +15,7 @@
 
 pub(crate) mod memory;
 pub(crate) mod redis;
+pub(crate) mod sharded;
 pub(crate) mod sqlite;
 
 use std::collections::BTreeMap;
@@ -351,8 +353,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Ticket 0 stands for no write (a change read back from the log): committed.
     fn committed(&self, ticket: u64) -> Committed;
 
-    /// The last ticket given: once it is committed, reads see every write queued so far.
-    fn queued(&self) -> u64;
+    /// Resolves once every write queued so far has settled (committed or failed: a read
+    /// after it sees them all).
+    fn committed_all(&self) -> Committed;
 
     /// Whether writes are taken, and if not, why.
     fn health(&self) -> Health;
@@ -463,6 +466,8 @@ pub struct Options {
     pub max_bytes: Option<u64>,
     /// The prefix of every Redis key, so several deployments can share one Redis.
     pub prefix: String,
+    /// How many files (each with its writer) a SQLite store spreads its sessions over.
+    pub shards: usize,
 }
 
 impl Default for Options {
@@ -472,6 +477,7 @@ impl Default for Options {
             checkpoint: std::time::Duration::from_millis(2),
             max_bytes: None,
             prefix: "convstate".to_string(),
+            shards: 1,
         }
     }
 }
@@ -489,10 +495,17 @@ pub fn open(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> 
                 "store \"sqlite:\" needs a path: sqlite:data/convstate.db",
             ));
         }
-        return Ok(Arc::new(sqlite::SqliteStore::open(
-            std::path::Path::new(path),
-            options,
-        )?));
+        let path = std::path::Path::new(path);
+        if options.shards > 1 {
+            return Ok(Arc::new(sharded::ShardedStore::open(path, options)?));
+        }
+        return Ok(Arc::new(sqlite::SqliteStore::open(path, options, (0, 1))?));
+    }
+    if options.shards > 1 {
+        return Err(StoreError::new(
+            ErrorKind::Io,
+            format!("store \"{url}\": only a sqlite: store is sharded (--store-shards 1)"),
+        ));
     }
     if url.starts_with("redis://") || url.starts_with("rediss://") {
         return Ok(Arc::new(redis::RedisStore::open(url, options)?));
@@ -611,17 +624,59 @@ pub fn fold_with(
     })
 }
 
-/// The future of [`Store::committed`].
+/// The future of [`Store::committed`] and [`Store::committed_all`].
 #[derive(Debug)]
-pub struct Committed(tokio::sync::oneshot::Receiver<Result<(), StoreError>>);
+pub struct Committed(Waiting);
+
+#[derive(Debug)]
+enum Waiting {
+    One(tokio::sync::oneshot::Receiver<Result<(), StoreError>>),
+    /// Several writes (one per file of a sharded store): resolves once all have, with the
+    /// first error met.
+    All {
+        left: Vec<Committed>,
+        failed: Option<StoreError>,
+    },
+}
+
+impl Committed {
+    /// Resolves once every one of `all` has.
+    pub(crate) fn all(all: Vec<Committed>) -> Committed {
+        Committed(Waiting::All {
+            left: all,
+            failed: None,
+        })
+    }
+}
 
 impl Future for Committed {
     type Output = Result<(), StoreError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Pin::new(&mut self.0).poll(cx).map(|r| {
-            r.unwrap_or_else(|_| Err(StoreError::new(ErrorKind::Closed, "the store stopped")))
-        })
+        match &mut self.0 {
+            Waiting::One(rx) => Pin::new(rx).poll(cx).map(|r| {
+                r.unwrap_or_else(|_| Err(StoreError::new(ErrorKind::Closed, "the store stopped")))
+            }),
+            Waiting::All { left, failed } => {
+                let mut i = 0;
+                while i < left.len() {
+                    match Pin::new(&mut left[i]).poll(cx) {
+                        Poll::Pending => i += 1,
+                        Poll::Ready(outcome) => {
+                            left.swap_remove(i);
+                            if let (Err(e), None) = (outcome, &failed) {
+                                *failed = Some(e);
+                            }
+                        }
+                    }
+                }
+                if left.is_empty() {
+                    Poll::Ready(failed.take().map_or(Ok(()), Err))
+                } else {
+                    Poll::Pending
+                }
+            }
+        }
     }
 }
 
@@ -668,7 +723,7 @@ impl Waiters {
         } else {
             inner.waiting.entry(ticket).or_default().push(tx);
         }
-        Committed(rx)
+        Committed(Waiting::One(rx))
     }
 
     /// Every ticket up to this one has settled.
@@ -712,7 +767,25 @@ mod tests {
     use super::*;
 
     fn now(c: &mut Committed) -> Option<Result<(), StoreError>> {
-        c.0.try_recv().ok()
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        match Pin::new(c).poll(&mut cx) {
+            Poll::Ready(outcome) => Some(outcome),
+            Poll::Pending => None,
+        }
+    }
+
+    #[test]
+    fn waiting_for_all_resolves_once_every_one_has_with_the_first_error() {
+        let (one, two) = (Waiters::default(), Waiters::default());
+        let mut all = Committed::all(vec![one.wait(1), two.wait(2)]);
+        assert_eq!(now(&mut all), None);
+        let full = StoreError::new(ErrorKind::Full, "disk full");
+        two.settle(2, vec![(2, full.clone())]);
+        assert_eq!(now(&mut all), None, "one still waits");
+        one.settle(1, Vec::new());
+        assert_eq!(now(&mut all), Some(Err(full)));
+        let mut none = Committed::all(Vec::new());
+        assert_eq!(now(&mut none), Some(Ok(())));
     }
 
     #[test]

@@ -856,8 +856,9 @@ impl Store for RedisStore {
         self.shared.waiters.wait(ticket)
     }
 
-    fn queued(&self) -> u64 {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner()).0
+    fn committed_all(&self) -> Committed {
+        let queued = self.queue.lock().unwrap_or_else(|p| p.into_inner()).0;
+        self.shared.waiters.wait(queued)
     }
 
     fn health(&self) -> Health {

@@ -167,7 +167,15 @@ fn sql_error(path: &Path, e: &rusqlite::Error) -> StoreError {
 impl SqliteStore {
     /// Opens (or creates) the file, checks it (migrating an older schema), and starts the
     /// writer.
-    pub(crate) fn open(path: &Path, options: &Options) -> Result<SqliteStore, StoreError> {
+    ///
+    /// `shard` is this file's place in a sharded store, `(index, count)` (`(0, 1)` for a store
+    /// of one file): recorded in a new file, and checked against an existing one, so a file is
+    /// never served as a shard it is not.
+    pub(crate) fn open(
+        path: &Path,
+        options: &Options,
+        shard: (usize, usize),
+    ) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| fail(dir, format!("cannot create: {e}")))?;
         }
@@ -176,7 +184,7 @@ impl SqliteStore {
         // Check before configuring: switching a file to WAL writes to it, and a file that is
         // not ours must be left exactly as it was.
         let writer = Connection::open(path).map_err(|e| fail(path, e))?;
-        check_or_create(&writer, path)?;
+        check_or_create(&writer, path, shard)?;
         configure(&writer, path)?;
         // Checkpoints copy the log into the database file. Inside the writer they held up every
         // commit behind them (the tail of the ack latency); on another thread alone they can
@@ -353,7 +361,11 @@ fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
 
 /// Creates the schema in an empty file; checks that a non-empty one is ours, current (or
 /// migrates it from an older schema) and whole.
-fn check_or_create(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+fn check_or_create(
+    conn: &Connection,
+    path: &Path,
+    (index, count): (usize, usize),
+) -> Result<(), StoreError> {
     let tables: i64 = conn
         .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
         .map_err(|e| fail(path, format!("{e}; refusing to serve from it")))?;
@@ -362,7 +374,8 @@ fn check_or_create(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         .map_err(|e| fail(path, e))?;
     if tables == 0 && app == 0 {
         conn.execute_batch(&format!(
-            "BEGIN; PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; {SCHEMA} COMMIT;"
+            "BEGIN; PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; {SCHEMA}
+             INSERT INTO meta (key, value) VALUES ('shard', '{index}/{count}'); COMMIT;"
         ))
         .map_err(|e| fail(path, e))?;
         return Ok(());
@@ -410,6 +423,30 @@ fn check_or_create(conn: &Connection, path: &Path) -> Result<(), StoreError> {
                 )
             })?;
         tracing::info!(file = %path.display(), "migrated the store from schema {version} to {SCHEMA_VERSION}");
+    }
+    // Files written before stores were sharded record nothing: a store of one file.
+    let recorded: String = conn
+        .query_row("SELECT value FROM meta WHERE key = 'shard'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(|e| fail(path, e))?
+        .unwrap_or_else(|| "0/1".to_string());
+    let expected = format!("{index}/{count}");
+    if recorded != expected {
+        let (i, n) = recorded.split_once('/').unwrap_or((&recorded, "?"));
+        let i = i
+            .parse::<usize>()
+            .map_or_else(|_| i.to_string(), |i| (i + 1).to_string());
+        return Err(fail(
+            path,
+            format!(
+                "file {i} of a store of {n} file(s), opened as file {} of {count}; start the \
+                 server with --store-shards {n}, or move the files to another store with \
+                 convstate export and import (docs/storage.md)",
+                index + 1
+            ),
+        ));
     }
     Ok(())
 }
@@ -803,8 +840,9 @@ impl Store for SqliteStore {
         self.shared.waiters.wait(ticket)
     }
 
-    fn queued(&self) -> u64 {
-        self.queue.lock().unwrap_or_else(|p| p.into_inner()).0
+    fn committed_all(&self) -> Committed {
+        let queued = self.queue.lock().unwrap_or_else(|p| p.into_inner()).0;
+        self.shared.waiters.wait(queued)
     }
 
     fn health(&self) -> Health {

@@ -32,6 +32,8 @@ pub(crate) struct TestServer {
 pub(crate) enum StoreKind {
     Memory,
     Sqlite,
+    /// SQLite spread over three files (`--store-shards 3`).
+    ShardedSqlite,
 }
 
 impl StoreKind {
@@ -39,8 +41,20 @@ impl StoreKind {
     pub(crate) fn url(self) -> String {
         match self {
             StoreKind::Memory => "memory:".to_string(),
-            StoreKind::Sqlite => format!("sqlite:{}", temp_path("store", "db").display()),
+            StoreKind::Sqlite | StoreKind::ShardedSqlite => {
+                format!("sqlite:{}", temp_path("store", "db").display())
+            }
         }
+    }
+
+    /// `config` on this store: a new one of its own.
+    pub(crate) fn configure(self, config: &mut ServerConfig) {
+        config.store = self.url();
+        config.store_shards = if self == StoreKind::ShardedSqlite {
+            3
+        } else {
+            1
+        };
     }
 }
 
@@ -101,7 +115,7 @@ impl TestServer {
         idle: Option<chrono::TimeDelta>,
         store: StoreKind,
     ) -> TestServer {
-        config.store = store.url();
+        store.configure(&mut config);
         TestServer::start_on(config, idle).await
     }
 
@@ -394,9 +408,9 @@ pub(crate) const WORKED_EXAMPLE: [(&str, &str, &str); 9] = [
 ];
 
 /// Runs each named test body `async fn NAME(store: StoreKind)` once per store, as the tests
-/// `NAME::memory` and `NAME::sqlite`.
+/// `NAME::memory`, `NAME::sqlite` and `NAME::sqlite_sharded`.
 #[macro_export]
-macro_rules! on_both_stores {
+macro_rules! on_every_store {
     ($($name:ident),* $(,)?) => {
         $(mod $name {
             #[tokio::test]
@@ -406,6 +420,10 @@ macro_rules! on_both_stores {
             #[tokio::test]
             async fn sqlite() {
                 super::$name($crate::common::StoreKind::Sqlite).await
+            }
+            #[tokio::test]
+            async fn sqlite_sharded() {
+                super::$name($crate::common::StoreKind::ShardedSqlite).await
             }
         })*
     };
@@ -450,7 +468,7 @@ impl Timing {
         store: StoreKind,
         clock: Clock,
     ) -> TestServer {
-        config.store = store.url();
+        store.configure(&mut config);
         TestServer::start_with_clock(config, idle, clock).await
     }
 }
