@@ -267,6 +267,62 @@ fn convstate(args: &[&str]) -> (bool, String, String) {
 }
 
 #[tokio::test]
+async fn the_last_client_ids_survive_a_restart_through_the_snapshots() {
+    let db = temp_path("recent-ids", "db");
+    let args = sqlite_args(&db);
+    let server = start(&args);
+    let (mut client, welcome) = Client::connect(&server.ws_url("")).await;
+    let id = welcome.session_id.to_string();
+    // 330 turns (five snapshots), every tenth without an id: 297 ids, of which the last 256
+    // are remembered.
+    let mut ids = Vec::new();
+    for k in 1..=330u64 {
+        let role = if k % 2 == 1 { "user" } else { "assistant" };
+        let text = format!("note {k}");
+        if k % 10 == 0 {
+            client
+                .send(json!({"type":"message","role":role,"text":text}))
+                .await;
+            client.recv_state().await;
+        } else {
+            let turn = format!("c-{k}");
+            let (_, seq) = client.turn(role, &text, &turn).await;
+            assert_eq!(seq, k);
+            ids.push((turn, k));
+        }
+    }
+    drop(client);
+    assert!(server.stop().0.success());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let kept: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM snapshots WHERE recent_ids IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kept, 5, "every snapshot holds the ids");
+    drop(conn);
+
+    let server = start(&args);
+    let (mut client, _) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    let first = ids.len() - 256;
+    // Remembered, from before the first kept snapshot to after the last: their first ack.
+    for (turn, seq) in [&ids[first], &ids[200], &ids[ids.len() - 1]] {
+        client
+            .send(json!({"type":"message","role":"user","text":"again","id":turn}))
+            .await;
+        assert_eq!(client.recv().await, ServerFrame::ack(turn, *seq));
+    }
+    // The one before them is forgotten: applied as a new turn.
+    let (forgotten, _) = &ids[first - 1];
+    let (_, seq) = client.turn("user", "again", forgotten).await;
+    assert_eq!(seq, 331);
+    drop(client);
+    assert!(server.stop().0.success());
+}
+
+#[tokio::test]
 async fn a_sharded_store_is_opened_only_whole_and_with_its_own_count() {
     let db = temp_path("sharded", "db");
     let store = format!("sqlite:{}", db.display());
@@ -804,12 +860,21 @@ async fn a_schema_1_file_is_migrated_without_losing_anything() {
     assert!(status.success());
     assert!(
         log.iter()
-            .any(|l| l.contains("migrated the store from schema 1 to 3")),
+            .any(|l| l.contains("migrated the store from schema 1 to 4")),
         "{log:?}"
     );
     let conn = rusqlite::Connection::open(&db).unwrap();
     let version: i32 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
+    // The index of every event's client id is gone; the ids live with the snapshots.
+    let index: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'events_client_ids'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(index, 0);
 }

@@ -220,7 +220,8 @@ pub struct Stored {
     pub snapshot: Option<(u64, Conversation)>,
     /// The events after the snapshot (all of them without one), in order.
     pub events: Vec<Event>,
-    /// The last [`RECENT_IDS`] client ids of the session with their `seq`, oldest first.
+    /// The last [`RECENT_IDS`] client ids of the session with their `seq`, oldest first: of
+    /// its whole log, or as of its snapshot (the fold adds those of the events after it).
     pub recent_ids: Vec<(String, u64)>,
 }
 
@@ -564,8 +565,8 @@ pub fn fold_with(
             0,
         ),
     };
-    // The store's index holds the ids of every event it has; events past the index's last one
-    // (a log handed in by other means) add theirs.
+    // The store gives the last ids as of its snapshot (SQLite) or of its whole log; events past
+    // the last of them add theirs.
     let mut recent_ids = stored.recent_ids.clone();
     let indexed = recent_ids.last().map_or(0, |(_, seq)| *seq);
     let mut finished = Vec::new();

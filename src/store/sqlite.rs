@@ -26,8 +26,9 @@ use crate::conversation::{Conversation, Goal, Phase};
 /// `PRAGMA application_id` of convstate's files ("CSTA").
 const APPLICATION_ID: i32 = 0x4353_5441;
 /// `PRAGMA user_version`: the schema this code writes. 1 had one snapshot per session and no
-/// index of client ids or goals; 2 had no owner per session. Both are migrated in place.
-const SCHEMA_VERSION: i32 = 3;
+/// index of client ids or goals; 2 had no owner per session; 3 kept an index of every event's
+/// client id (one more page written per change). All are migrated in place.
+const SCHEMA_VERSION: i32 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -47,11 +48,11 @@ CREATE TABLE events (
     client_id TEXT,
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX events_client_ids ON events (session_id, seq) WHERE client_id IS NOT NULL;
 CREATE TABLE snapshots (
     session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     state TEXT NOT NULL,
+    recent_ids TEXT,
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
 CREATE TABLE goals (
@@ -104,6 +105,16 @@ PRAGMA user_version = 2;
 const MIGRATE_2_TO_3: &str = "
 ALTER TABLE sessions ADD COLUMN owner TEXT;
 PRAGMA user_version = 3;
+";
+
+/// Schema 3 to 4: the last client ids of a session are kept with each snapshot (JSON
+/// `[[id, seq], ...]`, oldest first, as of its `seq`) instead of in an index of every event,
+/// which cost a page written per change. Snapshots written before have none: loading such a
+/// session reads the ids from its log, once, until its next snapshot.
+const MIGRATE_3_TO_4: &str = "
+ALTER TABLE snapshots ADD COLUMN recent_ids TEXT;
+DROP INDEX IF EXISTS events_client_ids;
+PRAGMA user_version = 4;
 ";
 
 /// After a failed commit, the store probes the disk after this long, then twice as long after
@@ -408,7 +419,11 @@ fn check_or_create(
     }
     if version < SCHEMA_VERSION {
         // Every step from the file's schema to ours, in one transaction: all or nothing.
-        let steps = [(1, MIGRATE_1_TO_2), (2, MIGRATE_2_TO_3)];
+        let steps = [
+            (1, MIGRATE_1_TO_2),
+            (2, MIGRATE_2_TO_3),
+            (3, MIGRATE_3_TO_4),
+        ];
         let script: String = steps
             .iter()
             .filter(|(from, _)| *from >= version)
@@ -655,6 +670,68 @@ struct Batch {
     deleted: bool,
 }
 
+/// A snapshot's client ids: as stored, or read from the log.
+enum Ids {
+    Json(String),
+    Read(Vec<(String, u64)>),
+}
+
+/// The last [`RECENT_IDS`] client ids of a session's log up to `seq`, with their `seq`, oldest
+/// first: the ones its newest snapshot before `seq` holds, then those of the events after it
+/// (at most [`SNAPSHOT_EVERY`] rows).
+fn ids_as_of(c: &Connection, session: &str, seq: u64) -> rusqlite::Result<Vec<(String, u64)>> {
+    let before: Option<(i64, Option<String>)> = c
+        .prepare_cached(
+            "SELECT seq, recent_ids FROM snapshots WHERE session_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT 1",
+        )?
+        .query_row(params![session, seq as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let (mut ids, from) = match before {
+        None => (Vec::new(), 0),
+        Some((from, Some(json))) => (
+            serde_json::from_str::<Vec<(String, u64)>>(&json).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    0,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })?,
+            from,
+        ),
+        // A snapshot of schema 3 or before: the log itself, once.
+        Some((_, None)) => return ids_from_log(c, session, seq),
+    };
+    let mut stmt = c.prepare_cached(
+        "SELECT client_id, seq FROM events WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3 \
+         AND client_id IS NOT NULL ORDER BY seq",
+    )?;
+    let rows = stmt.query_map(params![session, from, seq as i64], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+    })?;
+    for row in rows {
+        ids.push(row?);
+    }
+    let skip = ids.len().saturating_sub(RECENT_IDS);
+    ids.drain(..skip);
+    Ok(ids)
+}
+
+/// The last [`RECENT_IDS`] client ids up to `seq`, read from the log backwards (the whole log
+/// when it has fewer): for sessions whose snapshots predate schema 4.
+fn ids_from_log(c: &Connection, session: &str, seq: u64) -> rusqlite::Result<Vec<(String, u64)>> {
+    let mut ids = c
+        .prepare_cached(
+            "SELECT client_id, seq FROM events WHERE session_id = ?1 AND seq <= ?2 \
+             AND client_id IS NOT NULL ORDER BY seq DESC LIMIT ?3",
+        )?
+        .query_map(params![session, seq as i64, RECENT_IDS as i64], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?
+        .collect::<rusqlite::Result<Vec<(String, u64)>>>()?;
+    ids.reverse();
+    Ok(ids)
+}
+
 /// One transaction for `writes`.
 fn commit(
     conn: &mut Connection,
@@ -727,10 +804,13 @@ fn commit(
                 )?
                 .execute(params![&**session, event.seq as i64, body, event.id])?;
                 if let Some(state) = snapshot {
+                    let ids = ids_as_of(&tx, session, event.seq)?;
+                    let ids = serde_json::to_string(&ids)
+                        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
                     tx.prepare_cached(
-                        "INSERT OR REPLACE INTO snapshots (session_id, seq, state) VALUES (?1, ?2, ?3)",
+                        "INSERT OR REPLACE INTO snapshots (session_id, seq, state, recent_ids) VALUES (?1, ?2, ?3, ?4)",
                     )?
-                    .execute(params![&**session, event.seq as i64, state])?;
+                    .execute(params![&**session, event.seq as i64, state, ids])?;
                     let oldest = event.seq.saturating_sub(SNAPSHOTS_KEPT * SNAPSHOT_EVERY);
                     tx.prepare_cached("DELETE FROM snapshots WHERE session_id = ?1 AND seq <= ?2")?
                         .execute(params![&**session, oldest as i64])?;
@@ -870,32 +950,39 @@ impl Store for SqliteStore {
             };
             let snapshot = c
                 .prepare_cached(
-                    "SELECT seq, state FROM snapshots WHERE session_id = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1",
+                    "SELECT seq, state, recent_ids FROM snapshots WHERE session_id = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1",
                 )?
                 .query_row(params![session, at], |r| {
-                    Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+                    Ok((
+                        r.get::<_, i64>(0)? as u64,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                    ))
                 })
                 .optional()?;
-            let from = snapshot.as_ref().map_or(0, |(seq, _)| *seq);
+            let from = snapshot.as_ref().map_or(0, |(seq, _, _)| *seq);
             let events = c
                 .prepare_cached(
                     "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq",
                 )?
                 .query_map(params![session, from as i64, through], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
-            let mut ids = c
-                .prepare_cached(
-                    "SELECT client_id, seq FROM events WHERE session_id = ?1 AND client_id IS NOT NULL ORDER BY seq DESC LIMIT ?2",
-                )?
-                .query_map(params![session, RECENT_IDS as i64], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
-                })?
-                .collect::<rusqlite::Result<Vec<(String, u64)>>>()?;
-            ids.reverse();
+            // The client ids as of the snapshot; the fold adds those of the events after it.
+            let ids = match &snapshot {
+                Some((_, _, Some(ids))) => Ids::Json(ids.clone()),
+                Some((seq, _, None)) => Ids::Read(ids_from_log(c, session, *seq)?),
+                None => Ids::Read(Vec::new()),
+            };
+            let snapshot = snapshot.map(|(seq, state, _)| (seq, state));
             Ok(Some((created, owner, snapshot, events, ids)))
         })?;
-        let Some((created, owner, snapshot, events, recent_ids)) = found else {
+        let Some((created, owner, snapshot, events, ids)) = found else {
             return Ok(None);
+        };
+        let recent_ids = match ids {
+            Ids::Read(ids) => ids,
+            Ids::Json(json) => serde_json::from_str::<Vec<(String, u64)>>(&json)
+                .map_err(|e| self.corrupt(session, "client ids", e))?,
         };
         let created_at = created
             .parse::<DateTime<Utc>>()
