@@ -76,9 +76,10 @@ pub enum Command {
         /// The prefix of the Redis keys.
         #[arg(long, value_name = "PREFIX", default_value = "convstate")]
         redis_prefix: String,
-        /// How many files the SQLite store spreads its sessions over (as serve's).
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        store_shards: usize,
+        /// How many files the SQLite store spreads its sessions over (as serve's), 1 to 64.
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u16).range(1..=64))]
+        store_shards: u16,
         /// Only this session (repeat for more).
         #[arg(long = "session", value_name = "ID")]
         sessions: Vec<String>,
@@ -95,9 +96,10 @@ pub enum Command {
         /// The prefix of the Redis keys.
         #[arg(long, value_name = "PREFIX", default_value = "convstate")]
         redis_prefix: String,
-        /// How many files the SQLite store spreads its sessions over (as serve's).
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        store_shards: usize,
+        /// How many files the SQLite store spreads its sessions over (as serve's), 1 to 64.
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u16).range(1..=64))]
+        store_shards: u16,
         /// Pattern directory the server folds the sessions with (default: the built-in set).
         #[arg(long, value_name = "DIR")]
         patterns: Option<PathBuf>,
@@ -508,7 +510,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => {
             let options = crate::store::Options {
                 prefix: redis_prefix,
-                shards: store_shards,
+                shards: usize::from(store_shards),
                 ..crate::store::Options::default()
             };
             let opened = match crate::store::open(&store, &options) {
@@ -546,7 +548,7 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             let options = crate::store::Options {
                 prefix: redis_prefix,
-                shards: store_shards,
+                shards: usize::from(store_shards),
                 ..crate::store::Options::default()
             };
             let opened = match crate::store::open(&store, &options) {

@@ -398,6 +398,37 @@ async fn a_sharded_store_is_opened_only_whole_and_with_its_own_count() {
         "{err}"
     );
     std::fs::rename(&aside, &files[2]).unwrap();
+    // A first start that cannot make every file leaves none behind: the next one starts anew.
+    let fresh = temp_path("sharded-fresh", "db");
+    let blocker = std::path::PathBuf::from(format!("{}.shard2-wal", fresh.display()));
+    std::fs::create_dir_all(&blocker).unwrap();
+    let fresh_store = format!("sqlite:{}", fresh.display());
+    let err = ServerProcess::start(&["--store", &fresh_store, "--store-shards", "3"])
+        .err()
+        .expect("refused");
+    assert!(!err.contains("panicked"), "{err}");
+    for suffix in ["", ".shard1", ".shard2"] {
+        let file = format!("{}{suffix}", fresh.display());
+        assert!(
+            !std::path::Path::new(&file).exists(),
+            "{file} left behind: {err}"
+        );
+    }
+    std::fs::remove_dir(&blocker).unwrap();
+    let server = ServerProcess::start(&["--store", &fresh_store, "--store-shards", "3"]).unwrap();
+    assert!(server.stop().0.success());
+    // A quota too small to share between the files is refused at start.
+    let err = ServerProcess::start(&[
+        "--store",
+        &fresh_store,
+        "--store-shards",
+        "3",
+        "--store-max-bytes",
+        "2000000",
+    ])
+    .err()
+    .expect("refused");
+    assert!(err.contains("below 1048576"), "{err}");
     // Another count is reached by export and import: every session comes along.
     let (ok, exported, said) = convstate(&["export", "--store", &store, "--store-shards", "3"]);
     assert!(ok, "{said}");
@@ -818,6 +849,18 @@ async fn a_schema_1_file_is_migrated_without_losing_anything() {
     )
     .unwrap();
     drop(conn);
+
+    // Opened as a file of a sharded store: refused before any migration, the file as it was.
+    let before = std::fs::read(&db).unwrap();
+    let store = format!("sqlite:{}", db.display());
+    let err = ServerProcess::start(&["--store", &store, "--store-shards", "2"])
+        .err()
+        .expect("refused");
+    assert!(err.contains("--store-shards 1"), "{err}");
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the refused start changed the file"
+    );
 
     let args = sqlite_args(&db);
     let server = start(&args);

@@ -8,8 +8,9 @@
 //!   thread committing the changes of all sessions together (group commit); or several such
 //!   files, each with its writer, sessions spread over them (`sharded`).
 //!
-//! Writes are queued ([`Store::write`]) and settle in the order they were queued: each is
-//! committed or fails, and its [`Receipt`] is called then, before anyone waiting on
+//! Writes are queued ([`Store::write`]) and settle in the order they were queued (a sharded
+//! store: in that order within each file, so a session's writes always do): each is committed
+//! or fails, and its [`Receipt`] is called then, before anyone waiting on
 //! [`Store::committed`] is woken. This is how a change reaches clients only once the store holds
 //! it: the server publishes it from its receipt.
 
@@ -204,7 +205,8 @@ impl Write {
 }
 
 /// Called once a write has settled: `Ok` once it is committed, the error once it failed. Called
-/// exactly once, in the order writes were queued, and before the waiters of
+/// exactly once, in the order writes were queued (the writes of a session, at least: see
+/// [`Store::write`]), and before the waiters of
 /// [`Store::committed`] are woken. A write that [`Store::write`] refuses drops its receipt
 /// uncalled.
 pub type Receipt = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
@@ -344,8 +346,9 @@ impl HealthCell {
 }
 
 pub trait Store: Send + Sync + std::fmt::Debug {
-    /// Queues a write; never waits for the disk. Writes settle in the order they were queued,
-    /// each calling its `receipt` (see [`Receipt`]). Returns the ticket to wait for with
+    /// Queues a write; never waits for the disk. Writes settle in the order they were queued
+    /// (within a file, for a sharded store: a session's writes in their order), each calling
+    /// its `receipt` (see [`Receipt`]). Returns the ticket to wait for with
     /// [`Store::committed`]. While the store is failing, writes other than deletions are
     /// refused here at once, with the cause.
     fn write(&self, write: Write, receipt: Option<Receipt>) -> Result<u64, StoreError>;

@@ -26,6 +26,10 @@ use crate::conversation::Goal;
 /// The most files a store is spread over.
 pub(crate) const MAX_SHARDS: usize = 64;
 
+/// The least share of `--store-max-bytes` a file may get: room for its schema and for the
+/// probe that finds out whether a full file takes writes again (64 KiB).
+const MIN_SHARE: u64 = 1 << 20;
+
 #[derive(Debug)]
 pub(crate) struct ShardedStore {
     path: PathBuf,
@@ -79,21 +83,53 @@ impl ShardedStore {
                 ErrorKind::Io,
                 format!(
                     "{}: a store of {count} files with {} missing ({}); refusing to serve \
-                     without their sessions",
+                     without their sessions (put them back, or start with the store's own \
+                     --store-shards)",
                     path.display(),
                     missing.len(),
                     names.join(", ")
                 ),
             ));
         }
-        // Each file may grow to its share of the limit.
+        // Each file may grow to its share of the limit, which must leave it room to work.
+        if let Some(max) = options.max_bytes {
+            let share = max / count as u64;
+            if share < MIN_SHARE {
+                return Err(StoreError::new(
+                    ErrorKind::Io,
+                    format!(
+                        "--store-max-bytes {max} over {count} files leaves each {share} bytes, \
+                         below {MIN_SHARE}: raise it, or use fewer files"
+                    ),
+                ));
+            }
+        }
         let options = Options {
-            max_bytes: options.max_bytes.map(|b| (b / count as u64).max(1)),
+            max_bytes: options.max_bytes.map(|b| b / count as u64),
             ..options.clone()
         };
+        let fresh = missing.len() == count;
         let mut shards = Vec::with_capacity(count);
         for (i, p) in paths.iter().enumerate() {
-            shards.push(SqliteStore::open(p, &options, (i, count))?);
+            match SqliteStore::open(p, &options, (i, count)) {
+                Ok(shard) => shards.push(shard),
+                Err(e) => {
+                    // A new set that could not be made whole is taken away again (it holds no
+                    // session yet): the next start is a first start, not a set with files
+                    // missing.
+                    if fresh {
+                        drop(shards);
+                        for made in &paths[..=i] {
+                            for suffix in ["", "-wal", "-shm"] {
+                                let mut name = made.as_os_str().to_owned();
+                                name.push(suffix);
+                                let _ = std::fs::remove_file(PathBuf::from(name));
+                            }
+                        }
+                    }
+                    return Err(e);
+                }
+            }
         }
         Ok(ShardedStore {
             path: path.to_path_buf(),

@@ -417,6 +417,41 @@ fn check_or_create(
             format!("damaged ({check}); refusing to serve from it"),
         ));
     }
+    // Before any migration, which would change a file refused here. Files written before
+    // stores were sharded record nothing (schema 1 has no meta table): a store of one file.
+    let meta: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(|e| fail(path, e))?;
+    let recorded: Option<String> = if meta == 0 {
+        None
+    } else {
+        conn.query_row("SELECT value FROM meta WHERE key = 'shard'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(|e| fail(path, e))?
+    };
+    let recorded = recorded.unwrap_or_else(|| "0/1".to_string());
+    let expected = format!("{index}/{count}");
+    if recorded != expected {
+        let (i, n) = recorded.split_once('/').unwrap_or((&recorded, "?"));
+        let i = i
+            .parse::<usize>()
+            .map_or_else(|_| i.to_string(), |i| (i + 1).to_string());
+        return Err(fail(
+            path,
+            format!(
+                "file {i} of a store of {n} file(s), opened as file {} of {count}; start the \
+                 server with --store-shards {n}, or move the files to another store with \
+                 convstate export and import (docs/storage.md)",
+                index + 1
+            ),
+        ));
+    }
     if version < SCHEMA_VERSION {
         // Every step from the file's schema to ours, in one transaction: all or nothing.
         let steps = [
@@ -438,30 +473,6 @@ fn check_or_create(
                 )
             })?;
         tracing::info!(file = %path.display(), "migrated the store from schema {version} to {SCHEMA_VERSION}");
-    }
-    // Files written before stores were sharded record nothing: a store of one file.
-    let recorded: String = conn
-        .query_row("SELECT value FROM meta WHERE key = 'shard'", [], |r| {
-            r.get(0)
-        })
-        .optional()
-        .map_err(|e| fail(path, e))?
-        .unwrap_or_else(|| "0/1".to_string());
-    let expected = format!("{index}/{count}");
-    if recorded != expected {
-        let (i, n) = recorded.split_once('/').unwrap_or((&recorded, "?"));
-        let i = i
-            .parse::<usize>()
-            .map_or_else(|_| i.to_string(), |i| (i + 1).to_string());
-        return Err(fail(
-            path,
-            format!(
-                "file {i} of a store of {n} file(s), opened as file {} of {count}; start the \
-                 server with --store-shards {n}, or move the files to another store with \
-                 convstate export and import (docs/storage.md)",
-                index + 1
-            ),
-        ));
     }
     Ok(())
 }
@@ -716,17 +727,27 @@ fn ids_as_of(c: &Connection, session: &str, seq: u64) -> rusqlite::Result<Vec<(S
     Ok(ids)
 }
 
-/// The last [`RECENT_IDS`] client ids up to `seq`, read from the log backwards (the whole log
-/// when it has fewer): for sessions whose snapshots predate schema 4.
+/// How far back the log is read for the client ids of a session whose snapshots predate
+/// schema 4: its last events, not its whole log.
+const IDS_LOOK_BACK: u64 = 4 * RECENT_IDS as u64;
+
+/// The last [`RECENT_IDS`] client ids up to `seq` among the [`IDS_LOOK_BACK`] events up to it,
+/// read from the log: for sessions whose snapshots predate schema 4.
 fn ids_from_log(c: &Connection, session: &str, seq: u64) -> rusqlite::Result<Vec<(String, u64)>> {
     let mut ids = c
         .prepare_cached(
-            "SELECT client_id, seq FROM events WHERE session_id = ?1 AND seq <= ?2 \
-             AND client_id IS NOT NULL ORDER BY seq DESC LIMIT ?3",
+            "SELECT client_id, seq FROM events WHERE session_id = ?1 AND seq <= ?2 AND seq > ?3 \
+             AND client_id IS NOT NULL ORDER BY seq DESC LIMIT ?4",
         )?
-        .query_map(params![session, seq as i64, RECENT_IDS as i64], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
-        })?
+        .query_map(
+            params![
+                session,
+                seq as i64,
+                seq.saturating_sub(IDS_LOOK_BACK) as i64,
+                RECENT_IDS as i64
+            ],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)),
+        )?
         .collect::<rusqlite::Result<Vec<(String, u64)>>>()?;
     ids.reverse();
     Ok(ids)
