@@ -323,10 +323,15 @@ async fn owners_survive_a_sigkill_and_a_restart() {
     assert_eq!(seen(&ws, &session, &alice).await, (first.seq, 1));
     drop(server);
 
-    // Back to schema 2: the owner column and the version as they were.
+    // Back to schema 2: the owner column, the index of client ids, the snapshots without
+    // their ids and the version as they were.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    conn.execute_batch("ALTER TABLE sessions DROP COLUMN owner; PRAGMA user_version = 2;")
-        .unwrap();
+    conn.execute_batch(
+        "ALTER TABLE sessions DROP COLUMN owner; ALTER TABLE snapshots DROP COLUMN recent_ids;
+         CREATE INDEX events_client_ids ON events (session_id, seq) WHERE client_id IS NOT NULL;
+         PRAGMA user_version = 2;",
+    )
+    .unwrap();
     drop(conn);
     let server = serve();
     for token in [&alice, &bob] {
@@ -350,7 +355,7 @@ async fn owners_survive_a_sigkill_and_a_restart() {
     assert!(status.success());
     assert!(
         log.iter()
-            .any(|l| l.contains("migrated the store from schema 2 to 3")),
+            .any(|l| l.contains("migrated the store from schema 2 to 4")),
         "{log:?}"
     );
 }
