@@ -150,8 +150,9 @@ struct Shared {
     health: HealthCell,
 }
 
-/// A write on its way to the writer thread.
-type Queued = (u64, Write, Option<Receipt>);
+/// A write on its way to the writer thread, with its event already encoded (JSON) for an
+/// append: encoding is the caller's work, not the one writer's.
+type Queued = (u64, Write, Option<String>, Option<Receipt>);
 
 /// The last ticket given, and the writer's queue (`None` once closed).
 type Queue = (u64, Option<mpsc::Sender<Queued>>);
@@ -548,7 +549,7 @@ impl Writer {
 
     /// Commits `writes` (trying a transient failure again) and settles each of them.
     fn commit_batch(&mut self, writes: &mut Vec<Queued>) {
-        let last = writes.last().map_or(0, |(t, _, _)| *t);
+        let last = writes.last().map_or(0, |(t, _, _, _)| *t);
         if self.last_seqs.len() > LAST_SEQS_KEPT {
             // A cache: sessions no longer written to leave it; a miss reads the index.
             self.last_seqs.clear();
@@ -578,7 +579,7 @@ impl Writer {
                 }
                 let mut refused = refused.into_iter().peekable();
                 let mut failures = Vec::new();
-                for (ticket, _, receipt) in writes.drain(..) {
+                for (ticket, _, _, receipt) in writes.drain(..) {
                     let outcome = match refused.next_if(|(t, _)| *t == ticket) {
                         Some((_, e)) => {
                             failures.push((ticket, e.clone()));
@@ -596,7 +597,7 @@ impl Writer {
                 tracing::error!(error = %e, writes = writes.len(), "a commit failed: its changes were refused");
                 self.failing(e.clone());
                 let mut failures = Vec::new();
-                for (ticket, _, receipt) in writes.drain(..) {
+                for (ticket, _, _, receipt) in writes.drain(..) {
                     if let Some(receipt) = receipt {
                         receipt(Err(e.clone()));
                     }
@@ -766,7 +767,7 @@ fn commit(
     };
     // The sessions index is updated once per session per batch, with its latest values.
     let mut index: HashMap<Arc<str>, (u64, Phase, i64, Option<i64>)> = HashMap::new();
-    for (ticket, write, _) in writes {
+    for (ticket, write, body, _) in writes {
         match write {
             Write::Create {
                 session,
@@ -818,8 +819,11 @@ fn commit(
                     batch.refused.push((*ticket, e));
                     continue;
                 }
-                let body = serde_json::to_string(event)
-                    .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+                let Some(body) = body else {
+                    return Err(rusqlite::Error::ToSqlConversionFailure(
+                        "an append without its encoded event".into(),
+                    ));
+                };
                 tx.prepare_cached(
                     "INSERT INTO events (session_id, seq, event, client_id) VALUES (?1, ?2, ?3, ?4)",
                 )?
@@ -915,6 +919,14 @@ impl Store for SqliteStore {
                 format!("the store is failing: {cause}"),
             ));
         }
+        // Encoded here, by the caller, before the queue's lock: the writer thread, the ceiling
+        // of a file's durable rate, only binds it.
+        let body = match &write {
+            Write::Append(append) => Some(serde_json::to_string(&append.event).map_err(|e| {
+                StoreError::new(ErrorKind::Io, format!("cannot encode the event: {e}"))
+            })?),
+            _ => None,
+        };
         let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         let ticket = queue.0 + 1;
         let Some(tx) = &queue.1 else {
@@ -923,7 +935,7 @@ impl Store for SqliteStore {
                 format!("{}: the store is closed", self.path.display()),
             ));
         };
-        if tx.send((ticket, write, receipt)).is_err() {
+        if tx.send((ticket, write, body, receipt)).is_err() {
             // The writer thread is gone (it never stops but at close: a bug): say so on
             // /readyz rather than refuse every change silently.
             let e = StoreError::new(
