@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::{
-    Client, ServerProcess, WORKED_EXAMPLE, add_assemble_lead, copy_of_patterns, http, temp_path,
+    Client, ServerProcess, WORKED_EXAMPLE, add_assemble_lead, convstate, copy_of_patterns, http,
+    temp_path,
 };
 use convstate::conversation::{Conversation, Goal, GoalReason, GoalStatus, Phase};
 use convstate::protocol::ServerFrame;
@@ -251,19 +252,6 @@ async fn acknowledged_turns_survive_sigkill_over_several_seeds() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_turns_survive_sigkill_on_a_sharded_store() {
     crash_and_recover(4, 500, 5_000, &["--store-shards", "3"]).await;
-}
-
-/// `convstate ARGS`: success, standard output, standard error.
-fn convstate(args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[tokio::test]

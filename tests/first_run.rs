@@ -3,23 +3,8 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{Client, ServerProcess};
+use common::{Client, ServerProcess, convstate};
 use serde_json::json;
-
-fn convstate(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_convstate"))
-        .args(args)
-        .current_dir(env!("CARGO_TARGET_TMPDIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
 
 /// `convstate loadgen` with 4 sessions for `duration` against `url`.
 fn loadgen(url: &str, duration: &str) -> (bool, String, String) {

@@ -491,6 +491,21 @@ macro_rules! deadlines_on_both_stores {
     };
 }
 
+/// `convstate ARGS` run to its end in the target's temporary directory: success, standard
+/// output, standard error.
+pub(crate) fn convstate(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_convstate"))
+        .args(args)
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// `convstate serve` as a child process, on port 0, in the target directory.
 pub(crate) struct ServerProcess {
     pub child: std::process::Child,
