@@ -403,6 +403,15 @@ async fn a_sharded_store_is_opened_only_whole_and_with_its_own_count() {
         );
     }
     std::fs::remove_dir(&blocker).unwrap();
+    // ... but never a file another server holds (one making the same new set).
+    let held = std::fs::File::create(&fresh).unwrap();
+    held.try_lock().unwrap();
+    let err = ServerProcess::start(&["--store", &fresh_store, "--store-shards", "3"])
+        .err()
+        .expect("refused");
+    assert!(err.contains("in use by another convstate server"), "{err}");
+    assert!(fresh.exists(), "the held file was removed");
+    drop(held);
     let server = ServerProcess::start(&["--store", &fresh_store, "--store-shards", "3"]).unwrap();
     assert!(server.stop().0.success());
     // A quota too small to share between the files is refused at start.

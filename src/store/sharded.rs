@@ -116,10 +116,11 @@ impl ShardedStore {
                 Err(e) => {
                     // A new set that could not be made whole is taken away again (it holds no
                     // session yet): the next start is a first start, not a set with files
-                    // missing.
+                    // missing. Not a file another server holds (it is making the same set).
                     if fresh {
                         drop(shards);
-                        for made in &paths[..=i] {
+                        let made = if e.kind == ErrorKind::Busy { i } else { i + 1 };
+                        for made in &paths[..made] {
                             for suffix in ["", "-wal", "-shm"] {
                                 let mut name = made.as_os_str().to_owned();
                                 name.push(suffix);

@@ -326,10 +326,13 @@ fn lock(path: &Path) -> Result<std::fs::File, StoreError> {
         .map_err(|e| fail(path, format!("cannot open: {e}")))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(fail(
-            path,
-            "in use by another convstate server; stop it, or name another file with \
-             --store sqlite:PATH",
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::new(
+            ErrorKind::Busy,
+            format!(
+                "{}: in use by another convstate server; stop it, or name another file with \
+                 --store sqlite:PATH",
+                path.display()
+            ),
         )),
         Err(std::fs::TryLockError::Error(e)) => Err(fail(path, format!("cannot lock: {e}"))),
     }
