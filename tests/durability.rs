@@ -376,6 +376,17 @@ async fn a_sharded_store_is_opened_only_whole_and_with_its_own_count() {
         assert!(!err.contains("panicked"), "{err}");
     }
     assert!(bytes(&files) == before, "a refused start changed a file");
+    // The first file made to look older: a refused start migrates no file of the set.
+    let version = |file: &std::path::Path, set: Option<i32>| -> i32 {
+        let conn = rusqlite::Connection::open(file).unwrap();
+        if let Some(v) = set {
+            conn.execute_batch(&format!("PRAGMA user_version = {v};"))
+                .unwrap();
+        }
+        conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    };
+    version(&files[0], Some(3));
     let aside = temp_path("sharded-aside", "db");
     std::fs::rename(&files[2], &aside).unwrap();
     let err = ServerProcess::start(&["--store", &store, "--store-shards", "3"])
@@ -385,8 +396,15 @@ async fn a_sharded_store_is_opened_only_whole_and_with_its_own_count() {
         err.contains("1 missing") && err.contains(&files[2].display().to_string()),
         "{err}"
     );
+    assert_eq!(
+        version(&files[0], None),
+        3,
+        "a refused start migrated a file"
+    );
+    version(&files[0], Some(4));
     std::fs::rename(&aside, &files[2]).unwrap();
-    // A first start that cannot make every file leaves none behind: the next one starts anew.
+    // A first start that cannot make every file is completed by the next one (the files it
+    // made hold no session yet).
     let fresh = temp_path("sharded-fresh", "db");
     let blocker = std::path::PathBuf::from(format!("{}.shard2-wal", fresh.display()));
     std::fs::create_dir_all(&blocker).unwrap();
@@ -394,23 +412,23 @@ async fn a_sharded_store_is_opened_only_whole_and_with_its_own_count() {
     let err = ServerProcess::start(&["--store", &fresh_store, "--store-shards", "3"])
         .err()
         .expect("refused");
+    assert!(err.contains(".shard2"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    for suffix in ["", ".shard1", ".shard2"] {
-        let file = format!("{}{suffix}", fresh.display());
-        assert!(
-            !std::path::Path::new(&file).exists(),
-            "{file} left behind: {err}"
-        );
-    }
+    assert!(
+        fresh.exists(),
+        "the first file was made before the third failed"
+    );
     std::fs::remove_dir(&blocker).unwrap();
-    // ... but never a file another server holds (one making the same new set).
-    let held = std::fs::File::create(&fresh).unwrap();
+    // A file another server holds (one making the same new set) is left to it.
+    let held_path = temp_path("sharded-held", "db");
+    let held = std::fs::File::create(&held_path).unwrap();
     held.try_lock().unwrap();
-    let err = ServerProcess::start(&["--store", &fresh_store, "--store-shards", "3"])
+    let held_store = format!("sqlite:{}", held_path.display());
+    let err = ServerProcess::start(&["--store", &held_store, "--store-shards", "3"])
         .err()
         .expect("refused");
     assert!(err.contains("in use by another convstate server"), "{err}");
-    assert!(fresh.exists(), "the held file was removed");
+    assert!(held_path.exists(), "the held file was removed");
     drop(held);
     let server = ServerProcess::start(&["--store", &fresh_store, "--store-shards", "3"]).unwrap();
     assert!(server.stop().0.success());

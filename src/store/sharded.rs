@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::sqlite::SqliteStore;
+use super::sqlite::{self, SqliteStore};
 use super::{
     Committed, ErrorKind, Event, Health, Options, Receipt, Store, StoreError, Stored, Write,
 };
@@ -72,13 +72,20 @@ impl ShardedStore {
             ));
         }
         let paths: Vec<PathBuf> = (0..count).map(|i| shard_path(path, i)).collect();
-        let missing: Vec<&PathBuf> = paths.iter().filter(|p| !written(p)).collect();
-        if !missing.is_empty() && missing.len() < count {
-            // Opening the first file there says best what it belongs to.
-            if let Some(first) = paths.iter().position(|p| written(p)) {
-                SqliteStore::open(&paths[first], options, (first, count))?;
+        // Every file there is checked first, changing nothing (so a refused start migrates
+        // none of them): ours, not newer, and at its place in a set of this count.
+        let mut missing = Vec::new();
+        let mut sessions = 0;
+        for (i, p) in paths.iter().enumerate() {
+            if written(p) {
+                sessions += sqlite::peek(p, (i, count))?;
+            } else {
+                missing.push(p.display().to_string());
             }
-            let names: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
+        }
+        // Files missing from a set that holds sessions: theirs would be gone. A set without
+        // any (a first start that stopped half-way) is completed.
+        if !missing.is_empty() && sessions > 0 {
             return Err(StoreError::new(
                 ErrorKind::Io,
                 format!(
@@ -87,7 +94,7 @@ impl ShardedStore {
                      --store-shards)",
                     path.display(),
                     missing.len(),
-                    names.join(", ")
+                    missing.join(", ")
                 ),
             ));
         }
@@ -108,29 +115,9 @@ impl ShardedStore {
             max_bytes: options.max_bytes.map(|b| b / count as u64),
             ..options.clone()
         };
-        let fresh = missing.len() == count;
         let mut shards = Vec::with_capacity(count);
         for (i, p) in paths.iter().enumerate() {
-            match SqliteStore::open(p, &options, (i, count)) {
-                Ok(shard) => shards.push(shard),
-                Err(e) => {
-                    // A new set that could not be made whole is taken away again (it holds no
-                    // session yet): the next start is a first start, not a set with files
-                    // missing. Not a file another server holds (it is making the same set).
-                    if fresh {
-                        drop(shards);
-                        let made = if e.kind == ErrorKind::Busy { i } else { i + 1 };
-                        for made in &paths[..made] {
-                            for suffix in ["", "-wal", "-shm"] {
-                                let mut name = made.as_os_str().to_owned();
-                                name.push(suffix);
-                                let _ = std::fs::remove_file(PathBuf::from(name));
-                            }
-                        }
-                    }
-                    return Err(e);
-                }
-            }
+            shards.push(SqliteStore::open(p, &options, (i, count))?);
         }
         Ok(ShardedStore {
             path: path.to_path_buf(),

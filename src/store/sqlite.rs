@@ -395,6 +395,46 @@ fn check_or_create(
         .map_err(|e| fail(path, e))?;
         return Ok(());
     }
+    let version = check_ours(conn, path, app)?;
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(|e| fail(path, format!("{e}; refusing to serve from it")))?;
+    if check != "ok" {
+        return Err(fail(
+            path,
+            format!("damaged ({check}); refusing to serve from it"),
+        ));
+    }
+    // Before any migration, which would change a file refused here.
+    check_place(conn, path, (index, count))?;
+    if version < SCHEMA_VERSION {
+        // Every step from the file's schema to ours, in one transaction: all or nothing.
+        let steps = [
+            (1, MIGRATE_1_TO_2),
+            (2, MIGRATE_2_TO_3),
+            (3, MIGRATE_3_TO_4),
+        ];
+        let script: String = steps
+            .iter()
+            .filter(|(from, _)| *from >= version)
+            .map(|(_, sql)| *sql)
+            .collect();
+        conn.execute_batch(&format!("BEGIN; {script} COMMIT;"))
+            .map_err(|e| {
+                let _ = conn.execute_batch("ROLLBACK;");
+                fail(
+                    path,
+                    format!("cannot migrate schema {version} to {SCHEMA_VERSION}: {e}"),
+                )
+            })?;
+        tracing::info!(file = %path.display(), "migrated the store from schema {version} to {SCHEMA_VERSION}");
+    }
+    Ok(())
+}
+
+/// A file that is ours (`app`: its application id) and not newer than this code: its schema
+/// version.
+fn check_ours(conn: &Connection, path: &Path, app: i32) -> Result<i32, StoreError> {
     if app != APPLICATION_ID {
         return Err(fail(
             path,
@@ -412,17 +452,17 @@ fn check_or_create(
             ),
         ));
     }
-    let check: String = conn
-        .query_row("PRAGMA quick_check", [], |r| r.get(0))
-        .map_err(|e| fail(path, format!("{e}; refusing to serve from it")))?;
-    if check != "ok" {
-        return Err(fail(
-            path,
-            format!("damaged ({check}); refusing to serve from it"),
-        ));
-    }
-    // Before any migration, which would change a file refused here. Files written before
-    // stores were sharded record nothing (schema 1 has no meta table): a store of one file.
+    Ok(version)
+}
+
+/// The file records the place `(index, count)` in a sharded store.
+fn check_place(
+    conn: &Connection,
+    path: &Path,
+    (index, count): (usize, usize),
+) -> Result<(), StoreError> {
+    // Files written before stores were sharded record nothing (schema 1 has no meta table): a
+    // store of one file.
     let meta: i64 = conn
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
@@ -456,29 +496,23 @@ fn check_or_create(
             ),
         ));
     }
-    if version < SCHEMA_VERSION {
-        // Every step from the file's schema to ours, in one transaction: all or nothing.
-        let steps = [
-            (1, MIGRATE_1_TO_2),
-            (2, MIGRATE_2_TO_3),
-            (3, MIGRATE_3_TO_4),
-        ];
-        let script: String = steps
-            .iter()
-            .filter(|(from, _)| *from >= version)
-            .map(|(_, sql)| *sql)
-            .collect();
-        conn.execute_batch(&format!("BEGIN; {script} COMMIT;"))
-            .map_err(|e| {
-                let _ = conn.execute_batch("ROLLBACK;");
-                fail(
-                    path,
-                    format!("cannot migrate schema {version} to {SCHEMA_VERSION}: {e}"),
-                )
-            })?;
-        tracing::info!(file = %path.display(), "migrated the store from schema {version} to {SCHEMA_VERSION}");
-    }
     Ok(())
+}
+
+/// Reads, changing nothing, whether an existing file is ours, not newer, and recorded at
+/// `shard`; returns how many sessions it holds. For a sharded store to check every file of
+/// its set before opening (and perhaps migrating) any.
+pub(crate) fn peek(path: &Path, shard: (usize, usize)) -> Result<u64, StoreError> {
+    check_header(path)?;
+    let conn = Connection::open(path).map_err(|e| fail(path, e))?;
+    let app: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| fail(path, format!("{e}; refusing to serve from it")))?;
+    check_ours(&conn, path, app)?;
+    check_place(&conn, path, shard)?;
+    conn.query_row("SELECT count(*) FROM sessions", [], |r| r.get::<_, i64>(0))
+        .map(|n| n as u64)
+        .map_err(|e| fail(path, format!("{e}; refusing to serve from it")))
 }
 
 /// The writer thread's state: takes everything queued, commits it in one transaction, and
