@@ -857,9 +857,12 @@ fn commit(
                     continue;
                 }
                 let Some(body) = body else {
-                    return Err(rusqlite::Error::ToSqlConversionFailure(
-                        "an append without its encoded event".into(),
+                    // Never: `write` encodes every append. Refused alone, not the batch.
+                    batch.refused.push((
+                        *ticket,
+                        StoreError::new(ErrorKind::Io, "an append without its encoded event"),
                     ));
+                    continue;
                 };
                 tx.prepare_cached(
                     "INSERT INTO events (session_id, seq, event, client_id) VALUES (?1, ?2, ?3, ?4)",
