@@ -784,9 +784,11 @@ impl ConfigLayer {
             c.store_shards = n as usize;
         }
         if let Some(n) = self.store_max_bytes {
-            if n < 65_536 {
+            let least = crate::store::MIN_STORE_BYTES;
+            if n < least {
                 return Err(format!(
-                    "store_max_bytes: {n} is below 65536 bytes (the empty store takes about 40 KB)"
+                    "store_max_bytes: {n} is below {least} bytes (room for the schema, and for \
+                     the probe that finds out whether a full store takes writes again)"
                 ));
             }
             c.store_max_bytes = Some(n);
@@ -980,6 +982,24 @@ mod layer_tests {
                     .starts_with("store_checkpoint_ms:")
             );
         }
+    }
+
+    #[test]
+    fn a_store_quota_leaves_room_for_the_full_disk_probe() {
+        let layer = |n| ConfigLayer {
+            store_max_bytes: Some(n),
+            ..ConfigLayer::default()
+        };
+        assert!(
+            layer(65_536)
+                .resolve()
+                .unwrap_err()
+                .starts_with("store_max_bytes: 65536 is below 1048576")
+        );
+        assert_eq!(
+            layer(1 << 20).resolve().unwrap().store_max_bytes,
+            Some(1 << 20)
+        );
     }
 
     #[test]

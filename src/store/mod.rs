@@ -459,6 +459,11 @@ pub(crate) fn check_append(session: &str, last: u64, seq: u64) -> Result<(), Sto
     }
 }
 
+/// The least `--store-max-bytes` a SQLite file may get (each file's share, for a sharded
+/// store): room for the schema and for the probe that finds out whether a full store takes
+/// writes again (it writes 64 KiB); a smaller quota could never pass it.
+pub const MIN_STORE_BYTES: u64 = 1 << 20;
+
 /// How a store is opened.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {

@@ -26,9 +26,8 @@ use crate::conversation::Goal;
 /// The most files a store is spread over.
 pub(crate) const MAX_SHARDS: usize = 64;
 
-/// The least share of `--store-max-bytes` a file may get: room for its schema and for the
-/// probe that finds out whether a full file takes writes again (64 KiB).
-const MIN_SHARE: u64 = 1 << 20;
+/// The least share of `--store-max-bytes` a file may get.
+const MIN_SHARE: u64 = super::MIN_STORE_BYTES;
 
 #[derive(Debug)]
 pub(crate) struct ShardedStore {
