@@ -81,21 +81,21 @@ pub(crate) struct LoadReport {
     pub server_threads_us_per_turn: std::collections::BTreeMap<String, f64>,
 }
 
-/// CPU ticks (user and system) from the fields of a `/proc` `stat` file after the command name.
-fn ticks(stat: &str) -> Option<(String, f64)> {
+/// The command name and CPU time (user and system, in microseconds) of a `/proc` `stat` file.
+fn cpu_of(stat: &str) -> Option<(String, f64)> {
     // The command name is in parentheses and may hold spaces.
     let (head, rest) = stat.rsplit_once(')')?;
     let name = head.split_once('(')?.1.to_string();
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    Some((name, ticks))
+    // USER_HZ is 100 on Linux.
+    Some((name, ticks * 10_000.0))
 }
 
 /// A process's CPU time (user and system) so far, in microseconds, from `/proc/PID/stat`.
 fn cpu_us(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // USER_HZ is 100 on Linux.
-    Some(ticks(&stat)?.1 * 10_000.0)
+    Some(cpu_of(&stat)?.1)
 }
 
 /// A process's CPU time so far by thread name, in microseconds, from `/proc/PID/task/*/stat`.
@@ -106,8 +106,8 @@ fn threads_cpu_us(pid: u32) -> std::collections::BTreeMap<String, f64> {
     };
     for task in tasks.flatten() {
         let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-        if let Some((name, ticks)) = ticks(&stat) {
-            *by_name.entry(name).or_insert(0.0) += ticks * 10_000.0;
+        if let Some((name, us)) = cpu_of(&stat) {
+            *by_name.entry(name).or_insert(0.0) += us;
         }
     }
     by_name
