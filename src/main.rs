@@ -5,6 +5,11 @@ use std::io::IsTerminal;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
+// See Cargo.toml: jemalloc serves the Rust code and, unprefixed, SQLite's C code as well.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> std::process::ExitCode {
     let cli = convstate::cli::Cli::parse();
     // Logs go to standard error; RUST_LOG overrides the level: info for the server, warnings

@@ -620,6 +620,55 @@ fn populated_db(name: &str) -> std::path::PathBuf {
     db
 }
 
+/// A store without writes for a second gives its page caches and its record of last seqs back
+/// to the allocator; afterwards it reads what it needs again: a stale append is still refused,
+/// the next one taken.
+#[tokio::test]
+async fn a_quiet_store_gives_its_caches_back_and_goes_on() {
+    let db = populated_db("quiet");
+    let s = store::open(
+        &format!("sqlite:{}", db.display()),
+        &store::Options::default(),
+    )
+    .unwrap();
+    let now = chrono::Utc::now();
+    let engine = convstate::patterns::builtin();
+    let append = |seq: u64| {
+        let id: Arc<str> = "s-0007".into();
+        let conv = engine.start(&*id, now);
+        store::Write::Append(Box::new(store::Append {
+            session: id,
+            event: Event {
+                seq,
+                at: now,
+                change: store::Change::from_input(&convstate::conversation::Input::Tick),
+                id: None,
+            },
+            phase: conv.phase,
+            idle_deadline: None,
+            snapshot: None,
+            finished: Vec::new(),
+            goals_total: 0,
+        }))
+    };
+    let held = WORKED_EXAMPLE.len() as u64;
+    let loaded = s.load("s-0007", u64::MAX, u64::MAX).unwrap().unwrap();
+    assert_eq!(loaded.events.len() as u64, held);
+    let ticket = s.write(append(held + 1), None).unwrap();
+    s.committed(ticket).await.unwrap();
+    // Quiet for longer than a second: the caches go.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let ticket = s.write(append(held + 1), None).unwrap();
+    let err = s.committed(ticket).await.expect_err("a seq taken already");
+    assert!(err.to_string().contains("seq"), "{err}");
+    let ticket = s.write(append(held + 2), None).unwrap();
+    s.committed(ticket).await.unwrap();
+    let events = s.events("s-0007", 0, usize::MAX).unwrap().unwrap();
+    assert_eq!(events.last().map(|e| e.seq), Some(held + 2));
+    assert_eq!(events.len() as u64, held + 2);
+    s.close();
+}
+
 fn refused(db: &std::path::Path, expect: &str) {
     let before = std::fs::read(db).unwrap();
     let err = ServerProcess::start(&["--store", &format!("sqlite:{}", db.display())])

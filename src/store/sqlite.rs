@@ -125,6 +125,11 @@ const PROBE_MAX: Duration = Duration::from_secs(5);
 /// Sessions whose last `seq` the writer remembers, so appends are checked without a read.
 const LAST_SEQS_KEPT: usize = 100_000;
 
+/// A store without writes for this long gives its caches back: the page caches of its writer
+/// and reader (up to 64 MiB each, refilled from the file as needed) and the writer's last seqs.
+/// A node at rest then holds little more than its sessions in memory.
+const QUIET: Duration = Duration::from_secs(1);
+
 /// A failed commit of a transient kind (busy, full, I/O) is tried again after these pauses
 /// before its writes are given up: a passing hiccup costs latency, not turns.
 const RETRY_PAUSES: [Duration; 2] = [Duration::from_millis(20), Duration::from_millis(100)];
@@ -135,7 +140,8 @@ pub(crate) struct SqliteStore {
     /// Ticket numbering and the queue, under one lock so tickets reach the writer in order.
     queue: Mutex<Queue>,
     shared: Arc<Shared>,
-    reader: Mutex<Connection>,
+    /// Shared with the writer thread, which shrinks its cache when the store is quiet.
+    reader: Arc<Mutex<Connection>>,
     writer: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// The checkpointing thread (it ends after the writer: joined at close).
     checkpoints: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -236,6 +242,7 @@ impl SqliteStore {
         checkpointer
             .execute_batch("PRAGMA cache_size = -2000;")
             .map_err(|e| fail(path, e))?;
+        let reader = Arc::new(Mutex::new(reader));
         let shared = Arc::new(Shared::default());
         let (tx, rx) = mpsc::channel();
         // The writer wakes the checkpointer after its commits (an idle server checkpoints
@@ -245,9 +252,10 @@ impl SqliteStore {
             let shared = shared.clone();
             let owned = path.to_path_buf();
             let batch = options.batch.max(1);
+            let reader = reader.clone();
             std::thread::Builder::new()
                 .name("convstate-store".into())
-                .spawn(move || Writer::new(writer, shared, batch, owned, wake).run(rx))
+                .spawn(move || Writer::new(writer, shared, batch, owned, wake, reader).run(rx))
                 .map_err(|e| fail(path, format!("cannot start the writer: {e}")))?
         };
         let spacing = options.checkpoint;
@@ -266,7 +274,7 @@ impl SqliteStore {
             checkpoints: Mutex::new(Some(checkpoints)),
             queue: Mutex::new((0, Some(tx))),
             shared,
-            reader: Mutex::new(reader),
+            reader,
             writer: Mutex::new(Some(thread)),
             _lock: lock,
         })
@@ -530,6 +538,10 @@ struct Writer {
     probe: Option<(Instant, Duration)>,
     /// Wakes the checkpointer.
     wake: mpsc::SyncSender<()>,
+    /// The store's reader, whose cache is released with the writer's.
+    reader: Arc<Mutex<Connection>>,
+    /// Written since the caches were last released.
+    warm: bool,
 }
 
 impl Writer {
@@ -539,6 +551,7 @@ impl Writer {
         batch: usize,
         path: PathBuf,
         wake: mpsc::SyncSender<()>,
+        reader: Arc<Mutex<Connection>>,
     ) -> Writer {
         Writer {
             conn,
@@ -548,6 +561,8 @@ impl Writer {
             last_seqs: HashMap::new(),
             probe: None,
             wake,
+            reader,
+            warm: false,
         }
     }
 
@@ -555,6 +570,14 @@ impl Writer {
         let mut writes: Vec<Queued> = Vec::with_capacity(self.batch.min(4096));
         loop {
             let first = match self.probe {
+                None if self.warm => match rx.recv_timeout(QUIET) {
+                    Ok(w) => Some(w),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        self.release();
+                        None
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                },
                 None => match rx.recv() {
                     Ok(w) => Some(w),
                     Err(_) => break,
@@ -584,8 +607,24 @@ impl Writer {
         let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE);");
     }
 
+    /// The store has been quiet for [`QUIET`]: the page caches of the writer and the reader
+    /// go back to the allocator, and so do the last seqs (each holds a session's id). A
+    /// reader busy right now is released at the next quiet second.
+    fn release(&mut self) {
+        let _ = self.conn.release_memory();
+        self.last_seqs = HashMap::new();
+        let reader = match self.reader.try_lock() {
+            Ok(reader) => reader,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return,
+        };
+        let _ = reader.release_memory();
+        self.warm = false;
+    }
+
     /// Commits `writes` (trying a transient failure again) and settles each of them.
     fn commit_batch(&mut self, writes: &mut Vec<Queued>) {
+        self.warm = true;
         let last = writes.last().map_or(0, |(t, _, _, _)| *t);
         if self.last_seqs.len() > LAST_SEQS_KEPT {
             // A cache: sessions no longer written to leave it; a miss reads the index.
