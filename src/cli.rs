@@ -508,6 +508,15 @@ pub fn run(cli: Cli) -> ExitCode {
             store_shards,
             sessions,
         } => {
+            // Opening a file that is not there would create an empty store: a misspelt path
+            // would export nothing, successfully, and leave a file behind.
+            if let Some(path) = store.strip_prefix("sqlite:")
+                && !path.is_empty()
+                && !std::path::Path::new(path).exists()
+            {
+                eprintln!("error: {path}: no such file: export reads an existing store");
+                return ExitCode::FAILURE;
+            }
             let options = crate::store::Options {
                 prefix: redis_prefix,
                 shards: usize::from(store_shards),

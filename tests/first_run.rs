@@ -188,6 +188,19 @@ async fn a_misspelt_signal_lists_only_what_a_client_may_send() {
 }
 
 #[test]
+fn exporting_a_store_file_that_is_not_there_fails_and_creates_nothing() {
+    let dir = common::temp_path("export-missing", "d");
+    let db = dir.join("misspelt.db");
+    let store = format!("sqlite:{}", db.display());
+    let (ok, out, said) = convstate(&["export", "--store", &store]);
+    assert!(!ok, "{said}");
+    assert!(out.is_empty(), "{out}");
+    assert!(said.contains(&db.display().to_string()), "{said}");
+    assert!(said.contains("no such file"), "{said}");
+    assert!(!dir.exists(), "{} was created", dir.display());
+}
+
+#[test]
 fn every_command_shows_an_example_in_its_help() {
     for command in [
         "serve",
