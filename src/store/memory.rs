@@ -30,6 +30,9 @@ struct Session {
     created_at: DateTime<Utc>,
     owner: Option<String>,
     events: Vec<Event>,
+    /// The last event's `seq` (0: none), kept beside the log: reading it from the log's end
+    /// was a cache miss on every append.
+    last_seq: u64,
     /// The last [`SNAPSHOTS_KEPT`] snapshots, oldest first.
     snapshots: VecDeque<(u64, String)>,
     recent_ids: VecDeque<(String, u64)>,
@@ -64,6 +67,7 @@ impl Inner {
                         created_at,
                         owner: owner.map(|o| o.to_string()),
                         events: Vec::new(),
+                        last_seq: 0,
                         snapshots: VecDeque::new(),
                         recent_ids: VecDeque::new(),
                         goals: Vec::new(),
@@ -87,8 +91,7 @@ impl Inner {
                     .sessions
                     .get_mut(&*session)
                     .ok_or_else(|| unknown(&session))?;
-                let last = s.events.last().map_or(0, |e| e.seq);
-                super::check_append(&session, last, event.seq)?;
+                super::check_append(&session, s.last_seq, event.seq)?;
                 if let Some(state) = snapshot {
                     s.snapshots.push_back((event.seq, state));
                     if s.snapshots.len() as u64 > SNAPSHOTS_KEPT {
@@ -108,6 +111,7 @@ impl Inner {
                 s.goals.truncate(first as usize);
                 s.goals.extend(finished);
                 s.updated = event.at;
+                s.last_seq = event.seq;
                 s.events.push(event);
                 s.phase = phase;
                 s.idle_deadline = idle_deadline;
