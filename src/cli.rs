@@ -512,9 +512,9 @@ pub fn run(cli: Cli) -> ExitCode {
             // would export nothing, successfully, and leave a file behind.
             if let Some(path) = store.strip_prefix("sqlite:")
                 && !path.is_empty()
-                && !std::path::Path::new(path).exists()
+                && let Err(e) = std::fs::metadata(path)
             {
-                eprintln!("error: {path}: no such file: export reads an existing store");
+                eprintln!("error: {path}: {e}: export reads an existing store");
                 return ExitCode::FAILURE;
             }
             let options = crate::store::Options {

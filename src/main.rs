@@ -6,7 +6,7 @@ use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
 // See Cargo.toml: jemalloc serves the Rust code and, unprefixed, SQLite's C code as well.
-#[cfg(not(any(target_env = "msvc", feature = "system-allocator")))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -125,7 +126,7 @@ const PROBE_MAX: Duration = Duration::from_secs(5);
 /// Sessions whose last `seq` the writer remembers, so appends are checked without a read.
 const LAST_SEQS_KEPT: usize = 100_000;
 
-/// A store without writes for this long gives its caches back: the page caches of its writer
+/// A store without writes or reads for this long gives its caches back: the page caches of its writer
 /// and reader (up to 64 MiB each, refilled from the file as needed) and the writer's last seqs.
 /// A node at rest then holds little more than its sessions in memory.
 const QUIET: Duration = Duration::from_secs(1);
@@ -154,6 +155,10 @@ pub(crate) struct SqliteStore {
 struct Shared {
     waiters: Waiters,
     health: HealthCell,
+    /// Read since the writer last looked: the store is not quiet yet.
+    read: AtomicBool,
+    /// How many times the caches were given back (for the tests).
+    releases: AtomicU64,
 }
 
 /// A write on its way to the writer thread, with its event already encoded (JSON) for an
@@ -282,6 +287,7 @@ impl SqliteStore {
 
     fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
         let conn = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        self.shared.read.store(true, Ordering::Relaxed);
         f(&conn).map_err(|e| sql_error(&self.path, &e))
     }
 
@@ -570,17 +576,18 @@ impl Writer {
         let mut writes: Vec<Queued> = Vec::with_capacity(self.batch.min(4096));
         loop {
             let first = match self.probe {
-                None if self.warm => match rx.recv_timeout(QUIET) {
+                // Awake every QUIET: a second without writes and reads releases the caches.
+                None => match rx.recv_timeout(QUIET) {
                     Ok(w) => Some(w),
                     Err(mpsc::RecvTimeoutError::Timeout) => {
-                        self.release();
+                        if self.shared.read.swap(false, Ordering::Relaxed) {
+                            self.warm = true;
+                        } else if self.warm {
+                            self.release();
+                        }
                         None
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                },
-                None => match rx.recv() {
-                    Ok(w) => Some(w),
-                    Err(_) => break,
                 },
                 Some((at, _)) => {
                     match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
@@ -607,9 +614,9 @@ impl Writer {
         let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE);");
     }
 
-    /// The store has been quiet for [`QUIET`]: the page caches of the writer and the reader
-    /// go back to the allocator, and so do the last seqs (each holds a session's id). A
-    /// reader busy right now is released at the next quiet second.
+    /// The store has been quiet (no write, no read) for [`QUIET`]: the page caches of the
+    /// writer and the reader go back to the allocator, and so do the last seqs (each holds a
+    /// session's id). A reader busy right now is released at the next quiet second.
     fn release(&mut self) {
         let _ = self.conn.release_memory();
         self.last_seqs = HashMap::new();
@@ -620,6 +627,7 @@ impl Writer {
         };
         let _ = reader.release_memory();
         self.warm = false;
+        self.shared.releases.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Commits `writes` (trying a transient failure again) and settles each of them.
@@ -1261,4 +1269,62 @@ fn exists(c: &Connection, session: &str) -> rusqlite::Result<bool> {
     )
     .optional()?
     .is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn releases(store: &SqliteStore) -> u64 {
+        store.shared.releases.load(Ordering::Relaxed)
+    }
+
+    /// Waits (up to 10 s) until the store has given its caches back more than `after` times.
+    fn released_after(store: &SqliteStore, after: u64) -> bool {
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until {
+            if releases(store) > after {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+
+    #[test]
+    fn a_quiet_store_gives_its_caches_back_once_until_it_is_used_again() {
+        let dir = std::env::temp_dir().join(format!("convstate-quiet-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SqliteStore::open(&dir.join("q.db"), &Options::default(), (0, 1)).unwrap();
+        let ticket = store
+            .write(
+                Write::Create {
+                    session: "s-1".into(),
+                    created_at: Utc::now(),
+                    idle_deadline: None,
+                    owner: None,
+                },
+                None,
+            )
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while store.load("s-1", u64::MAX, u64::MAX).unwrap().is_none() {
+            assert!(Instant::now() < until, "ticket {ticket} never committed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            released_after(&store, 0),
+            "released after a write and a read"
+        );
+        let once = releases(&store);
+        // Quiet since: nothing more to give back.
+        std::thread::sleep(QUIET * 3);
+        assert_eq!(releases(&store), once, "released again without use");
+        // A read alone warms the reader's cache: it is given back too.
+        assert!(store.load("s-1", u64::MAX, u64::MAX).unwrap().is_some());
+        assert!(released_after(&store, once), "released after a read");
+        store.close();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
