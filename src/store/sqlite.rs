@@ -1291,6 +1291,49 @@ mod tests {
         false
     }
 
+    /// A session whose newest snapshot predates schema 4 (no ids with it): its client ids are
+    /// read from its last [`IDS_LOOK_BACK`] events only, the newest [`RECENT_IDS`] of them.
+    #[test]
+    fn ids_of_an_old_snapshot_come_from_the_last_events_of_the_log_only() {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(SCHEMA).unwrap();
+        let last = 1_100u64;
+        for seq in 1..=last {
+            let id = (seq <= 50 || seq > 1_000).then(|| format!("c-{seq}"));
+            c.execute(
+                "INSERT INTO events (session_id, seq, event, client_id) VALUES ('s', ?1, '{}', ?2)",
+                params![seq as i64, id],
+            )
+            .unwrap();
+        }
+        c.execute(
+            "INSERT INTO snapshots (session_id, seq, state, recent_ids) VALUES ('s', 1024, '{}', NULL)",
+            [],
+        )
+        .unwrap();
+        let ids = ids_as_of(&c, "s", last).unwrap();
+        let seqs: Vec<u64> = ids.iter().map(|(_, seq)| *seq).collect();
+        // Seqs 1 to 50 lie more than 1,024 events back: not read.
+        assert_eq!(seqs, (1_001..=last).collect::<Vec<_>>());
+        assert_eq!(ids[0].0, "c-1001");
+        // Within reach, only the newest RECENT_IDS are kept.
+        let ids = ids_from_log(&c, "s", 1_050).unwrap();
+        let seqs: Vec<u64> = ids.iter().map(|(_, seq)| *seq).collect();
+        let reach: Vec<u64> = (27..=50).chain(1_001..=1_050).collect();
+        assert_eq!(seqs, reach, "1,024 events back from 1,050: from seq 27 on");
+        for seq in 301..=1_000u64 {
+            c.execute(
+                "UPDATE events SET client_id = ?1 WHERE session_id = 's' AND seq = ?2",
+                params![format!("c-{seq}"), seq as i64],
+            )
+            .unwrap();
+        }
+        let ids = ids_from_log(&c, "s", last).unwrap();
+        assert_eq!(ids.len(), RECENT_IDS);
+        assert_eq!(ids.last().map(|(_, seq)| *seq), Some(last));
+        assert_eq!(ids[0].1, last + 1 - RECENT_IDS as u64);
+    }
+
     #[test]
     fn a_quiet_store_gives_its_caches_back_once_until_it_is_used_again() {
         let dir = std::env::temp_dir().join(format!("convstate-quiet-{}", std::process::id()));
