@@ -63,13 +63,32 @@ enum Reply {
         seq: u64,
         ack: Option<Utf8Bytes>,
         committed: Committed,
-        /// [`ACK_PATIENCE`] from when the frame came. Boxed: a timer is large, and a
-        /// connection's future would carry one all its life, waiting or not.
-        deadline: Pin<Box<tokio::time::Sleep>>,
+        /// [`ACK_PATIENCE`] from when the frame came.
+        deadline: Patience,
         /// On a store shared by nodes, the frame, to apply again if another node's change
         /// took its place (a conflict), and how many times it was applied.
         again: Option<(Box<str>, u8)>,
     },
+}
+
+/// How long a change may wait for its commit: a time, armed as a timer only if the commit is
+/// not there when first asked for (a store that settles at once never needs one). Boxed once
+/// armed: a timer is large, and a connection's future would carry one all its life.
+enum Patience {
+    Until(Instant),
+    Armed(Pin<Box<tokio::time::Sleep>>),
+}
+
+impl Patience {
+    fn poll(&mut self, cx: &mut std::task::Context<'_>) -> Poll<()> {
+        if let Patience::Until(at) = *self {
+            *self = Patience::Armed(Box::pin(tokio::time::sleep_until(at)));
+        }
+        match self {
+            Patience::Armed(sleep) => sleep.as_mut().poll(cx),
+            Patience::Until(_) => Poll::Pending,
+        }
+    }
 }
 
 /// Times a frame is applied when other nodes' changes keep taking its place (each time after
@@ -472,7 +491,7 @@ impl Connection {
                 let mut jitter = [0u8; 1];
                 let _ = getrandom::fill(&mut jitter);
                 tokio::time::sleep(Duration::from_millis(u64::from(jitter[0] % 20))).await;
-                let reply = Box::pin(self.on_text(&text, tries + 1)).await;
+                let reply = Box::pin(self.on_text(&text, tries + 1, Instant::now())).await;
                 self.replies.push_front(reply);
                 Ok(())
             }
@@ -521,11 +540,10 @@ impl Connection {
             },
             None => return Err(End::Gone),
         };
-        self.last_heard = Instant::now();
+        let came = Instant::now();
+        self.last_heard = came;
         // Every data frame counts against the rate, whatever it is.
-        if matches!(message, Message::Text(_) | Message::Binary(_))
-            && !self.limiter.allow(Instant::now())
-        {
+        if matches!(message, Message::Text(_) | Message::Binary(_)) && !self.limiter.allow(came) {
             let message = format!(
                 "more than {} frames per second: this frame was not applied",
                 self.app.config.rate_limit
@@ -535,7 +553,7 @@ impl Connection {
             return Ok(());
         }
         let reply = match message {
-            Message::Text(text) => self.on_text(&text, 1).await,
+            Message::Text(text) => self.on_text(&text, 1, came).await,
             Message::Binary(_) => self.refusal(
                 ErrorCode::BadRequest,
                 "binary frames are not supported: send JSON text frames",
@@ -549,7 +567,8 @@ impl Connection {
     }
 
     /// A text frame: checked, parsed, applied.
-    async fn on_text(&mut self, text: &str, tries: u8) -> Reply {
+    /// `came`: when the frame came (the ack's patience runs from then).
+    async fn on_text(&mut self, text: &str, tries: u8, came: Instant) -> Reply {
         let received = std::time::Instant::now();
         let max = self.app.config.max_frame_bytes;
         if text.len() > max {
@@ -621,7 +640,7 @@ impl Connection {
                     .id()
                     .map(|id| ServerFrame::ack(id, seq).to_text().into()),
                 committed: sessions.store().committed(ticket),
-                deadline: Box::pin(tokio::time::sleep(ACK_PATIENCE)),
+                deadline: Patience::Until(came + ACK_PATIENCE),
                 again: self.shared_store.then(|| (Box::from(text), tries)),
             },
             Err(Refused::Deleted) => {
@@ -786,7 +805,7 @@ async fn oldest_commit(replies: &mut VecDeque<Reply>) -> Option<Result<(), Store
             if let Poll::Ready(outcome) = Pin::new(committed).poll(cx) {
                 return Poll::Ready(Some(outcome));
             }
-            deadline.as_mut().poll(cx).map(|()| None)
+            deadline.poll(cx).map(|()| None)
         }
         _ => Poll::Pending,
     })
@@ -846,6 +865,42 @@ async fn watch_changed(progress: &mut Option<tokio::sync::watch::Receiver<u64>>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn commit(committed: Committed, came: Instant) -> Reply {
+        Reply::Commit {
+            seq: 1,
+            ack: None,
+            committed,
+            deadline: Patience::Until(came + ACK_PATIENCE),
+            again: None,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_commit_waits_at_most_its_patience_and_a_settled_one_needs_no_timer() {
+        let waiters = crate::store::Waiters::default();
+        // Settled already: answered at once, and no timer was armed.
+        waiters.settle(1, Vec::new());
+        let mut replies = VecDeque::from([commit(waiters.wait(1), Instant::now())]);
+        assert!(matches!(oldest_commit(&mut replies).await, Some(Ok(()))));
+        assert!(matches!(
+            replies.front(),
+            Some(Reply::Commit {
+                deadline: Patience::Until(_),
+                ..
+            })
+        ));
+        // Never settled: given up ACK_PATIENCE after the frame came, not before.
+        let came = Instant::now();
+        let mut replies = VecDeque::from([commit(waiters.wait(2), came)]);
+        assert!(oldest_commit(&mut replies).await.is_none());
+        assert_eq!(Instant::now() - came, ACK_PATIENCE);
+        // A frame that came long ago is given up at once.
+        let mut replies = VecDeque::from([commit(waiters.wait(3), came - ACK_PATIENCE)]);
+        let at = Instant::now();
+        assert!(oldest_commit(&mut replies).await.is_none());
+        assert_eq!(Instant::now(), at);
+    }
 
     #[test]
     fn the_rate_limiter_allows_bursts_then_the_rate() {
