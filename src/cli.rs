@@ -510,12 +510,20 @@ pub fn run(cli: Cli) -> ExitCode {
         } => {
             // Opening a file that is not there would create an empty store: a misspelt path
             // would export nothing, successfully, and leave a file behind.
+            // Every file of a sharded set, too (opening the set would create the missing ones).
             if let Some(path) = store.strip_prefix("sqlite:")
                 && !path.is_empty()
-                && let Err(e) = std::fs::metadata(path)
             {
-                eprintln!("error: {path}: {e}: export reads an existing store");
-                return ExitCode::FAILURE;
+                for i in 0..usize::from(store_shards) {
+                    let file = crate::store::sharded::shard_path(std::path::Path::new(path), i);
+                    if let Err(e) = std::fs::metadata(&file) {
+                        eprintln!(
+                            "error: {}: {e}: export reads an existing store",
+                            file.display()
+                        );
+                        return ExitCode::FAILURE;
+                    }
+                }
             }
             let options = crate::store::Options {
                 prefix: redis_prefix,

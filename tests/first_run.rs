@@ -199,6 +199,27 @@ fn exporting_a_store_file_that_is_not_there_fails_and_creates_nothing() {
     assert!(said.contains("No such file"), "{said}");
     assert!(said.contains("export reads an existing store"), "{said}");
     assert!(!dir.exists(), "{} was created", dir.display());
+    // A sharded set with a file missing: refused, and the missing file is not created.
+    std::fs::create_dir_all(&dir).unwrap();
+    let first = dir.join("set.db");
+    let (ok, _, said) = convstate(&[
+        "import",
+        "--store",
+        &format!("sqlite:{}", first.display()),
+        "--store-shards",
+        "2",
+        "/dev/null",
+    ]);
+    assert!(ok, "{said}");
+    let second = dir.join("set.db.shard1");
+    std::fs::remove_file(&second).unwrap();
+    let store = format!("sqlite:{}", first.display());
+    let (ok, out, said) = convstate(&["export", "--store", &store, "--store-shards", "2"]);
+    assert!(!ok, "{said}");
+    assert!(out.is_empty(), "{out}");
+    assert!(said.contains("set.db.shard1"), "{said}");
+    assert!(!second.exists(), "{} was created", second.display());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
