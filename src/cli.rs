@@ -508,29 +508,12 @@ pub fn run(cli: Cli) -> ExitCode {
             store_shards,
             sessions,
         } => {
-            // Opening a file that is not there would create an empty store: a misspelt path
-            // would export nothing, successfully, and leave a file behind.
-            // Every file of a sharded set, too (opening the set would create the missing ones).
-            if let Some(path) = store.strip_prefix("sqlite:")
-                && !path.is_empty()
-            {
-                for i in 0..usize::from(store_shards) {
-                    let file = crate::store::sharded::shard_path(std::path::Path::new(path), i);
-                    if let Err(e) = std::fs::metadata(&file) {
-                        eprintln!(
-                            "error: {}: {e}: export reads an existing store",
-                            file.display()
-                        );
-                        return ExitCode::FAILURE;
-                    }
-                }
-            }
             let options = crate::store::Options {
                 prefix: redis_prefix,
                 shards: usize::from(store_shards),
                 ..crate::store::Options::default()
             };
-            let opened = match crate::store::open(&store, &options) {
+            let opened = match crate::store::open_existing(&store, &options) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: {e}");

@@ -510,11 +510,7 @@ async fn long_sessions_recover_from_snapshots() {
     assert_eq!(welcome.state, last.state);
     assert!(server.stop().0.success());
     // The snapshot is there, and folding from it equals folding the whole log.
-    let store = store::open(
-        &format!("sqlite:{}", db.display()),
-        &store::Options::default(),
-    )
-    .unwrap();
+    let store = sqlite_store(&db);
     let stored = store.load(&id, u64::MAX, u64::MAX).unwrap().unwrap();
     assert_eq!(stored.snapshot.as_ref().map(|(seq, _)| *seq), Some(128));
     assert_eq!(stored.events.len(), 22);
@@ -559,14 +555,19 @@ async fn deleting_a_session_erases_it_from_the_file() {
     assert!(server.stop().0.success());
 }
 
-/// A store file with a few sessions in it, closed.
-fn populated_db(name: &str) -> std::path::PathBuf {
-    let db = temp_path(name, "db");
-    let s = store::open(
+/// The SQLite store in `db`, opened as a server opens it.
+fn sqlite_store(db: &std::path::Path) -> Arc<dyn store::Store> {
+    store::open(
         &format!("sqlite:{}", db.display()),
         &store::Options::default(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// A store file with a few sessions in it, closed.
+fn populated_db(name: &str) -> std::path::PathBuf {
+    let db = temp_path(name, "db");
+    let s = sqlite_store(&db);
     let engine = convstate::patterns::builtin();
     let now = chrono::Utc::now();
     for n in 0..200 {
@@ -626,11 +627,7 @@ fn populated_db(name: &str) -> std::path::PathBuf {
 #[tokio::test]
 async fn a_quiet_store_gives_its_caches_back_and_goes_on() {
     let db = populated_db("quiet");
-    let s = store::open(
-        &format!("sqlite:{}", db.display()),
-        &store::Options::default(),
-    )
-    .unwrap();
+    let s = sqlite_store(&db);
     let now = chrono::Utc::now();
     let engine = convstate::patterns::builtin();
     let append = |seq: u64| {

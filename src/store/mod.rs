@@ -525,6 +525,26 @@ pub fn open(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> 
     ))
 }
 
+/// Opens a store that must be there already (to read from it: `convstate export`): a
+/// `sqlite:` file, or any file of a sharded set, that is missing is refused with its path
+/// instead of being created empty.
+pub fn open_existing(url: &str, options: &Options) -> Result<Arc<dyn Store>, StoreError> {
+    if let Some(path) = url.strip_prefix("sqlite:")
+        && !path.is_empty()
+    {
+        for i in 0..options.shards.max(1) {
+            let file = sharded::shard_path(std::path::Path::new(path), i);
+            if let Err(e) = std::fs::metadata(&file) {
+                return Err(StoreError::new(
+                    ErrorKind::Io,
+                    format!("{}: {e}: export reads an existing store", file.display()),
+                ));
+            }
+        }
+    }
+    open(url, options)
+}
+
 /// What one step of a fold did, for [`fold_with`]'s callback.
 #[derive(Debug)]
 pub struct Stepped<'a> {

@@ -126,9 +126,9 @@ const PROBE_MAX: Duration = Duration::from_secs(5);
 /// Sessions whose last `seq` the writer remembers, so appends are checked without a read.
 const LAST_SEQS_KEPT: usize = 100_000;
 
-/// A store without writes or reads for this long gives its caches back: the page caches of its writer
-/// and reader (up to 64 MiB each, refilled from the file as needed) and the writer's last seqs.
-/// A node at rest then holds little more than its sessions in memory.
+/// A store without writes or reads for this long gives its caches back: the page caches of its
+/// writer and reader (up to 64 MiB each, refilled from the file as needed) and the writer's
+/// last seqs. A node at rest then holds little more than its sessions in memory.
 const QUIET: Duration = Duration::from_secs(1);
 
 /// A failed commit of a transient kind (busy, full, I/O) is tried again after these pauses
@@ -546,7 +546,7 @@ struct Writer {
     wake: mpsc::SyncSender<()>,
     /// The store's reader, whose cache is released with the writer's.
     reader: Arc<Mutex<Connection>>,
-    /// Written since the caches were last released.
+    /// Written to or read since the caches were last released.
     warm: bool,
 }
 
@@ -1279,16 +1279,21 @@ mod tests {
         store.shared.releases.load(Ordering::Relaxed)
     }
 
-    /// Waits (up to 10 s) until the store has given its caches back more than `after` times.
-    fn released_after(store: &SqliteStore, after: u64) -> bool {
+    /// Whether `done` comes true within 10 s.
+    fn within_10s(done: impl Fn() -> bool) -> bool {
         let until = Instant::now() + Duration::from_secs(10);
         while Instant::now() < until {
-            if releases(store) > after {
+            if done() {
                 return true;
             }
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(Duration::from_millis(20));
         }
         false
+    }
+
+    /// Waits (up to 10 s) until the store has given its caches back more than `after` times.
+    fn released_after(store: &SqliteStore, after: u64) -> bool {
+        within_10s(|| releases(store) > after)
     }
 
     /// A session whose newest snapshot predates schema 4 (no ids with it): its client ids are
@@ -1351,11 +1356,10 @@ mod tests {
                 None,
             )
             .unwrap();
-        let until = Instant::now() + Duration::from_secs(10);
-        while store.load("s-1", u64::MAX, u64::MAX).unwrap().is_none() {
-            assert!(Instant::now() < until, "ticket {ticket} never committed");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        assert!(
+            within_10s(|| store.load("s-1", u64::MAX, u64::MAX).unwrap().is_some()),
+            "ticket {ticket} never committed"
+        );
         assert!(
             released_after(&store, 0),
             "released after a write and a read"
