@@ -14,13 +14,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use regex::{Regex, RegexBuilder};
-
 use toml::de::DeTable;
 
 use crate::conversation::lexicon::{
-    DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Position, Role, Settings,
-    Signal, SignalDef, SlotDef,
+    DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Pattern, Position, Role,
+    Settings, Signal, SignalDef, SlotDef,
 };
 use crate::conversation::{Classifier, Engine, GoalType};
 
@@ -608,7 +606,7 @@ impl Cx<'_> {
         }
     }
 
-    fn regex(&mut self, pattern: &str, span: Range<usize>, vocab: &Vocab) -> Option<Regex> {
+    fn regex(&mut self, pattern: &str, span: Range<usize>, vocab: &Vocab) -> Option<Pattern> {
         let expanded = match vocab.expand(pattern) {
             Ok(p) => p,
             Err(name) => {
@@ -616,11 +614,7 @@ impl Cx<'_> {
                 return None;
             }
         };
-        match RegexBuilder::new(&ascii_word_boundaries(&expanded))
-            .case_insensitive(true)
-            .size_limit(MAX_REGEX_BYTES)
-            .build()
-        {
+        match Pattern::new(&ascii_word_boundaries(&expanded), MAX_REGEX_BYTES) {
             Ok(re) => Some(re),
             Err(e) => {
                 self.error(span, format!("invalid regex: {}", regex_error(&e)));

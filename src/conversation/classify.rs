@@ -448,22 +448,19 @@ impl Classifier {
     }
 
     fn extract_with(&self, x: &Extractor, text: &str) -> Option<Range<usize>> {
-        let take = |m: regex::Match<'_>| {
-            let span = self.clean(text, m.start()..m.end(), true);
+        let take = |m: Range<usize>| {
+            let span = self.clean(text, m, true);
             let rejected = x
                 .unless
                 .as_ref()
                 .is_some_and(|u| u.is_match(&text[span.clone()]));
             (!span.is_empty() && !rejected).then_some(span)
         };
-        if !x.value_group {
-            return x.pattern.find_iter(text).find_map(take);
+        if x.value_group {
+            x.pattern.find_map_group(text, "value", take)
+        } else {
+            x.pattern.find_map(text, take)
         }
-        // `find` allocates nothing; captures do, so they run only where the pattern matches.
-        x.pattern.find(text)?;
-        x.pattern
-            .captures_iter(text)
-            .find_map(|caps| caps.name("value").and_then(take))
     }
 
     /// The reply as the value of a slot that was asked for: the message without fillers,
@@ -1032,6 +1029,143 @@ mod tests {
                 proptest::prop_assert_eq!(view.negated(*h), view.negated_by_comparison(*h), "{:?} in {:?}", h, text);
             }
         }
+    }
+
+    /// Words and marks that the slot extractors lead with or stop at, in both cases, for the
+    /// test of the ASCII twins.
+    const EXTRACTOR_PIECES: &[&str] = &[
+        "I",
+        "need",
+        "want",
+        "a",
+        "an",
+        "the",
+        "app",
+        "with",
+        "in",
+        "using",
+        "React",
+        "react",
+        "Vue",
+        "python",
+        "Node.js",
+        "features",
+        "feature",
+        "like",
+        "such as",
+        "including",
+        ":",
+        "it",
+        "should",
+        "must",
+        "needs to",
+        "that",
+        "which",
+        "lets",
+        "users",
+        "track",
+        "to",
+        "for",
+        "tracking",
+        "also",
+        "add",
+        "include",
+        "please",
+        "fix",
+        "update",
+        "change",
+        "the",
+        "login",
+        "page",
+        "button",
+        "on",
+        "of",
+        "so",
+        "that",
+        "they",
+        "can",
+        "make",
+        "it",
+        "blue",
+        "into",
+        "by",
+        "caching",
+        "support",
+        "authentication",
+        "validation",
+        "todo",
+        "x-ray",
+        "don't",
+        "it's",
+        "'quoted'",
+        "\"quoted\"",
+        "-",
+        ",",
+        ".",
+        "!",
+        "?",
+        ";",
+        "\n",
+        "  ",
+        "\t",
+        "42",
+        "3.5",
+        "_",
+        "snake_case",
+        "FIX",
+        "WITH",
+        "Should",
+        "ſ",
+        "é",
+        "K",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 400, ..Default::default() })]
+
+        /// On ASCII text, every extractor's ASCII twin finds the same matches and values as
+        /// the pattern as written (and no twin reads text that is not ASCII).
+        #[test]
+        fn ascii_twins_of_the_extractors_match_as_the_patterns_do(
+            words in proptest::collection::vec(proptest::sample::select(EXTRACTOR_PIECES), 0..30),
+        ) {
+            static ENGINE: std::sync::OnceLock<super::super::Engine> = std::sync::OnceLock::new();
+            let engine = ENGINE.get_or_init(crate::patterns::builtin);
+            let text = words.join(" ");
+            for x in engine.classifier().slots.iter().flat_map(|s| &s.extractors) {
+                for p in std::iter::once(&x.pattern).chain(&x.unless) {
+                    let (any, ascii) = p.matches_both(&text, "value");
+                    let ascii = ascii.expect("every built-in extractor has an ASCII twin");
+                    if text.is_ascii() {
+                        proptest::prop_assert_eq!(&any, &ascii, "{} on {:?}", p.as_str(), text);
+                    } else {
+                        proptest::prop_assert!(p.twin(&text).is_none());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The same on the phrasing suite's messages, as people write them.
+    #[test]
+    fn ascii_twins_match_as_the_patterns_do_on_real_phrasing() {
+        let engine = crate::patterns::builtin();
+        let suite = include_str!("../../tests/phrasing/real-phrasing.jsonl");
+        let mut texts = 0;
+        for line in suite.lines().filter(|l| !l.trim().is_empty()) {
+            let case: serde_json::Value = serde_json::from_str(line).unwrap();
+            let text = case["text"].as_str().unwrap();
+            texts += 1;
+            for x in engine.classifier().slots.iter().flat_map(|s| &s.extractors) {
+                for p in std::iter::once(&x.pattern).chain(&x.unless) {
+                    let (any, ascii) = p.matches_both(text, "value");
+                    if text.is_ascii() {
+                        assert_eq!(Some(any), ascii, "{} on {text:?}", p.as_str());
+                    }
+                }
+            }
+        }
+        assert!(texts > 100, "{texts} messages");
     }
 
     #[test]

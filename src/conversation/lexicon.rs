@@ -88,20 +88,140 @@ pub struct GoalDef {
     pub leads: Vec<LeadGroup>,
 }
 
+/// A regex of the pattern files (case-insensitive), with a twin for ASCII text.
+///
+/// Unicode's `\w`, `\s` and case folding make large automata: a class like `[\w'-]+` is
+/// hundreds of UTF-8 sequences, which the captures' backtracker walks through at every byte.
+/// On ASCII text they match exactly what their ASCII forms match, so an ASCII message is read
+/// with the same pattern compiled without Unicode, and any other message with the pattern as
+/// written. There is no twin when the source itself is not ASCII (a non-ASCII letter may fold
+/// to an ASCII one: the Kelvin sign to `k`) or needs Unicode (`\p{L}`): the one regex serves.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    any: Regex,
+    ascii: Option<regex::bytes::Regex>,
+}
+
+/// Where a pattern matched, or its `value` group.
+pub type Span = std::ops::Range<usize>;
+
+impl Pattern {
+    /// Compiles `source` (case-insensitive, its program at most `size_limit` bytes).
+    pub fn new(source: &str, size_limit: usize) -> Result<Pattern, regex::Error> {
+        let any = regex::RegexBuilder::new(source)
+            .case_insensitive(true)
+            .size_limit(size_limit)
+            .build()?;
+        let ascii = source
+            .is_ascii()
+            .then(|| {
+                regex::bytes::RegexBuilder::new(source)
+                    .unicode(false)
+                    .case_insensitive(true)
+                    .size_limit(size_limit)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        Ok(Pattern { any, ascii })
+    }
+
+    /// The ASCII twin, when there is one and `text` is ASCII.
+    pub(super) fn twin(&self, text: &str) -> Option<&regex::bytes::Regex> {
+        self.ascii.as_ref().filter(|_| text.is_ascii())
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        match self.twin(text) {
+            Some(re) => re.is_match(text.as_bytes()),
+            None => self.any.is_match(text),
+        }
+    }
+
+    /// The first match for which `take` gives something, in the order of the matches.
+    pub fn find_map<T>(&self, text: &str, take: impl FnMut(Span) -> Option<T>) -> Option<T> {
+        match self.twin(text) {
+            Some(re) => re
+                .find_iter(text.as_bytes())
+                .map(|m| m.range())
+                .find_map(take),
+            None => self.any.find_iter(text).map(|m| m.range()).find_map(take),
+        }
+    }
+
+    /// The first `group` of the matches for which `take` gives something. `find` runs first: it
+    /// allocates nothing, and captures do, so they run only where the pattern matches.
+    pub fn find_map_group<T>(
+        &self,
+        text: &str,
+        group: &str,
+        mut take: impl FnMut(Span) -> Option<T>,
+    ) -> Option<T> {
+        match self.twin(text) {
+            Some(re) => {
+                re.find(text.as_bytes())?;
+                re.captures_iter(text.as_bytes())
+                    .find_map(|c| c.name(group).and_then(|m| take(m.range())))
+            }
+            None => {
+                self.any.find(text)?;
+                self.any
+                    .captures_iter(text)
+                    .find_map(|c| c.name(group).and_then(|m| take(m.range())))
+            }
+        }
+    }
+
+    pub fn has_group(&self, group: &str) -> bool {
+        self.any.capture_names().any(|n| n == Some(group))
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.any.as_str()
+    }
+
+    /// Whether ASCII text is read by the ASCII twin.
+    pub fn has_ascii_twin(&self) -> bool {
+        self.ascii.is_some()
+    }
+
+    /// Every match of `text` with its `group`, by the pattern as written and by its ASCII twin
+    /// (for the test that they agree on ASCII text).
+    #[cfg(test)]
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn matches_both(
+        &self,
+        text: &str,
+        group: &str,
+    ) -> (Vec<(Span, Option<Span>)>, Option<Vec<(Span, Option<Span>)>>) {
+        let any = self
+            .any
+            .captures_iter(text)
+            .map(|c| (c.get(0).unwrap().range(), c.name(group).map(|m| m.range())))
+            .collect();
+        let ascii = self.ascii.as_ref().map(|re| {
+            re.captures_iter(text.as_bytes())
+                .map(|c| (c.get(0).unwrap().range(), c.name(group).map(|m| m.range())))
+                .collect()
+        });
+        (any, ascii)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Extractor {
     /// Matches the slot's value; the `value` group (or the whole match) is the value.
-    pub pattern: Regex,
+    pub pattern: Pattern,
     /// A value this matches is not taken from this extractor.
-    pub unless: Option<Regex>,
+    pub unless: Option<Pattern>,
     /// Whether `pattern` has a `value` group. Without one the whole match is the value and no
     /// captures are needed, which for a large alternation is several times faster.
     pub value_group: bool,
 }
 
 impl Extractor {
-    pub fn new(pattern: Regex, unless: Option<Regex>) -> Extractor {
-        let value_group = pattern.capture_names().any(|n| n == Some("value"));
+    pub fn new(pattern: Pattern, unless: Option<Pattern>) -> Extractor {
+        let value_group = pattern.has_group("value");
         Extractor {
             pattern,
             unless,
