@@ -1074,18 +1074,15 @@ mod tests {
         "fix",
         "update",
         "change",
-        "the",
         "login",
         "page",
         "button",
         "on",
         "of",
         "so",
-        "that",
         "they",
         "can",
         "make",
-        "it",
         "blue",
         "into",
         "by",
@@ -1117,7 +1114,7 @@ mod tests {
         "Should",
         "ſ",
         "é",
-        "K",
+        "\u{212A}",
     ];
 
     proptest::proptest! {

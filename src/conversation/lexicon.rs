@@ -94,8 +94,10 @@ pub struct GoalDef {
 /// hundreds of UTF-8 sequences, which the captures' backtracker walks through at every byte.
 /// On ASCII text they match exactly what their ASCII forms match, so an ASCII message is read
 /// with the same pattern compiled without Unicode, and any other message with the pattern as
-/// written. There is no twin when the source itself is not ASCII (a non-ASCII letter may fold
-/// to an ASCII one: the Kelvin sign to `k`) or needs Unicode (`\p{L}`): the one regex serves.
+/// written. There is no twin when the source names a character beyond ASCII, written or
+/// escaped (`\x{212A}`, `\u017F`: two letters fold to ASCII ones, the Kelvin sign to `k` and
+/// the long s to `s`, which only the Unicode regex knows), or needs Unicode (`\p{L}`): the
+/// one regex serves.
 #[derive(Clone, Debug)]
 pub struct Pattern {
     any: Regex,
@@ -112,8 +114,7 @@ impl Pattern {
             .case_insensitive(true)
             .size_limit(size_limit)
             .build()?;
-        let ascii = source
-            .is_ascii()
+        let ascii = names_only_ascii(source)
             .then(|| {
                 regex::bytes::RegexBuilder::new(source)
                     .unicode(false)
@@ -180,11 +181,6 @@ impl Pattern {
         self.any.as_str()
     }
 
-    /// Whether ASCII text is read by the ASCII twin.
-    pub fn has_ascii_twin(&self) -> bool {
-        self.ascii.is_some()
-    }
-
     /// Every match of `text` with its `group`, by the pattern as written and by its ASCII twin
     /// (for the test that they agree on ASCII text).
     #[cfg(test)]
@@ -206,6 +202,16 @@ impl Pattern {
         });
         (any, ascii)
     }
+}
+
+/// Whether `source` names only ASCII characters: it is ASCII and has no escape that names a
+/// character by its number beyond two hex digits (`\x{..}`, `\u..`, `\U..`). Cautious: an
+/// escaped backslash before a `u` counts too, which only costs that pattern its twin.
+fn names_only_ascii(source: &str) -> bool {
+    source.is_ascii()
+        && !source.contains("\\x{")
+        && !source.contains("\\u")
+        && !source.contains("\\U")
 }
 
 #[derive(Clone, Debug)]
@@ -333,4 +339,35 @@ pub struct Lexicon {
     pub slots: Vec<SlotDef>,
     pub signals: Vec<SignalDef>,
     pub language: Language,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two letters beyond ASCII fold to ASCII ones; a pattern that names them by escape reads
+    /// ASCII text as written, without a twin (which would not fold them).
+    #[test]
+    fn escapes_of_letters_that_fold_to_ascii_keep_the_pattern_as_written() {
+        let kelvin = Pattern::new(r"\x{212A}otlin", 1 << 20).unwrap();
+        assert!(kelvin.ascii.is_none());
+        assert_eq!(kelvin.find_map("use Kotlin", Some), Some(4..10));
+        for source in [r"\bu\x{17F}e (?P<value>\w+)", r"\bu\u017Fe (?P<value>\w+)"] {
+            let long_s = Pattern::new(source, 1 << 20).unwrap();
+            assert!(long_s.ascii.is_none(), "{source}");
+            assert_eq!(
+                long_s.find_map_group("use redis", "value", Some),
+                Some(4..9)
+            );
+        }
+        let plain = Pattern::new(r"\buse (?P<value>\w+)", 1 << 20).unwrap();
+        assert!(plain.ascii.is_some());
+        assert_eq!(plain.find_map_group("USE redis", "value", Some), Some(4..9));
+        // Not ASCII text: the pattern as written.
+        assert!(plain.twin("use rédis").is_none());
+        assert_eq!(
+            plain.find_map_group("use rédis", "value", Some),
+            Some(4..10)
+        );
+    }
 }
