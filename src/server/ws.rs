@@ -212,75 +212,81 @@ enum Event {
 }
 
 impl Connection {
-    async fn serve(mut self, last_seq: Option<u64>) {
-        let app = self.app.clone();
-        let _guard = app.track_connection();
-        let joined = match last_seq {
-            // Rebuilding missed frames reads the log.
-            Some(_) => {
-                let (app, session) = (self.app.clone(), self.session.clone());
-                let joining = tokio::task::spawn_blocking(move || {
-                    // A node behind another on a shared store catches up first: the client
-                    // may have seen changes from there.
-                    if let Some(seq) = last_seq
-                        && app.sessions.store().shared()
-                    {
-                        let _ = app.sessions.follow(&session.id, seq);
-                    }
-                    app.sessions.join(&session, last_seq)
-                });
-                Box::pin(joining).await.unwrap_or_else(|e| {
-                    Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
-                })
-            }
-            None => self.app.sessions.join(&self.session, None),
-        };
-        let joined = match joined {
-            Ok(joined) => joined,
-            Err(e) => {
-                let _ = self.error(ErrorCode::StoreUnavailable, &e.message).await;
-                self.close(close_code::AGAIN, "store unavailable", CLOSE_PATIENCE)
+    /// The connection's whole life. Not an `async fn`: one would keep its `self` argument for
+    /// its whole life beside the copy it works on (the connection twice in every connection's
+    /// future); the block below owns the one connection it was given.
+    fn serve(self, last_seq: Option<u64>) -> impl Future<Output = ()> + Send {
+        let mut conn = self;
+        async move {
+            let app = conn.app.clone();
+            let _guard = app.track_connection();
+            let joined = match last_seq {
+                // Rebuilding missed frames reads the log.
+                Some(_) => {
+                    let (app, session) = (conn.app.clone(), conn.session.clone());
+                    let joining = tokio::task::spawn_blocking(move || {
+                        // A node behind another on a shared store catches up first: the client
+                        // may have seen changes from there.
+                        if let Some(seq) = last_seq
+                            && app.sessions.store().shared()
+                        {
+                            let _ = app.sessions.follow(&session.id, seq);
+                        }
+                        app.sessions.join(&session, last_seq)
+                    });
+                    Box::pin(joining).await.unwrap_or_else(|e| {
+                        Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+                    })
+                }
+                None => conn.app.sessions.join(&conn.session, None),
+            };
+            let joined = match joined {
+                Ok(joined) => joined,
+                Err(e) => {
+                    let _ = conn.error(ErrorCode::StoreUnavailable, &e.message).await;
+                    conn.close(close_code::AGAIN, "store unavailable", CLOSE_PATIENCE)
+                        .await;
+                    // Its subscriptions go, and the session's channels with them if it was the last.
+                    let (app, session) = (conn.app.clone(), conn.session.clone());
+                    drop(conn);
+                    app.sessions.left(&session);
+                    return;
+                }
+            };
+            info!(session = %conn.session.id, resumed = joined.resumed, "client joined");
+            conn.pushes = joined.pushes;
+            let end = if joined.deleted {
+                let _ = conn
+                    .error(ErrorCode::SessionDeleted, "the session was deleted")
                     .await;
-                // Its subscriptions go, and the session's channels with them if it was the last.
-                let (app, session) = (self.app.clone(), self.session.clone());
-                drop(self);
-                app.sessions.left(&session);
-                return;
+                End::Close(close_code::NORMAL, "session deleted")
+            } else {
+                match conn.start(joined.welcome, joined.missed, joined.seq).await {
+                    Err(end) => end,
+                    Ok(()) => conn.run().await,
+                }
+            };
+            match end {
+                End::Close(code, reason) => conn.close(code, reason, CLOSE_PATIENCE).await,
+                End::TooSlow => {
+                    conn.app.metrics.slow_clients_closed.inc();
+                    info!(
+                        session = %conn.session.id,
+                        timeout = ?conn.app.config.write_timeout,
+                        "client too slow to read: closed"
+                    );
+                    let reason = "too slow: a write took longer than the write timeout";
+                    conn.close(close_code::POLICY, reason, SLOW_CLOSE_PATIENCE)
+                        .await;
+                }
+                End::Gone => {}
             }
-        };
-        info!(session = %self.session.id, resumed = joined.resumed, "client joined");
-        self.pushes = joined.pushes;
-        let end = if joined.deleted {
-            let _ = self
-                .error(ErrorCode::SessionDeleted, "the session was deleted")
-                .await;
-            End::Close(close_code::NORMAL, "session deleted")
-        } else {
-            match self.start(joined.welcome, joined.missed, joined.seq).await {
-                Err(end) => end,
-                Ok(()) => self.run().await,
-            }
-        };
-        match end {
-            End::Close(code, reason) => self.close(code, reason, CLOSE_PATIENCE).await,
-            End::TooSlow => {
-                self.app.metrics.slow_clients_closed.inc();
-                info!(
-                    session = %self.session.id,
-                    timeout = ?self.app.config.write_timeout,
-                    "client too slow to read: closed"
-                );
-                let reason = "too slow: a write took longer than the write timeout";
-                self.close(close_code::POLICY, reason, SLOW_CLOSE_PATIENCE)
-                    .await;
-            }
-            End::Gone => {}
+            info!(session = %conn.session.id, "client left");
+            // Its subscription goes first: a session nobody changed and nobody watches is dropped.
+            let (app, session) = (conn.app.clone(), conn.session.clone());
+            drop(conn);
+            app.sessions.left(&session);
         }
-        info!(session = %self.session.id, "client left");
-        // Its subscription goes first: a session nobody changed and nobody watches is dropped.
-        let (app, session) = (self.app.clone(), self.session.clone());
-        drop(self);
-        app.sessions.left(&session);
     }
 
     /// Sends the welcome and the frames the client missed.
@@ -724,21 +730,32 @@ impl Connection {
 
     /// Writes one message, within the write timeout; gives up when the server starts closing
     /// (the close frame then goes out after what is already in the WebSocket's buffer).
+    ///
+    /// Most writes are done at the first try (the socket has room): only a write that has to
+    /// wait gets its timer and the shutdown's watch, boxed. Inline, they would make this
+    /// future, and every future that writes, several hundred bytes larger, and a connection's
+    /// future is as large as its largest state, for its whole life.
     async fn write(&mut self, message: Message) -> Result<(), End> {
+        let mut sending = futures_util::SinkExt::send(&mut self.socket, message);
+        let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut sending).poll(cx))).await;
+        if let Poll::Ready(written) = first {
+            return written.map_err(|e| write_failed(&e));
+        }
         let mut stop = self.app.stop.clone();
         let limit = self.app.config.write_timeout;
-        tokio::select! {
-            biased;
-            written = tokio::time::timeout(limit, self.socket.send(message)) => match written {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) if write_buffer_full(&e) => Err(End::TooSlow),
-                Ok(Err(_)) => Err(End::Gone),
-                Err(_) => Err(End::TooSlow),
-            },
-            _ = reached(&mut stop, Stop::Closing) => {
-                Err(End::Close(close_code::AWAY, "server shutting down"))
+        Box::pin(async move {
+            tokio::select! {
+                biased;
+                written = tokio::time::timeout(limit, sending) => match written {
+                    Ok(written) => written.map_err(|e| write_failed(&e)),
+                    Err(_) => Err(End::TooSlow),
+                },
+                _ = reached(&mut stop, Stop::Closing) => {
+                    Err(End::Close(close_code::AWAY, "server shutting down"))
+                }
             }
-        }
+        })
+        .await
     }
 
     /// Closes with `code`, and gives the close frame and the client's answer `patience`; a
@@ -759,10 +776,21 @@ impl Connection {
                 }
             }
         });
+        // Boxed: it runs once, at the end, and inline it would add to the connection's size.
+        let closing = Box::pin(closing);
         tokio::select! {
             _ = closing => {}
             _ = reached(&mut stop, Stop::Now) => {}
         }
+    }
+}
+
+/// How a write that failed ends the connection.
+fn write_failed(e: &axum::Error) -> End {
+    if write_buffer_full(e) {
+        End::TooSlow
+    } else {
+        End::Gone
     }
 }
 
