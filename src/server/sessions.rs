@@ -42,8 +42,12 @@ const CHANNEL_CAPACITY: usize = 16;
 /// again.
 const RETRY: TimeDelta = TimeDelta::seconds(1);
 
+/// What a session's channel carries, shared: the channel keeps its [`CHANNEL_CAPACITY`] slots
+/// from the first client on, and a slot of a pointer is a third of a slot of a `Push`.
+pub(crate) type Pushed = Arc<Push>;
+
 /// What a session's channel carries.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) enum Push {
     /// A committed change's `state` frame, written once for every client.
     Frame { seq: u64, frame: Utf8Bytes },
@@ -121,7 +125,7 @@ pub(crate) struct Session {
 #[derive(Debug)]
 struct Clients {
     /// The session's frames, to every client.
-    tx: broadcast::Sender<Push>,
+    tx: broadcast::Sender<Pushed>,
     /// Bumped whenever the reply being written grows, starts or ends: connections then send
     /// their clients what they lack of it.
     progress: tokio::sync::watch::Sender<u64>,
@@ -268,7 +272,7 @@ pub(crate) struct Joined {
     pub missed: Vec<(u64, Utf8Bytes)>,
     /// The `seq` the client is up to once it has `welcome` and `missed`.
     pub seq: u64,
-    pub pushes: broadcast::Receiver<Push>,
+    pub pushes: broadcast::Receiver<Pushed>,
     /// The session was deleted before the client joined (its `Deleted` push went to the
     /// subscribers of then): nothing else here is to be sent.
     pub deleted: bool,
@@ -719,7 +723,7 @@ impl Sessions {
     pub(crate) fn up_to_now(
         &self,
         session: &Session,
-        pushes: &mut broadcast::Receiver<Push>,
+        pushes: &mut broadcast::Receiver<Pushed>,
     ) -> UpToNow {
         use tokio::sync::broadcast::error::TryRecvError;
         let view = session.written_view();
@@ -735,10 +739,10 @@ impl Sessions {
             live: Vec::new(),
         };
         loop {
-            match pushes.try_recv() {
-                Ok(Push::Frame { seq, frame }) => up.frames.push((seq, frame)),
+            match pushes.try_recv().as_deref() {
+                Ok(Push::Frame { seq, frame }) => up.frames.push((*seq, frame.clone())),
                 Ok(Push::Deleted) => up.deleted = true,
-                Ok(Push::Live(frame)) => up.live.push(frame),
+                Ok(Push::Live(frame)) => up.live.push(frame.clone()),
                 Err(TryRecvError::Lagged(_)) => up.lagged = true,
                 Err(TryRecvError::Empty | TryRecvError::Closed) => return up,
             }
@@ -1774,8 +1778,10 @@ impl Session {
 
     /// Sends `push` to every client of the session (none: nothing to do).
     fn send(&self, push: Push) {
-        if let Some(clients) = &*self.clients() {
-            let _ = clients.tx.send(push);
+        if let Some(clients) = &*self.clients()
+            && clients.tx.receiver_count() > 0
+        {
+            let _ = clients.tx.send(Arc::new(push));
         }
     }
 
@@ -1842,14 +1848,17 @@ impl Session {
     /// [`Sessions::join`]) and to the reply being written (see [`Sessions::reply_tail`]).
     pub(crate) fn subscribe(
         &self,
-    ) -> (broadcast::Receiver<Push>, tokio::sync::watch::Receiver<u64>) {
+    ) -> (
+        broadcast::Receiver<Pushed>,
+        tokio::sync::watch::Receiver<u64>,
+    ) {
         let mut clients = self.clients();
         let clients = clients.get_or_insert_with(Clients::new);
         (clients.tx.subscribe(), clients.progress.subscribe())
     }
 
     /// A subscription to the session's frames.
-    fn subscribe_pushes(&self) -> broadcast::Receiver<Push> {
+    fn subscribe_pushes(&self) -> broadcast::Receiver<Pushed> {
         self.clients()
             .get_or_insert_with(Clients::new)
             .tx
@@ -2108,8 +2117,8 @@ mod tests {
             artifact: false,
         };
         sessions.apply(&session, input, None, now, None).unwrap();
-        match pushes.try_recv() {
-            Ok(Push::Frame { seq, .. }) => assert_eq!(seq, 2),
+        match pushes.try_recv().as_deref() {
+            Ok(Push::Frame { seq, .. }) => assert_eq!(*seq, 2),
             other => panic!("expected the frame of change 2, got {other:?}"),
         }
     }

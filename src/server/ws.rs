@@ -22,7 +22,7 @@ use tracing::{debug, info};
 use super::App;
 use super::auth::Access;
 use super::edge::{Admitted, Stop, reached};
-use super::sessions::{Applied, Push, Refused, Session};
+use super::sessions::{Applied, Push, Pushed, Refused, Session};
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
 use crate::store::{Committed, StoreError};
 
@@ -101,7 +101,7 @@ struct Connection {
     app: Arc<App>,
     session: Arc<Session>,
     /// The session's frames, as the store commits them.
-    pushes: tokio::sync::broadcast::Receiver<Push>,
+    pushes: tokio::sync::broadcast::Receiver<Pushed>,
     /// The highest `seq` the client has: frames at or below it are not sent again.
     sent: u64,
     replies: VecDeque<Reply>,
@@ -202,7 +202,7 @@ pub(crate) async fn unknown_session(
 /// What woke the loop.
 enum Event {
     Stop,
-    Push(Result<Push, RecvError>),
+    Push(Result<Pushed, RecvError>),
     /// `None`: not settled within [`ACK_PATIENCE`].
     Settled(Option<Result<(), StoreError>>),
     Client(Option<Result<Message, axum::Error>>),
@@ -366,28 +366,32 @@ impl Connection {
     }
 
     /// A frame of the session's channel: sent unless the client has it.
-    async fn on_push(&mut self, push: Result<Push, RecvError>) -> Result<(), End> {
-        match push {
-            Ok(Push::Frame { seq, frame }) if seq == self.sent + 1 => {
-                self.send(frame).await?;
-                self.sent = seq;
-                Ok(())
-            }
-            Ok(Push::Frame { seq, .. }) if seq <= self.sent => Ok(()),
-            // A frame after a gap (never expected): the log fills it.
+    async fn on_push(&mut self, push: Result<Pushed, RecvError>) -> Result<(), End> {
+        let push = match push {
+            Ok(push) => push,
             // Boxed, here and below: a rare path whose future would otherwise add to every
             // connection's size.
-            Ok(Push::Frame { .. }) | Err(RecvError::Lagged(_)) => {
-                Box::pin(self.catch_up(None)).await
+            Err(RecvError::Lagged(_)) => return Box::pin(self.catch_up(None)).await,
+            Err(RecvError::Closed) => {
+                return Err(End::Close(close_code::NORMAL, "session closed"));
             }
-            Ok(Push::Deleted) => {
+        };
+        match &*push {
+            Push::Frame { seq, frame } if *seq == self.sent + 1 => {
+                self.send(frame.clone()).await?;
+                self.sent = *seq;
+                Ok(())
+            }
+            Push::Frame { seq, .. } if *seq <= self.sent => Ok(()),
+            // A frame after a gap (never expected): the log fills it.
+            Push::Frame { .. } => Box::pin(self.catch_up(None)).await,
+            Push::Deleted => {
                 let _ = self
                     .error(ErrorCode::SessionDeleted, "the session was deleted")
                     .await;
                 Err(End::Close(close_code::NORMAL, "session deleted"))
             }
-            Ok(Push::Live(frame)) => self.send(frame).await,
-            Err(RecvError::Closed) => Err(End::Close(close_code::NORMAL, "session closed")),
+            Push::Live(frame) => self.send(frame.clone()).await,
         }
     }
 
