@@ -220,55 +220,15 @@ impl Connection {
         async move {
             let app = conn.app.clone();
             let _guard = app.track_connection();
-            let joined = match last_seq {
-                // Rebuilding missed frames reads the log.
-                Some(_) => {
-                    let (app, session) = (conn.app.clone(), conn.session.clone());
-                    let joining = tokio::task::spawn_blocking(move || {
-                        // A node behind another on a shared store catches up first: the client
-                        // may have seen changes from there.
-                        if let Some(seq) = last_seq
-                            && app.sessions.store().shared()
-                        {
-                            let _ = app.sessions.follow(&session.id, seq);
-                        }
-                        app.sessions.join(&session, last_seq)
-                    });
-                    Box::pin(joining).await.unwrap_or_else(|e| {
-                        Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
-                    })
-                }
-                None => conn.app.sessions.join(&conn.session, None),
-            };
-            let joined = match joined {
-                Ok(joined) => joined,
-                Err(e) => {
-                    let _ = conn.error(ErrorCode::StoreUnavailable, &e.message).await;
-                    conn.close(close_code::AGAIN, "store unavailable", CLOSE_PATIENCE)
-                        .await;
-                    // Its subscriptions go, and the session's channels with them if it was the last.
-                    let (app, session) = (conn.app.clone(), conn.session.clone());
-                    drop(conn);
-                    app.sessions.left(&session);
-                    return;
-                }
-            };
-            info!(session = %conn.session.id, resumed = joined.resumed, "client joined");
-            conn.pushes = joined.pushes;
-            let end = if joined.deleted {
-                let _ = conn
-                    .error(ErrorCode::SessionDeleted, "the session was deleted")
-                    .await;
-                End::Close(close_code::NORMAL, "session deleted")
-            } else {
-                match conn.start(joined.welcome, joined.missed, joined.seq).await {
-                    Err(end) => end,
-                    Ok(()) => conn.run().await,
-                }
+            let end = match conn.join(last_seq).await {
+                Ok(()) => Some(conn.run().await),
+                Err(end) => end,
             };
             match end {
-                End::Close(code, reason) => conn.close(code, reason, CLOSE_PATIENCE).await,
-                End::TooSlow => {
+                Some(End::Close(code, reason)) => {
+                    conn.close(code, reason, CLOSE_PATIENCE).await;
+                }
+                Some(End::TooSlow) => {
                     conn.app.metrics.slow_clients_closed.inc();
                     info!(
                         session = %conn.session.id,
@@ -279,14 +239,66 @@ impl Connection {
                     conn.close(close_code::POLICY, reason, SLOW_CLOSE_PATIENCE)
                         .await;
                 }
-                End::Gone => {}
+                Some(End::Gone) => {}
+                // It never joined: closed already.
+                None => {}
             }
-            info!(session = %conn.session.id, "client left");
-            // Its subscription goes first: a session nobody changed and nobody watches is dropped.
+            if end.is_some() {
+                info!(session = %conn.session.id, "client left");
+            }
+            // Its subscriptions go first (and the session's channels with them if it was the
+            // last): a session nobody changed and nobody watches is dropped.
             let (app, session) = (conn.app.clone(), conn.session.clone());
             drop(conn);
             app.sessions.left(&session);
         }
+    }
+
+    /// Joins the session (after `last_seq`: the frames missed since) and sends the welcome and
+    /// what was missed. `Err(None)`: the store could not say, the client was told and the
+    /// connection closed. Apart from `run` so that nothing of the join stays in the
+    /// connection's future while it runs.
+    async fn join(&mut self, last_seq: Option<u64>) -> Result<(), Option<End>> {
+        let joined = match last_seq {
+            // Rebuilding missed frames reads the log.
+            Some(_) => {
+                let (app, session) = (self.app.clone(), self.session.clone());
+                let joining = tokio::task::spawn_blocking(move || {
+                    // A node behind another on a shared store catches up first: the client
+                    // may have seen changes from there.
+                    if let Some(seq) = last_seq
+                        && app.sessions.store().shared()
+                    {
+                        let _ = app.sessions.follow(&session.id, seq);
+                    }
+                    app.sessions.join(&session, last_seq)
+                });
+                Box::pin(joining).await.unwrap_or_else(|e| {
+                    Err(StoreError::new(crate::store::ErrorKind::Io, e.to_string()))
+                })
+            }
+            None => self.app.sessions.join(&self.session, None),
+        };
+        let joined = match joined {
+            Ok(joined) => joined,
+            Err(e) => {
+                let _ = self.error(ErrorCode::StoreUnavailable, &e.message).await;
+                self.close(close_code::AGAIN, "store unavailable", CLOSE_PATIENCE)
+                    .await;
+                return Err(None);
+            }
+        };
+        info!(session = %self.session.id, resumed = joined.resumed, "client joined");
+        self.pushes = joined.pushes;
+        if joined.deleted {
+            let _ = self
+                .error(ErrorCode::SessionDeleted, "the session was deleted")
+                .await;
+            return Err(Some(End::Close(close_code::NORMAL, "session deleted")));
+        }
+        self.start(joined.welcome, joined.missed, joined.seq)
+            .await
+            .map_err(Some)
     }
 
     /// Sends the welcome and the frames the client missed.
