@@ -166,7 +166,10 @@ impl FrameText {
             Some((k, range)) if *k == key => frame.get(range.clone()),
             _ => None,
         });
-        let mut out = String::with_capacity(2048);
+        // About the size of the session's last frame: a long history window (20 finished
+        // goals, 13 KB) would otherwise grow the buffer three times, copying it each time.
+        let size = previous.map_or(2048, |(frame, _)| frame.len() + 512);
+        let mut out = String::with_capacity(size);
         out.push_str(r#"{"type":"state","session_id":"#);
         let from = out.len();
         string(&mut out, &conv.session_id);
