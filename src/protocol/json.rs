@@ -33,29 +33,19 @@ pub struct FrameParts {
     /// The summary, as a JSON string (quoted and escaped).
     summary: Range<usize>,
     /// The `completed_goals` array's contents and which finished goals they are: the next
-    /// frame of the session copies these bytes while its history is the same (finished goals
-    /// never change), instead of writing up to `history_window` goals again on every change.
+    /// frame of the session copies the bytes of the goals it still holds (finished goals never
+    /// change), instead of writing up to `history_window` goals again on every change.
     #[cfg_attr(feature = "serde-frames", allow(dead_code))]
-    history: Option<(HistoryKey, Range<usize>)>,
+    history: Option<History>,
 }
 
-/// Which finished goals a `completed_goals` array holds: how many, and the id of the most
-/// recent. Goals are appended once, when they finish, and ids are never reused in a session
-/// (resets included), so equal keys mean the same goals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct HistoryKey {
-    len: usize,
-    last: u32,
-}
-
-#[cfg_attr(feature = "serde-frames", allow(dead_code))]
-impl HistoryKey {
-    fn of(c: &Conversation) -> HistoryKey {
-        HistoryKey {
-            len: c.completed_goals.len(),
-            last: c.completed_goals.last().map_or(0, |g| g.id.0),
-        }
-    }
+/// A `completed_goals` array's contents in a frame's text: where, and each goal's id and where
+/// its object starts, oldest first. Goals are appended once, when they finish, and ids are
+/// never reused in a session (resets included), so the same id means the same bytes.
+#[derive(Clone, Debug, PartialEq)]
+struct History {
+    range: Range<usize>,
+    goals: smallvec::SmallVec<[(u32, u32); 4]>,
 }
 
 impl FrameText {
@@ -161,11 +151,7 @@ impl FrameText {
         if let Some(run) = &conv.flow {
             return FrameText::flow(conv, run, seq, &[]);
         }
-        let key = HistoryKey::of(conv);
-        let reuse = previous.and_then(|(frame, parts)| match &parts.history {
-            Some((k, range)) if *k == key => frame.get(range.clone()),
-            _ => None,
-        });
+        let reuse = previous.and_then(|(frame, parts)| Some((frame, parts.history.as_ref()?)));
         // About the size of the session's last frame: a long history window (20 finished
         // goals, 13 KB) would otherwise grow the buffer three times, copying it each time.
         let size = previous.map_or(2048, |(frame, _)| frame.len() + 512);
@@ -207,7 +193,7 @@ impl FrameText {
                 session_id,
                 state,
                 summary,
-                history: Some((key, history)),
+                history: Some(history),
             },
         }
     }
@@ -334,9 +320,13 @@ pub fn write_state(out: &mut String, c: &Conversation) {
     write_state_with(out, c, None);
 }
 
-/// Appends the `state` object, with `history` as the contents of its `completed_goals` array
-/// when given (the same goals, already written), and returns where those contents are in `out`.
-fn write_state_with(out: &mut String, c: &Conversation, history: Option<&str>) -> Range<usize> {
+/// Appends the `state` object, taking the bytes of the finished goals it shares with `previous`
+/// (an earlier frame's text and its history) from there, and returns where its history is.
+fn write_state_with(
+    out: &mut String,
+    c: &Conversation,
+    previous: Option<(&str, &History)>,
+) -> History {
     out.push_str(r#"{"session_id":"#);
     string(out, &c.session_id);
     out.push_str(r#","phase":""#);
@@ -352,18 +342,43 @@ fn write_state_with(out: &mut String, c: &Conversation, history: Option<&str>) -
     }
     out.push_str(r#","completed_goals":["#);
     let from = out.len();
-    match history {
-        Some(written) => out.push_str(written),
-        None => {
-            for (i, goal) in c.completed_goals.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_goal(out, goal);
-            }
-        }
+    let mut goals = smallvec::SmallVec::new();
+    // The previous frame's goals from this history's oldest on, when this history starts with
+    // all of them (the window moved on by the goals finished since): copied in one piece.
+    let shared = previous.and_then(|(frame, prev)| {
+        let first = c.completed_goals.first()?.id.0;
+        let k = prev.goals.iter().position(|(id, _)| *id == first)?;
+        let tail = &prev.goals[k..];
+        let same = tail.len() <= c.completed_goals.len()
+            && tail
+                .iter()
+                .zip(&c.completed_goals)
+                .all(|((id, _), g)| *id == g.id.0);
+        let start = tail[0].1 as usize;
+        same.then(|| Some((tail, frame.get(start..prev.range.end)?, start)))
+            .flatten()
+    });
+    let mut written = 0;
+    if let Some((tail, bytes, start)) = shared {
+        let base = out.len();
+        out.push_str(bytes);
+        goals.extend(
+            tail.iter()
+                .map(|(id, at)| (*id, (base + (*at as usize - start)) as u32)),
+        );
+        written = tail.len();
     }
-    let history = from..out.len();
+    for goal in &c.completed_goals[written..] {
+        if out.len() > from {
+            out.push(',');
+        }
+        goals.push((goal.id.0, out.len() as u32));
+        write_goal(out, goal);
+    }
+    let history = History {
+        range: from..out.len(),
+        goals,
+    };
     out.push_str(r#"],"completed_goals_total":"#);
     number(out, c.completed_goals_total);
     out.push_str(r#","abandoned_goals_total":"#);
