@@ -107,6 +107,35 @@ pub struct Pattern {
 /// Where a pattern matched, or its `value` group.
 pub type Span = std::ops::Range<usize>;
 
+/// A text to match, with whether it is ASCII, found once for all the patterns that read it.
+#[derive(Clone, Copy, Debug)]
+pub struct Haystack<'t> {
+    text: &'t str,
+    ascii: bool,
+}
+
+impl<'t> Haystack<'t> {
+    pub fn new(text: &'t str) -> Haystack<'t> {
+        Haystack {
+            text,
+            ascii: text.is_ascii(),
+        }
+    }
+
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// A part of the text: ASCII when the whole is (any other part is read as written, which
+    /// matches the same).
+    pub fn slice(&self, span: Span) -> Haystack<'t> {
+        Haystack {
+            text: &self.text[span],
+            ascii: self.ascii,
+        }
+    }
+}
+
 impl Pattern {
     /// Compiles `source` (case-insensitive, its program at most `size_limit` bytes).
     pub fn new(source: &str, size_limit: usize) -> Result<Pattern, regex::Error> {
@@ -127,21 +156,22 @@ impl Pattern {
         Ok(Pattern { any, ascii })
     }
 
-    /// The ASCII twin, when there is one and `text` is ASCII.
-    pub(super) fn twin(&self, text: &str) -> Option<&regex::bytes::Regex> {
-        self.ascii.as_ref().filter(|_| text.is_ascii())
+    /// The ASCII twin, when there is one and the text is ASCII.
+    pub(super) fn twin(&self, hay: Haystack<'_>) -> Option<&regex::bytes::Regex> {
+        self.ascii.as_ref().filter(|_| hay.ascii)
     }
 
-    pub fn is_match(&self, text: &str) -> bool {
-        match self.twin(text) {
-            Some(re) => re.is_match(text.as_bytes()),
-            None => self.any.is_match(text),
+    pub fn is_match(&self, hay: Haystack<'_>) -> bool {
+        match self.twin(hay) {
+            Some(re) => re.is_match(hay.text.as_bytes()),
+            None => self.any.is_match(hay.text),
         }
     }
 
     /// The first match for which `take` gives something, in the order of the matches.
-    pub fn find_map<T>(&self, text: &str, take: impl FnMut(Span) -> Option<T>) -> Option<T> {
-        match self.twin(text) {
+    pub fn find_map<T>(&self, hay: Haystack<'_>, take: impl FnMut(Span) -> Option<T>) -> Option<T> {
+        let text = hay.text;
+        match self.twin(hay) {
             Some(re) => re
                 .find_iter(text.as_bytes())
                 .map(|m| m.range())
@@ -154,11 +184,12 @@ impl Pattern {
     /// allocates nothing, and captures do, so they run only where the pattern matches.
     pub fn find_map_group<T>(
         &self,
-        text: &str,
+        hay: Haystack<'_>,
         group: &str,
         mut take: impl FnMut(Span) -> Option<T>,
     ) -> Option<T> {
-        match self.twin(text) {
+        let text = hay.text;
+        match self.twin(hay) {
             Some(re) => {
                 re.find(text.as_bytes())?;
                 re.captures_iter(text.as_bytes())
@@ -351,22 +382,28 @@ mod tests {
     fn escapes_of_letters_that_fold_to_ascii_keep_the_pattern_as_written() {
         let kelvin = Pattern::new(r"\x{212A}otlin", 1 << 20).unwrap();
         assert!(kelvin.ascii.is_none());
-        assert_eq!(kelvin.find_map("use Kotlin", Some), Some(4..10));
+        assert_eq!(
+            kelvin.find_map(Haystack::new("use Kotlin"), Some),
+            Some(4..10)
+        );
         for source in [r"\bu\x{17F}e (?P<value>\w+)", r"\bu\u017Fe (?P<value>\w+)"] {
             let long_s = Pattern::new(source, 1 << 20).unwrap();
             assert!(long_s.ascii.is_none(), "{source}");
             assert_eq!(
-                long_s.find_map_group("use redis", "value", Some),
+                long_s.find_map_group(Haystack::new("use redis"), "value", Some),
                 Some(4..9)
             );
         }
         let plain = Pattern::new(r"\buse (?P<value>\w+)", 1 << 20).unwrap();
         assert!(plain.ascii.is_some());
-        assert_eq!(plain.find_map_group("USE redis", "value", Some), Some(4..9));
-        // Not ASCII text: the pattern as written.
-        assert!(plain.twin("use rédis").is_none());
         assert_eq!(
-            plain.find_map_group("use rédis", "value", Some),
+            plain.find_map_group(Haystack::new("USE redis"), "value", Some),
+            Some(4..9)
+        );
+        // Not ASCII text: the pattern as written.
+        assert!(plain.twin(Haystack::new("use rédis")).is_none());
+        assert_eq!(
+            plain.find_map_group(Haystack::new("use rédis"), "value", Some),
             Some(4..10)
         );
     }

@@ -354,9 +354,11 @@ fn write_state_with(
                 .iter()
                 .zip(&c.completed_goals)
                 .all(|((id, _), g)| *id == g.id.0);
+        if !same {
+            return None;
+        }
         let start = tail[0].1 as usize;
-        same.then(|| Some((tail, frame.get(start..prev.range.end)?, start)))
-            .flatten()
+        Some((tail, frame.get(start..prev.range.end)?, start))
     });
     let mut written = 0;
     if let Some((tail, bytes, start)) = shared {

@@ -214,42 +214,41 @@ enum Event {
 impl Connection {
     /// The connection's whole life. Not an `async fn`: one would keep its `self` argument for
     /// its whole life beside the copy it works on (the connection twice in every connection's
-    /// future); the block below owns the one connection it was given.
-    fn serve(self, last_seq: Option<u64>) -> impl Future<Output = ()> + Send {
-        let mut conn = self;
+    /// future); the block below owns the one connection, moved into it.
+    #[allow(clippy::manual_async_fn)] // on purpose: see above
+    fn serve(mut self, last_seq: Option<u64>) -> impl Future<Output = ()> + Send {
         async move {
-            let app = conn.app.clone();
+            let app = self.app.clone();
             let _guard = app.track_connection();
-            let end = match conn.join(last_seq).await {
-                Ok(()) => Some(conn.run().await),
+            let end = match self.join(last_seq).await {
+                Ok(()) => Some(self.run().await),
                 Err(end) => end,
             };
-            match end {
-                Some(End::Close(code, reason)) => {
-                    conn.close(code, reason, CLOSE_PATIENCE).await;
+            // `None`: it never joined, and was closed then.
+            if let Some(end) = end {
+                match end {
+                    End::Close(code, reason) => {
+                        self.close(code, reason, CLOSE_PATIENCE).await;
+                    }
+                    End::TooSlow => {
+                        self.app.metrics.slow_clients_closed.inc();
+                        info!(
+                            session = %self.session.id,
+                            timeout = ?self.app.config.write_timeout,
+                            "client too slow to read: closed"
+                        );
+                        let reason = "too slow: a write took longer than the write timeout";
+                        self.close(close_code::POLICY, reason, SLOW_CLOSE_PATIENCE)
+                            .await;
+                    }
+                    End::Gone => {}
                 }
-                Some(End::TooSlow) => {
-                    conn.app.metrics.slow_clients_closed.inc();
-                    info!(
-                        session = %conn.session.id,
-                        timeout = ?conn.app.config.write_timeout,
-                        "client too slow to read: closed"
-                    );
-                    let reason = "too slow: a write took longer than the write timeout";
-                    conn.close(close_code::POLICY, reason, SLOW_CLOSE_PATIENCE)
-                        .await;
-                }
-                Some(End::Gone) => {}
-                // It never joined: closed already.
-                None => {}
-            }
-            if end.is_some() {
-                info!(session = %conn.session.id, "client left");
+                info!(session = %self.session.id, "client left");
             }
             // Its subscriptions go first (and the session's channels with them if it was the
             // last): a session nobody changed and nobody watches is dropped.
-            let (app, session) = (conn.app.clone(), conn.session.clone());
-            drop(conn);
+            let (app, session) = (self.app.clone(), self.session.clone());
+            drop(self);
             app.sessions.left(&session);
         }
     }
