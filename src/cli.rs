@@ -53,6 +53,34 @@ pub enum Command {
         /// Transcript file, or - for standard input.
         file: PathBuf,
     },
+    /// Score the engine on labelled messages (JSON Lines: text, goal, slots, class ...): a
+    /// confusion matrix of goal types, precision and recall per type, recall per slot,
+    /// accuracy per class, and every miss. Exits 1 under the thresholds.
+    #[command(
+        after_help = "Example:\n  convstate eval tests/corpus/holdout.jsonl --min-type 95 --min-slots 90"
+    )]
+    Eval {
+        /// Corpus files (JSON Lines, the format of tests/corpus/README.md); each is reported
+        /// on its own, then all together.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Pattern directory (default: the set built into the binary).
+        #[arg(long, value_name = "DIR")]
+        patterns: Option<PathBuf>,
+        /// The reports as JSON (one object: per file and all together).
+        #[arg(long)]
+        json: bool,
+        /// Fail when goal types are read right in fewer than P % of the cases (every file and
+        /// all together).
+        #[arg(long, value_name = "P")]
+        min_type: Option<f64>,
+        /// Fail when slot values are read right in fewer than P % of the labelled values.
+        #[arg(long, value_name = "P")]
+        min_slots: Option<f64>,
+        /// Print only the tables, not every miss.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Print the JSON Schema of every protocol frame.
     #[command(after_help = "Example:\n  convstate schema > protocol.schema.json")]
     Schema,
@@ -429,6 +457,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => serve(*args),
         Command::Loadgen(args) => loadgen(args),
         Command::Script(args) => script(args),
+        Command::Eval {
+            files,
+            patterns,
+            json,
+            min_type,
+            min_slots,
+            quiet,
+        } => eval(files, patterns, json, min_type, min_slots, quiet),
         Command::Schema => {
             let _ = std::io::stdout().write_all(crate::protocol::schema().as_bytes());
             ExitCode::SUCCESS
@@ -602,6 +638,85 @@ pub fn run(cli: Cli) -> ExitCode {
 }
 
 /// The async runtime of the commands that need one; says why when it cannot start.
+fn eval(
+    files: Vec<PathBuf>,
+    patterns: Option<PathBuf>,
+    json: bool,
+    min_type: Option<f64>,
+    min_slots: Option<f64>,
+    quiet: bool,
+) -> ExitCode {
+    use crate::eval::{Report, parse, run};
+    let engine = match patterns::load(&PatternSource::from_option(patterns)) {
+        Ok(engine) => engine,
+        Err(errors) => return report_patterns(&errors),
+    };
+    let mut reports = Vec::new();
+    let mut all = Vec::new();
+    for file in &files {
+        let name = file.display().to_string();
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let cases = match parse(&name, &text) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let outcomes: Vec<_> = cases
+            .iter()
+            .map(|(line, case)| run(&engine, &name, *line, case))
+            .collect();
+        reports.push((name, Report::of(&outcomes)));
+        all.extend(outcomes);
+    }
+    if files.len() > 1 {
+        reports.push(("all".to_string(), Report::of(&all)));
+    }
+    let mut out = std::io::stdout().lock();
+    if json {
+        let map: serde_json::Map<String, serde_json::Value> = reports
+            .iter()
+            .map(|(n, r)| (n.clone(), serde_json::to_value(r).unwrap_or_default()))
+            .collect();
+        let _ = writeln!(out, "{}", serde_json::Value::Object(map));
+    } else {
+        for (name, report) in &reports {
+            let mut text = report.text(name);
+            if quiet && let Some(at) = text.find("\nmisses:") {
+                text.truncate(at + 1);
+            }
+            let _ = writeln!(out, "{text}");
+        }
+    }
+    let mut failed = false;
+    for (name, r) in &reports {
+        if let Some(p) = min_type
+            && r.goal_accuracy() < p
+        {
+            eprintln!("{name}: goal type {:.1}% is under {p}%", r.goal_accuracy());
+            failed = true;
+        }
+        if let Some(p) = min_slots
+            && r.slot_accuracy() < p
+        {
+            eprintln!("{name}: slot values {:.1}% are under {p}%", r.slot_accuracy());
+            failed = true;
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn runtime() -> Option<tokio::runtime::Runtime> {
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

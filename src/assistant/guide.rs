@@ -371,7 +371,7 @@ impl Guide {
                     .required_info
                     .iter()
                     .enumerate()
-                    .find(|(_, s)| s.status != SlotStatus::Provided)
+                    .find(|(_, s)| !s.status.is_settled())
                 {
                     Some((_, slot)) if !changing => {
                         let wordings = engine

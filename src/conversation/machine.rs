@@ -178,6 +178,7 @@ mod tests {
             goal: false,
             slots_complete: false,
             understanding_turns: 0,
+            requested_changes: Vec::new(),
             complaint: false,
         }
     }
@@ -210,6 +211,7 @@ mod tests {
             reason: None,
             turns: 1,
             understanding_turns: 0,
+            requested_changes: Vec::new(),
         }
     }
     fn decide_with(phase: Phase, f: Facts, g: Option<&Goal>) -> Outcome {

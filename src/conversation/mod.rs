@@ -26,8 +26,8 @@ pub use classify::{Classifier, Reading, Signals};
 pub use lexicon::{Lexicon, Role, Settings, Signal};
 pub use machine::{Facts, Outcome};
 pub use state::{
-    Conversation, Goal, GoalId, GoalReason, GoalStatus, GoalType, Milestone, Phase, Slot,
-    SlotStatus, Transition, TransitionReason,
+    Conversation, Goal, GoalId, GoalReason, GoalStatus, GoalType, Milestone, Phase, QueuedGoal,
+    Slot, SlotStatus, Transition, TransitionReason,
 };
 pub use summary::Summary;
 pub use typos::Said;
@@ -507,7 +507,7 @@ impl Engine {
             slots_complete: goal.is_some_and(|g| {
                 g.has_required_info()
                     && g.required_info.iter().enumerate().all(|(i, s)| {
-                        s.status == SlotStatus::Provided || fills.iter().any(|f| f.0 == i)
+                        s.status.is_settled() || fills.iter().any(|f| f.0 == i)
                     })
             }),
             understanding_turns: goal.map_or(0, |g| g.understanding_turns)
@@ -688,6 +688,7 @@ impl Engine {
             reason: None,
             turns: 1,
             understanding_turns: 0,
+            requested_changes: Vec::new(),
         };
         for (i, &s) in def.slots.iter().enumerate() {
             if let Some(span) = self.classifier.extract(&said.text, s) {

@@ -83,6 +83,16 @@ named! {
         Unknown = "unknown",
         Asked = "asked",
         Provided = "provided",
+        /// Left to the assistant ("you decide", "skip" answering its question): settled, with
+        /// no value.
+        Waived = "waived",
+    }
+}
+
+impl SlotStatus {
+    /// Provided or waived: nothing more is needed of the user.
+    pub fn is_settled(self) -> bool {
+        matches!(self, SlotStatus::Provided | SlotStatus::Waived)
     }
 }
 
@@ -131,6 +141,31 @@ pub struct Goal {
     /// User messages in `understanding` since the goal last entered it, the entering one
     /// excluded: what `max_understanding_turns` is compared with.
     pub understanding_turns: u32,
+    /// The words of the user's change requests in `reviewing`, newest last, at most
+    /// [`MAX_REQUESTED_CHANGES`], so the assistant knows what to change without asking again.
+    #[serde(default)]
+    pub requested_changes: Vec<String>,
+}
+
+/// The most change requests a goal keeps (the oldest leave first).
+pub const MAX_REQUESTED_CHANGES: usize = 10;
+/// The most goals a session queues (further ones are not queued).
+pub const MAX_QUEUED_GOALS: usize = 5;
+
+/// A goal the user stated beside the current one, waiting its turn ("Fix the header and then
+/// build a pricing page"), or one of two the user has not chosen between ("a login form or a
+/// signup wizard?").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QueuedGoal {
+    #[serde(rename = "type")]
+    pub goal_type: GoalType,
+    /// As a current goal's: the object of the request.
+    pub description: String,
+    /// The words that stated it, read again when it starts (its slots come from them).
+    pub statement: String,
+    /// One of alternatives joined by "or": the user's next message that names one starts it,
+    /// and the other alternatives leave the queue.
+    pub alternative: bool,
 }
 
 impl Goal {
@@ -141,7 +176,7 @@ impl Goal {
     pub fn all_provided(&self) -> bool {
         self.required_info
             .iter()
-            .all(|s| s.status == SlotStatus::Provided)
+            .all(|s| s.status.is_settled())
     }
 }
 
@@ -209,6 +244,10 @@ pub struct Conversation {
     /// Turns taken in the current phase after entering it.
     pub phase_turns: u32,
     pub current_goal: Option<Goal>,
+    /// Goals stated and waiting, oldest first, at most [`MAX_QUEUED_GOALS`]: the first starts
+    /// in `understanding` when the current goal completes or is abandoned.
+    #[serde(default)]
+    pub queued_goals: Vec<QueuedGoal>,
     /// The most recent finished goals, completed and abandoned alike, oldest first: at most
     /// the `history_window` setting's number of them, so the state stays small in a long
     /// session (the whole history is the store's).
@@ -247,6 +286,7 @@ impl Conversation {
             turn_count: 0,
             phase_turns: 0,
             current_goal: None,
+            queued_goals: Vec::new(),
             completed_goals: Vec::new(),
             completed_goals_total: 0,
             abandoned_goals_total: 0,

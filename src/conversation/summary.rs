@@ -27,13 +27,40 @@ impl fmt::Display for Summary<'_> {
             if !goal.required_info.is_empty() {
                 f.write_str("\n  Required Information:")?;
                 for slot in &goal.required_info {
-                    let mark = if slot.status == SlotStatus::Provided {
-                        '✓'
-                    } else {
-                        '?'
-                    };
-                    write!(f, "\n    {mark} {}: {}", slot.name, slot.description)?;
+                    match (slot.status, &slot.value) {
+                        (SlotStatus::Provided, Some(value)) => write!(
+                            f,
+                            "\n    ✓ {}: {} — {}",
+                            slot.name,
+                            slot.description,
+                            Cut(value, VALUE_CHARS)
+                        )?,
+                        (SlotStatus::Provided, None) => {
+                            write!(f, "\n    ✓ {}: {}", slot.name, slot.description)?
+                        }
+                        (SlotStatus::Waived, _) => write!(
+                            f,
+                            "\n    ~ {}: {} (assistant decides)",
+                            slot.name, slot.description
+                        )?,
+                        (SlotStatus::Unknown | SlotStatus::Asked, _) => {
+                            write!(f, "\n    ? {}: {}", slot.name, slot.description)?
+                        }
+                    }
                 }
+            }
+            if !goal.requested_changes.is_empty() {
+                f.write_str("\n  Requested Changes:")?;
+                for change in &goal.requested_changes {
+                    write!(f, "\n    - {}", OneLine(change))?;
+                }
+            }
+        }
+        if !c.queued_goals.is_empty() {
+            f.write_str("\n\nQueued Goals:")?;
+            for q in &c.queued_goals {
+                let or = if q.alternative { " (or)" } else { "" };
+                write!(f, "\n  - {}: {}{or}", q.goal_type, OneLine(&q.description))?;
             }
         }
         // The totals, not the window of recent goals the state keeps.
@@ -46,6 +73,22 @@ impl fmt::Display for Summary<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The most characters of a slot's value the summary shows.
+const VALUE_CHARS: usize = 80;
+
+/// A value on one line, at most `.1` characters: a longer one is cut and ends with `…`.
+struct Cut<'a>(&'a str, usize);
+
+impl fmt::Display for Cut<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let one = OneLine(self.0).to_string();
+        match one.char_indices().nth(self.1) {
+            None => f.write_str(&one),
+            Some((at, _)) => write!(f, "{}…", one[..at].trim_end()),
+        }
     }
 }
 

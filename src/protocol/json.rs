@@ -340,7 +340,22 @@ fn write_state_with(
         Some(goal) => write_goal(out, goal),
         None => out.push_str("null"),
     }
-    out.push_str(r#","completed_goals":["#);
+    out.push_str(r#","queued_goals":["#);
+    for (i, q) in c.queued_goals.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(r#"{"type":""#);
+        out.push_str(q.goal_type.as_str());
+        out.push_str(r#"","description":"#);
+        string(out, &q.description);
+        out.push_str(r#","statement":"#);
+        string(out, &q.statement);
+        out.push_str(r#","alternative":"#);
+        out.push_str(if q.alternative { "true" } else { "false" });
+        out.push('}');
+    }
+    out.push_str(r#"],"completed_goals":["#);
     let from = out.len();
     let mut goals = smallvec::SmallVec::new();
     // The previous frame's goals from this history's oldest on, when this history starts with
@@ -462,7 +477,14 @@ fn write_goal(out: &mut String, g: &Goal) {
     number(out, u64::from(g.turns));
     out.push_str(r#","understanding_turns":"#);
     number(out, u64::from(g.understanding_turns));
-    out.push('}');
+    out.push_str(r#","requested_changes":["#);
+    for (i, change) in g.requested_changes.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        string(out, change);
+    }
+    out.push_str("]}");
 }
 
 fn time(out: &mut String, t: &DateTime<Utc>) {
