@@ -17,7 +17,7 @@ use std::sync::Arc;
 use toml::de::DeTable;
 
 use crate::conversation::lexicon::{
-    DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Pattern, Position, Role,
+    ChangeMode, DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Pattern, Position, Role,
     Settings, Signal, SignalDef, SlotDef,
 };
 use crate::conversation::{Classifier, Engine, GoalType};
@@ -395,6 +395,18 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.deferrals,
         &l.action_questions,
         &l.known_words,
+        &l.problems,
+        &l.non_subjects,
+        &l.auxiliaries,
+        &l.determiners,
+        &l.modals,
+        &l.error_markers,
+        &l.addressee,
+        &l.persona,
+        &l.task_titles,
+        &l.corrections,
+        &l.waivers,
+        &l.sequencers,
     ]
     .iter()
     .map(|v| v.len())
@@ -672,7 +684,7 @@ impl Cx<'_> {
     }
 
     fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 15] = [
+        const KEYS: [&str; 27] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -688,6 +700,18 @@ impl Cx<'_> {
             "deferrals",
             "action_questions",
             "known_words",
+            "problems",
+            "non_subjects",
+            "auxiliaries",
+            "determiners",
+            "modals",
+            "error_markers",
+            "addressee",
+            "persona",
+            "task_titles",
+            "corrections",
+            "waivers",
+            "sequencers",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -716,6 +740,18 @@ impl Cx<'_> {
             deferrals: next(),
             action_questions: next(),
             known_words: next(),
+            problems: next(),
+            non_subjects: next(),
+            auxiliaries: next(),
+            determiners: next(),
+            modals: next(),
+            error_markers: next(),
+            addressee: next(),
+            persona: next(),
+            task_titles: next(),
+            corrections: next(),
+            waivers: next(),
+            sequencers: next(),
         }
     }
 
@@ -810,7 +846,18 @@ impl Cx<'_> {
             let cues = self.phrases(t, span.clone(), "cues", WHAT);
             let mut extractors = Vec::new();
             for (x, xspan) in self.tables(t, "extractor", WHAT) {
-                self.known_keys(x, &["pattern", "unless"], "an [[slot.extractor]]");
+                self.known_keys(
+                    x,
+                    &["pattern", "unless", "fills_empty"],
+                    "an [[slot.extractor]]",
+                );
+                let fills_empty = match x.get("fills_empty") {
+                    None => false,
+                    Some(v) => v.get_ref().as_bool().unwrap_or_else(|| {
+                        self.error(v.span(), "`fills_empty` must be true or false");
+                        false
+                    }),
+                };
                 let pattern = self
                     .string(x, xspan.clone(), "pattern", "an [[slot.extractor]]")
                     .and_then(|(p, s)| self.regex(&p, s, &vocab));
@@ -819,7 +866,9 @@ impl Cx<'_> {
                     None => Some(None),
                 };
                 if let (Some(pattern), Some(unless)) = (pattern, unless) {
-                    extractors.push(Extractor::new(pattern, unless));
+                    let mut x = Extractor::new(pattern, unless);
+                    x.fills_empty = fills_empty;
+                    extractors.push(x);
                 }
             }
             let Some((name, name_span)) = name else {
@@ -930,7 +979,11 @@ impl Cx<'_> {
             let mut leads = Vec::new();
             for (l, lspan) in self.tables(t, "lead", WHAT) {
                 const LEAD: &str = "a [[goal.lead]]";
-                self.known_keys(l, &["phrases", "description", "object_must_match"], LEAD);
+                self.known_keys(
+                    l,
+                    &["phrases", "description", "object_must_match", "change", "min_words"],
+                    LEAD,
+                );
                 let phrases = self.phrases(l, lspan.clone(), "phrases", LEAD);
                 let mode = match self.optional_string(l, "description", LEAD) {
                     None => Some(DescriptionMode::Object),
@@ -956,11 +1009,43 @@ impl Cx<'_> {
                         }
                     },
                 };
-                if let (Some(description), Some(object_must_match)) = (mode, must) {
+                let change = match self.optional_string(l, "change", LEAD) {
+                    None => Some(ChangeMode::None),
+                    Some((m, s)) => match m.as_str() {
+                        "object" => Some(ChangeMode::Object),
+                        "phrase" => Some(ChangeMode::Phrase),
+                        _ => {
+                            self.error(
+                                s,
+                                format!("unknown change `{m}` (expected object or phrase)"),
+                            );
+                            None
+                        }
+                    },
+                };
+                let min_words = match l.get("min_words") {
+                    None => Some(0),
+                    Some(v) => match v.get_ref().as_integer().and_then(|i| {
+                        i64::from_str_radix(i.as_str(), i.radix())
+                            .ok()
+                            .filter(|n| (0..=20).contains(n))
+                    }) {
+                        Some(n) => Some(n as u32),
+                        None => {
+                            self.error(v.span(), "`min_words` must be a whole number, 0 to 20");
+                            None
+                        }
+                    },
+                };
+                if let (Some(description), Some(object_must_match), Some(change), Some(min_words)) =
+                    (mode, must, change, min_words)
+                {
                     leads.push(LeadGroup {
                         phrases: phrases.into_iter().map(|(p, _)| p).collect(),
                         description,
                         object_must_match,
+                        change,
+                        min_words,
                     });
                 }
             }

@@ -78,6 +78,22 @@ pub struct LeadGroup {
     /// A slot whose extractors must match the noun phrase right after the lead ("I need a
     /// landing page" is a goal, "I need a minute" is not).
     pub object_must_match: Option<usize>,
+    /// What the lead and its object say of a task's `desired_change` (rule 2): nothing, the
+    /// object ("add pagination to ..." adds pagination), or the lead with its object ("support
+    /// SAML login").
+    pub change: ChangeMode,
+    /// The fewest words the sentence must have after the lead ("Is the v2 API deprecated"
+    /// asks; "do it" is no question).
+    pub min_words: u32,
+}
+
+/// See [`LeadGroup::change`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ChangeMode {
+    #[default]
+    None,
+    Object,
+    Phrase,
 }
 
 #[derive(Clone, Debug)]
@@ -254,6 +270,9 @@ pub struct Extractor {
     /// Whether `pattern` has a `value` group. Without one the whole match is the value and no
     /// captures are needed, which for a large alternation is several times faster.
     pub value_group: bool,
+    /// Only fills a slot not yet provided (rule 11: a part named in a requirement is no new
+    /// kind); other extractors replace a value.
+    pub fills_empty: bool,
 }
 
 impl Extractor {
@@ -263,6 +282,7 @@ impl Extractor {
             pattern,
             unless,
             value_group,
+            fills_empty: false,
         }
     }
 }
@@ -323,6 +343,30 @@ pub struct Language {
     /// Words never read as misspelt, beyond the built-in list ("email", "signup"); never the
     /// correction either.
     pub known_words: Vec<String>,
+    /// Problem predicates: a subject before one reports a problem (rule 1).
+    pub problems: Vec<String>,
+    /// Subjects that name no thing ("I", "that"): no problem report.
+    pub non_subjects: Vec<String>,
+    /// Between a subject and its predicate: "is", "keeps", "has been".
+    pub auxiliaries: Vec<String>,
+    /// Dropped from the start of a subject: "my", "the".
+    pub determiners: Vec<String>,
+    /// A subject before one states a request of the thing itself (rule 2).
+    pub modals: Vec<String>,
+    /// A line holding one is a pasted error (rule 1).
+    pub error_markers: Vec<String>,
+    /// Words that address the assistant: "you".
+    pub addressee: Vec<String>,
+    /// The assistant's person: a question addressing it with one is small talk (rule 7).
+    pub persona: Vec<String>,
+    /// Title labels that name a task without a verb (rule 8).
+    pub task_titles: Vec<String>,
+    /// Mark a reply as a correction of a slot (rule 12).
+    pub corrections: Vec<String>,
+    /// Leave an asked slot to the assistant (rule 13).
+    pub waivers: Vec<String>,
+    /// A goal lead after one starts a further goal (rule 14).
+    pub sequencers: Vec<String>,
 }
 
 /// Thresholds of the machine.
