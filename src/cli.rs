@@ -706,7 +706,10 @@ fn eval(
         if let Some(p) = min_slots
             && r.slot_accuracy() < p
         {
-            eprintln!("{name}: slot values {:.1}% are under {p}%", r.slot_accuracy());
+            eprintln!(
+                "{name}: slot values {:.1}% are under {p}%",
+                r.slot_accuracy()
+            );
             failed = true;
         }
     }

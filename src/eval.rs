@@ -118,8 +118,8 @@ pub fn parse(name: &str, text: &str) -> Result<Vec<(usize, Case)>, CorpusError> 
                 line.len()
             )));
         }
-        let case: Case = serde_json::from_str(line)
-            .map_err(|e| CorpusError(format!("{name}:{n}: {e}")))?;
+        let case: Case =
+            serde_json::from_str(line).map_err(|e| CorpusError(format!("{name}:{n}: {e}")))?;
         cases.push((n, case));
         if cases.len() > MAX_CASES {
             return Err(CorpusError(format!("{name}: more than {MAX_CASES} cases")));
@@ -315,8 +315,10 @@ impl Report {
             let support: usize = r.confusion.get(t).map_or(0, |row| row.values().sum());
             let predicted: usize = r.confusion.values().filter_map(|row| row.get(t)).sum();
             let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
-            r.per_type
-                .insert(t.clone(), (ratio(tp, predicted), ratio(tp, support), support));
+            r.per_type.insert(
+                t.clone(),
+                (ratio(tp, predicted), ratio(tp, support), support),
+            );
         }
         r
     }
@@ -348,13 +350,21 @@ impl Report {
             self.whole_right,
             self.cases
         );
-        let types = ["artifact_creation", "question_answer", "task_execution", "exploration", "none"];
-        let short = |t: &'static str| -> &'static str { match t {
-            "artifact_creation" => "artifact",
-            "question_answer" => "question",
-            "task_execution" => "task",
-            other => other,
-        } };
+        let types = [
+            "artifact_creation",
+            "question_answer",
+            "task_execution",
+            "exploration",
+            "none",
+        ];
+        let short = |t: &'static str| -> &'static str {
+            match t {
+                "artifact_creation" => "artifact",
+                "question_answer" => "question",
+                "task_execution" => "task",
+                other => other,
+            }
+        };
         let _ = writeln!(out, "\nconfusion (rows expected, columns read):");
         let _ = write!(out, "{:>12}", "");
         for t in types {
@@ -374,7 +384,11 @@ impl Report {
             }
             out.push('\n');
         }
-        let _ = writeln!(out, "\n{:<20}{:>10}{:>10}{:>9}", "type", "precision", "recall", "cases");
+        let _ = writeln!(
+            out,
+            "\n{:<20}{:>10}{:>10}{:>9}",
+            "type", "precision", "recall", "cases"
+        );
         for t in types {
             if let Some((p, r, n)) = self.per_type.get(t) {
                 let _ = writeln!(out, "{:<20}{:>9.1}%{:>9.1}%{n:>9}", t, p * 100.0, r * 100.0);
@@ -384,7 +398,11 @@ impl Report {
         for (name, (right, n)) in &self.per_slot {
             let _ = writeln!(out, "{name:<20}{:>9.1}%{n:>9}", percent(*right, *n));
         }
-        let _ = writeln!(out, "\n{:<20}{:>10}{:>10}{:>9}", "class", "goal type", "whole", "cases");
+        let _ = writeln!(
+            out,
+            "\n{:<20}{:>10}{:>10}{:>9}",
+            "class", "goal type", "whole", "cases"
+        );
         for (class, (goal, whole, n)) in &self.per_class {
             let _ = writeln!(
                 out,
@@ -438,8 +456,14 @@ mod tests {
     #[test]
     fn values_match_in_order_and_not_much_longer() {
         assert!(value_matches("submit button", "the submit button"));
-        assert!(value_matches("hidden behind the keyboard", "fix: hidden behind the keyboard"));
-        assert!(value_matches("pagination, 20 per page", "pagination, 20 per page"));
+        assert!(value_matches(
+            "hidden behind the keyboard",
+            "fix: hidden behind the keyboard"
+        ));
+        assert!(value_matches(
+            "pagination, 20 per page",
+            "pagination, 20 per page"
+        ));
         assert!(!value_matches("submit button", "button"));
         assert!(!value_matches("button submit", "submit button"));
         assert!(!value_matches(
@@ -450,8 +474,11 @@ mod tests {
 
     #[test]
     fn a_corpus_line_with_an_unknown_field_is_refused_with_its_line() {
-        let err = parse("c.jsonl", "{\"text\":\"hi\",\"goal\":null,\"class\":\"x\"}\n{\"txt\":1}")
-            .unwrap_err();
+        let err = parse(
+            "c.jsonl",
+            "{\"text\":\"hi\",\"goal\":null,\"class\":\"x\"}\n{\"txt\":1}",
+        )
+        .unwrap_err();
         assert!(err.0.starts_with("c.jsonl:2: "), "{}", err.0);
     }
 }

@@ -17,8 +17,8 @@ use std::sync::Arc;
 use toml::de::DeTable;
 
 use crate::conversation::lexicon::{
-    ChangeMode, DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Pattern, Position, Role,
-    Settings, Signal, SignalDef, SlotDef,
+    ChangeMode, DescriptionMode, Extractor, GoalDef, Language, LeadGroup, Lexicon, Pattern,
+    Position, Role, Settings, Signal, SignalDef, SlotDef,
 };
 use crate::conversation::{Classifier, Engine, GoalType};
 
@@ -981,7 +981,13 @@ impl Cx<'_> {
                 const LEAD: &str = "a [[goal.lead]]";
                 self.known_keys(
                     l,
-                    &["phrases", "description", "object_must_match", "change", "min_words"],
+                    &[
+                        "phrases",
+                        "description",
+                        "object_must_match",
+                        "change",
+                        "min_words",
+                    ],
                     LEAD,
                 );
                 let phrases = self.phrases(l, lspan.clone(), "phrases", LEAD);

@@ -321,6 +321,15 @@ fn explain(
             write!(out, " after {w:?}")?;
         }
         write!(out, ", description {:?}", g.description)?;
+        if !g.found.is_empty() {
+            write!(out, "\n       found    {}", g.found)?;
+        }
+        for d in &g.details {
+            write!(out, "\n       detail   {d}")?;
+        }
+        for q in &g.queued {
+            write!(out, "\n       queued   {q}")?;
+        }
     }
     write!(out, "\n       rule     {}", e.rule)
 }

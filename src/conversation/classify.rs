@@ -16,15 +16,15 @@ use smallvec::SmallVec;
 
 use super::explain::{DropRule, PhraseNote};
 use super::lexicon::{
-    DescriptionMode, Extractor, GoalDef, Haystack, Lexicon, Position, Role, Settings, Signal,
-    SlotDef,
+    ChangeMode, DescriptionMode, Extractor, GoalDef, Haystack, Lexicon, Position, Role, Settings,
+    Signal, SlotDef,
 };
 
 /// The most slots a lexicon may define: `asked` sets are a `u64`.
 pub const MAX_SLOTS: usize = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Meaning {
+pub(super) enum Meaning {
     Filler,
     Ack,
     Intent,
@@ -41,25 +41,37 @@ enum Meaning {
     Contrast,
     Deferral,
     ActionQuestion,
+    /// "Reading real messages": a problem predicate, a modal, a pasted error's marker, a word
+    /// addressing the assistant, one of its person, a correction, a waiver, a sequencer.
+    Problem,
+    Modal,
+    ErrorMarker,
+    Addressee,
+    Persona,
+    Correction,
+    Waiver,
+    Sequencer,
 }
 
 #[derive(Clone, Copy, Debug)]
-struct LeadInfo {
-    goal: u16,
-    mode: DescriptionMode,
-    object_must_match: Option<u16>,
+pub(super) struct LeadInfo {
+    pub(super) goal: u16,
+    pub(super) mode: DescriptionMode,
+    pub(super) object_must_match: Option<u16>,
+    pub(super) change: ChangeMode,
+    pub(super) min_words: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
-struct SignalInfo {
-    signal: Signal,
+pub(super) struct SignalInfo {
+    pub(super) signal: Signal,
     role: Role,
     position: Position,
 }
 
 /// One whole-word match of a phrase in the message.
 #[derive(Clone, Copy, Debug)]
-struct Hit {
+pub(super) struct Hit {
     start: u32,
     end: u32,
     phrase: u32,
@@ -69,10 +81,10 @@ struct Hit {
 }
 
 impl Hit {
-    fn start(self) -> usize {
+    pub(super) fn start(self) -> usize {
         self.start as usize
     }
-    fn end(self) -> usize {
+    pub(super) fn end(self) -> usize {
         self.end as usize
     }
 }
@@ -103,18 +115,67 @@ impl Signals {
     }
 }
 
-/// A goal lead found in a user message.
+/// A goal found in a user message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GoalLead {
     /// Index into the lexicon's goals.
     pub goal: usize,
     /// The goal's description, as a byte range of the message.
     pub description: Range<usize>,
-    /// The lead phrase.
+    /// The lead phrase (for a goal read from evidence, the words that showed it).
     pub lead: Range<usize>,
     /// What stands between the sentence's start (after fillers) and the lead: a polite wrapper
     /// or a statement of intent; empty when the lead starts the sentence.
     pub wrapper: Range<usize>,
+    /// The rule that found it.
+    pub rule: Found,
+    /// Slot values the statement gives by its own structure (rule 10), before the extractors.
+    pub details: SmallVec<[Detail; 2]>,
+}
+
+impl GoalLead {
+    /// Stated with a lead verb or a question: a goal in any phase. A goal read from evidence
+    /// (a problem report, a request of the thing itself, a pasted error) starts a goal only
+    /// when none is active; with one active it is about that goal's work.
+    pub fn by_lead(&self) -> bool {
+        matches!(self.rule, Found::Lead | Found::Title)
+    }
+}
+
+/// How a goal was found: the rules of the specification's "Reading real messages".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A goal lead at a sentence's start (after fillers, wrappers and intents).
+    Lead,
+    /// A lead after a title ("Bug: ..."), or a task title alone ("feat: dark mode toggle").
+    Title,
+    /// Rule 1: a subject and a problem predicate.
+    ProblemReport,
+    /// Rule 1: a pasted error or stack trace.
+    PastedError,
+    /// Rule 2: a subject and a modal ("the export should include archived items").
+    Request,
+}
+
+impl Found {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Found::Lead => "goal lead",
+            Found::Title => "title (rule 8)",
+            Found::ProblemReport => "problem report (rule 1)",
+            Found::PastedError => "pasted error (rule 1)",
+            Found::Request => "request of the thing itself (rule 2)",
+        }
+    }
+}
+
+/// A slot value a statement gives (rule 10): `prefix`, then its pieces joined by ", ".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Detail {
+    /// Position in the goal's slots.
+    pub slot: usize,
+    pub prefix: &'static str,
+    pub spans: SmallVec<[Range<usize>; 2]>,
 }
 
 /// What a message says, before the rules decide what it does.
@@ -134,6 +195,12 @@ pub struct Reading {
     /// A user message whose satisfaction stood before a contrast marker and was dropped, with
     /// nothing satisfied after it and no deferral ("It looks good but the color is off").
     pub complaint: bool,
+    /// Further goals stated after the first (rule 14), at most `MAX_QUEUED_GOALS`.
+    pub more: SmallVec<[GoalLead; 1]>,
+    /// The goals were joined by "or": the user has not chosen (rule 14).
+    pub alternatives: bool,
+    /// A user reply leaving the question to the assistant ("you decide", rule 13).
+    pub waiver: bool,
 }
 
 /// The compiled lexicon.
@@ -146,17 +213,19 @@ pub struct Classifier {
     /// Whether phrase `p` starts and ends with a word character: only such edges need a word
     /// boundary (`<artifact` matches inside `x<artifact`).
     word_edges: Vec<(bool, bool)>,
-    leads: Vec<LeadInfo>,
-    signals: Vec<SignalInfo>,
-    goals: Vec<GoalDef>,
-    slots: Vec<SlotDef>,
+    pub(super) leads: Vec<LeadInfo>,
+    pub(super) signals: Vec<SignalInfo>,
+    pub(super) goals: Vec<GoalDef>,
+    pub(super) slots: Vec<SlotDef>,
     articles: Vec<String>,
     trailing: Vec<String>,
     pronouns: Vec<String>,
-    noun_phrase_ends: Vec<String>,
-    small_talk_tail_words: u32,
+    pub(super) noun_phrase_ends: Vec<String>,
+    pub(super) small_talk_tail_words: u32,
     /// The vocabulary, for reading misspelt words.
     speller: super::typos::Speller,
+    /// Single words of the language file's lists the reader looks up by word.
+    pub(super) words: super::evidence::WordSets,
 }
 
 /// The lexicon could not be compiled (only a pattern set far past any sane size does this).
@@ -193,6 +262,14 @@ impl Classifier {
         add(&lang.contrast_markers, Meaning::Contrast);
         add(&lang.deferrals, Meaning::Deferral);
         add(&lang.action_questions, Meaning::ActionQuestion);
+        add(&lang.problems, Meaning::Problem);
+        add(&lang.modals, Meaning::Modal);
+        add(&lang.error_markers, Meaning::ErrorMarker);
+        add(&lang.addressee, Meaning::Addressee);
+        add(&lang.persona, Meaning::Persona);
+        add(&lang.corrections, Meaning::Correction);
+        add(&lang.waivers, Meaning::Waiver);
+        add(&lang.sequencers, Meaning::Sequencer);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -201,6 +278,8 @@ impl Classifier {
                     goal: g as u16,
                     mode: group.description,
                     object_must_match: group.object_must_match.map(|s| s as u16),
+                    change: group.change,
+                    min_words: group.min_words,
                 });
                 add(&group.phrases, Meaning::Lead(id));
             }
@@ -285,6 +364,7 @@ impl Classifier {
             noun_phrase_ends: lower(&lang.noun_phrase_ends),
             small_talk_tail_words: settings.small_talk_tail_words,
             speller,
+            words: super::evidence::WordSets::new(lang),
         })
     }
 
@@ -427,6 +507,10 @@ impl Classifier {
                         reading.non_answer = true;
                         note("non_answer", role, *hit, None);
                     }
+                    Meaning::Waiver if role == Role::User && !view.negated(*hit) => {
+                        reading.waiver = true;
+                        note("waiver", role, *hit, None);
+                    }
                     _ => {}
                 }
             }
@@ -434,7 +518,7 @@ impl Classifier {
         reading.complaint =
             dropped_satisfied && !deferred && !reading.signals.has(Signal::Satisfied);
         if role == Role::User {
-            reading.goal = view.goal_lead();
+            view.read_goals(&mut reading);
         }
         reading
     }
@@ -442,10 +526,23 @@ impl Classifier {
     /// The value `text` gives for `slot`, as a byte range of `text`, from the slot's first
     /// extractor that yields one.
     pub fn extract(&self, text: &str, slot: usize) -> Option<Range<usize>> {
+        self.extract_replacing(text, slot, false)
+    }
+
+    /// [`Classifier::extract`] for a slot that is `provided` already: only the extractors
+    /// that may replace a value (not `fills_empty`: a part named in a requirement is no new
+    /// kind, rule 11).
+    pub fn extract_replacing(
+        &self,
+        text: &str,
+        slot: usize,
+        provided: bool,
+    ) -> Option<Range<usize>> {
         let hay = Haystack::new(text);
         self.slots[slot]
             .extractors
             .iter()
+            .filter(|x| !(provided && x.fills_empty))
             .find_map(|x| self.extract_with(x, hay))
     }
 
@@ -477,7 +574,10 @@ impl Classifier {
     /// words at the end and, when `articles`, its articles at the start. Linear in the span:
     /// each pass removes something, and what a pass looks at it removes (the quotes inside are
     /// counted once, not rescanned).
-    fn clean(&self, text: &str, span: Range<usize>, articles: bool) -> Range<usize> {
+    pub(super) fn clean(&self, text: &str, span: Range<usize>, articles: bool) -> Range<usize> {
+        if span.start >= span.end {
+            return span.end..span.end;
+        }
         let (mut s, mut e) = (span.start, span.end);
         let quotes = |t: &str| t.bytes().filter(|b| matches!(b, b'"' | b'\'')).count();
         let mut inside = quotes(&text[s..e]);
@@ -527,7 +627,7 @@ impl Classifier {
         }
     }
 
-    fn starts_with_any(&self, list: &[String], text: &str) -> bool {
+    pub(super) fn starts_with_any(&self, list: &[String], text: &str) -> bool {
         list.iter().any(|w| starts_with_word(text, w))
     }
 }
@@ -535,11 +635,11 @@ impl Classifier {
 /// A message with its hits, for the sentence logic. Built in O(n log n) of the message's
 /// length whatever its content (no hit is compared with every other): long messages are normal
 /// (assistants paste code), and a message built to be slow must not stall the server.
-struct View<'a> {
-    cls: &'a Classifier,
-    text: &'a str,
+pub(super) struct View<'a> {
+    pub(super) cls: &'a Classifier,
+    pub(super) text: &'a str,
     /// By start, longest first.
-    hits: SmallVec<[Hit; 32]>,
+    pub(super) hits: SmallVec<[Hit; 32]>,
     /// Negation hits' ends, ascending.
     negations: SmallVec<[u32; 8]>,
     /// Positions of the bytes that end a clause, ascending.
@@ -547,13 +647,13 @@ struct View<'a> {
     /// Clause-break hits ("but") by start, with the smallest end of this and every later one.
     breaks: SmallVec<[(u32, u32); 8]>,
     /// Where the message starts after its fillers.
-    after_fillers: usize,
+    pub(super) after_fillers: usize,
     /// The bytes that end a sentence (see [`sentences`]), ascending.
-    sentence_ends: SmallVec<[u32; 8]>,
+    pub(super) sentence_ends: SmallVec<[u32; 8]>,
 }
 
 impl<'a> View<'a> {
-    fn new(cls: &'a Classifier, text: &'a str) -> View<'a> {
+    pub(super) fn new(cls: &'a Classifier, text: &'a str) -> View<'a> {
         let mut hits: SmallVec<[Hit; 32]> = SmallVec::new();
         for m in cls.matcher.find_overlapping_iter(text) {
             let (first, last) = cls.word_edges[m.pattern().as_usize()];
@@ -616,21 +716,21 @@ impl<'a> View<'a> {
         view
     }
 
-    fn meanings(&self, hit: Hit) -> &'a [Meaning] {
+    pub(super) fn meanings(&self, hit: Hit) -> &'a [Meaning] {
         let p = hit.phrase as usize;
         let (a, b) = (self.cls.meaning_at[p], self.cls.meaning_at[p + 1]);
         &self.cls.meanings[a as usize..b as usize]
     }
 
     /// The hits that start at `at`, longest first.
-    fn starting_at(&self, at: usize) -> &[Hit] {
+    pub(super) fn starting_at(&self, at: usize) -> &[Hit] {
         let first = self.hits.partition_point(|h| h.start() < at);
         let end = first + self.hits[first..].partition_point(|h| h.start() == at);
         &self.hits[first..end]
     }
 
     /// The longest hit starting at `at` with a meaning that `want` accepts.
-    fn at(&self, at: usize, want: impl Fn(Meaning) -> bool) -> Option<Hit> {
+    pub(super) fn at(&self, at: usize, want: impl Fn(Meaning) -> bool) -> Option<Hit> {
         self.starting_at(at)
             .iter()
             .find(|h| self.meanings(**h).iter().any(|m| want(*m)))
@@ -639,7 +739,7 @@ impl<'a> View<'a> {
 
     /// `at` moved past white space and soft punctuation, then past every phrase that `want`
     /// accepts, repeatedly.
-    fn skip(&self, mut at: usize, want: impl Fn(Meaning) -> bool) -> usize {
+    pub(super) fn skip(&self, mut at: usize, want: impl Fn(Meaning) -> bool) -> usize {
         loop {
             at = skip_soft(self.text, at);
             match self.at(at, &want) {
@@ -652,7 +752,7 @@ impl<'a> View<'a> {
     /// A signal phrase is negated when a negation stands before it in its clause. Only the
     /// last negation that ends before it need be looked at: an earlier one's clause holds that
     /// one's.
-    fn negated(&self, hit: Hit) -> bool {
+    pub(super) fn negated(&self, hit: Hit) -> bool {
         let before = self.negations.partition_point(|end| *end <= hit.start);
         let Some(&from) = before.checked_sub(1).and_then(|i| self.negations.get(i)) else {
             return false;
@@ -706,34 +806,11 @@ impl<'a> View<'a> {
         Some(self.at(opener, |m| m == Meaning::ActionQuestion).is_some())
     }
 
-    /// The first goal lead at the start of a sentence.
-    fn goal_lead(&self) -> Option<GoalLead> {
-        sentences(self.text).find_map(|s| self.lead_in(s))
-    }
-
-    fn lead_in(&self, sentence: Range<usize>) -> Option<GoalLead> {
+    /// The goal a lead at `start` (after fillers) of `sentence` states, if any: leads may
+    /// follow intents ("could you", "I want to"); the longest lead wins, then the first
+    /// declared. A lead followed by a predicate is a noun ("Deploy keeps timing out", rule 4).
+    pub(super) fn lead_at(&self, start: usize, sentence: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
-        // Before a lead: fillers, acknowledgements, and cancel or switch markers ("Forget that,
-        // build a calculator").
-        let start = self.skip(sentence.start, |m| match m {
-            Meaning::Filler | Meaning::Ack => true,
-            Meaning::Signal(i) => matches!(
-                cls.signals[i as usize].signal,
-                Signal::Cancel | Signal::Switch
-            ),
-            _ => false,
-        });
-        if start >= sentence.end {
-            return None;
-        }
-        if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
-            let tail = &self.text[h.end().min(sentence.end)..sentence.end];
-            if count_words(tail) <= cls.small_talk_tail_words as usize {
-                return None;
-            }
-        }
-        // Leads may follow intents ("could you", "I want to"); the longest lead wins, then the
-        // first declared.
         let mut anchors: SmallVec<[usize; 4]> = SmallVec::new();
         let mut at = start;
         while anchors.len() < 8 {
@@ -757,16 +834,32 @@ impl<'a> View<'a> {
             }
         }
         candidates.sort_unstable_by_key(|(h, id)| (Reverse(h.end), *id));
-        candidates
-            .into_iter()
-            .find_map(|(h, id)| self.goal_from(start, h, cls.leads[id as usize], sentence.end))
+        candidates.into_iter().find_map(|(h, id)| {
+            let info = cls.leads[id as usize];
+            if info.mode == DescriptionMode::Object && self.noun_use(h) {
+                return None;
+            }
+            self.goal_from(start, h, info, sentence.end)
+        })
     }
 
     /// The goal a lead states, if its object qualifies; `start` is where its sentence starts
-    /// after fillers.
-    fn goal_from(&self, start: usize, lead: Hit, info: LeadInfo, end: usize) -> Option<GoalLead> {
+    /// after fillers. The object ends where a further goal starts (rule 14).
+    pub(super) fn goal_from(
+        &self,
+        start: usize,
+        lead: Hit,
+        info: LeadInfo,
+        end: usize,
+    ) -> Option<GoalLead> {
         let cls = self.cls;
+        let end = self
+            .further(lead.end(), end, info.goal as usize)
+            .map_or(end, |f| f.cut);
         let object = cls.clean(self.text, lead.end()..end, true);
+        if info.min_words > 0 && (count_words(&self.text[object.clone()]) as u32) < info.min_words {
+            return None;
+        }
         if object.is_empty() {
             return None;
         }
@@ -779,7 +872,7 @@ impl<'a> View<'a> {
             cls.extract(np, slot as usize)?;
         }
         let description = match info.mode {
-            DescriptionMode::Object => object,
+            DescriptionMode::Object => object.clone(),
             DescriptionMode::Sentence => cls.clean(self.text, lead.start()..end, false),
         };
         let wrapper = cls.clean(self.text, start..lead.start(), false);
@@ -788,6 +881,13 @@ impl<'a> View<'a> {
             description,
             lead: lead.start()..lead.end(),
             wrapper,
+            rule: Found::Lead,
+            details: self.details(
+                info.goal as usize,
+                info.change,
+                lead.start()..lead.end(),
+                object,
+            ),
         })
     }
 }
@@ -810,12 +910,12 @@ pub fn normalize_phrase(phrase: &str) -> String {
         .to_lowercase()
 }
 
-fn is_word_char(c: char) -> bool {
+pub(super) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
 /// `'` joins words ("don't"): it counts as a word character when a letter follows it.
-fn boundary_after(text: &str, at: usize) -> bool {
+pub(super) fn boundary_after(text: &str, at: usize) -> bool {
     let mut rest = text[at..].chars();
     match rest.next() {
         None => true,
@@ -824,7 +924,7 @@ fn boundary_after(text: &str, at: usize) -> bool {
     }
 }
 
-fn boundary_before(text: &str, at: usize) -> bool {
+pub(super) fn boundary_before(text: &str, at: usize) -> bool {
     let mut before = text[..at].chars().rev();
     match before.next() {
         None => true,
@@ -833,12 +933,12 @@ fn boundary_before(text: &str, at: usize) -> bool {
     }
 }
 
-fn is_clause_byte(b: u8) -> bool {
+pub(super) fn is_clause_byte(b: u8) -> bool {
     matches!(b, b',' | b';' | b'.' | b'!' | b'?' | b'\n')
 }
 
 /// Past white space and punctuation that does not end a sentence.
-fn skip_soft(text: &str, at: usize) -> usize {
+pub(super) fn skip_soft(text: &str, at: usize) -> usize {
     let rest = &text[at..];
     at + rest.len()
         - rest
@@ -863,7 +963,7 @@ fn sentence_ends(text: &str) -> impl Iterator<Item = usize> + '_ {
 
 /// Sentence spans: split on `!`, `?`, `;`, line breaks, and `.` followed by white space or the
 /// end (so `Node.js` and `3.5` stay whole).
-fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+pub(super) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut i = 0;
@@ -895,21 +995,21 @@ fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
-fn count_words(text: &str) -> usize {
+pub(super) fn count_words(text: &str) -> usize {
     text.split(|c: char| !is_word_char(c) && c != '\'')
         .filter(|w| !w.is_empty())
         .count()
 }
 
 /// Whether `text` starts with the whole word (or words) `word`, ignoring ASCII case.
-fn starts_with_word(text: &str, word: &str) -> bool {
+pub(super) fn starts_with_word(text: &str, word: &str) -> bool {
     text.len() >= word.len()
         && text.is_char_boundary(word.len())
         && text[..word.len()].eq_ignore_ascii_case(word)
         && boundary_after(text, word.len())
 }
 
-fn ends_with_word(text: &str, word: &str) -> bool {
+pub(super) fn ends_with_word(text: &str, word: &str) -> bool {
     let at = text.len().wrapping_sub(word.len());
     text.len() >= word.len()
         && text.is_char_boundary(at)
@@ -919,7 +1019,7 @@ fn ends_with_word(text: &str, word: &str) -> bool {
 
 /// The noun phrase at the start of `text`: up to the first word of `ends` or clause
 /// punctuation.
-fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
+pub(super) fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
     let mut at = 0;
     while at < text.len() {
         let rest = &text[at..];

@@ -69,6 +69,16 @@ pub struct GoalNote {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrapper: Option<String>,
     pub description: String,
+    /// The rule of "Reading real messages" that found the goal ("goal lead", "problem report
+    /// (rule 1)" ...).
+    #[serde(default)]
+    pub found: String,
+    /// Slot values the statement gave by its structure (rule 10), as `name: value`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+    /// Further goals of the message (rule 14), queued, as `type: description`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<String>,
 }
 
 /// The most phrases an explanation lists: a long message of signal words would otherwise make

@@ -9,6 +9,7 @@
 //! - this module: [`Engine::step`], which puts them together for one input.
 
 pub mod classify;
+mod evidence;
 pub mod explain;
 pub mod lexicon;
 pub mod machine;
@@ -88,8 +89,19 @@ pub struct Engine {
     flows: std::sync::Arc<crate::flow::Flows>,
 }
 
-/// Slot values read from one message: (position in the goal's `required_info`, byte range).
-type Fills = SmallVec<[(usize, Range<usize>); 4]>;
+/// Slot values read from one message: (position in the goal's `required_info`, what it gets).
+type Fills = SmallVec<[(usize, Fill); 4]>;
+
+/// What one slot gets from a message.
+#[derive(Clone, Debug)]
+enum Fill {
+    /// Words of the message (of the text as read).
+    Span(Range<usize>),
+    /// A value built by the reader (a detail, a correction), in the words as written.
+    Text(String),
+    /// Left to the assistant (rule 13).
+    Waived,
+}
 
 impl Engine {
     /// `source` names what the classifier was compiled from (see `crate::patterns`).
@@ -472,13 +484,46 @@ impl Engine {
                 end: c.original.end,
             })
             .collect();
-        e.goal = reading.goal.as_ref().map(|g| explain::GoalNote {
-            goal_type: self.classifier.goals()[g.goal].goal_type,
-            lead: said.original_text(g.lead.clone()).to_string(),
-            wrapper: (!g.wrapper.is_empty())
-                .then(|| said.original_text(g.wrapper.clone()).to_string()),
-            description: said.original_text(g.description.clone()).to_string(),
-        });
+        let slots = self.classifier.slots();
+        let queued: Vec<String> = reading
+            .more
+            .iter()
+            .map(|m| {
+                format!(
+                    "{}: {}{}",
+                    self.classifier.goals()[m.goal].goal_type,
+                    said.original_text(m.description.clone()),
+                    if reading.alternatives { " (or)" } else { "" }
+                )
+            })
+            .collect();
+        e.goal = reading
+            .goal
+            .as_ref()
+            .or(reading.more.first())
+            .map(|g| explain::GoalNote {
+                goal_type: self.classifier.goals()[g.goal].goal_type,
+                lead: said.original_text(g.lead.clone()).to_string(),
+                wrapper: (!g.wrapper.is_empty())
+                    .then(|| said.original_text(g.wrapper.clone()).to_string()),
+                description: said.original_text(g.description.clone()).to_string(),
+                found: g.rule.as_str().to_string(),
+                details: g
+                    .details
+                    .iter()
+                    .filter_map(|d| {
+                        let def = &self.classifier.goals()[g.goal];
+                        let name = &slots[*def.slots.get(d.slot)?].name;
+                        let parts: Vec<&str> = d
+                            .spans
+                            .iter()
+                            .map(|s| said.original_text(s.clone()))
+                            .collect();
+                        Some(format!("{name}: {}{}", d.prefix, parts.join(", ")))
+                    })
+                    .collect(),
+                queued: queued.clone(),
+            });
         e.rule = rule.to_string();
     }
 
@@ -494,25 +539,45 @@ impl Engine {
         out: &mut Transitions,
         finished: &mut Vec<Goal>,
     ) -> &'static str {
+        // Rule 14: with goals joined by "or" waiting and none active, a message naming one of
+        // them starts it.
+        if role == Some(Role::User)
+            && conv.current_goal.is_none()
+            && reading.goal.is_none()
+            && let Some(k) = chosen(&conv.queued_goals, &said.text)
+        {
+            let q = conv.queued_goals.remove(k);
+            conv.queued_goals.retain(|q| !q.alternative);
+            self.start_queued(conv, q, now, out, TransitionReason::Chose);
+            return "14 two goals: the user named one of the goals joined by \"or\"";
+        }
         let fills = match (&conv.current_goal, role) {
-            (Some(goal), Some(Role::User)) => self.read_slots(goal, &said.text, reading),
+            (Some(goal), Some(Role::User)) => self.read_slots(goal, said, reading),
             _ => Fills::new(),
         };
         let goal = conv.current_goal.as_ref();
         let in_understanding = conv.phase == Phase::Understanding && role == Some(Role::User);
+        // A goal read from evidence (a problem report, a request of the thing itself) starts a
+        // goal only when none is active; while reviewing it asks for a change.
+        let stated = reading
+            .goal
+            .as_ref()
+            .filter(|g| g.by_lead() || goal.is_none());
+        let reported = reading.goal.is_some() && stated.is_none();
         let facts = Facts {
             message: role,
             signals: reading.signals,
-            goal: reading.goal.is_some(),
+            goal: stated.is_some(),
             slots_complete: goal.is_some_and(|g| {
                 g.has_required_info()
-                    && g.required_info.iter().enumerate().all(|(i, s)| {
-                        s.status.is_settled() || fills.iter().any(|f| f.0 == i)
-                    })
+                    && g.required_info
+                        .iter()
+                        .enumerate()
+                        .all(|(i, s)| s.status.is_settled() || fills.iter().any(|f| f.0 == i))
             }),
             understanding_turns: goal.map_or(0, |g| g.understanding_turns)
                 + u32::from(in_understanding),
-            complaint: reading.complaint,
+            complaint: reading.complaint || (reported && conv.phase == Phase::Reviewing),
         };
         let (outcome, rule) = machine::decide_with_rule(conv.phase, &facts, goal, &self.settings);
         self.follow(
@@ -536,9 +601,28 @@ impl Engine {
         finished: &mut Vec<Goal>,
     ) {
         match outcome {
-            Outcome::Stay => self.keep(conv, said, reading, fills, facts.understanding_turns),
+            Outcome::Stay => {
+                self.keep(conv, said, reading, fills, facts.understanding_turns);
+                if conv.current_goal.is_none() && reading.alternatives {
+                    conv.queued_goals.retain(|q| !q.alternative);
+                    self.queue(conv, said, reading);
+                }
+            }
             Outcome::Move(to, reason) => {
                 self.keep(conv, said, reading, fills, facts.understanding_turns);
+                if reason == TransitionReason::ChangesRequested
+                    && let Some(goal) = &mut conv.current_goal
+                {
+                    // Rule 15: the change request's words, for the assistant.
+                    let words = self.classifier.answer_span(&said.text);
+                    let change = capped(said.original_text(words), self.settings.max_value_chars);
+                    if !change.is_empty() {
+                        if goal.requested_changes.len() >= state::MAX_REQUESTED_CHANGES {
+                            goal.requested_changes.remove(0);
+                        }
+                        goal.requested_changes.push(change.into_owned());
+                    }
+                }
                 if to == Phase::Understanding
                     && let Some(goal) = &mut conv.current_goal
                 {
@@ -549,6 +633,14 @@ impl Engine {
             Outcome::Finish(to, reason, goal_reason) => {
                 self.finish_goal(conv, goal_reason, now, finished);
                 move_to(conv, to, reason, out);
+                // Rule 14: the next queued goal starts (not after an idle timeout: the user is
+                // away; alternatives wait for a choice).
+                if goal_reason != GoalReason::IdleTimeout
+                    && let Some(k) = conv.queued_goals.iter().position(|q| !q.alternative)
+                {
+                    let q = conv.queued_goals.remove(k);
+                    self.start_queued(conv, q, now, out, TransitionReason::QueuedGoal);
+                }
             }
             Outcome::Start(reason, previous) => {
                 let Some(lead) = &reading.goal else {
@@ -558,6 +650,8 @@ impl Engine {
                     self.finish_goal(conv, why, now, finished);
                 }
                 self.start_goal(conv, said, lead, now);
+                conv.queued_goals.retain(|q| !q.alternative);
+                self.queue(conv, said, reading);
                 move_to(conv, Phase::Understanding, reason, out);
                 // A goal whose message already fills every slot goes on to planning.
                 if conv
@@ -568,6 +662,57 @@ impl Engine {
                     move_to(conv, Phase::Planning, TransitionReason::Gathered, out);
                 }
             }
+        }
+    }
+
+    /// Queues the message's further goals (rule 14), at most `MAX_QUEUED_GOALS` in all.
+    fn queue(&self, conv: &mut Conversation, said: &Said<'_>, reading: &Reading) {
+        for g in &reading.more {
+            if conv.queued_goals.len() >= state::MAX_QUEUED_GOALS {
+                break;
+            }
+            let description = said.original_text(g.description.clone());
+            let statement = if g.description.start >= g.lead.start {
+                said.original_text(g.lead.start..g.description.end)
+                    .to_string()
+            } else {
+                format!("{} {description}", said.original_text(g.lead.clone()))
+            };
+            conv.queued_goals.push(QueuedGoal {
+                goal_type: self.classifier.goals()[g.goal].goal_type,
+                description: capped(description, self.settings.max_description_chars).into_owned(),
+                statement: capped(&statement, self.settings.max_value_chars).into_owned(),
+                alternative: reading.alternatives,
+            });
+        }
+    }
+
+    /// Starts a queued goal in `understanding`: its statement is read again for its slots.
+    fn start_queued(
+        &self,
+        conv: &mut Conversation,
+        q: QueuedGoal,
+        now: DateTime<Utc>,
+        out: &mut Transitions,
+        reason: TransitionReason,
+    ) {
+        let said = Said::as_written(&q.statement);
+        let reading = self.classifier.read(&said.text, Role::User);
+        let Some(lead) = reading.goal else {
+            return;
+        };
+        self.start_goal(conv, &said, &lead, now);
+        if let Some(goal) = &mut conv.current_goal {
+            goal.goal_type = q.goal_type;
+            goal.description = q.description;
+        }
+        move_to(conv, Phase::Understanding, reason, out);
+        if conv
+            .current_goal
+            .as_ref()
+            .is_some_and(|g| g.has_required_info() && g.all_provided())
+        {
+            move_to(conv, Phase::Planning, TransitionReason::Gathered, out);
         }
     }
 
@@ -587,15 +732,31 @@ impl Engine {
         if in_understanding {
             goal.understanding_turns = understanding_turns;
         }
-        for (i, span) in fills {
+        for (i, fill) in fills {
             let slot = &mut goal.required_info[*i];
+            let value = match fill {
+                Fill::Waived => {
+                    slot.status = SlotStatus::Waived;
+                    slot.value = None;
+                    continue;
+                }
+                Fill::Span(span) => said.original_text(span.clone()),
+                Fill::Text(text) => {
+                    // A correction: the description follows when it named the replaced value.
+                    if let Some(old) = slot.value.as_deref()
+                        && !old.is_empty()
+                        && let Some(at) = goal.description.to_lowercase().find(&old.to_lowercase())
+                        && goal.description.is_char_boundary(at + old.len())
+                    {
+                        goal.description.replace_range(at..at + old.len(), text);
+                    }
+                    text.as_str()
+                }
+            };
             slot.status = SlotStatus::Provided;
             set_value(
                 &mut slot.value,
-                &capped(
-                    said.original_text(span.clone()),
-                    self.settings.max_value_chars,
-                ),
+                &capped(value, self.settings.max_value_chars),
             );
         }
         if reading.asks != 0 {
@@ -614,22 +775,36 @@ impl Engine {
     /// except while a slot is asked for: a reply that the asked slot's extractors do not match is
     /// read as the answer ("A signup form and a pricing table" answers "What features?"), so it
     /// replaces no value already provided, and fills the asked slot with itself when no missing
-    /// slot matched. A reply that is a non-answer, a signal or a goal answers nothing.
-    fn read_slots(&self, goal: &Goal, text: &str, reading: &Reading) -> Fills {
+    /// slot matched. A reply that is a non-answer, a signal or a goal answers nothing; one that
+    /// leaves it to the assistant waives the asked slot (rule 13). A short correction replaces
+    /// the value it competes with and fills nothing else (rule 12).
+    fn read_slots(&self, goal: &Goal, said: &Said<'_>, reading: &Reading) -> Fills {
+        let text = &*said.text;
         let mut fills = Fills::new();
-        for (i, slot) in goal.required_info.iter().enumerate() {
-            if let Some(span) = self
-                .slot_index(&slot.name)
-                .and_then(|s| self.classifier.extract(text, s))
-            {
-                fills.push((i, span));
-            }
-        }
-        let Some(asked) = goal
+        let asked = goal
             .required_info
             .iter()
-            .position(|s| s.status == SlotStatus::Asked)
-        else {
+            .position(|s| s.status == SlotStatus::Asked);
+        let plain = !reading.question
+            && !reading.waiver
+            && !reading.non_answer
+            && reading.signals.without(Signal::ChangeRequest).is_empty();
+        if reading.goal.is_none()
+            && plain
+            && let Some(fill) = self.correction(goal, said)
+        {
+            fills.push(fill);
+            return fills;
+        }
+        for (i, slot) in goal.required_info.iter().enumerate() {
+            if let Some(span) = self.slot_index(&slot.name).and_then(|s| {
+                self.classifier
+                    .extract_replacing(text, s, slot.status == SlotStatus::Provided)
+            }) {
+                fills.push((i, Fill::Span(span)));
+            }
+        }
+        let Some(asked) = asked else {
             return fills;
         };
         // What blocks an answer is what a rule of `understanding` acts on: approval, a cancel, a
@@ -637,9 +812,12 @@ impl Engine {
         // Words that are signals or leads elsewhere ("add, delete ...") do not; nor does a
         // question answer by its position ("What would you suggest?").
         let acted_on = [Signal::Approve, Signal::Cancel, Signal::Switch];
-        let answers = !reading.non_answer
-            && !reading.question
-            && !acted_on.iter().any(|s| reading.signals.has(*s));
+        let blocked = reading.question || acted_on.iter().any(|s| reading.signals.has(*s));
+        if reading.waiver && !blocked && !fills.iter().any(|f| f.0 == asked) {
+            fills.push((asked, Fill::Waived));
+            return fills;
+        }
+        let answers = !reading.non_answer && !blocked;
         if !answers || fills.iter().any(|f| f.0 == asked) {
             return fills;
         }
@@ -647,10 +825,67 @@ impl Engine {
         if fills.is_empty() {
             let span = self.classifier.answer_span(text);
             if !span.is_empty() {
-                fills.push((asked, span));
+                fills.push((asked, Fill::Span(span)));
             }
         }
         fills
+    }
+
+    /// Rule 12: a short reply correcting a value ("no, I meant Vue", "not the header, the
+    /// footer"). It competes with the slot whose value holds the word it replaces, else with
+    /// the goal's first slot (the kind or the target); in that value it replaces the word of
+    /// the same sort (a technology a technology) or, failing that, the whole value.
+    fn correction(&self, goal: &Goal, said: &Said<'_>) -> Option<(usize, Fill)> {
+        let (new, old) = self.classifier.correction(&said.text)?;
+        let new = said.original_text(new).to_string();
+        let old = old.map(|o| said.original_text(o).to_string());
+        let holds = |value: &str, word: &str| {
+            let v = value.to_lowercase();
+            let w = word.to_lowercase();
+            v.split(|c: char| !c.is_alphanumeric() && c != '.')
+                .any(|x| x == w)
+                || v == w
+        };
+        fn provided(s: &Slot) -> Option<&str> {
+            s.value.as_deref().filter(|_| s.status.is_settled())
+        }
+        let slot = match &old {
+            Some(o) => goal
+                .required_info
+                .iter()
+                .position(|s| {
+                    provided(s).is_some_and(|v| {
+                        holds(v, o) || v.to_lowercase().contains(&o.to_lowercase())
+                    })
+                })
+                .unwrap_or(0),
+            None => 0,
+        };
+        let current = goal.required_info.get(slot)?;
+        let value = match (provided(current), &old) {
+            (Some(v), Some(o)) if v.to_lowercase().contains(&o.to_lowercase()) => {
+                replace_words(v, o, &new)
+            }
+            (Some(v), None) => {
+                // The word of the old value that reads as the new one's sort ("React" in
+                // "React dashboard" for "Vue").
+                let sort = |w: &str| {
+                    self.slot_index(&current.name).is_some_and(|i| {
+                        self.classifier
+                            .extract_replacing(&format!("use {w}"), i, true)
+                            .is_some()
+                    })
+                };
+                match v.split_whitespace().find(|w| sort(w)) {
+                    Some(w) if sort(&new) && !v.eq_ignore_ascii_case(w) => {
+                        replace_words(v, w, &new)
+                    }
+                    _ => new.clone(),
+                }
+            }
+            _ => new.clone(),
+        };
+        Some((slot, Fill::Text(value)))
     }
 
     fn start_goal(
@@ -690,7 +925,25 @@ impl Engine {
             understanding_turns: 0,
             requested_changes: Vec::new(),
         };
+        // The statement's own details first (rule 10), then the extractors for the rest.
+        for d in &lead.details {
+            let Some(slot) = goal.required_info.get_mut(d.slot) else {
+                continue;
+            };
+            let mut value = d.prefix.to_string();
+            for (k, span) in d.spans.iter().enumerate() {
+                if k > 0 {
+                    value.push_str(", ");
+                }
+                value.push_str(said.original_text(span.clone()));
+            }
+            slot.status = SlotStatus::Provided;
+            slot.value = Some(capped(&value, self.settings.max_value_chars).into_owned());
+        }
         for (i, &s) in def.slots.iter().enumerate() {
+            if goal.required_info[i].status == SlotStatus::Provided {
+                continue;
+            }
             if let Some(span) = self.classifier.extract(&said.text, s) {
                 goal.required_info[i].status = SlotStatus::Provided;
                 goal.required_info[i].value = Some(
@@ -776,6 +1029,60 @@ fn capped(text: &str, max: u32) -> std::borrow::Cow<'_, str> {
             std::borrow::Cow::Owned(format!("{keep}…"))
         }
     }
+}
+
+/// The alternative a message names: the one with the most of its description's words in the
+/// message (none on a tie).
+fn chosen(queue: &[QueuedGoal], text: &str) -> Option<usize> {
+    let said: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 2)
+        .map(str::to_lowercase)
+        .collect();
+    let score = |q: &QueuedGoal| {
+        q.description
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 2 && said.iter().any(|s| s.eq_ignore_ascii_case(w)))
+            .count()
+    };
+    let mut best: Option<(usize, usize)> = None;
+    let mut tie = false;
+    for (k, q) in queue.iter().enumerate().filter(|(_, q)| q.alternative) {
+        let n = score(q);
+        match best {
+            Some((_, b)) if n == b => tie = true,
+            Some((_, b)) if n < b => {}
+            _ if n > 0 => {
+                best = Some((k, n));
+                tie = false;
+            }
+            _ => {}
+        }
+    }
+    best.filter(|_| !tie).map(|(k, _)| k)
+}
+
+/// `value` with the first whole-word `old` (any case) replaced by `new`.
+fn replace_words(value: &str, old: &str, new: &str) -> String {
+    let lower = value.to_lowercase();
+    let o = old.to_lowercase();
+    let mut from = 0;
+    while let Some(p) = lower[from..].find(&o) {
+        let at = from + p;
+        let end = at + o.len();
+        let before = value[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let after = value
+            .get(end..)
+            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()));
+        if before && after && value.is_char_boundary(at) && value.is_char_boundary(end) {
+            return format!("{}{new}{}", &value[..at], &value[end..]);
+        }
+        from = end;
+    }
+    new.to_string()
 }
 
 /// Sets a slot value, reusing the old value's buffer.

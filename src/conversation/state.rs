@@ -174,9 +174,7 @@ impl Goal {
     }
 
     pub fn all_provided(&self) -> bool {
-        self.required_info
-            .iter()
-            .all(|s| s.status.is_settled())
+        self.required_info.iter().all(|s| s.status.is_settled())
     }
 }
 
@@ -199,6 +197,8 @@ named! {
         NewGoal = "User started new goal",
         Farewell = "User said goodbye",
         ReEngaged = "User re-engaged with new goal",
+        QueuedGoal = "Queued goal started",
+        Chose = "User chose one of the goals",
         Returned = "User returned",
         Reset = "Session reset",
     }

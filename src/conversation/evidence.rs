@@ -1,0 +1,839 @@
+//! Reading real messages: the rules of the specification's section of that name, each one
+//! mechanism over the hits of a message (the [`View`] of `classify`), named in the explain
+//! output by [`Found`]. The vocabulary is the pattern files'; the mechanisms are here:
+//!
+//! - [`View::read_goals`]: the first sentence that states a goal decides (rule 9), then the
+//!   further goals of the message (rule 14) and a pasted error (rule 1);
+//! - [`View::statement`]: one sentence: small talk and questions about the assistant (rule 7),
+//!   a goal lead, a title (rule 8), then evidence without a lead verb;
+//! - [`View::evidence`]: a subject and a problem predicate (rule 1) or a modal (rule 2);
+//! - [`View::details`]: the slot values a request states by its structure (rules 2, 10);
+//! - [`View::noun_use`]: a lead word used as a noun (rule 4);
+//! - [`View::further`]: where a further goal starts, after a sequencer or "or" (rule 14);
+//! - [`Classifier::correction`]: a reply correcting a slot (rule 12).
+//!
+//! Work per message stays linear: each mechanism walks the hits or the words of one sentence
+//! once (the further goals at most `MAX_QUEUED_GOALS` times).
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use smallvec::SmallVec;
+
+use super::classify::{
+    Classifier, Detail, Found, GoalLead, Hit, LeadInfo, Meaning, Reading, View, count_words,
+    is_clause_byte, noun_phrase, sentences, skip_soft,
+};
+use super::lexicon::{ChangeMode, DescriptionMode, Language};
+use super::state::{GoalType, MAX_QUEUED_GOALS};
+
+/// The most words a subject may have (a longer run before a predicate is no subject).
+const MAX_SUBJECT_WORDS: usize = 6;
+/// The most bytes of a pasted error line kept as a description.
+const MAX_ERROR_LINE: usize = 160;
+
+/// The language file's lists the reader looks words up in, one word each.
+#[derive(Clone, Debug, Default)]
+pub(super) struct WordSets {
+    auxiliaries: HashSet<String>,
+    determiners: HashSet<String>,
+    non_subjects: HashSet<String>,
+    task_titles: HashSet<String>,
+    /// The object's connectors after an artifact's kind that start its requirements.
+    ends: HashSet<String>,
+}
+
+impl WordSets {
+    pub(super) fn new(lang: &Language) -> WordSets {
+        let words = |lists: &[&Vec<String>]| {
+            lists
+                .iter()
+                .flat_map(|l| l.iter())
+                .flat_map(|p| p.split_whitespace())
+                .map(|w| super::classify::normalize_phrase(w))
+                .collect()
+        };
+        WordSets {
+            auxiliaries: words(&[&lang.auxiliaries]),
+            determiners: words(&[&lang.determiners]),
+            non_subjects: words(&[&lang.non_subjects]),
+            task_titles: lang
+                .task_titles
+                .iter()
+                .map(|t| super::classify::normalize_phrase(t))
+                .collect(),
+            ends: words(&[&lang.noun_phrase_ends]),
+        }
+    }
+}
+
+/// Where a further goal starts after a goal's object (rule 14).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Further {
+    /// Where the first goal's object ends.
+    pub(super) cut: usize,
+    /// Where the further statement starts.
+    pub(super) next: usize,
+    /// Joined by "or": the user has not chosen.
+    pub(super) alternative: bool,
+}
+
+/// A word of the text: a run of characters that are not white space or hard punctuation.
+fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
+    // An empty or inverted span (a skip past a sentence's end) has no words.
+    let span = span.start.min(span.end)..span.end;
+    let base = span.start;
+    let slice = &text[span];
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let rest = &slice[at..];
+        let skip = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_whitespace() || is_hard(c))
+                .len();
+        at += skip;
+        if at >= slice.len() {
+            return None;
+        }
+        let rest = &slice[at..];
+        let len = rest
+            .find(|c: char| c.is_whitespace() || is_hard(c))
+            .unwrap_or(rest.len());
+        let word = at..at + len;
+        at += len;
+        // A full stop ends a word ("sticky."), not a name ("Node.js").
+        let w = &slice[word.clone()];
+        let trimmed = w.trim_end_matches('.');
+        (!trimmed.is_empty())
+            .then(|| base + word.start..base + word.start + trimmed.len())
+            .or(Some(base + word.start..base + word.start))
+    })
+    .filter(|r| !r.is_empty())
+}
+
+fn is_hard(c: char) -> bool {
+    matches!(
+        c,
+        ',' | ';' | ':' | '!' | '?' | '(' | ')' | '"' | '[' | ']' | '{' | '}' | '`' | '*'
+    )
+}
+
+impl Classifier {
+    /// The goal index of a type (every type is defined: the loader checks it).
+    fn goal_index(&self, t: GoalType) -> Option<usize> {
+        self.goals.iter().position(|g| g.goal_type == t)
+    }
+
+    fn lower_in(&self, set: &HashSet<String>, word: &str) -> bool {
+        set.contains(&word.to_lowercase())
+    }
+
+    /// A reply correcting a slot (rule 12): "no, I meant Vue", "not React, Svelte", "Vue, not
+    /// React", "sorry, the mobile version". The new value and, when named, the value it
+    /// replaces, as byte ranges of `text`; at most a few words.
+    pub fn correction(&self, text: &str) -> Option<(Range<usize>, Option<Range<usize>>)> {
+        let view = View::new(self, text);
+        let mut at = 0;
+        let mut marked = false;
+        loop {
+            at = skip_soft(text, at);
+            match view.at(at, |m| matches!(m, Meaning::Filler | Meaning::Correction)) {
+                Some(h) => {
+                    marked |= view.meanings(h).iter().any(|m| *m == Meaning::Correction);
+                    // "not X, Y": the negated value runs to the comma.
+                    if text[h.start()..h.end()].eq_ignore_ascii_case("not") {
+                        let rest = &text[h.end()..];
+                        let comma = rest.find(',')?;
+                        let old = self.clean(text, h.end()..h.end() + comma, true);
+                        let new = self.clean(text, h.end() + comma + 1..text.len(), true);
+                        return self.short(text, new, Some(old));
+                    }
+                    at = h.end();
+                }
+                None => break,
+            }
+        }
+        // "Vue, not React", "Vue not React" (not "it is not working").
+        let lower = text.to_ascii_lowercase();
+        if let Some(p) = lower[at..].find(" not ").map(|p| p + at) {
+            let new = self.clean(text, at..p, true);
+            let before = words(text, at..p).last().map(|w| text[w].to_string());
+            if before.is_some_and(|w| self.lower_in(&self.words.auxiliaries, &w)) {
+                return None;
+            }
+            let old = self.clean(text, p + 5..text.len(), true);
+            return self.short(text, new, Some(old));
+        }
+        if !marked {
+            return None;
+        }
+        let new = self.clean(text, at..text.len(), true);
+        self.short(text, new, None)
+    }
+
+    fn short(
+        &self,
+        text: &str,
+        new: Range<usize>,
+        old: Option<Range<usize>>,
+    ) -> Option<(Range<usize>, Option<Range<usize>>)> {
+        let n = count_words(&text[new.clone()]);
+        let subject = words(text, new.clone())
+            .next()
+            .is_some_and(|w| self.lower_in(&self.words.non_subjects, &text[w]));
+        (!subject
+            && !text[new.clone()].contains(['?', '!'])
+            && (1..=5).contains(&n)
+            && old
+                .as_ref()
+                .is_none_or(|o| count_words(&text[o.clone()]) <= 5))
+        .then_some((new, old))
+    }
+}
+
+impl View<'_> {
+    /// The goals of a user message, into `reading`: the first sentence that states one decides
+    /// (rule 9); a pasted error is a problem report (rule 1); further goals are queued (rule
+    /// 14).
+    pub(super) fn read_goals(&self, reading: &mut Reading) {
+        let mut first: Option<(GoalLead, Range<usize>)> = None;
+        for s in sentences(self.text) {
+            if let Some(g) = self.statement(s.clone()) {
+                first = Some((g, s));
+                break;
+            }
+        }
+        // A pasted error wins over a question opened by a question word ("why does this
+        // happen?" and a stack trace ask for a fix).
+        let asks = |g: &GoalLead| {
+            self.cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
+                && g.description.start <= g.lead.start
+        };
+        if first.as_ref().is_none_or(|(g, _)| asks(g))
+            && let Some(g) = self.pasted_error()
+        {
+            let all = 0..self.text.len();
+            first = Some((g, all));
+        }
+        let Some((goal, sentence)) = first else {
+            return;
+        };
+        if goal.by_lead() {
+            self.further_goals(&goal, sentence, reading);
+        }
+        if reading.alternatives {
+            reading.more.insert(0, goal);
+        } else {
+            reading.goal = Some(goal);
+        }
+    }
+
+    /// Goals after the first in its sentence (after a sequencer or "or") and in later
+    /// sentences that open with a sequencer.
+    fn further_goals(&self, first: &GoalLead, sentence: Range<usize>, reading: &mut Reading) {
+        let goal = first.goal;
+        let mut from = first.lead.end;
+        while reading.more.len() < MAX_QUEUED_GOALS {
+            let Some(f) = self.further(from, sentence.end, goal) else {
+                break;
+            };
+            let next = self.lead_at(f.next, f.next..sentence.end).or_else(|| {
+                // "a login form or a signup wizard": the same lead, another object.
+                f.alternative.then(|| {
+                    let end = self
+                        .further(f.next, sentence.end, goal)
+                        .map_or(sentence.end, |g| g.cut);
+                    let object = self.cls.clean(self.text, f.next..end, true);
+                    GoalLead {
+                        goal,
+                        description: object.clone(),
+                        lead: first.lead.clone(),
+                        wrapper: 0..0,
+                        rule: Found::Lead,
+                        details: self.details(goal, ChangeMode::None, first.lead.clone(), object),
+                    }
+                })
+            });
+            let Some(next) = next else {
+                break;
+            };
+            reading.alternatives |= f.alternative;
+            from = next.lead.end.max(f.next + 1);
+            reading.more.push(next);
+        }
+        if reading.alternatives {
+            return;
+        }
+        for s in sentences(self.text).filter(|s| s.start > sentence.start) {
+            if reading.more.len() >= MAX_QUEUED_GOALS {
+                break;
+            }
+            let opener = skip_soft(self.text, s.start);
+            if self.at(opener, |m| m == Meaning::Sequencer).is_none() {
+                continue;
+            }
+            let start = self.skip(opener, |m| {
+                matches!(m, Meaning::Filler | Meaning::Sequencer)
+            });
+            if let Some((lead, info)) = self.lead_hit(start, s.end)
+                && self.starts_new(goal, lead, info)
+                && let Some(g) = self.lead_at(start, s.clone())
+            {
+                reading.more.push(g);
+            }
+        }
+    }
+
+    /// Whether a lead after the first goal starts a goal of its own: its object names a thing
+    /// (it opens with a determiner), and it is not a feature of an artifact ("build a todo app
+    /// and add a dark mode" adds to the app).
+    fn starts_new(&self, first: usize, lead: Hit, info: LeadInfo) -> bool {
+        let names_thing = words(self.text, lead.end()..self.text.len())
+            .next()
+            .is_some_and(|w| {
+                self.cls
+                    .lower_in(&self.cls.words.determiners, &self.text[w])
+            });
+        let feature = self.cls.goals[first].goal_type == GoalType::ArtifactCreation
+            && info.change == ChangeMode::Object;
+        names_thing && !feature
+    }
+
+    /// The longest lead at `start`, or after intents there, ending by `end` (no object read).
+    fn lead_hit(&self, start: usize, end: usize) -> Option<(Hit, LeadInfo)> {
+        let mut at = start;
+        let mut best: Option<(Hit, LeadInfo)> = None;
+        for _ in 0..8 {
+            for h in self.starting_at(at) {
+                if h.end() > end {
+                    continue;
+                }
+                for m in self.meanings(*h) {
+                    if let Meaning::Lead(id) = m
+                        && best.is_none_or(|(b, _)| h.end() > b.end())
+                    {
+                        best = Some((*h, self.cls.leads[*id as usize]));
+                    }
+                }
+            }
+            match self.at(at, |m| matches!(m, Meaning::Intent | Meaning::Filler)) {
+                Some(h) => at = skip_soft(self.text, h.end()),
+                None => break,
+            }
+        }
+        best
+    }
+
+    /// Where a further goal starts in `from..end` (rule 14): a sequencer followed by a lead
+    /// that starts a goal of its own, or "or" followed by a lead or, for an artifact, by
+    /// another object ("a login form or a signup wizard").
+    pub(super) fn further(&self, from: usize, end: usize, goal: usize) -> Option<Further> {
+        let first = self.hits.partition_point(|h| h.start() < from);
+        let mut best: Option<Further> = None;
+        for h in &self.hits[first..] {
+            if h.start() >= end {
+                break;
+            }
+            if !self.meanings(*h).contains(&Meaning::Sequencer) {
+                continue;
+            }
+            let next = skip_soft(self.text, h.end());
+            if let Some((lead, info)) = self.lead_hit(next, end)
+                && info.mode == DescriptionMode::Object
+                && self.starts_new(goal, lead, info)
+            {
+                best = Some(Further {
+                    cut: h.start(),
+                    next,
+                    alternative: false,
+                });
+                break;
+            }
+        }
+        let lower = &self.text[from..end];
+        let mut search = 0;
+        while let Some(p) = lower[search..].find(" or ") {
+            let at = from + search + p;
+            search += p + 4;
+            if best.is_some_and(|b| b.cut < at) {
+                break;
+            }
+            let next = at + 4;
+            let lead = self
+                .lead_hit(next, end)
+                .is_some_and(|(_, info)| info.mode == DescriptionMode::Object);
+            let thing = self.cls.goals[goal].goal_type == GoalType::ArtifactCreation
+                && words(self.text, next..end).next().is_some_and(|w| {
+                    let w = &self.text[w];
+                    w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an")
+                });
+            if lead || thing {
+                return Some(Further {
+                    cut: at,
+                    next,
+                    alternative: true,
+                });
+            }
+        }
+        best
+    }
+
+    /// One sentence's goal, if it states one.
+    pub(super) fn statement(&self, sentence: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        // Before a lead: fillers, acknowledgements, and cancel or switch markers ("Forget that,
+        // build a calculator").
+        let start = self.skip(sentence.start, |m| match m {
+            Meaning::Filler | Meaning::Ack => true,
+            Meaning::Signal(i) => matches!(
+                cls.signals[i as usize].signal,
+                super::Signal::Cancel | super::Signal::Switch
+            ),
+            _ => false,
+        });
+        if start >= sentence.end {
+            return None;
+        }
+        if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
+            let tail = &self.text[h.end().min(sentence.end)..sentence.end];
+            if count_words(tail) <= cls.small_talk_tail_words as usize {
+                return None;
+            }
+        }
+        if self.about_assistant(start..sentence.end) {
+            return None;
+        }
+        if let Some(g) = self.lead_at(start, sentence.clone()) {
+            return Some(g);
+        }
+        if let Some((after, task_title)) = self.title(start..sentence.end) {
+            let rest = self.skip(after, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+            if rest >= sentence.end {
+                return None;
+            }
+            if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
+                g.rule = Found::Title;
+                return Some(g);
+            }
+            if let Some(g) = self.evidence(rest..sentence.end) {
+                return Some(g);
+            }
+            let object = cls.clean(self.text, rest..sentence.end, true);
+            let task = cls.goal_index(GoalType::TaskExecution)?;
+            if task_title && !object.is_empty() && cls.goals[task].slots.len() >= 2 {
+                return Some(GoalLead {
+                    goal: task,
+                    description: object.clone(),
+                    lead: start..after,
+                    wrapper: 0..0,
+                    rule: Found::Title,
+                    details: SmallVec::from_iter([Detail {
+                        slot: 1,
+                        prefix: "",
+                        spans: SmallVec::from_iter([object]),
+                    }]),
+                });
+            }
+            return None;
+        }
+        self.evidence(start..sentence.end)
+    }
+
+    /// Rule 7: a question addressing the assistant about its own person ("do you ever get
+    /// tired", "who trained you"), with no request in it.
+    fn about_assistant(&self, span: Range<usize>) -> bool {
+        let mut addressed = false;
+        let mut persona = false;
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        for h in &self.hits[first..] {
+            if h.start() >= span.end {
+                break;
+            }
+            for m in self.meanings(*h) {
+                match m {
+                    Meaning::Addressee => addressed = true,
+                    Meaning::Persona => persona = true,
+                    Meaning::Lead(id) => {
+                        let goal = self.cls.leads[*id as usize].goal as usize;
+                        if self.cls.goals[goal].goal_type != GoalType::QuestionAnswer {
+                            return false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let question = self.text[span.clone()].trim_end().ends_with('?')
+            || self
+                .at(span.start, |m| match m {
+                    Meaning::Lead(id) => {
+                        self.cls.leads[id as usize].mode == DescriptionMode::Sentence
+                    }
+                    _ => false,
+                })
+                .is_some();
+        addressed && persona && question
+    }
+
+    /// Rule 8: a short label before a colon ("Bug:", "feat(ui):", "Feature request:"): where
+    /// the sentence goes on, and whether the label names a task.
+    fn title(&self, span: Range<usize>) -> Option<(usize, bool)> {
+        let text = &self.text[span.clone()];
+        let colon = text.find(':')?;
+        let label = &text[..colon];
+        let after = text[colon + 1..].chars().next();
+        if colon == 0
+            || colon > 40
+            || count_words(label) > 3
+            || !label
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/'))
+            || after.is_some_and(|c| !c.is_whitespace())
+        {
+            return None;
+        }
+        let kind = label.split('(').next().unwrap_or(label).trim();
+        let task = self.cls.lower_in(&self.cls.words.task_titles, kind);
+        Some((span.start + colon + 1, task))
+    }
+
+    /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
+    /// problem predicate ("the submit button is hidden behind the keyboard") or a modal ("the
+    /// export should include archived items"). The last clause that holds one decides: a
+    /// detail follows its overview.
+    pub(super) fn evidence(&self, span: Range<usize>) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        if self.cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let mut found = None;
+        let mut start = span.start;
+        let bytes = self.text.as_bytes();
+        // Clause ends: clause bytes and clause breaks ("but").
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        let mut hits = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .peekable();
+        let mut at = span.start;
+        while at <= span.end {
+            let end_here = at == span.end
+                || is_clause_byte(bytes[at])
+                    && (bytes[at] != b'.'
+                        || at + 1 >= bytes.len()
+                        || bytes[at + 1].is_ascii_whitespace());
+            let break_hit = hits
+                .peek()
+                .filter(|h| h.start() == at)
+                .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak));
+            if end_here || break_hit {
+                if let Some(g) = self.clause(task, start..at) {
+                    found = Some(g);
+                }
+                start = if break_hit {
+                    hits.peek().map_or(at + 1, |h| h.end())
+                } else {
+                    at + 1
+                };
+            }
+            while hits.peek().is_some_and(|h| h.start() <= at) {
+                hits.next();
+            }
+            at += 1;
+            while at < span.end && !self.text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
+        found
+    }
+
+    /// One clause of [`View::evidence`].
+    fn clause(&self, task: usize, span: Range<usize>) -> Option<GoalLead> {
+        if span.is_empty() {
+            return None;
+        }
+        let cls = self.cls;
+        let start = self.skip(span.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Sequencer)
+        });
+        let first = self.hits.partition_point(|h| h.start() < start);
+        for h in &self.hits[first..] {
+            if h.start() >= span.end {
+                break;
+            }
+            if h.start() == start {
+                continue;
+            }
+            let meanings = self.meanings(*h);
+            let modal = meanings.contains(&Meaning::Modal);
+            if !modal && !meanings.contains(&Meaning::Problem) {
+                continue;
+            }
+            let mut subject: SmallVec<[Range<usize>; 8]> =
+                words(self.text, start..h.start()).collect();
+            while subject
+                .last()
+                .is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]))
+            {
+                subject.pop();
+            }
+            if let Some(d) = subject
+                .iter()
+                .rposition(|w| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]))
+            {
+                subject.drain(..=d);
+            }
+            let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
+                continue;
+            };
+            if subject.len() > MAX_SUBJECT_WORDS
+                || cls.lower_in(&cls.words.non_subjects, &self.text[head.clone()])
+                || self
+                    .at(head.start, |m| matches!(m, Meaning::Lead(_)))
+                    .is_some()
+            {
+                continue;
+            }
+            let target = head.start..last.end;
+            let change = cls.clean(self.text, h.start()..span.end, false);
+            if change.is_empty() {
+                continue;
+            }
+            let (rule, prefix, change) = if modal {
+                (
+                    Found::Request,
+                    "",
+                    cls.clean(self.text, h.end()..span.end, false),
+                )
+            } else {
+                (Found::ProblemReport, "fix: ", change)
+            };
+            let mut details = SmallVec::new();
+            details.push(Detail {
+                slot: 0,
+                prefix: "",
+                spans: SmallVec::from_iter([target.clone()]),
+            });
+            if !change.is_empty() {
+                details.push(Detail {
+                    slot: 1,
+                    prefix,
+                    spans: SmallVec::from_iter([change]),
+                });
+            }
+            return Some(GoalLead {
+                goal: task,
+                description: cls.clean(self.text, start..span.end, true),
+                lead: h.start()..h.end(),
+                wrapper: 0..0,
+                rule,
+                details,
+            });
+        }
+        None
+    }
+
+    /// Rule 1: a pasted error (a marker of the pattern files, or a word ending in `Error` or
+    /// `Exception` before a colon) is a problem report; the line holding it is the problem.
+    fn pasted_error(&self) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        let marker = self
+            .hits
+            .iter()
+            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
+            .map(|h| h.start()..h.end())
+            .or_else(|| {
+                ["Error:", "Exception:", "Error ", "Exception "]
+                    .iter()
+                    .filter_map(|m| {
+                        self.text.match_indices(m).find(|(i, _)| {
+                            self.text[..*i]
+                                .chars()
+                                .next_back()
+                                .is_some_and(|c| c.is_ascii_alphabetic())
+                                && (m.ends_with(':')
+                                    || self.text[..*i].ends_with(char::is_lowercase))
+                                && self.text[..*i]
+                                    .rsplit(|c: char| !c.is_ascii_alphanumeric())
+                                    .next()
+                                    .is_some_and(|w| {
+                                        w.starts_with(|c: char| c.is_ascii_uppercase())
+                                    })
+                                && m.ends_with(':')
+                        })
+                    })
+                    .map(|(i, m)| i..i + m.len())
+                    .min_by_key(|r| r.start)
+            })?;
+        let line_start = self.text[..marker.start].rfind('\n').map_or(0, |p| p + 1);
+        let mut line_end = self.text[marker.start..]
+            .find('\n')
+            .map_or(self.text.len(), |p| marker.start + p);
+        if line_end - line_start > MAX_ERROR_LINE {
+            line_end = line_start + MAX_ERROR_LINE;
+            while !self.text.is_char_boundary(line_end) {
+                line_end -= 1;
+            }
+        }
+        let line = self.cls.clean(self.text, line_start..line_end, false);
+        if line.is_empty() {
+            return None;
+        }
+        Some(GoalLead {
+            goal: task,
+            description: line.clone(),
+            lead: marker,
+            wrapper: 0..0,
+            rule: Found::PastedError,
+            details: SmallVec::from_iter([Detail {
+                slot: 1,
+                prefix: "fix: ",
+                spans: SmallVec::from_iter([line]),
+            }]),
+        })
+    }
+
+    /// Rule 4: a lead word followed by a predicate is a noun ("Deploy keeps timing out", "Fix
+    /// is not working").
+    pub(super) fn noun_use(&self, lead: Hit) -> bool {
+        let next = skip_soft(self.text, lead.end());
+        if next == lead.end() && next < self.text.len() {
+            return false;
+        }
+        let Some(word) = words(self.text, next..self.text.len()).next() else {
+            return false;
+        };
+        let predicate = self
+            .at(next, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+            .is_some();
+        let auxiliary = self
+            .cls
+            .lower_in(&self.cls.words.auxiliaries, &self.text[word])
+            && self.at(next, |m| m == Meaning::Filler).is_none();
+        predicate || auxiliary
+    }
+
+    /// Rules 2 and 10: the slot values a request states by its structure.
+    /// - an artifact: its kind (the object's noun phrase, or the vocabulary's kind within it)
+    ///   and what follows it as a purpose (`that`, `which`, `to`, `so`) or a description
+    ///   (`for`, `with`);
+    /// - a task whose lead adds its object ("add X to Y, D"): target Y, desired change X and D;
+    /// - a task whose lead states the change ("support SAML login"): the lead and its object.
+    pub(super) fn details(
+        &self,
+        goal: usize,
+        change: ChangeMode,
+        lead: Range<usize>,
+        object: Range<usize>,
+    ) -> SmallVec<[Detail; 2]> {
+        let cls = self.cls;
+        let def = &cls.goals[goal];
+        let mut out = SmallVec::new();
+        if def.slots.len() < 2 || object.is_empty() {
+            return out;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        match def.goal_type {
+            GoalType::ArtifactCreation => {
+                let text = &self.text[object.clone()];
+                let np = noun_phrase(text, &cls.noun_phrase_ends);
+                let np_span = object.start..object.start + np.len();
+                let kind = match cls.extract(np, def.slots[0]) {
+                    Some(r) => object.start + r.start..object.start + r.end,
+                    None => cls.clean(self.text, np_span.clone(), true),
+                };
+                if !kind.is_empty() && count_words(&self.text[kind.clone()]) <= 5 {
+                    out.push(detail(0, kind));
+                }
+                // What follows the kind: skip technologies ("in Python") to a connector.
+                let mut keep = None;
+                for w in words(self.text, np_span.end..object.end) {
+                    let word = self.text[w.clone()].to_lowercase();
+                    match word.as_str() {
+                        "that" | "which" | "who" | "to" | "so" | "where" => {
+                            let from = if word == "so" {
+                                let rest = &self.text[w.end..object.end];
+                                let t = rest.trim_start();
+                                w.end
+                                    + (rest.len() - t.len())
+                                    + if t.len() >= 4 && t[..4].eq_ignore_ascii_case("that") {
+                                        4
+                                    } else {
+                                        0
+                                    }
+                            } else {
+                                w.end
+                            };
+                            keep = Some(from);
+                            break;
+                        }
+                        "for" | "with" => {
+                            keep = Some(w.start);
+                            break;
+                        }
+                        _ if cls.words.ends.contains(&word) => continue,
+                        _ => continue,
+                    }
+                }
+                if let Some(from) = keep {
+                    let req = cls.clean(self.text, from..object.end, false);
+                    if !req.is_empty() {
+                        out.push(detail(1, req));
+                    }
+                }
+            }
+            GoalType::TaskExecution => match change {
+                ChangeMode::None => {}
+                ChangeMode::Object => {
+                    let text = &self.text[object.clone()];
+                    let comma = text.find(',').map_or(object.end, |p| object.start + p);
+                    let lower = text.to_ascii_lowercase();
+                    let to = [" to ", " into ", " on ", " in "]
+                        .iter()
+                        .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
+                        .filter(|(p, _)| object.start + p < comma)
+                        .min();
+                    let what = match to {
+                        Some((p, n)) => {
+                            let target = cls.clean(self.text, object.start + p + n..comma, true);
+                            if !target.is_empty() {
+                                out.push(detail(0, target));
+                            }
+                            cls.clean(self.text, object.start..object.start + p, true)
+                        }
+                        None => cls.clean(self.text, object.start..comma, true),
+                    };
+                    let more = cls.clean(self.text, comma..object.end, false);
+                    let mut spans: SmallVec<[Range<usize>; 2]> = SmallVec::new();
+                    if !what.is_empty() {
+                        spans.push(what);
+                    }
+                    if !more.is_empty() && count_words(&self.text[more.clone()]) <= 8 {
+                        spans.push(more);
+                    }
+                    if !spans.is_empty() {
+                        out.push(Detail {
+                            slot: 1,
+                            prefix: "",
+                            spans,
+                        });
+                    }
+                }
+                ChangeMode::Phrase => {
+                    let text = &self.text[lead.start..object.end];
+                    let end = text.find([',', ';']).map_or(object.end, |p| lead.start + p);
+                    let phrase = cls.clean(self.text, lead.start..end, false);
+                    if !phrase.is_empty() {
+                        out.push(detail(1, phrase));
+                    }
+                }
+            },
+            _ => {}
+        }
+        out
+    }
+}
