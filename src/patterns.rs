@@ -407,6 +407,7 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.corrections,
         &l.waivers,
         &l.sequencers,
+        &l.predicates,
     ]
     .iter()
     .map(|v| v.len())
@@ -684,7 +685,7 @@ impl Cx<'_> {
     }
 
     fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 27] = [
+        const KEYS: [&str; 28] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -712,6 +713,7 @@ impl Cx<'_> {
             "corrections",
             "waivers",
             "sequencers",
+            "predicates",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -752,6 +754,7 @@ impl Cx<'_> {
             corrections: next(),
             waivers: next(),
             sequencers: next(),
+            predicates: next(),
         }
     }
 
@@ -1020,10 +1023,11 @@ impl Cx<'_> {
                     Some((m, s)) => match m.as_str() {
                         "object" => Some(ChangeMode::Object),
                         "phrase" => Some(ChangeMode::Phrase),
+                        "result" => Some(ChangeMode::Result),
                         _ => {
                             self.error(
                                 s,
-                                format!("unknown change `{m}` (expected object or phrase)"),
+                                format!("unknown change `{m}` (expected object, phrase or result)"),
                             );
                             None
                         }

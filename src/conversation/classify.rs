@@ -51,6 +51,7 @@ pub(super) enum Meaning {
     Correction,
     Waiver,
     Sequencer,
+    Predicate,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -270,6 +271,7 @@ impl Classifier {
         add(&lang.corrections, Meaning::Correction);
         add(&lang.waivers, Meaning::Waiver);
         add(&lang.sequencers, Meaning::Sequencer);
+        add(&lang.predicates, Meaning::Predicate);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -625,6 +627,10 @@ impl Classifier {
                 return s..e;
             }
         }
+    }
+
+    pub(super) fn is_pronoun(&self, text: &str) -> bool {
+        self.starts_with_any(&self.pronouns, text)
     }
 
     pub(super) fn starts_with_any(&self, list: &[String], text: &str) -> bool {

@@ -49,8 +49,8 @@ impl WordSets {
             lists
                 .iter()
                 .flat_map(|l| l.iter())
-                .flat_map(|p| p.split_whitespace())
-                .map(|w| super::classify::normalize_phrase(w))
+                .map(|p| super::classify::normalize_phrase(p))
+                .filter(|p| !p.contains(' '))
                 .collect()
         };
         WordSets {
@@ -65,6 +65,17 @@ impl WordSets {
             ends: words(&[&lang.noun_phrase_ends]),
         }
     }
+}
+
+/// How much a sentence must show to be read as a problem report without a lead verb.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Strength {
+    /// A problem predicate or a modal of the pattern files.
+    Problem,
+    /// Or a verb of the `predicates` list ("the date picker shows yesterday's date").
+    Predicate,
+    /// Or any word ending in -s or -ed after a subject ("the dropdown closes ...").
+    Suffix,
 }
 
 /// Where a further goal starts after a goal's object (rule 14).
@@ -201,6 +212,21 @@ impl View<'_> {
             if let Some(g) = self.statement(s.clone()) {
                 first = Some((g, s));
                 break;
+            }
+        }
+        // Without a lead or a problem word anywhere, a sentence describing what a thing does.
+        if first.is_none() {
+            for strength in [Strength::Predicate, Strength::Suffix] {
+                first = sentences(self.text).find_map(|s| {
+                    let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                    (start < s.end && !self.about_assistant(start..s.end))
+                        .then(|| self.evidence(start..s.end, strength))
+                        .flatten()
+                        .map(|g| (g, s))
+                });
+                if first.is_some() {
+                    break;
+                }
             }
         }
         // A pasted error wins over a question opened by a question word ("why does this
@@ -404,6 +430,21 @@ impl View<'_> {
             return None;
         }
         if let Some(g) = self.lead_at(start, sentence.clone()) {
+            // Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to
+            // staging keeps failing"); a lead before a determiner is a verb ("fix the ...").
+            let next = words(self.text, g.lead.end..sentence.end).next();
+            let verb = next.is_none_or(|w| {
+                cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
+                    || cls.is_pronoun(&self.text[w])
+            });
+            if !verb
+                && let Some(e) = self.evidence(start..sentence.end, Strength::Predicate)
+                && e.details
+                    .first()
+                    .is_some_and(|d| d.spans.first().is_some_and(|s| s.start <= g.lead.start))
+            {
+                return Some(e);
+            }
             return Some(g);
         }
         if let Some((after, task_title)) = self.title(start..sentence.end) {
@@ -415,7 +456,7 @@ impl View<'_> {
                 g.rule = Found::Title;
                 return Some(g);
             }
-            if let Some(g) = self.evidence(rest..sentence.end) {
+            if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
                 return Some(g);
             }
             let object = cls.clean(self.text, rest..sentence.end, true);
@@ -436,7 +477,7 @@ impl View<'_> {
             }
             return None;
         }
-        self.evidence(start..sentence.end)
+        self.evidence(start..sentence.end, Strength::Problem)
     }
 
     /// Rule 7: a question addressing the assistant about its own person ("do you ever get
@@ -497,11 +538,68 @@ impl View<'_> {
         Some((span.start + colon + 1, task))
     }
 
+    /// The predicates of a clause, in order, for a strength of evidence: (where, a modal).
+    fn predicates(
+        &self,
+        span: Range<usize>,
+        strength: Strength,
+    ) -> SmallVec<[(Range<usize>, bool); 4]> {
+        let mut out = SmallVec::new();
+        match strength {
+            Strength::Problem | Strength::Predicate => {
+                let want = |m: &Meaning| match strength {
+                    Strength::Problem => matches!(m, Meaning::Problem | Meaning::Modal),
+                    _ => *m == Meaning::Predicate,
+                };
+                let first = self.hits.partition_point(|h| h.start() < span.start);
+                for h in &self.hits[first..] {
+                    if h.start() >= span.end {
+                        break;
+                    }
+                    let meanings = self.meanings(*h);
+                    if h.start() > span.start && meanings.iter().any(want) {
+                        out.push((h.start()..h.end(), meanings.contains(&Meaning::Modal)));
+                    }
+                }
+            }
+            Strength::Suffix => {
+                let mut previous: Option<Range<usize>> = None;
+                for w in words(self.text, span) {
+                    let word = self.text[w.clone()].to_ascii_lowercase();
+                    let verb = (word.len() >= 4
+                        && word.ends_with('s')
+                        && !word.ends_with("ss")
+                        && !word.ends_with("us")
+                        && !word.ends_with("'s"))
+                        || (word.len() >= 5 && word.ends_with("ed"));
+                    let after_thing = previous.as_ref().is_some_and(|p| {
+                        !self
+                            .cls
+                            .lower_in(&self.cls.words.determiners, &self.text[p.clone()])
+                    });
+                    if verb && after_thing {
+                        out.push((w.clone(), false));
+                        break;
+                    }
+                    previous = Some(w);
+                }
+            }
+        }
+        out
+    }
+
     /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
     /// problem predicate ("the submit button is hidden behind the keyboard") or a modal ("the
     /// export should include archived items"). The last clause that holds one decides: a
     /// detail follows its overview.
-    pub(super) fn evidence(&self, span: Range<usize>) -> Option<GoalLead> {
+    pub(super) fn evidence(&self, span: Range<usize>, weakest: Strength) -> Option<GoalLead> {
+        [Strength::Problem, Strength::Predicate, Strength::Suffix]
+            .into_iter()
+            .filter(|s| *s <= weakest)
+            .find_map(|s| self.evidence_of(span.clone(), s))
+    }
+
+    fn evidence_of(&self, span: Range<usize>, strength: Strength) -> Option<GoalLead> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
         if self.cls.goals[task].slots.len() < 2 {
             return None;
@@ -527,7 +625,7 @@ impl View<'_> {
                 .filter(|h| h.start() == at)
                 .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak));
             if end_here || break_hit {
-                if let Some(g) = self.clause(task, start..at) {
+                if let Some(g) = self.clause(task, start..at, strength) {
                     found = Some(g);
                 }
                 start = if break_hit {
@@ -548,7 +646,7 @@ impl View<'_> {
     }
 
     /// One clause of [`View::evidence`].
-    fn clause(&self, task: usize, span: Range<usize>) -> Option<GoalLead> {
+    fn clause(&self, task: usize, span: Range<usize>, strength: Strength) -> Option<GoalLead> {
         if span.is_empty() {
             return None;
         }
@@ -556,21 +654,12 @@ impl View<'_> {
         let start = self.skip(span.start, |m| {
             matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Sequencer)
         });
-        let first = self.hits.partition_point(|h| h.start() < start);
-        for h in &self.hits[first..] {
-            if h.start() >= span.end {
-                break;
-            }
-            if h.start() == start {
-                continue;
-            }
-            let meanings = self.meanings(*h);
-            let modal = meanings.contains(&Meaning::Modal);
-            if !modal && !meanings.contains(&Meaning::Problem) {
-                continue;
-            }
+        if start >= span.end {
+            return None;
+        }
+        for (h, modal) in self.predicates(start..span.end, strength) {
             let mut subject: SmallVec<[Range<usize>; 8]> =
-                words(self.text, start..h.start()).collect();
+                words(self.text, start..h.start).collect();
             while subject
                 .last()
                 .is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]))
@@ -588,14 +677,13 @@ impl View<'_> {
             };
             if subject.len() > MAX_SUBJECT_WORDS
                 || cls.lower_in(&cls.words.non_subjects, &self.text[head.clone()])
-                || self
-                    .at(head.start, |m| matches!(m, Meaning::Lead(_)))
-                    .is_some()
             {
                 continue;
             }
             let target = head.start..last.end;
-            let change = cls.clean(self.text, h.start()..span.end, false);
+            // The problem keeps the words between the subject and its predicate ("is
+            // hidden", "silently fails").
+            let change = cls.clean(self.text, last.end..span.end, false);
             if change.is_empty() {
                 continue;
             }
@@ -603,7 +691,7 @@ impl View<'_> {
                 (
                     Found::Request,
                     "",
-                    cls.clean(self.text, h.end()..span.end, false),
+                    cls.clean(self.text, h.end..span.end, false),
                 )
             } else {
                 (Found::ProblemReport, "fix: ", change)
@@ -624,7 +712,7 @@ impl View<'_> {
             return Some(GoalLead {
                 goal: task,
                 description: cls.clean(self.text, start..span.end, true),
-                lead: h.start()..h.end(),
+                lead: h.clone(),
                 wrapper: 0..0,
                 rule,
                 details,
@@ -691,6 +779,60 @@ impl View<'_> {
                 spans: SmallVec::from_iter([line]),
             }]),
         })
+    }
+
+    /// The noun phrase at the start of `span` (up to a connector such as "to", "for", "so"),
+    /// when it names a thing: `definite` asks that it open with a determiner or a
+    /// demonstrative ("the indent width", "this JS file"); at most five words either way.
+    fn thing(&self, span: Range<usize>, definite: bool) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let mut ws = words(self.text, span.clone()).peekable();
+        let first = ws.peek()?.clone();
+        let opens = cls.lower_in(&cls.words.determiners, &self.text[first.clone()]);
+        if definite && !opens {
+            return None;
+        }
+        let mut end = first.end;
+        for (i, w) in words(self.text, span.clone()).enumerate() {
+            let word = &self.text[w.clone()];
+            if i > 0
+                && (cls.lower_in(&cls.words.ends, word)
+                    || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
+            {
+                break;
+            }
+            if i > 0 && self.text[end..w.start].contains([',', ';']) {
+                break;
+            }
+            end = w.end;
+        }
+        let np = cls.clean(self.text, span.start..end, true);
+        let n = count_words(&self.text[np.clone()]);
+        (!np.is_empty() && n <= 5).then_some(np)
+    }
+
+    /// The value after "to" or "into" in `span` ("... to 2 spaces").
+    fn after_to(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let w = words(self.text, span.clone()).find(|w| {
+            let t = &self.text[w.clone()];
+            t.eq_ignore_ascii_case("to") || t.eq_ignore_ascii_case("into")
+        })?;
+        let v = self.cls.clean(self.text, w.end..span.end, true);
+        (!v.is_empty()).then_some(v)
+    }
+
+    /// The first thing in `span` named with a definite determiner ("the editor", "my
+    /// profile page").
+    fn definite_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let definite = [
+            "the", "my", "our", "your", "their", "this", "these", "those", "its",
+        ];
+        let w = words(self.text, span.clone()).find(|w| {
+            definite
+                .iter()
+                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+        })?;
+        self.thing(w.start..span.end, true)
     }
 
     /// Rule 4: a lead word followed by a predicate is a noun ("Deploy keeps timing out", "Fix
@@ -786,52 +928,116 @@ impl View<'_> {
                     }
                 }
             }
-            GoalType::TaskExecution => match change {
-                ChangeMode::None => {}
-                ChangeMode::Object => {
-                    let text = &self.text[object.clone()];
-                    let comma = text.find(',').map_or(object.end, |p| object.start + p);
-                    let lower = text.to_ascii_lowercase();
-                    let to = [" to ", " into ", " on ", " in "]
-                        .iter()
-                        .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
-                        .filter(|(p, _)| object.start + p < comma)
-                        .min();
-                    let what = match to {
-                        Some((p, n)) => {
-                            let target = cls.clean(self.text, object.start + p + n..comma, true);
+            GoalType::TaskExecution => {
+                let text = &self.text[object.clone()];
+                let comma = text
+                    .find([',', ';'])
+                    .map_or(object.end, |p| object.start + p);
+                match change {
+                    ChangeMode::None => {
+                        // "set the indent width to 2 spaces": the thing, and its new value.
+                        if let Some(np) = self.thing(object.start..comma, true) {
+                            out.push(detail(0, np.clone()));
+                            if let Some(value) = self.after_to(np.end..comma) {
+                                out.push(detail(1, value));
+                            }
+                        }
+                    }
+                    ChangeMode::Object => {
+                        let lower = text.to_ascii_lowercase();
+                        let to = [" to ", " into ", " on ", " in "]
+                            .iter()
+                            .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
+                            .filter(|(p, _)| object.start + p < comma)
+                            .min();
+                        let what = match to {
+                            Some((p, n)) => {
+                                if let Some(t) = self.thing(object.start + p + n..comma, false) {
+                                    out.push(detail(0, t));
+                                }
+                                cls.clean(self.text, object.start..object.start + p, true)
+                            }
+                            None => self
+                                .thing(object.start..comma, false)
+                                .unwrap_or_else(|| cls.clean(self.text, object.start..comma, true)),
+                        };
+                        let more = cls.clean(self.text, comma..object.end, false);
+                        let mut spans: SmallVec<[Range<usize>; 2]> = SmallVec::new();
+                        if !what.is_empty() {
+                            spans.push(what);
+                        }
+                        if !more.is_empty() && count_words(&self.text[more.clone()]) <= 8 {
+                            spans.push(more);
+                        }
+                        if !spans.is_empty() {
+                            out.push(Detail {
+                                slot: 1,
+                                prefix: "",
+                                spans,
+                            });
+                        }
+                    }
+                    ChangeMode::Phrase => {
+                        // "support keyboard shortcuts in the editor": an existing thing named
+                        // with a definite determiner is the target.
+                        if let Some(t) = self.definite_thing(object.start..comma) {
+                            out.push(detail(0, t));
+                        }
+                        let phrase = cls.clean(self.text, lead.start..comma, false);
+                        if !phrase.is_empty() {
+                            out.push(detail(1, phrase));
+                        }
+                    }
+                    ChangeMode::Result => {
+                        // "make the table headers sticky", "we need the export endpoint to
+                        // stream the csv": the thing up to its result.
+                        let words: SmallVec<[Range<usize>; 12]> =
+                            words(self.text, object.start..comma).collect();
+                        let split = words.iter().enumerate().skip(1).find_map(|(i, w)| {
+                            let word = &self.text[w.clone()];
+                            let verb = self
+                                .at(w.start, |m| {
+                                    matches!(
+                                        m,
+                                        Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
+                                    )
+                                })
+                                .is_some();
+                            (word.eq_ignore_ascii_case("to")
+                                || word.eq_ignore_ascii_case("so")
+                                || word.eq_ignore_ascii_case("be")
+                                || verb)
+                                .then_some(i)
+                        });
+                        // Without a verb, the result is the last word before a preposition.
+                        let split = split.or_else(|| {
+                            let stop = words
+                                .iter()
+                                .position(|w| cls.lower_in(&cls.words.ends, &self.text[w.clone()]))
+                                .unwrap_or(words.len());
+                            (stop >= 2).then(|| stop - 1)
+                        });
+                        if let Some(i) = split {
+                            let target = cls.clean(self.text, object.start..words[i].start, true);
+                            let from = if matches!(
+                                self.text[words[i].clone()].to_ascii_lowercase().as_str(),
+                                "to" | "so"
+                            ) {
+                                words[i].end
+                            } else {
+                                words[i].start
+                            };
+                            let result = cls.clean(self.text, from..object.end, false);
                             if !target.is_empty() {
                                 out.push(detail(0, target));
                             }
-                            cls.clean(self.text, object.start..object.start + p, true)
+                            if !result.is_empty() {
+                                out.push(detail(1, result));
+                            }
                         }
-                        None => cls.clean(self.text, object.start..comma, true),
-                    };
-                    let more = cls.clean(self.text, comma..object.end, false);
-                    let mut spans: SmallVec<[Range<usize>; 2]> = SmallVec::new();
-                    if !what.is_empty() {
-                        spans.push(what);
-                    }
-                    if !more.is_empty() && count_words(&self.text[more.clone()]) <= 8 {
-                        spans.push(more);
-                    }
-                    if !spans.is_empty() {
-                        out.push(Detail {
-                            slot: 1,
-                            prefix: "",
-                            spans,
-                        });
                     }
                 }
-                ChangeMode::Phrase => {
-                    let text = &self.text[lead.start..object.end];
-                    let end = text.find([',', ';']).map_or(object.end, |p| lead.start + p);
-                    let phrase = cls.clean(self.text, lead.start..end, false);
-                    if !phrase.is_empty() {
-                        out.push(detail(1, phrase));
-                    }
-                }
-            },
+            }
             _ => {}
         }
         out

@@ -94,6 +94,8 @@ pub enum ChangeMode {
     None,
     Object,
     Phrase,
+    /// An existing thing and its result ("make the headers sticky").
+    Result,
 }
 
 #[derive(Clone, Debug)]
@@ -367,6 +369,8 @@ pub struct Language {
     pub waivers: Vec<String>,
     /// A goal lead after one starts a further goal (rule 14).
     pub sequencers: Vec<String>,
+    /// Verbs that describe what a thing does: a problem report when nothing else states a goal.
+    pub predicates: Vec<String>,
 }
 
 /// Thresholds of the machine.
