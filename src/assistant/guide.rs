@@ -46,11 +46,77 @@ struct Phrases {
     what_to_change: String,
     closing: String,
     farewell: String,
+    // "Reading real messages": optional, so an older assistant.toml still loads (the
+    // built-in words then).
+    #[serde(default = "defaults::no_goal")]
+    no_goal: String,
+    #[serde(default = "defaults::examples")]
+    examples: Vec<String>,
+    #[serde(default = "defaults::which_first")]
+    which_first: String,
+    #[serde(default = "defaults::change_noted")]
+    change_noted: String,
+    #[serde(default = "defaults::plan_line_waived")]
+    plan_line_waived: String,
+    #[serde(default = "defaults::waived")]
+    waived: BTreeMap<String, String>,
     specification: Specification,
     types: BTreeMap<String, String>,
     ask: BTreeMap<String, Vec<String>>,
     llm: super::prompt::LlmPhrases,
 }
+
+/// The built-in words of the phrases an older `assistant.toml` may lack.
+mod defaults {
+    use std::collections::BTreeMap;
+
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    struct Builtin {
+        no_goal: String,
+        examples: Vec<String>,
+        which_first: String,
+        change_noted: String,
+        plan_line_waived: String,
+        waived: BTreeMap<String, String>,
+    }
+
+    fn builtin() -> Builtin {
+        #[derive(Deserialize)]
+        struct Lenient {
+            #[serde(flatten)]
+            b: Builtin,
+            #[serde(flatten)]
+            _rest: BTreeMap<String, toml::Value>,
+        }
+        toml::from_str::<Lenient>(super::BUILTIN)
+            .map(|l| l.b)
+            .expect("the built-in assistant.toml holds every phrase")
+    }
+
+    pub(super) fn no_goal() -> String {
+        builtin().no_goal
+    }
+    pub(super) fn examples() -> Vec<String> {
+        builtin().examples
+    }
+    pub(super) fn which_first() -> String {
+        builtin().which_first
+    }
+    pub(super) fn change_noted() -> String {
+        builtin().change_noted
+    }
+    pub(super) fn plan_line_waived() -> String {
+        builtin().plan_line_waived
+    }
+    pub(super) fn waived() -> BTreeMap<String, String> {
+        builtin().waived
+    }
+}
+
+/// The most examples the guide offers.
+const MAX_EXAMPLES: usize = 10;
 
 /// `[specification]`: the lines of the artifact.
 #[derive(Clone, Debug, Deserialize)]
@@ -231,6 +297,49 @@ impl Guide {
         check("what_to_change", &p.what_to_change, goal, Purpose::Say);
         check("closing", &p.closing, goal, Purpose::Say);
         check("farewell", &p.farewell, &[], Purpose::Say);
+        check("no_goal", &p.no_goal, &["example"], Purpose::Say);
+        check(
+            "which_first",
+            &p.which_first,
+            &["first", "second"],
+            Purpose::Say,
+        );
+        check(
+            "change_noted",
+            &p.change_noted,
+            &["goal", "type", "change"],
+            Purpose::Say,
+        );
+        check(
+            "plan_line_waived",
+            &p.plan_line_waived,
+            &["description", "value"],
+            Purpose::Say,
+        );
+        // Each example must state a goal as the engine reads a user's message.
+        if p.examples.is_empty() || p.examples.len() > MAX_EXAMPLES {
+            errors.borrow_mut().push(error(
+                line_of("examples"),
+                format!("examples: 1 to {MAX_EXAMPLES} examples are expected"),
+            ));
+        }
+        for (k, example) in p.examples.iter().enumerate() {
+            if classifier.read(example, Role::User).goal.is_none() {
+                errors.borrow_mut().push(error(
+                    line_of(example),
+                    format!("examples[{}]: states no goal as the engine reads it", k + 1),
+                ));
+            }
+        }
+        for (name, words) in &p.waived {
+            if !classifier.slots().iter().any(|s| &*s.name == name.as_str()) {
+                errors.borrow_mut().push(error(
+                    line_of(&format!("{name} =")),
+                    format!("waived.{name}: no such slot in slots.toml"),
+                ));
+            }
+            check(&format!("waived.{name}"), words, &[], Purpose::Say);
+        }
         let sp = &p.specification;
         for (key, phrase, allowed) in [
             ("specification.type", &sp.kind, goal),
@@ -347,6 +456,14 @@ impl Guide {
         let p = &self.phrases;
         let entered = |phase: Phase| transitions.iter().any(|t| t.to == phase);
         let Some(goal) = &conv.current_goal else {
+            let mut choices = conv.queued_goals.iter().filter(|q| q.alternative);
+            if let (Some(a), Some(b)) = (choices.next(), choices.next()) {
+                let text = fill(
+                    &p.which_first,
+                    &[("first", &a.description), ("second", &b.description)],
+                );
+                return vec![Reply::say(text.unwrap_or_default())];
+            }
             return match conv.phase {
                 Phase::Completed if entered(Phase::Completed) => {
                     vec![Reply::say(
@@ -355,6 +472,13 @@ impl Guide {
                 }
                 Phase::Idle if entered(Phase::Idle) => vec![Reply::say(p.farewell.clone())],
                 Phase::Idle => Vec::new(),
+                // The greeting once; after a turn that stated no goal, what the guide can do,
+                // with an example that changes from one turn to the next.
+                _ if conv.turn_count > 1 && !p.examples.is_empty() => {
+                    let k = (conv.turn_count as usize / 2) % p.examples.len();
+                    let text = fill(&p.no_goal, &[("example", &p.examples[k])]);
+                    vec![Reply::say(text.unwrap_or_default())]
+                }
                 _ => vec![Reply::say(p.greeting.clone())],
             };
         };
@@ -392,6 +516,18 @@ impl Guide {
                         let wording = wordings.get(k).map_or(&*slot.question, String::as_str);
                         vec![Reply::say(about(wording))]
                     }
+                    // A change request that said what to change: acknowledged, not asked again.
+                    _ if changing && let Some(change) = goal.requested_changes.last() => {
+                        let text = fill(
+                            &p.change_noted,
+                            &[
+                                ("goal", &goal.description),
+                                ("type", self.type_words(goal.goal_type)),
+                                ("change", change),
+                            ],
+                        );
+                        vec![Reply::say(text.unwrap_or_default())]
+                    }
                     _ => vec![Reply::say(about(&p.what_to_change))],
                 }
             }
@@ -419,6 +555,14 @@ impl Guide {
         fill(phrase, &[("goal", description), ("type", kind)]).unwrap_or_else(|_| phrase.into())
     }
 
+    /// What the guide decides for a slot the user left to it.
+    fn decided(&self, slot: &str) -> &str {
+        self.phrases
+            .waived
+            .get(slot)
+            .map_or("a simple, common choice", String::as_str)
+    }
+
     /// The `llm` assistant's instructions.
     pub fn llm(&self) -> &super::prompt::LlmPhrases {
         &self.phrases.llm
@@ -437,6 +581,13 @@ impl Guide {
                 .required_info
                 .iter()
                 .map(|s| match (&s.value, with_values) {
+                    _ if s.status == SlotStatus::Waived => fill(
+                        &p.plan_line_waived,
+                        &[
+                            ("description", &s.description),
+                            ("value", self.decided(&s.name)),
+                        ],
+                    ),
                     (Some(value), true) => fill(
                         &p.plan_line,
                         &[("description", &s.description), ("value", value)],
@@ -481,7 +632,10 @@ impl Guide {
         let _ = writeln!(out, "{}", with(&sp.kind, &[]));
         let open = with(&sp.open, &[]);
         for slot in &goal.required_info {
-            let value = slot.value.as_deref().unwrap_or(&open);
+            let value = match slot.status {
+                SlotStatus::Waived => self.decided(&slot.name),
+                _ => slot.value.as_deref().unwrap_or(&open),
+            };
             let line = with(
                 &sp.slot,
                 &[
@@ -499,7 +653,10 @@ impl Guide {
         let mut n = 0;
         for slot in &goal.required_info {
             n += 1;
-            let value = slot.value.as_deref().unwrap_or(&open_step);
+            let value = match slot.status {
+                SlotStatus::Waived => self.decided(&slot.name),
+                _ => slot.value.as_deref().unwrap_or(&open_step),
+            };
             let number = n.to_string();
             let line = with(
                 &sp.step,

@@ -202,6 +202,10 @@ pub struct Reading {
     pub alternatives: bool,
     /// A user reply leaving the question to the assistant ("you decide", rule 13).
     pub waiver: bool,
+    /// A user message naming a problem (a problem word that is not a mere negation): in
+    /// `reviewing`, a change request ("still crashes when I switch cameras"), unless the
+    /// message defers or is satisfied ("The colour was off but now it looks great").
+    pub problem: bool,
 }
 
 /// The compiled lexicon.
@@ -337,18 +341,42 @@ impl Classifier {
             })
             .map_err(|e| BuildError(format!("phrase automaton: {e}")))?;
         let lower = |list: &[String]| list.iter().map(|p| normalize_phrase(p)).collect();
+        // Misspelt words are read as the words that decide something. Words only the reader
+        // of real messages weighs as evidence (verbs describing behaviour, the assistant's
+        // person, corrections, sequencers, error markers) are no corrections: "sonds" is
+        // "sounds", not also "sends".
+        let evidence_only = |p: usize| {
+            meanings[meaning_at[p] as usize..meaning_at[p + 1] as usize]
+                .iter()
+                .all(|m| {
+                    matches!(
+                        m,
+                        Meaning::Predicate
+                            | Meaning::Persona
+                            | Meaning::Addressee
+                            | Meaning::ErrorMarker
+                            | Meaning::Correction
+                            | Meaning::Sequencer
+                    )
+                })
+        };
         let speller = super::typos::Speller::new(
-            phrases.iter().map(String::as_str).chain(
-                [
-                    &lang.articles,
-                    &lang.trailing,
-                    &lang.pronouns,
-                    &lang.noun_phrase_ends,
-                ]
-                .into_iter()
-                .flatten()
-                .map(String::as_str),
-            ),
+            phrases
+                .iter()
+                .enumerate()
+                .filter(|(p, _)| !evidence_only(*p))
+                .map(|(_, p)| p.as_str())
+                .chain(
+                    [
+                        &lang.articles,
+                        &lang.trailing,
+                        &lang.pronouns,
+                        &lang.noun_phrase_ends,
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .map(String::as_str),
+                ),
             lang.known_words.iter().map(String::as_str),
         );
         Ok(Classifier {
@@ -509,6 +537,12 @@ impl Classifier {
                         reading.non_answer = true;
                         note("non_answer", role, *hit, None);
                     }
+                    Meaning::Problem
+                        if role == Role::User
+                            && !view.meanings(*hit).contains(&Meaning::Negation) =>
+                    {
+                        reading.problem = true;
+                    }
                     Meaning::Waiver if role == Role::User && !view.negated(*hit) => {
                         reading.waiver = true;
                         note("waiver", role, *hit, None);
@@ -519,6 +553,7 @@ impl Classifier {
         }
         reading.complaint =
             dropped_satisfied && !deferred && !reading.signals.has(Signal::Satisfied);
+        reading.problem &= !deferred && !reading.signals.has(Signal::Satisfied);
         if role == Role::User {
             view.read_goals(&mut reading);
         }

@@ -122,6 +122,27 @@ fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Range<usize>> +
     .filter(|r| !r.is_empty())
 }
 
+/// A word such as `TypeError` or `IllegalStateException` before a colon: where it is.
+fn camel_error(text: &str) -> Option<Range<usize>> {
+    ["Error:", "Exception:"]
+        .iter()
+        .filter_map(|m| {
+            text.match_indices(m).find(|(i, _)| {
+                text[..*i]
+                    .rsplit(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+            })
+        })
+        .map(|(i, m)| {
+            let start = text[..i]
+                .rfind(|c: char| !c.is_ascii_alphanumeric())
+                .map_or(0, |p| p + 1);
+            start..i + m.len()
+        })
+        .min_by_key(|r| r.start)
+}
+
 fn is_hard(c: char) -> bool {
     matches!(
         c,
@@ -208,7 +229,9 @@ impl View<'_> {
     /// 14).
     pub(super) fn read_goals(&self, reading: &mut Reading) {
         let mut first: Option<(GoalLead, Range<usize>)> = None;
-        for s in sentences(self.text) {
+        let errors = self.error_lines();
+        let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
+        for s in sentences(self.text).filter(own) {
             if let Some(g) = self.statement(s.clone()) {
                 first = Some((g, s));
                 break;
@@ -217,7 +240,7 @@ impl View<'_> {
         // Without a lead or a problem word anywhere, a sentence describing what a thing does.
         if first.is_none() {
             for strength in [Strength::Predicate, Strength::Suffix] {
-                first = sentences(self.text).find_map(|s| {
+                first = sentences(self.text).filter(own).find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
                     (start < s.end && !self.about_assistant(start..s.end))
                         .then(|| self.evidence(start..s.end, strength))
@@ -365,7 +388,6 @@ impl View<'_> {
             }
             let next = skip_soft(self.text, h.end());
             if let Some((lead, info)) = self.lead_hit(next, end)
-                && info.mode == DescriptionMode::Object
                 && self.starts_new(goal, lead, info)
             {
                 best = Some(Further {
@@ -384,7 +406,7 @@ impl View<'_> {
             if best.is_some_and(|b| b.cut < at) {
                 break;
             }
-            let next = at + 4;
+            let next = self.skip(at + 4, |m| m == Meaning::Filler);
             let lead = self
                 .lead_hit(next, end)
                 .is_some_and(|(_, info)| info.mode == DescriptionMode::Object);
@@ -675,9 +697,18 @@ impl View<'_> {
             let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
                 continue;
             };
-            if subject.len() > MAX_SUBJECT_WORDS
-                || cls.lower_in(&cls.words.non_subjects, &self.text[head.clone()])
-            {
+            // A subject is a noun phrase: no pronoun, auxiliary or predicate in it.
+            let verbal = |w: &Range<usize>| {
+                let t = &self.text[w.clone()];
+                cls.lower_in(&cls.words.non_subjects, t)
+                    || cls.lower_in(&cls.words.auxiliaries, t)
+                    || self
+                        .at(w.start, |m| {
+                            matches!(m, Meaning::Predicate | Meaning::Problem | Meaning::Modal)
+                        })
+                        .is_some()
+            };
+            if subject.len() > MAX_SUBJECT_WORDS || subject.iter().any(verbal) {
                 continue;
             }
             let target = head.start..last.end;
@@ -719,6 +750,45 @@ impl View<'_> {
             });
         }
         None
+    }
+
+    /// The lines of a pasted error or stack trace: those holding an error marker, and the
+    /// frames and code lines after one (indented, or starting with "at", "File", "|", "-->"),
+    /// so that the user's own sentences are read, not the error's.
+    fn error_lines(&self) -> SmallVec<[Range<usize>; 4]> {
+        let mut out: SmallVec<[Range<usize>; 4]> = SmallVec::new();
+        let mut in_error = false;
+        let mut at = 0;
+        for line in self.text.split_inclusive('\n') {
+            let span = at..at + line.trim_end_matches('\n').len();
+            at += line.len();
+            let t = line.trim_start();
+            let marked = self.hits.iter().any(|h| {
+                h.start() >= span.start
+                    && h.end() <= span.end
+                    && self.meanings(*h).contains(&Meaning::ErrorMarker)
+            }) || camel_error(&self.text[span.clone()]).is_some();
+            let frame = in_error
+                && (line.starts_with([' ', '\t'])
+                    || t.starts_with("at ")
+                    || t.starts_with("File ")
+                    || t.starts_with(['|', '>', '│', '^', '~', '-', '['])
+                    || t.starts_with("-->")
+                    || t.is_empty());
+            in_error = marked || (frame && !t.is_empty());
+            if marked || frame {
+                match out.last_mut() {
+                    Some(last) if self.text[last.end..span.start].trim().is_empty() => {
+                        last.end = span.end
+                    }
+                    _ => out.push(span),
+                }
+            }
+            if out.len() >= 8 {
+                break;
+            }
+        }
+        out
     }
 
     /// Rule 1: a pasted error (a marker of the pattern files, or a word ending in `Error` or
@@ -933,10 +1003,12 @@ impl View<'_> {
                 let comma = text
                     .find([',', ';'])
                     .map_or(object.end, |p| object.start + p);
+                // The object as written, articles included: "the" marks an existing thing.
+                let raw = skip_soft(self.text, lead.end).min(object.start);
                 match change {
                     ChangeMode::None => {
                         // "set the indent width to 2 spaces": the thing, and its new value.
-                        if let Some(np) = self.thing(object.start..comma, true) {
+                        if let Some(np) = self.thing(raw..comma, true) {
                             out.push(detail(0, np.clone()));
                             if let Some(value) = self.after_to(np.end..comma) {
                                 out.push(detail(1, value));
@@ -980,7 +1052,7 @@ impl View<'_> {
                     ChangeMode::Phrase => {
                         // "support keyboard shortcuts in the editor": an existing thing named
                         // with a definite determiner is the target.
-                        if let Some(t) = self.definite_thing(object.start..comma) {
+                        if let Some(t) = self.definite_thing(raw..comma) {
                             out.push(detail(0, t));
                         }
                         let phrase = cls.clean(self.text, lead.start..comma, false);

@@ -178,7 +178,6 @@ mod tests {
             goal: false,
             slots_complete: false,
             understanding_turns: 0,
-            requested_changes: Vec::new(),
             complaint: false,
         }
     }

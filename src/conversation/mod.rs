@@ -559,11 +559,26 @@ impl Engine {
         let in_understanding = conv.phase == Phase::Understanding && role == Some(Role::User);
         // A goal read from evidence (a problem report, a request of the thing itself) starts a
         // goal only when none is active; while reviewing it asks for a change.
+        // While reviewing, a task (a fix, a change of the work) or a problem is a change
+        // request of the current goal, unless a switch marker says it replaces it.
+        let reviewing = conv.phase == Phase::Reviewing
+            && !reading.signals.has(Signal::Switch)
+            && !reading.signals.has(Signal::Cancel);
+        let task = |g: &classify::GoalLead| {
+            self.classifier.goals()[g.goal].goal_type == GoalType::TaskExecution
+        };
         let stated = reading
             .goal
             .as_ref()
-            .filter(|g| g.by_lead() || goal.is_none());
-        let reported = reading.goal.is_some() && stated.is_none();
+            .filter(|g| g.by_lead() || goal.is_none())
+            .filter(|g| !(reviewing && task(g)));
+        // A problem word, or a request of the thing itself, about the current work.
+        let reported = stated.is_none()
+            && (reading.problem
+                || reading
+                    .goal
+                    .as_ref()
+                    .is_some_and(|g| g.rule == classify::Found::Request || (reviewing && task(g))));
         let facts = Facts {
             message: role,
             signals: reading.signals,
@@ -789,7 +804,7 @@ impl Engine {
             && !reading.waiver
             && !reading.non_answer
             && reading.signals.without(Signal::ChangeRequest).is_empty();
-        if reading.goal.is_none()
+        if reading.goal.as_ref().is_none_or(|g| !g.by_lead())
             && plain
             && let Some(fill) = self.correction(goal, said)
         {
@@ -849,18 +864,44 @@ impl Engine {
         fn provided(s: &Slot) -> Option<&str> {
             s.value.as_deref().filter(|_| s.status.is_settled())
         }
-        let slot = match &old {
-            Some(o) => goal
-                .required_info
-                .iter()
-                .position(|s| {
-                    provided(s).is_some_and(|v| {
-                        holds(v, o) || v.to_lowercase().contains(&o.to_lowercase())
-                    })
-                })
-                .unwrap_or(0),
-            None => 0,
+        // The slot the correction competes with: the one holding the replaced words, else
+        // the one whose value is of the new value's sort (read as that slot when stated as
+        // one, "use Vue"; a number for a number), else the goal's first.
+        let digits = |t: &str| t.chars().any(|c| c.is_ascii_digit());
+        let score = |(i, s): (usize, &Slot)| {
+            let Some(v) = provided(s) else {
+                return (0, usize::MAX - i);
+            };
+            let mut n = 0;
+            if old
+                .as_ref()
+                .is_some_and(|o| holds(v, o) || v.to_lowercase().contains(&o.to_lowercase()))
+            {
+                n += 8;
+            }
+            if self.slot_index(&s.name).is_some_and(|k| {
+                self.classifier
+                    .extract_replacing(&format!("use {new}"), k, true)
+                    .is_some()
+            }) {
+                n += 4;
+            }
+            if digits(&new) && digits(v) {
+                n += 3;
+            }
+            n += new
+                .split_whitespace()
+                .filter(|w| w.len() > 2 && holds(v, w))
+                .count();
+            (n, usize::MAX - i)
         };
+        let slot = goal
+            .required_info
+            .iter()
+            .enumerate()
+            .max_by_key(|x| score(*x))
+            .filter(|x| score(*x).0 > 0)
+            .map_or(0, |(i, _)| i);
         let current = goal.required_info.get(slot)?;
         let value = match (provided(current), &old) {
             (Some(v), Some(o)) if v.to_lowercase().contains(&o.to_lowercase()) => {
