@@ -265,7 +265,13 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     ("u", "I need help", "-", &[]),
     ("u", "I want a refund", "-", &[]),
     ("u", "Make it blue", "-", &["change_request"]),
-    ("u", "Make sure the page loads on mobile", "-", &[]),
+    // Reading real messages: a problem report or request without a lead verb, rule 1.
+    (
+        "u",
+        "Make sure the page loads on mobile",
+        "task_execution: Make sure the page loads on mobile",
+        &[],
+    ),
     // --- questions ---
     (
         "u",
@@ -459,7 +465,13 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         &[],
     ),
     ("u", "Fix it", "-", &["change_request"]),
-    ("u", "Convert this to TypeScript", "-", &[]),
+    // "this" points at something pasted (rule 5).
+    (
+        "u",
+        "Convert this to TypeScript",
+        "task_execution: this to TypeScript",
+        &[],
+    ),
     // --- exploration ---
     (
         "u",
@@ -603,12 +615,18 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "task_execution: search bar",
         &["change_request"],
     ),
-    ("u", "Use blue instead", "-", &["change_request", "switch"]),
+    // A setting (rule 3): a task when no goal is active.
+    (
+        "u",
+        "Use blue instead",
+        "task_execution: blue",
+        &["change_request", "switch"],
+    ),
     ("u", "It doesn't work on Safari", "-", &["change_request"]),
     (
         "u",
         "Not quite, the spacing is wrong",
-        "-",
+        "task_execution: spacing is wrong",
         &["change_request"],
     ),
     (
@@ -629,7 +647,12 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     ("u", "Cancel that please", "-", &["cancel"]),
     ("u", "Stop.", "-", &["cancel"]),
     ("u", "goodbye!", "-", &["cancel", "farewell"]),
-    ("u", "Stop using semicolons", "-", &[]),
+    (
+        "u",
+        "Stop using semicolons",
+        "task_execution: semicolons",
+        &[],
+    ),
     ("u", "Thanks, bye", "-", &["satisfied", "farewell"]),
     ("u", "I'll never stop learning", "-", &[]),
     ("u", "Please don't cancel the order", "-", &[]),
@@ -669,8 +692,19 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     ("u", "Have a nice day", "-", &["farewell"]),
     // --- whole words ---
     ("u", "I read a book", "-", &[]),
-    ("u", "My stopwatch broke", "-", &[]),
-    ("u", "The task was abandoned", "-", &[]),
+    // A problem report (rule 1), "stop" not read inside "stopwatch".
+    (
+        "u",
+        "My stopwatch broke",
+        "task_execution: My stopwatch broke",
+        &[],
+    ),
+    (
+        "u",
+        "The task was abandoned",
+        "task_execution: task was abandoned",
+        &[],
+    ),
     ("u", "I showed it to my team", "-", &[]),
     ("u", "The yesterday build", "-", &[]),
     ("u", "Greatness awaits", "-", &[]),

@@ -123,10 +123,12 @@ fn a_task_with_a_re_ask_and_a_change_request_is_led_to_completed() {
     assert_eq!(chat.user("It should submit on enter"), Phase::Planning);
     assert_eq!(chat.user("yes, go ahead"), Phase::Reviewing);
     // The change request goes back to understanding; every slot is still provided, so the
-    // guide's question ends that phase and the answer comes in planning.
+    // guide's answer ends that phase and the next message comes in planning. The request said
+    // what to change: the guide acknowledges it instead of asking for it.
     let step_back = chat.user("Can you change the color to blue as well?");
     assert!(
-        chat.last().contains("What should be different"),
+        chat.last()
+            .starts_with("Noted: Can you change the color to blue."),
         "{}",
         chat.last()
     );

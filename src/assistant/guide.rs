@@ -474,7 +474,7 @@ impl Guide {
                 Phase::Idle => Vec::new(),
                 // The greeting once; after a turn that stated no goal, what the guide can do,
                 // with an example that changes from one turn to the next.
-                _ if conv.turn_count > 1 && !p.examples.is_empty() => {
+                _ if conv.turn_count > 1 && !entered(Phase::Greeting) && !p.examples.is_empty() => {
                     let k = (conv.turn_count as usize / 2) % p.examples.len();
                     let text = fill(&p.no_goal, &[("example", &p.examples[k])]);
                     vec![Reply::say(text.unwrap_or_default())]

@@ -83,7 +83,7 @@ pub(crate) struct Expect {
     pub description: Option<Spanned<String>>,
     pub description_contains: Option<Spanned<String>>,
     pub goal_status: Option<Spanned<String>>,
-    /// Slot name to status (`unknown`, `asked`, `provided`).
+    /// Slot name to status (`unknown`, `asked`, `provided`, `waived`).
     pub slots: Option<Spanned<BTreeMap<String, String>>>,
     /// Slot name to value.
     pub slot_values: Option<Spanned<BTreeMap<String, String>>>,
@@ -99,6 +99,10 @@ pub(crate) struct Expect {
     pub summary_contains: Option<Spanned<Vec<String>>>,
     /// Text the server's assistant said in answer to the step (the guide), in any answer.
     pub answer_contains: Option<Spanned<Vec<String>>>,
+    /// The types of the queued goals, oldest first (`[]` for none).
+    pub queued: Option<Spanned<Vec<String>>>,
+    /// Words the current goal's requested changes hold, each in one of them.
+    pub requested_changes_contain: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -306,6 +310,33 @@ pub(crate) fn check(
         for (name, value) in e.get_ref() {
             let got = slot(name).map_or_else(missing, |x| x.value.clone().unwrap_or_else(none));
             compare(e.span(), &format!("value of {name}"), value.clone(), got);
+        }
+    }
+    if let Some(e) = &expect.queued {
+        let got: Vec<String> = state
+            .queued_goals
+            .iter()
+            .map(|q| q.goal_type.to_string())
+            .collect();
+        compare(
+            e.span(),
+            "queued goals",
+            e.get_ref().join(", "),
+            got.join(", "),
+        );
+    }
+    if let Some(e) = &expect.requested_changes_contain {
+        let changes = goal.map_or(&[][..], |g| &g.requested_changes[..]);
+        for words in e.get_ref() {
+            let held = changes
+                .iter()
+                .any(|c| c.to_lowercase().contains(&words.to_lowercase()));
+            let got = if held {
+                words.clone()
+            } else {
+                format!("{changes:?}")
+            };
+            compare(e.span(), "requested changes", words.clone(), got);
         }
     }
     if let Some(e) = &expect.turn_count {

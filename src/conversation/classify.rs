@@ -78,7 +78,7 @@ pub(super) struct Hit {
     phrase: u32,
     /// Inside a longer phrase that is a signal, an intent or a non-answer, and so read as part
     /// of it: "sure" in "make sure" and "not sure" signals nothing. Negations still negate.
-    shadowed: bool,
+    pub(super) shadowed: bool,
 }
 
 impl Hit {

@@ -29,6 +29,8 @@ use super::state::{GoalType, MAX_QUEUED_GOALS};
 
 /// The most words a subject may have (a longer run before a predicate is no subject).
 const MAX_SUBJECT_WORDS: usize = 6;
+/// The most bytes before a predicate a subject may start at.
+const MAX_SUBJECT_BYTES: usize = 160;
 /// The most bytes of a pasted error line kept as a description.
 const MAX_ERROR_LINE: usize = 160;
 
@@ -579,14 +581,29 @@ impl View<'_> {
                         break;
                     }
                     let meanings = self.meanings(*h);
-                    if h.start() > span.start && meanings.iter().any(want) {
+                    // Not inside a signal phrase ("makes sense", "mission accomplished").
+                    if h.start() > span.start && !h.shadowed && meanings.iter().any(want) {
                         out.push((h.start()..h.end(), meanings.contains(&Meaning::Modal)));
                     }
                 }
             }
             Strength::Suffix => {
                 let mut previous: Option<Range<usize>> = None;
-                for w in words(self.text, span) {
+                let mut next_hit = self.hits.partition_point(|h| h.start() < span.start);
+                let mut signal_end = 0;
+                let all: SmallVec<[Range<usize>; 16]> = words(self.text, span).collect();
+                for (i, w) in all.iter().cloned().enumerate() {
+                    // The furthest end of the signal phrases started so far (one pass).
+                    while let Some(h) = self.hits.get(next_hit).filter(|h| h.start() <= w.start) {
+                        if self
+                            .meanings(*h)
+                            .iter()
+                            .any(|m| matches!(m, Meaning::Signal(_)))
+                        {
+                            signal_end = signal_end.max(h.end());
+                        }
+                        next_hit += 1;
+                    }
                     let word = self.text[w.clone()].to_ascii_lowercase();
                     let verb = (word.len() >= 4
                         && word.ends_with('s')
@@ -599,7 +616,11 @@ impl View<'_> {
                             .cls
                             .lower_in(&self.cls.words.determiners, &self.text[p.clone()])
                     });
-                    if verb && after_thing {
+                    // A verb with something after it ("closes as soon as ..."), not a signal's
+                    // word ("mission accomplished") or a sentence of two words ("greatness
+                    // awaits").
+                    let in_signal = signal_end >= w.end;
+                    if verb && after_thing && all.len() >= i + 3 && !in_signal {
                         out.push((w.clone(), false));
                         break;
                     }
@@ -680,6 +701,11 @@ impl View<'_> {
             return None;
         }
         for (h, modal) in self.predicates(start..span.end, strength) {
+            // A subject is a few words: one that starts further back is none (and the work
+            // per predicate stays bounded).
+            if h.start - start > MAX_SUBJECT_BYTES {
+                continue;
+            }
             let mut subject: SmallVec<[Range<usize>; 8]> =
                 words(self.text, start..h.start).collect();
             while subject
@@ -704,7 +730,14 @@ impl View<'_> {
                     || cls.lower_in(&cls.words.auxiliaries, t)
                     || self
                         .at(w.start, |m| {
-                            matches!(m, Meaning::Predicate | Meaning::Problem | Meaning::Modal)
+                            matches!(
+                                m,
+                                Meaning::Predicate
+                                    | Meaning::Problem
+                                    | Meaning::Modal
+                                    | Meaning::Intent
+                                    | Meaning::Signal(_)
+                            )
                         })
                         .is_some()
             };
@@ -759,15 +792,25 @@ impl View<'_> {
         let mut out: SmallVec<[Range<usize>; 4]> = SmallVec::new();
         let mut in_error = false;
         let mut at = 0;
+        // The markers' hits, in order: one pass over them for all the lines.
+        let mut markers = self
+            .hits
+            .iter()
+            .filter(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
+            .peekable();
         for line in self.text.split_inclusive('\n') {
             let span = at..at + line.trim_end_matches('\n').len();
             at += line.len();
             let t = line.trim_start();
-            let marked = self.hits.iter().any(|h| {
-                h.start() >= span.start
-                    && h.end() <= span.end
-                    && self.meanings(*h).contains(&Meaning::ErrorMarker)
-            }) || camel_error(&self.text[span.clone()]).is_some();
+            let mut marked = false;
+            while let Some(h) = markers.peek() {
+                if h.start() >= span.end {
+                    break;
+                }
+                marked |= h.start() >= span.start && h.end() <= span.end;
+                markers.next();
+            }
+            let marked = marked || camel_error(&self.text[span.clone()]).is_some();
             let frame = in_error
                 && (line.starts_with([' ', '\t'])
                     || t.starts_with("at ")
@@ -954,9 +997,17 @@ impl View<'_> {
                 let text = &self.text[object.clone()];
                 let np = noun_phrase(text, &cls.noun_phrase_ends);
                 let np_span = object.start..object.start + np.len();
+                // The vocabulary's kind, else the noun phrase when it names a thing (not
+                // "something", "stuff").
                 let kind = match cls.extract(np, def.slots[0]) {
                     Some(r) => object.start + r.start..object.start + r.end,
-                    None => cls.clean(self.text, np_span.clone(), true),
+                    None => {
+                        let span = cls.clean(self.text, np_span.clone(), true);
+                        let vague = words(self.text, span.clone())
+                            .next()
+                            .is_none_or(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w]));
+                        if vague { span.start..span.start } else { span }
+                    }
                 };
                 if !kind.is_empty() && count_words(&self.text[kind.clone()]) <= 5 {
                     out.push(detail(0, kind));

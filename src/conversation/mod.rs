@@ -575,10 +575,9 @@ impl Engine {
         // A problem word, or a request of the thing itself, about the current work.
         let reported = stated.is_none()
             && (reading.problem
-                || reading
-                    .goal
-                    .as_ref()
-                    .is_some_and(|g| g.rule == classify::Found::Request || (reviewing && task(g))));
+                || reading.goal.as_ref().is_some_and(|g| {
+                    g.rule == classify::Found::Request || (reviewing && task(g) && g.by_lead())
+                }));
         let facts = Facts {
             message: role,
             signals: reading.signals,
@@ -760,10 +759,17 @@ impl Engine {
                     // A correction: the description follows when it named the replaced value.
                     if let Some(old) = slot.value.as_deref()
                         && !old.is_empty()
-                        && let Some(at) = goal.description.to_lowercase().find(&old.to_lowercase())
-                        && goal.description.is_char_boundary(at + old.len())
+                        && let Some(at) = goal
+                            .description
+                            .to_ascii_lowercase()
+                            .find(&old.to_ascii_lowercase())
                     {
+                        // ASCII lowercasing keeps positions: `at..at + old.len()` are bytes of
+                        // the description on character boundaries.
                         goal.description.replace_range(at..at + old.len(), text);
+                        goal.description =
+                            capped(&goal.description, self.settings.max_description_chars)
+                                .into_owned();
                     }
                     text.as_str()
                 }
@@ -1103,25 +1109,28 @@ fn chosen(queue: &[QueuedGoal], text: &str) -> Option<usize> {
     best.filter(|_| !tie).map(|(k, _)| k)
 }
 
-/// `value` with the first whole-word `old` (any case) replaced by `new`.
+/// `value` with the first whole-word `old` (ASCII case aside) replaced by `new`; `new` alone
+/// when `value` does not hold it. ASCII lowercasing keeps every byte where it was, so the
+/// positions found are positions of `value`.
 fn replace_words(value: &str, old: &str, new: &str) -> String {
-    let lower = value.to_lowercase();
-    let o = old.to_lowercase();
-    let mut from = 0;
-    while let Some(p) = lower[from..].find(&o) {
-        let at = from + p;
+    if old.is_empty() {
+        return new.to_string();
+    }
+    let lower = value.to_ascii_lowercase();
+    let o = old.to_ascii_lowercase();
+    for (at, _) in lower.match_indices(&o) {
         let end = at + o.len();
         let before = value[..at]
             .chars()
             .next_back()
             .is_none_or(|c| !c.is_alphanumeric());
-        let after = value
-            .get(end..)
-            .is_some_and(|r| r.chars().next().is_none_or(|c| !c.is_alphanumeric()));
-        if before && after && value.is_char_boundary(at) && value.is_char_boundary(end) {
+        let after = value[end..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric());
+        if before && after {
             return format!("{}{new}{}", &value[..at], &value[end..]);
         }
-        from = end;
     }
     new.to_string()
 }
