@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 8] = [
+const KINDS: [(&str, &str); 11] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -37,6 +37,21 @@ const KINDS: [(&str, &str); 8] = [
     (
         "typos",
         "perfct thnaks takes books procede sonds good buld awsome ",
+    ),
+    // "Reading real messages": problem predicates after subjects in one long clause (each a
+    // candidate subject), verbs in -s with no goal anywhere (the weakest evidence, read last),
+    // and a pasted stack trace (error lines and frames).
+    (
+        "reports",
+        "the submit button is hidden and the search results don't refresh and the export keeps failing ",
+    ),
+    (
+        "behaviour",
+        "the dropdown closes as the page loads the list shows old rows ",
+    ),
+    (
+        "stack_trace",
+        "TypeError: Cannot read properties of undefined (reading 'map')\n    at List (List.jsx:14:32)\n    at renderWithHooks (react-dom.js:1:1)\n",
     ),
 ];
 
@@ -131,4 +146,19 @@ fn multibyte(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn typos(bencher: Bencher, size: usize) {
     step(bencher, "typos", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn reports(bencher: Bencher, size: usize) {
+    step(bencher, "reports", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn behaviour(bencher: Bencher, size: usize) {
+    step(bencher, "behaviour", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn stack_trace(bencher: Bencher, size: usize) {
+    step(bencher, "stack_trace", size);
 }

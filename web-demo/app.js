@@ -85,6 +85,8 @@ export function mount(container, options = {}) {
   const goalType = el("dd", { "data-testid": "goal-type" });
   const goalDescription = el("dd", { "data-testid": "goal-description" });
   const slots = el("ul", { class: "slots", "data-testid": "required-info" });
+  // What the goal carries beside its slots: the change requests, and the goals waiting.
+  const notes = el("ul", { class: "notes", "data-testid": "goal-notes" });
   const historyList = el("ul", { class: "history", "data-testid": "history" });
   const log = el("ul", { class: "log", "data-testid": "transitions" });
   const summary = el("pre", { class: "summary", "data-testid": "summary" });
@@ -134,7 +136,7 @@ export function mount(container, options = {}) {
         el("div", { class: "now" }, "Now: ", phase, " · turns: ", turns, " · idle in: ", countdown)),
       el("section", { class: "wide" }, el("h2", { text: "Current goal" }),
         el("dl", {}, el("dt", { text: "Type" }), goalType, el("dt", { text: "Description" }), goalDescription),
-        slots),
+        slots, notes),
       el("section", {}, el("h2", { text: "Finished goals" }), historyList),
       el("section", {}, el("h2", { text: "Transitions" }), log),
       el("section", { class: "wide" },
@@ -359,7 +361,10 @@ export function mount(container, options = {}) {
     }
     if (e.goal) {
       const wrapper = e.goal.wrapper ? ` after “${e.goal.wrapper}”` : "";
-      lines.push(["goal", `goal: ${e.goal.goal_type}, lead “${e.goal.lead}”${wrapper}: ${e.goal.description}`]);
+      const found = e.goal.found ? ` (${e.goal.found})` : "";
+      lines.push(["goal", `goal: ${e.goal.goal_type}, lead “${e.goal.lead}”${wrapper}: ${e.goal.description}${found}`]);
+      for (const d of e.goal.details || []) lines.push(["goal", `detail: ${d}`]);
+      for (const q of e.goal.queued || []) lines.push(["goal", `queued: ${q}`]);
     }
     lines.push(["rule", `rule: ${e.rule}`]);
     inspector.replaceChildren(...lines.map(([kind, text]) => el("li", { class: kind, text })));
@@ -397,6 +402,11 @@ export function mount(container, options = {}) {
     slots.replaceChildren(...(goal ? goal.required_info : []).map((s) =>
       el("li", { class: s.status, "data-slot": s.name, title: `${s.name}: ${s.value || s.description}` }, `${s.name}: ${s.description}`,
         s.value ? el("span", { class: "value", text: ` — ${s.value}` }) : "")));
+    notes.replaceChildren(
+      ...(goal && goal.requested_changes ? goal.requested_changes : []).map((c) =>
+        el("li", { class: "change", title: c, text: `change asked: ${c}` })),
+      ...(state.queued_goals || []).map((q) =>
+        el("li", { class: "queued", title: q.statement, text: `${q.alternative ? "or" : "then"}: ${q.type}: ${q.description}` })));
     historyList.replaceChildren(...state.completed_goals.slice().reverse().map((g) =>
       el("li", { class: g.status, text: `${g.type}: ${g.description} — ${g.status} (${g.reason})` })));
     if (!state.completed_goals.length) historyList.append(el("li", { class: "empty", text: "none yet" }));

@@ -156,6 +156,9 @@ pub enum Found {
     PastedError,
     /// Rule 2: a subject and a modal ("the export should include archived items").
     Request,
+    /// Rule 2: a request that is a noun phrase ("infinite scroll on the feed", "a budget
+    /// spreadsheet to track rent").
+    Nominal,
 }
 
 impl Found {
@@ -166,6 +169,7 @@ impl Found {
             Found::ProblemReport => "problem report (rule 1)",
             Found::PastedError => "pasted error (rule 1)",
             Found::Request => "request of the thing itself (rule 2)",
+            Found::Nominal => "request as a noun phrase (rule 2)",
         }
     }
 }

@@ -29,6 +29,10 @@ use super::state::{GoalType, MAX_QUEUED_GOALS};
 
 /// The most words a subject may have (a longer run before a predicate is no subject).
 const MAX_SUBJECT_WORDS: usize = 6;
+/// Prepositions before a thing: "in the editor", "for the dashboard".
+const PLACES: [&str; 9] = [
+    "in", "on", "to", "from", "for", "into", "across", "at", "of",
+];
 /// The most bytes before a predicate a subject may start at.
 const MAX_SUBJECT_BYTES: usize = 160;
 /// The most bytes of a pasted error line kept as a description.
@@ -239,7 +243,17 @@ impl View<'_> {
                 break;
             }
         }
-        // Without a lead or a problem word anywhere, a sentence describing what a thing does.
+        // Without a lead or a problem word anywhere, a request that is a noun phrase, then a
+        // sentence describing what a thing does.
+        if first.is_none() {
+            first = sentences(self.text).filter(own).find_map(|s| {
+                let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                (start < s.end)
+                    .then(|| self.nominal(start..s.end))
+                    .flatten()
+                    .map(|g| (g, s))
+            });
+        }
         if first.is_none() {
             for strength in [Strength::Predicate, Strength::Suffix] {
                 first = sentences(self.text).filter(own).find_map(|s| {
@@ -908,8 +922,17 @@ impl View<'_> {
         let mut end = first.end;
         for (i, w) in words(self.text, span.clone()).enumerate() {
             let word = &self.text[w.clone()];
+            // A noun phrase ends at a connector, a symbol, or a verb ("the signup form showed
+            // ...").
+            let verb = self
+                .at(w.start, |m| {
+                    matches!(m, Meaning::Predicate | Meaning::Problem | Meaning::Modal)
+                })
+                .is_some()
+                || cls.lower_in(&cls.words.auxiliaries, word);
             if i > 0
                 && (cls.lower_in(&cls.words.ends, word)
+                    || verb
                     || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
             {
                 break;
@@ -934,18 +957,100 @@ impl View<'_> {
         (!v.is_empty()).then_some(v)
     }
 
-    /// The first thing in `span` named with a definite determiner ("the editor", "my
-    /// profile page").
+    /// The thing in `span` named with a definite determiner ("the editor", "my profile
+    /// page"): after a preposition ("in the editor") if there is one, else the first.
     fn definite_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
         let definite = [
-            "the", "my", "our", "your", "their", "this", "these", "those", "its",
+            "the", "my", "our", "your", "their", "this", "these", "those", "its", "every", "all",
+            "each",
         ];
-        let w = words(self.text, span.clone()).find(|w| {
-            definite
-                .iter()
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).collect();
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
                 .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+        };
+        let located = ws
+            .windows(2)
+            .find(|p| is(&p[0], &PLACES) && is(&p[1], &definite))
+            .map(|p| p[1].start);
+        let first = ws.iter().find(|w| is(w, &definite)).map(|w| w.start);
+        self.thing(located.or(first)?..span.end, true)
+    }
+
+    /// Rule 2 for a request that is a noun phrase with no verb ("infinite scroll on the feed",
+    /// "i18n for the dashboard pls"): the phrase is the change, the thing after its
+    /// preposition the target. One that names a kind of artifact after "a" or "an" ("a budget
+    /// spreadsheet to track rent") asks for that artifact.
+    fn nominal(&self, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        // "I need", "we want" before the phrase (leads that needed a kind after them).
+        let mut start = span.start;
+        if let Some(h) = self.at(start, |m| match m {
+            Meaning::Lead(id) => cls.leads[id as usize].object_must_match.is_some(),
+            _ => false,
+        }) {
+            start = skip_soft(self.text, h.end());
+        }
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, start..span.end).collect();
+        let first = ws.first()?.clone();
+        if ws.len() > 16 || self.text[span.clone()].trim_end().ends_with('?') {
+            return None;
+        }
+        let word = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
+        if matches!(word(&first).as_str(), "a" | "an") {
+            let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+            let kind_slot = *cls.goals[artifact].slots.first()?;
+            let object = cls.clean(self.text, first.start..span.end, true);
+            let np = noun_phrase(&self.text[object.clone()], &cls.noun_phrase_ends);
+            cls.extract(np, kind_slot)?;
+            return Some(GoalLead {
+                goal: artifact,
+                description: object.clone(),
+                lead: first.clone(),
+                wrapper: 0..0,
+                rule: Found::Nominal,
+                details: self.details(artifact, ChangeMode::None, first, object),
+            });
+        }
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let verb = |w: &Range<usize>| {
+            self.at(w.start, |m| {
+                matches!(
+                    m,
+                    Meaning::Predicate | Meaning::Problem | Meaning::Modal | Meaning::SmallTalk
+                )
+            })
+            .is_some()
+                || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+                || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
+        };
+        let at = ws.iter().position(|w| {
+            ["on", "for", "in", "to", "across", "into"].contains(&word(w).as_str())
         })?;
-        self.thing(w.start..span.end, true)
+        if at == 0 || at > 6 || ws[..at].iter().any(verb) {
+            return None;
+        }
+        let target = self.thing(ws.get(at + 1)?.start..span.end, true)?;
+        let change = cls.clean(self.text, start..ws[at].start, true);
+        if change.is_empty() {
+            return None;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        Some(GoalLead {
+            goal: task,
+            description: cls.clean(self.text, start..span.end, true),
+            lead: first,
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
+        })
     }
 
     /// Rule 4: a lead word followed by a predicate is a noun ("Deploy keeps timing out", "Fix
@@ -1103,10 +1208,26 @@ impl View<'_> {
                     ChangeMode::Phrase => {
                         // "support keyboard shortcuts in the editor": an existing thing named
                         // with a definite determiner is the target.
-                        if let Some(t) = self.definite_thing(raw..comma) {
-                            out.push(detail(0, t));
+                        let thing = self.definite_thing(raw..comma);
+                        if let Some(t) = &thing {
+                            out.push(detail(0, t.clone()));
                         }
-                        let phrase = cls.clean(self.text, lead.start..comma, false);
+                        // The change runs to the thing's preposition ("let admins impersonate
+                        // a user from the admin panel": "let admins impersonate a user").
+                        let end = thing
+                            .and_then(|t| {
+                                let before: SmallVec<[Range<usize>; 16]> =
+                                    words(self.text, raw..t.start).collect();
+                                let n = before.len();
+                                (n >= 2).then(|| before[n - 2].clone())
+                            })
+                            .filter(|w| {
+                                PLACES
+                                    .iter()
+                                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                            })
+                            .map_or(comma, |w| w.start);
+                        let phrase = cls.clean(self.text, lead.start..end, false);
                         if !phrase.is_empty() {
                             out.push(detail(1, phrase));
                         }

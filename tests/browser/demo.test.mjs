@@ -388,6 +388,49 @@ test("the inspector shows why a change went as it did", async () => {
   }
 });
 
+test("messages as people write them: a bug report, two goals to choose from, a change asked in review", async () => {
+  const { child, url } = await startServer();
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    await page.goto(`${url}/?explain=1`);
+    await expectText(page, "connection", "connected");
+    const answer = (words) => page.locator(".msg.assistant", { hasText: words }).waitFor({ timeout: 10_000 });
+    // A bug report without a verb: a task with both slots, planned at once.
+    await say(page, "user", "the signup form doesn't work on mobile, the submit button is hidden behind the keyboard");
+    await expectText(page, "goal-type", "task_execution");
+    await expectText(page, "required-info", "target: What to change — submit button");
+    await expectText(page, "required-info", "fix: is hidden behind the keyboard");
+    await expectText(page, "inspector", "(problem report (rule 1))");
+    await answer("Should I go ahead?");
+    // Two goals joined by "or", in a new session: none is current, both wait, the guide asks
+    // which.
+    await page.goto(`${url}/?explain=1`);
+    await expectText(page, "connection", "connected");
+    await say(page, "user", "Can you build a login form or fix the header?");
+    await answer("Which should I take first: login form or header?");
+    await expectText(page, "goal-type", "none");
+    await expectText(page, "goal-notes", "or: artifact_creation: login form");
+    await expectText(page, "goal-notes", "or: task_execution: header");
+    await say(page, "user", "the login form");
+    await expectText(page, "goal-type", "artifact_creation");
+    await expectText(page, "phase", "understanding");
+    // Left to the guide, then reviewed: the change asked is kept and acknowledged.
+    await say(page, "user", "you decide");
+    await answer("you left this to me");
+    await expectText(page, "summary", "~ requirements: What it must do (assistant decides)");
+    await say(page, "user", "go ahead");
+    await expectText(page, "phase", "reviewing");
+    await say(page, "user", "hmm the colors are a bit dull, make them warmer");
+    await answer("Noted: colors are a bit dull, make them warmer.");
+    await expectText(page, "goal-notes", "change asked: colors are a bit dull, make them warmer");
+    await expectText(page, "summary", "Requested Changes:");
+    await page.screenshot({ path: path.join(OUTPUT, "demo-reading.png"), fullPage: true });
+    await page.close();
+  } finally {
+    child.kill();
+  }
+});
+
 test("with the guide (the demo page's default), a user who types only their side is led to completed", async () => {
   const { child, url } = await startServer();
   try {
