@@ -523,6 +523,8 @@ impl View<'_> {
     fn about_assistant(&self, span: Range<usize>) -> bool {
         let mut addressed = false;
         let mut persona = false;
+        // A lead inside a phrase of the assistant's person ("remember me") is that phrase.
+        let mut persona_end = 0;
         let first = self.hits.partition_point(|h| h.start() < span.start);
         for h in &self.hits[first..] {
             if h.start() >= span.end {
@@ -531,8 +533,11 @@ impl View<'_> {
             for m in self.meanings(*h) {
                 match m {
                     Meaning::Addressee => addressed = true,
-                    Meaning::Persona => persona = true,
-                    Meaning::Lead(id) => {
+                    Meaning::Persona => {
+                        persona = true;
+                        persona_end = persona_end.max(h.end());
+                    }
+                    Meaning::Lead(id) if h.end() > persona_end => {
                         let goal = self.cls.leads[*id as usize].goal as usize;
                         if self.cls.goals[goal].goal_type != GoalType::QuestionAnswer {
                             return false;
@@ -542,9 +547,12 @@ impl View<'_> {
                 }
             }
         }
+        let opener = self.skip(span.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Deferral)
+        });
         let question = self.text[span.clone()].trim_end().ends_with('?')
             || self
-                .at(span.start, |m| match m {
+                .at(opener, |m| match m {
                     Meaning::Lead(id) => {
                         self.cls.leads[id as usize].mode == DescriptionMode::Sentence
                     }
@@ -619,23 +627,46 @@ impl View<'_> {
                         next_hit += 1;
                     }
                     let word = self.text[w.clone()].to_ascii_lowercase();
-                    let verb = (word.len() >= 4
+                    let plural = word.len() >= 4
                         && word.ends_with('s')
                         && !word.ends_with("ss")
                         && !word.ends_with("us")
-                        && !word.ends_with("'s"))
-                        || (word.len() >= 5 && word.ends_with("ed"));
+                        && !word.ends_with("'s");
+                    let verb = plural || (word.len() >= 5 && word.ends_with("ed"));
                     let after_thing = previous.as_ref().is_some_and(|p| {
                         !self
                             .cls
                             .lower_in(&self.cls.words.determiners, &self.text[p.clone()])
                     });
+                    // What follows a verb: a determiner, a preposition, an adverb, a number
+                    // ("closes as soon as", "runs twice", "shows yesterday's date" aside).
+                    let next = all.get(i + 1).map(|n| &self.text[n.clone()]);
+                    let continues = next.is_some_and(|n| {
+                        self.cls.lower_in(&self.cls.words.determiners, n)
+                            || self.cls.lower_in(&self.cls.words.ends, n)
+                            || self.cls.lower_in(&self.cls.words.auxiliaries, n)
+                            || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                            || n.starts_with(|c: char| c.is_ascii_digit())
+                            || n.ends_with("ly")
+                    });
                     // A verb with something after it ("closes as soon as ..."), not a signal's
                     // word ("mission accomplished") or a sentence of two words ("greatness
                     // awaits").
                     let in_signal = signal_end >= w.end;
-                    if verb && after_thing && all.len() >= i + 3 && !in_signal {
+                    if verb && after_thing && continues && all.len() >= i + 3 && !in_signal {
                         out.push((w.clone(), false));
+                    }
+                    // A plural noun before a bare word: that word is the verb ("my bluetooth
+                    // headphones disconnect every few minutes", "reminders show up late").
+                    if plural
+                        && !continues
+                        && !in_signal
+                        && all.len() >= i + 3
+                        && let Some(n) = all.get(i + 1)
+                    {
+                        out.push((n.clone(), false));
+                    }
+                    if out.len() >= 4 {
                         break;
                     }
                     previous = Some(w);
@@ -728,11 +759,22 @@ impl View<'_> {
             {
                 subject.pop();
             }
-            if let Some(d) = subject
-                .iter()
-                .rposition(|w| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]))
-            {
-                subject.drain(..=d);
+            // An opening context ("on mobile the submit button", "when I click save the app")
+            // ends at the subject's determiner; otherwise only leading determiners go
+            // ("images on the product grid" stays whole).
+            let is_det =
+                |w: &Range<usize>| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]);
+            let context = subject.first().is_some_and(|w| {
+                let t = &self.text[w.clone()];
+                PLACES.iter().any(|p| t.eq_ignore_ascii_case(p)) || cls.lower_in(&cls.words.ends, t)
+            });
+            if context {
+                if let Some(d) = subject.iter().rposition(is_det) {
+                    subject.drain(..=d);
+                }
+            } else {
+                let lead = subject.iter().take_while(|w| is_det(w)).count();
+                subject.drain(..lead);
             }
             let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
                 continue;
@@ -750,7 +792,6 @@ impl View<'_> {
                                     | Meaning::Problem
                                     | Meaning::Modal
                                     | Meaning::Intent
-                                    | Meaning::Signal(_)
                             )
                         })
                         .is_some()
@@ -761,7 +802,21 @@ impl View<'_> {
             let target = head.start..last.end;
             // The problem keeps the words between the subject and its predicate ("is
             // hidden", "silently fails").
-            let change = cls.clean(self.text, last.end..span.end, false);
+            // The problem ends where a new clause starts ("... on every mount and it's firing
+            // two events": a conjunction and a new subject).
+            let tail: SmallVec<[Range<usize>; 16]> = words(self.text, last.end..span.end).collect();
+            let end = tail
+                .windows(2)
+                .find(|p| {
+                    let (c, n) = (&self.text[p[0].clone()], &self.text[p[1].clone()]);
+                    ["and", "so", "because", "which", "while", "even", "though"]
+                        .iter()
+                        .any(|j| c.eq_ignore_ascii_case(j))
+                        && (cls.lower_in(&cls.words.non_subjects, n)
+                            || cls.lower_in(&cls.words.determiners, n))
+                })
+                .map_or(span.end, |p| p[0].start);
+            let change = cls.clean(self.text, last.end..end, false);
             if change.is_empty() {
                 continue;
             }
@@ -1030,12 +1085,36 @@ impl View<'_> {
         let at = ws.iter().position(|w| {
             ["on", "for", "in", "to", "across", "into"].contains(&word(w).as_str())
         })?;
-        if at == 0 || at > 6 || ws[..at].iter().any(verb) {
+        // No verb in the phrase's clause: "images on the product grid are stretched" reports.
+        let clause_end = ws
+            .iter()
+            .position(|w| self.text[w.end..].starts_with([',', ';']))
+            .map_or(ws.len(), |i| i + 1);
+        let real_verb = |w: &Range<usize>| {
+            self.at(w.start, |m| {
+                matches!(m, Meaning::Predicate | Meaning::Problem | Meaning::Modal)
+            })
+            .is_some()
+        };
+        if at == 0
+            || at > 6
+            || ws[..at].iter().any(verb)
+            || ws[at..clause_end].iter().any(real_verb)
+        {
             return None;
         }
-        let target = self.thing(ws.get(at + 1)?.start..span.end, true)?;
-        let change = cls.clean(self.text, start..ws[at].start, true);
-        if change.is_empty() {
+        let phrase = cls.clean(self.text, start..ws[at].start, true);
+        let after = ws.get(at + 1)?.start;
+        let (target, change) = match self.thing(after..span.end, true) {
+            Some(thing) => (thing, phrase),
+            // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
+            None if ["to", "->", "=>", "→"].contains(&word(&ws[at]).as_str()) => {
+                let value = cls.clean(self.text, after..span.end, true);
+                (phrase, value)
+            }
+            None => return None,
+        };
+        if change.is_empty() || target.is_empty() {
             return None;
         }
         let detail = |slot: usize, span: Range<usize>| Detail {
