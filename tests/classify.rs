@@ -269,7 +269,7 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
     (
         "u",
         "Make sure the page loads on mobile",
-        "task_execution: Make sure the page loads on mobile",
+        "task_execution: page loads on mobile",
         &[],
     ),
     // --- questions ---

@@ -739,8 +739,13 @@ impl View<'_> {
             return None;
         }
         let cls = self.cls;
+        // Fillers, acknowledgements and intents before the subject ("make sure the page
+        // loads").
         let start = self.skip(span.start, |m| {
-            matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Sequencer)
+            matches!(
+                m,
+                Meaning::Filler | Meaning::Ack | Meaning::Sequencer | Meaning::Intent
+            )
         });
         if start >= span.end {
             return None;
