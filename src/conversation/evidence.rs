@@ -275,10 +275,32 @@ impl View<'_> {
                 && g.description.start <= g.lead.start
         };
         if first.as_ref().is_none_or(|(g, _)| asks(g))
-            && let Some(g) = self.pasted_error()
+            && let Some(g) = self.pasted_error(&errors)
         {
             let all = 0..self.text.len();
             first = Some((g, all));
+        }
+        // A report that introduces a pasted error ("dies with:", "cargo build gives me"): the
+        // error is the problem.
+        let introduces = |span: &Range<usize>| {
+            let last = words(self.text, span.clone()).last();
+            self.text[span.end..].trim_start().starts_with(':')
+                || last.is_some_and(|w| {
+                    [
+                        "with", "me", "gives", "throws", "shows", "says", "this", "getting",
+                    ]
+                    .iter()
+                    .any(|i| self.text[w.clone()].eq_ignore_ascii_case(i))
+                })
+        };
+        if let Some((g, _)) = &mut first
+            && g.rule == Found::ProblemReport
+            && let Some(block) = errors.first()
+            && let Some(d) = g.details.iter_mut().find(|d| d.slot == 1)
+            && d.spans.last().is_some_and(introduces)
+            && let Some((line, _)) = self.error_line(block.clone())
+        {
+            d.spans = SmallVec::from_iter([line]);
         }
         let Some((goal, sentence)) = first else {
             return;
@@ -910,50 +932,9 @@ impl View<'_> {
 
     /// Rule 1: a pasted error (a marker of the pattern files, or a word ending in `Error` or
     /// `Exception` before a colon) is a problem report; the line holding it is the problem.
-    fn pasted_error(&self) -> Option<GoalLead> {
+    fn pasted_error(&self, errors: &[Range<usize>]) -> Option<GoalLead> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
-        let marker = self
-            .hits
-            .iter()
-            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
-            .map(|h| h.start()..h.end())
-            .or_else(|| {
-                ["Error:", "Exception:", "Error ", "Exception "]
-                    .iter()
-                    .filter_map(|m| {
-                        self.text.match_indices(m).find(|(i, _)| {
-                            self.text[..*i]
-                                .chars()
-                                .next_back()
-                                .is_some_and(|c| c.is_ascii_alphabetic())
-                                && (m.ends_with(':')
-                                    || self.text[..*i].ends_with(char::is_lowercase))
-                                && self.text[..*i]
-                                    .rsplit(|c: char| !c.is_ascii_alphanumeric())
-                                    .next()
-                                    .is_some_and(|w| {
-                                        w.starts_with(|c: char| c.is_ascii_uppercase())
-                                    })
-                                && m.ends_with(':')
-                        })
-                    })
-                    .map(|(i, m)| i..i + m.len())
-                    .min_by_key(|r| r.start)
-            })?;
-        let line_start = self.text[..marker.start].rfind('\n').map_or(0, |p| p + 1);
-        let mut line_end = self.text[marker.start..]
-            .find('\n')
-            .map_or(self.text.len(), |p| marker.start + p);
-        if line_end - line_start > MAX_ERROR_LINE {
-            line_end = line_start + MAX_ERROR_LINE;
-            while !self.text.is_char_boundary(line_end) {
-                line_end -= 1;
-            }
-        }
-        let line = self.cls.clean(self.text, line_start..line_end, false);
-        if line.is_empty() {
-            return None;
-        }
+        let (line, marker) = self.error_line(errors.first()?.clone())?;
         Some(GoalLead {
             goal: task,
             description: line.clone(),
@@ -966,6 +947,38 @@ impl View<'_> {
                 spans: SmallVec::from_iter([line]),
             }]),
         })
+    }
+
+    /// The line that states an error block's error: the last line holding a marker (the
+    /// exception after a Python traceback's frames, the first line of a Java one), at most
+    /// `MAX_ERROR_LINE` bytes; with its marker.
+    fn error_line(&self, block: Range<usize>) -> Option<(Range<usize>, Range<usize>)> {
+        let mut found = None;
+        let mut at = block.start;
+        for line in self.text[block.clone()].split_inclusive('\n') {
+            let span = at..at + line.trim_end_matches('\n').len();
+            at += line.len();
+            let first = self.hits.partition_point(|h| h.start() < span.start);
+            let marker = self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < span.end)
+                .find(|h| h.end() <= span.end && self.meanings(**h).contains(&Meaning::ErrorMarker))
+                .map(|h| h.start()..h.end())
+                .or_else(|| {
+                    camel_error(&self.text[span.clone()])
+                        .map(|r| span.start + r.start..span.start + r.end)
+                });
+            if let Some(m) = marker {
+                found = Some((span, m));
+            }
+        }
+        let (span, marker) = found?;
+        let mut end = span.end.min(span.start + MAX_ERROR_LINE);
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let line = self.cls.clean(self.text, span.start..end, false);
+        (!line.is_empty()).then_some((line, marker))
     }
 
     /// The noun phrase at the start of `span` (up to a connector such as "to", "for", "so"),

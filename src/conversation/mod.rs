@@ -623,6 +623,13 @@ impl Engine {
                 }
             }
             Outcome::Move(to, reason) => {
+                // A change request keeps its words for the assistant (rule 15): they describe a
+                // change of the result, not the goal's information, so they fill no slot.
+                let fills = if reason == TransitionReason::ChangesRequested {
+                    &Fills::new()
+                } else {
+                    fills
+                };
                 self.keep(conv, said, reading, fills, facts.understanding_turns);
                 if reason == TransitionReason::ChangesRequested
                     && let Some(goal) = &mut conv.current_goal
