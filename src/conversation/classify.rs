@@ -206,9 +206,10 @@ pub struct Reading {
     pub alternatives: bool,
     /// A user reply leaving the question to the assistant ("you decide", rule 13).
     pub waiver: bool,
-    /// A user message naming a problem (a problem word that is not a mere negation): in
-    /// `reviewing`, a change request ("still crashes when I switch cameras"), unless the
-    /// message defers or is satisfied ("The colour was off but now it looks great").
+    /// A user message naming a problem (a problem word that is not a mere negation) or what
+    /// the thing should do ("it should skip ..."): in `reviewing`, a change request ("still
+    /// crashes when I switch cameras"), unless the message defers or is satisfied ("The colour
+    /// was off but now it looks great").
     pub problem: bool,
 }
 
@@ -541,9 +542,12 @@ impl Classifier {
                         reading.non_answer = true;
                         note("non_answer", role, *hit, None);
                     }
-                    Meaning::Problem
+                    // A problem word (not a mere negation), or a modal ("it should skip ..."):
+                    // in `reviewing`, what the user wants otherwise.
+                    Meaning::Problem | Meaning::Modal
                         if role == Role::User
-                            && !view.meanings(*hit).contains(&Meaning::Negation) =>
+                            && !view.meanings(*hit).contains(&Meaning::Negation)
+                            && !view.negated(*hit) =>
                     {
                         reading.problem = true;
                     }
