@@ -408,6 +408,7 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.waivers,
         &l.sequencers,
         &l.predicates,
+        &l.verbs,
     ]
     .iter()
     .map(|v| v.len())
@@ -685,7 +686,7 @@ impl Cx<'_> {
     }
 
     fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 28] = [
+        const KEYS: [&str; 29] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -714,6 +715,7 @@ impl Cx<'_> {
             "waivers",
             "sequencers",
             "predicates",
+            "verbs",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -755,6 +757,7 @@ impl Cx<'_> {
             waivers: next(),
             sequencers: next(),
             predicates: next(),
+            verbs: next(),
         }
     }
 

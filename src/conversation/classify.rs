@@ -52,6 +52,8 @@ pub(super) enum Meaning {
     Waiver,
     Sequencer,
     Predicate,
+    /// A verb's plain form ("load", "stay"): where a thing ends and its result starts.
+    Verb,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -281,6 +283,7 @@ impl Classifier {
         add(&lang.waivers, Meaning::Waiver);
         add(&lang.sequencers, Meaning::Sequencer);
         add(&lang.predicates, Meaning::Predicate);
+        add(&lang.verbs, Meaning::Verb);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -362,6 +365,7 @@ impl Classifier {
                             | Meaning::ErrorMarker
                             | Meaning::Correction
                             | Meaning::Sequencer
+                            | Meaning::Verb
                     )
                 })
         };

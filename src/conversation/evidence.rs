@@ -497,7 +497,10 @@ impl View<'_> {
                 cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
                     || cls.is_pronoun(&self.text[w])
             });
+            // (A question's lead is no verb of its own: "what's wrong with ...".)
+            let object_lead = g.description.start > g.lead.start;
             if !verb
+                && object_lead
                 && let Some(e) = self.evidence(start..sentence.end, Strength::Predicate)
                 && e.details
                     .first()
@@ -1331,16 +1334,31 @@ impl View<'_> {
                     }
                     ChangeMode::Result => {
                         // "make the table headers sticky", "we need the export endpoint to
-                        // stream the csv": the thing up to its result.
+                        // stream the csv", "make this faster": the thing up to its result. A
+                        // demonstrative that ends the lead ("make this") is the thing.
+                        let lead_words: SmallVec<[Range<usize>; 4]> =
+                            words(self.text, lead.clone()).collect();
+                        let from = lead_words
+                            .last()
+                            .filter(|w| {
+                                ["this", "these", "that", "those"]
+                                    .iter()
+                                    .any(|d| self.text[(*w).clone()].eq_ignore_ascii_case(d))
+                            })
+                            .map_or(object.start, |w| w.start);
                         let words: SmallVec<[Range<usize>; 12]> =
-                            words(self.text, object.start..comma).collect();
+                            words(self.text, from..comma).collect();
                         let split = words.iter().enumerate().skip(1).find_map(|(i, w)| {
                             let word = &self.text[w.clone()];
                             let verb = self
                                 .at(w.start, |m| {
                                     matches!(
                                         m,
-                                        Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
+                                        Meaning::Lead(_)
+                                            | Meaning::Problem
+                                            | Meaning::Modal
+                                            | Meaning::Predicate
+                                            | Meaning::Verb
                                     )
                                 })
                                 .is_some();
@@ -1358,6 +1376,7 @@ impl View<'_> {
                                 .unwrap_or(words.len());
                             (stop >= 2).then(|| stop - 1)
                         });
+                        let object = from..object.end;
                         if let Some(i) = split {
                             let target = cls.clean(self.text, object.start..words[i].start, true);
                             let from = if matches!(

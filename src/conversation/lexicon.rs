@@ -371,6 +371,8 @@ pub struct Language {
     pub sequencers: Vec<String>,
     /// Verbs that describe what a thing does: a problem report when nothing else states a goal.
     pub predicates: Vec<String>,
+    /// Plain verbs: in "make the app load faster" the thing ends before one.
+    pub verbs: Vec<String>,
 }
 
 /// Thresholds of the machine.

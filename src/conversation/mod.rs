@@ -792,7 +792,11 @@ impl Engine {
                 let asked = self
                     .slot_index(&slot.name)
                     .is_some_and(|i| reading.asks & (1 << i) != 0);
-                if asked && slot.status == SlotStatus::Unknown {
+                // Asked again in `understanding`, a provided slot is open to a new answer (the
+                // assistant wants more than it has).
+                let open = slot.status == SlotStatus::Unknown
+                    || (in_understanding && slot.status == SlotStatus::Provided);
+                if asked && open {
                     slot.status = SlotStatus::Asked;
                 }
             }
@@ -841,7 +845,13 @@ impl Engine {
         // question answer by its position ("What would you suggest?").
         let acted_on = [Signal::Approve, Signal::Cancel, Signal::Switch];
         let blocked = reading.question || acted_on.iter().any(|s| reading.signals.has(*s));
-        if reading.waiver && !blocked && !fills.iter().any(|f| f.0 == asked) {
+        // "whatever you think makes sense" leaves it to the assistant: the approval in a
+        // waiver's words is the waiver.
+        let blocked_waiver = reading.question
+            || [Signal::Cancel, Signal::Switch]
+                .iter()
+                .any(|s| reading.signals.has(*s));
+        if reading.waiver && !blocked_waiver && !fills.iter().any(|f| f.0 == asked) {
             fills.push((asked, Fill::Waived));
             return fills;
         }
@@ -906,15 +916,29 @@ impl Engine {
                 .split_whitespace()
                 .filter(|w| w.len() > 2 && holds(v, w))
                 .count();
+            // A value as long as the replaced one ("sunday" for "saturday").
+            let words = |t: &str| t.split_whitespace().count();
+            if words(&new) <= 2 && words(&new) == words(v) {
+                n += 2;
+            }
             (n, usize::MAX - i)
         };
+        // Nothing of its sort: the first slot still open takes it ("sorry, I meant 6:30" for
+        // an alarm whose time was not given), else the goal's first.
+        let open = goal
+            .required_info
+            .iter()
+            .position(|s| !s.status.is_settled());
         let slot = goal
             .required_info
             .iter()
             .enumerate()
             .max_by_key(|x| score(*x))
+            .filter(|x| score(*x).0 >= 2 || open.is_none())
             .filter(|x| score(*x).0 > 0)
-            .map_or(0, |(i, _)| i);
+            .map(|(i, _)| i)
+            .or(open)
+            .unwrap_or(0);
         let current = goal.required_info.get(slot)?;
         let value = match (provided(current), &old) {
             (Some(v), Some(o)) if v.to_lowercase().contains(&o.to_lowercase()) => {
