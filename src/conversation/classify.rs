@@ -213,6 +213,9 @@ pub struct Reading {
     /// crashes when I switch cameras"), unless the message defers or is satisfied ("The colour
     /// was off but now it looks great").
     pub problem: bool,
+    /// With a goal active, a short reply correcting a value (rule 12): the new value and, when
+    /// named, the one it replaces ("not React, Svelte").
+    pub correction: Option<(Range<usize>, Option<Range<usize>>)>,
 }
 
 /// The compiled lexicon.
@@ -425,22 +428,27 @@ impl Classifier {
         self.speller.spell(text)
     }
 
-    /// Reads a message written by `role`. `text` should be normalised (see [`normalize`]).
+    /// Reads a message written by `role`, as the first message of a goal (no goal active).
+    /// `text` should be normalised (see [`normalize`]).
     pub fn read(&self, text: &str, role: Role) -> Reading {
-        self.read_explained(text, role, None)
+        self.read_explained(text, role, false, None)
     }
 
-    /// [`Classifier::read`], noting in `notes` (when given) every phrase found, whether it
-    /// counted and, if not, why; spans are of `text`.
+    /// [`Classifier::read`], in a session whose goal is `active` or not, noting in `notes`
+    /// (when given) every phrase found, whether it counted and, if not, why; spans are of
+    /// `text`. With a goal active only a goal lead states a goal ("Reading real messages":
+    /// evidence without a lead is about the current goal), so the reader looks no further,
+    /// and a short reply is read as a possible correction.
     pub fn read_explained(
         &self,
         text: &str,
         role: Role,
+        active: bool,
         notes: Option<&mut Vec<PhraseNote>>,
     ) -> Reading {
         match notes {
-            Some(notes) => self.read_noting::<true>(text, role, notes),
-            None => self.read_noting::<false>(text, role, &mut Vec::new()),
+            Some(notes) => self.read_noting::<true>(text, role, active, notes),
+            None => self.read_noting::<false>(text, role, active, &mut Vec::new()),
         }
     }
 
@@ -450,6 +458,7 @@ impl Classifier {
         &self,
         text: &str,
         role: Role,
+        active: bool,
         notes: &mut Vec<PhraseNote>,
     ) -> Reading {
         let mut note = |class: &str, role: Role, hit: Hit, dropped_by: Option<DropRule>| {
@@ -567,7 +576,10 @@ impl Classifier {
             dropped_satisfied && !deferred && !reading.signals.has(Signal::Satisfied);
         reading.problem &= !deferred && !reading.signals.has(Signal::Satisfied);
         if role == Role::User {
-            view.read_goals(&mut reading);
+            view.read_goals(&mut reading, active);
+            if active {
+                reading.correction = view.correction();
+            }
         }
         reading
     }

@@ -29,6 +29,8 @@ use super::state::{GoalType, MAX_QUEUED_GOALS};
 
 /// The most words a subject may have (a longer run before a predicate is no subject).
 const MAX_SUBJECT_WORDS: usize = 6;
+/// The longest reply read as a correction, in bytes.
+const MAX_CORRECTION: usize = 120;
 /// Prepositions before a thing: "in the editor", "for the dashboard".
 const PLACES: [&str; 9] = [
     "in", "on", "to", "from", "for", "into", "across", "at", "of",
@@ -162,15 +164,37 @@ impl Classifier {
         self.goals.iter().position(|g| g.goal_type == t)
     }
 
-    fn lower_in(&self, set: &HashSet<String>, word: &str) -> bool {
-        set.contains(&word.to_lowercase())
+    /// Whether `set` (of lowercase words) holds `word`, in any case. A short ASCII word is
+    /// lowercased on the stack: this runs for many words of every message.
+    pub(super) fn lower_in(&self, set: &HashSet<String>, word: &str) -> bool {
+        let mut buf = [0u8; 24];
+        if word.len() <= buf.len() && word.is_ascii() {
+            let lower = &mut buf[..word.len()];
+            lower.copy_from_slice(word.as_bytes());
+            lower.make_ascii_lowercase();
+            // ASCII stays UTF-8.
+            std::str::from_utf8(lower).is_ok_and(|w| set.contains(w))
+        } else {
+            set.contains(&word.to_lowercase())
+        }
     }
 
     /// A reply correcting a slot (rule 12): "no, I meant Vue", "not React, Svelte", "Vue, not
     /// React", "sorry, the mobile version". The new value and, when named, the value it
     /// replaces, as byte ranges of `text`; at most a few words.
     pub fn correction(&self, text: &str) -> Option<(Range<usize>, Option<Range<usize>>)> {
-        let view = View::new(self, text);
+        View::new(self, text).correction()
+    }
+}
+
+impl View<'_> {
+    /// [`Classifier::correction`] on this view.
+    pub(super) fn correction(&self) -> Option<(Range<usize>, Option<Range<usize>>)> {
+        let (view, text, cls) = (self, self.text, self.cls);
+        // A correction is a few words: a longer reply is none (and costs nothing here).
+        if text.len() > MAX_CORRECTION {
+            return None;
+        }
         let mut at = 0;
         let mut marked = false;
         loop {
@@ -182,8 +206,8 @@ impl Classifier {
                     if text[h.start()..h.end()].eq_ignore_ascii_case("not") {
                         let rest = &text[h.end()..];
                         let comma = rest.find(',')?;
-                        let old = self.clean(text, h.end()..h.end() + comma, true);
-                        let new = self.clean(text, h.end() + comma + 1..text.len(), true);
+                        let old = cls.clean(text, h.end()..h.end() + comma, true);
+                        let new = cls.clean(text, h.end() + comma + 1..text.len(), true);
                         return self.short(text, new, Some(old));
                     }
                     at = h.end();
@@ -194,18 +218,18 @@ impl Classifier {
         // "Vue, not React", "Vue not React" (not "it is not working").
         let lower = text.to_ascii_lowercase();
         if let Some(p) = lower[at..].find(" not ").map(|p| p + at) {
-            let new = self.clean(text, at..p, true);
+            let new = cls.clean(text, at..p, true);
             let before = words(text, at..p).last().map(|w| text[w].to_string());
-            if before.is_some_and(|w| self.lower_in(&self.words.auxiliaries, &w)) {
+            if before.is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &w)) {
                 return None;
             }
-            let old = self.clean(text, p + 5..text.len(), true);
+            let old = cls.clean(text, p + 5..text.len(), true);
             return self.short(text, new, Some(old));
         }
         if !marked {
             return None;
         }
-        let new = self.clean(text, at..text.len(), true);
+        let new = cls.clean(text, at..text.len(), true);
         self.short(text, new, None)
     }
 
@@ -218,7 +242,7 @@ impl Classifier {
         let n = count_words(&text[new.clone()]);
         let subject = words(text, new.clone())
             .next()
-            .is_some_and(|w| self.lower_in(&self.words.non_subjects, &text[w]));
+            .is_some_and(|w| self.cls.lower_in(&self.cls.words.non_subjects, &text[w]));
         (!subject
             && !text[new.clone()].contains(['?', '!'])
             && (1..=5).contains(&n)
@@ -233,15 +257,41 @@ impl View<'_> {
     /// The goals of a user message, into `reading`: the first sentence that states one decides
     /// (rule 9); a pasted error is a problem report (rule 1); further goals are queued (rule
     /// 14).
-    pub(super) fn read_goals(&self, reading: &mut Reading) {
+    ///
+    /// With a goal `active`, only goal leads count (evidence without a lead is about the
+    /// current goal): the reader stops there.
+    pub(super) fn read_goals(&self, reading: &mut Reading, active: bool) {
         let mut first: Option<(GoalLead, Range<usize>)> = None;
-        let errors = self.error_lines();
+        // Error lines only where an error's mark stands (most messages have none).
+        let marked = !active
+            && (self
+                .hits
+                .iter()
+                .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
+                || self.text.contains("Error:")
+                || self.text.contains("Exception:"));
+        let errors = if marked {
+            self.error_lines()
+        } else {
+            SmallVec::new()
+        };
         let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
         for s in sentences(self.text).filter(own) {
-            if let Some(g) = self.statement(s.clone()) {
+            if let Some(g) = self.statement(s.clone(), active) {
                 first = Some((g, s));
                 break;
             }
+        }
+        if active {
+            if let Some((goal, sentence)) = first {
+                self.further_goals(&goal, sentence, reading);
+                if reading.alternatives {
+                    reading.more.insert(0, goal);
+                } else {
+                    reading.goal = Some(goal);
+                }
+            }
+            return;
         }
         // Without a lead or a problem word anywhere, a request that is a noun phrase, then a
         // sentence describing what a thing does.
@@ -259,7 +309,7 @@ impl View<'_> {
                 first = sentences(self.text).filter(own).find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
                     (start < s.end && !self.about_assistant(start..s.end))
-                        .then(|| self.evidence(start..s.end, strength))
+                        .then(|| self.evidence_of(start..s.end, strength))
                         .flatten()
                         .map(|g| (g, s))
                 });
@@ -465,7 +515,7 @@ impl View<'_> {
     }
 
     /// One sentence's goal, if it states one.
-    pub(super) fn statement(&self, sentence: Range<usize>) -> Option<GoalLead> {
+    pub(super) fn statement(&self, sentence: Range<usize>, leads_only: bool) -> Option<GoalLead> {
         let cls = self.cls;
         // Before a lead: fillers, acknowledgements, and cancel or switch markers ("Forget that,
         // build a calculator").
@@ -519,6 +569,9 @@ impl View<'_> {
                 g.rule = Found::Title;
                 return Some(g);
             }
+            if leads_only {
+                return None;
+            }
             if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
                 return Some(g);
             }
@@ -538,6 +591,9 @@ impl View<'_> {
                     }]),
                 });
             }
+            return None;
+        }
+        if leads_only {
             return None;
         }
         self.evidence(start..sentence.end, Strength::Problem)

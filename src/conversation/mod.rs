@@ -416,9 +416,12 @@ impl Engine {
                     Said::as_written(&text)
                 };
                 let mut notes = explain.as_ref().map(|_| Vec::new());
-                let mut reading = self
-                    .classifier
-                    .read_explained(&said.text, role, notes.as_mut());
+                let mut reading = self.classifier.read_explained(
+                    &said.text,
+                    role,
+                    conv.current_goal.is_some(),
+                    notes.as_mut(),
+                );
                 if artifact && role == Role::Assistant {
                     reading.signals.insert(Signal::WorkDone);
                 }
@@ -823,7 +826,7 @@ impl Engine {
             && reading.signals.without(Signal::ChangeRequest).is_empty();
         if reading.goal.as_ref().is_none_or(|g| !g.by_lead())
             && plain
-            && let Some(fill) = self.correction(goal, said)
+            && let Some(fill) = self.correction(goal, said, reading)
         {
             fills.push(fill);
             return fills;
@@ -873,8 +876,8 @@ impl Engine {
     /// footer"). It competes with the slot whose value holds the word it replaces, else with
     /// the goal's first slot (the kind or the target); in that value it replaces the word of
     /// the same sort (a technology a technology) or, failing that, the whole value.
-    fn correction(&self, goal: &Goal, said: &Said<'_>) -> Option<(usize, Fill)> {
-        let (new, old) = self.classifier.correction(&said.text)?;
+    fn correction(&self, goal: &Goal, said: &Said<'_>, reading: &Reading) -> Option<(usize, Fill)> {
+        let (new, old) = reading.correction.clone()?;
         let new = said.original_text(new).to_string();
         let old = old.map(|o| said.original_text(o).to_string());
         let holds = |value: &str, word: &str| {
