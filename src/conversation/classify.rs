@@ -51,9 +51,6 @@ pub(super) enum Meaning {
     Correction,
     Waiver,
     Sequencer,
-    Predicate,
-    /// A verb's plain form ("load", "stay"): where a thing ends and its result starts.
-    Verb,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -285,8 +282,6 @@ impl Classifier {
         add(&lang.corrections, Meaning::Correction);
         add(&lang.waivers, Meaning::Waiver);
         add(&lang.sequencers, Meaning::Sequencer);
-        add(&lang.predicates, Meaning::Predicate);
-        add(&lang.verbs, Meaning::Verb);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -362,13 +357,11 @@ impl Classifier {
                 .all(|m| {
                     matches!(
                         m,
-                        Meaning::Predicate
-                            | Meaning::Persona
+                        Meaning::Persona
                             | Meaning::Addressee
                             | Meaning::ErrorMarker
                             | Meaning::Correction
                             | Meaning::Sequencer
-                            | Meaning::Verb
                     )
                 })
         };
@@ -665,11 +658,16 @@ impl Classifier {
                 e -= 1;
                 inside = 0;
             }
+            // (The first and last bytes rule out most words before they are compared whole.)
+            let first = text.as_bytes().get(s).map(u8::to_ascii_lowercase);
+            let last = e
+                .checked_sub(1)
+                .and_then(|i| text.as_bytes().get(i))
+                .map(u8::to_ascii_lowercase);
             if articles
-                && let Some(w) = self
-                    .articles
-                    .iter()
-                    .find(|w| starts_with_word(&text[s..e], w))
+                && let Some(w) = self.articles.iter().find(|w| {
+                    w.as_bytes().first() == first.as_ref() && starts_with_word(&text[s..e], w)
+                })
             {
                 inside -= quotes(&text[s..s + w.len()]);
                 s += w.len();
@@ -677,7 +675,7 @@ impl Classifier {
             if let Some(w) = self
                 .trailing
                 .iter()
-                .find(|w| ends_with_word(&text[s..e], w))
+                .find(|w| w.as_bytes().last() == last.as_ref() && ends_with_word(&text[s..e], w))
             {
                 inside -= quotes(&text[e - w.len()..e]);
                 e -= w.len();

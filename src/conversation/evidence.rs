@@ -48,7 +48,11 @@ pub(super) struct WordSets {
     non_subjects: HashSet<String>,
     task_titles: HashSet<String>,
     /// The object's connectors after an artifact's kind that start its requirements.
-    ends: HashSet<String>,
+    pub(super) ends: HashSet<String>,
+    /// Plain verbs, where a thing ends and its result starts.
+    pub(super) verbs: HashSet<String>,
+    /// Verbs describing behaviour (`predicates`).
+    pub(super) predicates: HashSet<String>,
 }
 
 impl WordSets {
@@ -71,6 +75,8 @@ impl WordSets {
                 .map(|t| super::classify::normalize_phrase(t))
                 .collect(),
             ends: words(&[&lang.noun_phrase_ends]),
+            verbs: words(&[&lang.verbs]),
+            predicates: words(&[&lang.predicates]),
         }
     }
 }
@@ -191,8 +197,14 @@ impl View<'_> {
     /// [`Classifier::correction`] on this view.
     pub(super) fn correction(&self) -> Option<(Range<usize>, Option<Range<usize>>)> {
         let (view, text, cls) = (self, self.text, self.cls);
-        // A correction is a few words: a longer reply is none (and costs nothing here).
-        if text.len() > MAX_CORRECTION {
+        // A correction is a few words with a marker ("no", "I meant", "not"): any other reply
+        // is none, and costs nothing here.
+        if text.len() > MAX_CORRECTION
+            || !self
+                .hits
+                .iter()
+                .any(|h| self.meanings(*h).contains(&Meaning::Correction))
+        {
             return None;
         }
         let mut at = 0;
@@ -602,6 +614,15 @@ impl View<'_> {
     /// Rule 7: a question addressing the assistant about its own person ("do you ever get
     /// tired", "who trained you"), with no request in it.
     fn about_assistant(&self, span: Range<usize>) -> bool {
+        // Most sentences address no one: a cheap look for "you" first.
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        if !self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .any(|h| self.meanings(*h).contains(&Meaning::Addressee))
+        {
+            return false;
+        }
         let mut addressed = false;
         let mut persona = false;
         // A lead inside a phrase of the assistant's person ("remember me") is that phrase.
@@ -673,11 +694,33 @@ impl View<'_> {
     ) -> SmallVec<[(Range<usize>, bool); 4]> {
         let mut out = SmallVec::new();
         match strength {
-            Strength::Problem | Strength::Predicate => {
-                let want = |m: &Meaning| match strength {
-                    Strength::Problem => matches!(m, Meaning::Problem | Meaning::Modal),
-                    _ => *m == Meaning::Predicate,
-                };
+            // A word of the `predicates` list (looked up by word: they are common words, and
+            // only a message with no goal elsewhere needs them), not inside a signal phrase.
+            Strength::Predicate => {
+                let mut next_hit = self.hits.partition_point(|h| h.start() < span.start);
+                let mut signal_end = 0;
+                for w in words(self.text, span.clone()) {
+                    while let Some(h) = self.hits.get(next_hit).filter(|h| h.start() <= w.start) {
+                        if h.start() > span.start
+                            && self
+                                .meanings(*h)
+                                .iter()
+                                .any(|m| matches!(m, Meaning::Signal(_)))
+                        {
+                            signal_end = signal_end.max(h.end());
+                        }
+                        next_hit += 1;
+                    }
+                    if w.start > span.start && signal_end < w.end && self.is_predicate(w.clone()) {
+                        out.push((w, false));
+                        if out.len() >= 4 {
+                            break;
+                        }
+                    }
+                }
+            }
+            Strength::Problem => {
+                let want = |m: &Meaning| matches!(m, Meaning::Problem | Meaning::Modal);
                 let first = self.hits.partition_point(|h| h.start() < span.start);
                 for h in &self.hits[first..] {
                     if h.start() >= span.end {
@@ -755,6 +798,11 @@ impl View<'_> {
             }
         }
         out
+    }
+
+    /// A word of the `predicates` list.
+    fn is_predicate(&self, w: Range<usize>) -> bool {
+        self.cls.lower_in(&self.cls.words.predicates, &self.text[w])
     }
 
     /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
@@ -872,15 +920,10 @@ impl View<'_> {
                     || cls.lower_in(&cls.words.auxiliaries, t)
                     || self
                         .at(w.start, |m| {
-                            matches!(
-                                m,
-                                Meaning::Predicate
-                                    | Meaning::Problem
-                                    | Meaning::Modal
-                                    | Meaning::Intent
-                            )
+                            matches!(m, Meaning::Problem | Meaning::Modal | Meaning::Intent)
                         })
                         .is_some()
+                    || self.is_predicate(w.clone())
             };
             if subject.len() > MAX_SUBJECT_WORDS || subject.iter().any(verbal) {
                 continue;
@@ -1057,10 +1100,9 @@ impl View<'_> {
             // A noun phrase ends at a connector, a symbol, or a verb ("the signup form showed
             // ...").
             let verb = self
-                .at(w.start, |m| {
-                    matches!(m, Meaning::Predicate | Meaning::Problem | Meaning::Modal)
-                })
+                .at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
                 .is_some()
+                || self.is_predicate(w.clone())
                 || cls.lower_in(&cls.words.auxiliaries, word);
             if i > 0
                 && (cls.lower_in(&cls.words.ends, word)
@@ -1150,12 +1192,10 @@ impl View<'_> {
         }
         let verb = |w: &Range<usize>| {
             self.at(w.start, |m| {
-                matches!(
-                    m,
-                    Meaning::Predicate | Meaning::Problem | Meaning::Modal | Meaning::SmallTalk
-                )
+                matches!(m, Meaning::Problem | Meaning::Modal | Meaning::SmallTalk)
             })
             .is_some()
+                || self.is_predicate(w.clone())
                 || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
                 || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
         };
@@ -1168,10 +1208,9 @@ impl View<'_> {
             .position(|w| self.text[w.end..].starts_with([',', ';']))
             .map_or(ws.len(), |i| i + 1);
         let real_verb = |w: &Range<usize>| {
-            self.at(w.start, |m| {
-                matches!(m, Meaning::Predicate | Meaning::Problem | Meaning::Modal)
-            })
-            .is_some()
+            self.at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+                .is_some()
+                || self.is_predicate(w.clone())
         };
         if at == 0
             || at > 6
@@ -1410,14 +1449,12 @@ impl View<'_> {
                                 .at(w.start, |m| {
                                     matches!(
                                         m,
-                                        Meaning::Lead(_)
-                                            | Meaning::Problem
-                                            | Meaning::Modal
-                                            | Meaning::Predicate
-                                            | Meaning::Verb
+                                        Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
                                     )
                                 })
-                                .is_some();
+                                .is_some()
+                                || self.is_predicate(w.clone())
+                                || cls.lower_in(&cls.words.verbs, word);
                             (word.eq_ignore_ascii_case("to")
                                 || word.eq_ignore_ascii_case("so")
                                 || word.eq_ignore_ascii_case("be")
