@@ -443,9 +443,10 @@ impl View<'_> {
                 self.cls
                     .lower_in(&self.cls.words.determiners, &self.text[w])
             });
-        let feature = self.cls.goals[first].goal_type == GoalType::ArtifactCreation
-            && info.change == ChangeMode::Object;
-        names_thing && !feature
+        let first_type = self.cls.goals[first].goal_type;
+        let other_type = self.cls.goals[info.goal as usize].goal_type != first_type;
+        let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
+        (names_thing || other_type) && !feature
     }
 
     /// The longest lead at `start`, or after intents there, ending by `end` (no object read).
