@@ -409,6 +409,8 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.sequencers,
         &l.predicates,
         &l.verbs,
+        &l.wishes,
+        &l.conjunctions,
     ]
     .iter()
     .map(|v| v.len())
@@ -686,7 +688,7 @@ impl Cx<'_> {
     }
 
     fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 29] = [
+        const KEYS: [&str; 31] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -716,6 +718,8 @@ impl Cx<'_> {
             "sequencers",
             "predicates",
             "verbs",
+            "wishes",
+            "conjunctions",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -758,6 +762,8 @@ impl Cx<'_> {
             sequencers: next(),
             predicates: next(),
             verbs: next(),
+            wishes: next(),
+            conjunctions: next(),
         }
     }
 

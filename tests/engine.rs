@@ -709,7 +709,7 @@ fn a_reply_with_a_signal_answers_no_question() {
 fn a_later_value_replaces_an_earlier_one() {
     let mut s = Session::new();
     s.user("I want to build a todo app");
-    assert_eq!(s.slot("component_type").1, Some("app"));
+    assert_eq!(s.slot("component_type").1, Some("todo app"));
     s.user("with React components");
     assert_eq!(s.slot("component_type").1, Some("React components"));
 }
@@ -791,7 +791,7 @@ fn summary_has_the_design_documents_format() {
         Summary(&s.conv).to_string(),
         "Conversation Phase: planning\nTurn Count: 5\n\nCurrent Goal:\n  Type: artifact_creation\n  \
          Description: todo app\n  Required Information:\n    ✓ component_type: Kind or technology \
-         of the artifact — app\n    ? requirements: What it must do"
+         of the artifact — todo app\n    ? requirements: What it must do"
     );
     let mut s = Session::new();
     s.user("What is a monad?");

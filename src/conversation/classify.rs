@@ -51,6 +51,8 @@ pub(super) enum Meaning {
     Correction,
     Waiver,
     Sequencer,
+    Wish,
+    Conjunction,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -282,6 +284,8 @@ impl Classifier {
         add(&lang.corrections, Meaning::Correction);
         add(&lang.waivers, Meaning::Waiver);
         add(&lang.sequencers, Meaning::Sequencer);
+        add(&lang.wishes, Meaning::Wish);
+        add(&lang.conjunctions, Meaning::Conjunction);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -362,6 +366,8 @@ impl Classifier {
                             | Meaning::ErrorMarker
                             | Meaning::Correction
                             | Meaning::Sequencer
+                            | Meaning::Wish
+                            | Meaning::Conjunction
                     )
                 })
         };

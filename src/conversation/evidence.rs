@@ -425,7 +425,7 @@ impl View<'_> {
                 matches!(m, Meaning::Filler | Meaning::Sequencer)
             });
             if let Some((lead, info)) = self.lead_hit(start, s.end)
-                && self.starts_new(goal, lead, info)
+                && self.starts_new(goal, lead, info, true)
                 && let Some(g) = self.lead_at(start, s.clone())
             {
                 reading.more.push(g);
@@ -436,7 +436,7 @@ impl View<'_> {
     /// Whether a lead after the first goal starts a goal of its own: its object names a thing
     /// (it opens with a determiner), and it is not a feature of an artifact ("build a todo app
     /// and add a dark mode" adds to the app).
-    fn starts_new(&self, first: usize, lead: Hit, info: LeadInfo) -> bool {
+    fn starts_new(&self, first: usize, lead: Hit, info: LeadInfo, sequencer: bool) -> bool {
         let names_thing = words(self.text, lead.end()..self.text.len())
             .next()
             .is_some_and(|w| {
@@ -446,7 +446,9 @@ impl View<'_> {
         let first_type = self.cls.goals[first].goal_type;
         let other_type = self.cls.goals[info.goal as usize].goal_type != first_type;
         let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
-        (names_thing || other_type) && !feature
+        // After a conjunction only a thing of its own starts a goal ("add and delete
+        // features" is one list).
+        (names_thing || (sequencer && other_type)) && !feature
     }
 
     /// The longest lead at `start`, or after intents there, ending by `end` (no object read).
@@ -484,12 +486,14 @@ impl View<'_> {
             if h.start() >= end {
                 break;
             }
-            if !self.meanings(*h).contains(&Meaning::Sequencer) {
+            let meanings = self.meanings(*h);
+            let sequencer = meanings.contains(&Meaning::Sequencer);
+            if !sequencer && !meanings.contains(&Meaning::Conjunction) {
                 continue;
             }
             let next = skip_soft(self.text, h.end());
             if let Some((lead, info)) = self.lead_hit(next, end)
-                && self.starts_new(goal, lead, info)
+                && self.starts_new(goal, lead, info, sequencer)
             {
                 best = Some(Further {
                     cut: h.start(),
@@ -571,6 +575,11 @@ impl View<'_> {
             {
                 return Some(e);
             }
+            // Rule 6: "can the notebook kernel auto-restart after an OOM?" asks a thing of the
+            // user's to do something: a request (a task), not a question about it.
+            if !object_lead && let Some(r) = self.request_question(&g, sentence.end) {
+                return Some(r);
+            }
             return Some(g);
         }
         if let Some((after, task_title)) = self.title(start..sentence.end) {
@@ -586,6 +595,9 @@ impl View<'_> {
                 return None;
             }
             if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
+                return Some(g);
+            }
+            if let Some(g) = self.nominal(rest..sentence.end) {
                 return Some(g);
             }
             let object = cls.clean(self.text, rest..sentence.end, true);
@@ -610,6 +622,56 @@ impl View<'_> {
             return None;
         }
         self.evidence(start..sentence.end, Strength::Problem)
+    }
+
+    /// A question opened by "can", "could", "would" or "will" whose subject is a thing of
+    /// the user's (a definite determiner) followed by a verb: a request of that thing ("could
+    /// the CI pipeline cache node_modules between runs?"). Its target is the thing, its change
+    /// what follows.
+    fn request_question(&self, question: &GoalLead, end: usize) -> Option<GoalLead> {
+        let cls = self.cls;
+        let lead = &self.text[question.lead.clone()];
+        if !["can", "could", "would", "will"]
+            .iter()
+            .any(|w| lead.eq_ignore_ascii_case(w))
+        {
+            return None;
+        }
+        let first = words(self.text, question.lead.end..end).next()?;
+        if !["the", "my", "our", "your", "this", "these"]
+            .iter()
+            .any(|d| self.text[first.clone()].eq_ignore_ascii_case(d))
+        {
+            return None;
+        }
+        let thing = self.thing(first.start..end, true)?;
+        let verb = words(self.text, thing.end..end).next()?;
+        let v = &self.text[verb.clone()];
+        // "can the API be ..." asks about it.
+        if ["be", "is", "are", "i", "you", "we"]
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w))
+        {
+            return None;
+        }
+        let change = cls.clean(self.text, verb.start..end, false);
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if change.is_empty() || cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        Some(GoalLead {
+            goal: task,
+            description: cls.clean(self.text, first.start..end, true),
+            lead: question.lead.clone(),
+            wrapper: 0..0,
+            rule: Found::Request,
+            details: SmallVec::from_iter([detail(0, thing), detail(1, change)]),
+        })
     }
 
     /// Rule 7: a question addressing the assistant about its own person ("do you ever get
@@ -672,9 +734,13 @@ impl View<'_> {
         let colon = text.find(':')?;
         let label = &text[..colon];
         let after = text[colon + 1..].chars().next();
+        let titled = label
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
         if colon == 0
-            || colon > 40
-            || count_words(label) > 3
+            || colon > 60
+            || count_words(label) > if titled { 6 } else { 3 }
             || !label
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/'))
@@ -683,7 +749,7 @@ impl View<'_> {
             return None;
         }
         let kind = label.split('(').next().unwrap_or(label).trim();
-        let task = self.cls.lower_in(&self.cls.words.task_titles, kind);
+        let task = titled || self.cls.lower_in(&self.cls.words.task_titles, kind);
         Some((span.start + colon + 1, task))
     }
 
@@ -843,8 +909,17 @@ impl View<'_> {
                 .filter(|h| h.start() == at)
                 .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak));
             if end_here || break_hit {
+                // The last problem clause decides (a detail follows its overview), but a
+                // request of the thing wins over problems ("the data catalog needs column
+                // lineage, table-level isn't enough").
                 if let Some(g) = self.clause(task, start..at, strength) {
-                    found = Some(g);
+                    let request = |f: &Option<GoalLead>| {
+                        f.as_ref()
+                            .is_some_and(|f: &GoalLead| f.rule == Found::Request)
+                    };
+                    if !request(&found) || g.rule == Found::Request && found.is_none() {
+                        found = Some(g);
+                    }
                 }
                 start = if break_hit {
                     hits.peek().map_or(at + 1, |h| h.end())
@@ -885,6 +960,23 @@ impl View<'_> {
             // per predicate stays bounded).
             if h.start - start > MAX_SUBJECT_BYTES {
                 continue;
+            }
+            // A word in -ed before a plain word is an adjective ("retry failed jobs"), no
+            // predicate; a predicate is followed by a preposition, a determiner, an adverb,
+            // a number or nothing ("the build failed on CI").
+            if self.text[h.clone()].to_ascii_lowercase().ends_with("ed")
+                && let Some(n) = words(self.text, h.end..span.end).next()
+            {
+                let n = &self.text[n];
+                let continues = cls.lower_in(&cls.words.determiners, n)
+                    || cls.lower_in(&cls.words.ends, n)
+                    || cls.lower_in(&cls.words.auxiliaries, n)
+                    || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                    || n.starts_with(|c: char| c.is_ascii_digit())
+                    || n.ends_with("ly");
+                if !continues {
+                    continue;
+                }
             }
             let mut subject: SmallVec<[Range<usize>; 8]> =
                 words(self.text, start..h.start).collect();
@@ -1149,7 +1241,15 @@ impl View<'_> {
             .find(|p| is(&p[0], &PLACES) && is(&p[1], &definite))
             .map(|p| p[1].start);
         let first = ws.iter().find(|w| is(w, &definite)).map(|w| w.start);
-        self.thing(located.or(first)?..span.end, true)
+        if let Some(at) = located.or(first) {
+            return self.thing(at..span.end, true);
+        }
+        // "support markdown in ticket comments": a thing after "in" or "on" without one.
+        let bare = ws
+            .windows(2)
+            .find(|p| is(&p[0], &["in", "on"]))
+            .map(|p| p[1].start)?;
+        self.thing(bare..span.end, false)
     }
 
     /// Rule 2 for a request that is a noun phrase with no verb ("infinite scroll on the feed",
@@ -1166,7 +1266,19 @@ impl View<'_> {
         }) {
             start = skip_soft(self.text, h.end());
         }
-        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, start..span.end).collect();
+        // The words of a wish around the phrase ("... would be handy") are not its words.
+        let wishes: SmallVec<[Range<usize>; 2]> = {
+            let first = self.hits.partition_point(|h| h.start() < start);
+            self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < span.end)
+                .filter(|h| self.meanings(**h).contains(&Meaning::Wish))
+                .map(|h| h.start()..h.end())
+                .collect()
+        };
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, start..span.end)
+            .filter(|w| !wishes.iter().any(|x| x.start <= w.start && w.end <= x.end))
+            .collect();
         let first = ws.first()?.clone();
         if ws.len() > 16 || self.text[span.clone()].trim_end().ends_with('?') {
             return None;
@@ -1216,13 +1328,23 @@ impl View<'_> {
         if at == 0
             || at > 6
             || ws[..at].iter().any(verb)
-            || ws[at..clause_end].iter().any(real_verb)
+            || ws[at..clause_end.max(at)].iter().any(real_verb)
         {
             return None;
         }
-        let phrase = cls.clean(self.text, start..ws[at].start, true);
+        let phrase_end = wishes
+            .iter()
+            .map(|x| x.start)
+            .find(|x| *x > start && *x < ws[at].start)
+            .unwrap_or(ws[at].start);
+        let phrase = cls.clean(self.text, start..phrase_end, true);
         let after = ws.get(at + 1)?.start;
-        let (target, change) = match self.thing(after..span.end, true) {
+        let stop = wishes
+            .iter()
+            .map(|x| x.start)
+            .find(|x| *x > after)
+            .unwrap_or(span.end);
+        let (target, change) = match self.thing(after..stop, true) {
             Some(thing) => (thing, phrase),
             // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
             None if ["to", "->", "=>", "→"].contains(&word(&ws[at]).as_str()) => {
@@ -1301,6 +1423,11 @@ impl View<'_> {
                 // The vocabulary's kind, else the noun phrase when it names a thing (not
                 // "something", "stuff").
                 let kind = match cls.extract(np, def.slots[0]) {
+                    // The whole noun phrase when it is short and ends with the kind ("status
+                    // page", "Grafana dashboard"), else the kind.
+                    Some(r) if r.end == np.trim_end().len() && count_words(np) <= 4 => {
+                        cls.clean(self.text, np_span.clone(), true)
+                    }
                     Some(r) => object.start + r.start..object.start + r.end,
                     None => {
                         let span = cls.clean(self.text, np_span.clone(), true);
@@ -1456,9 +1583,9 @@ impl View<'_> {
                                 .is_some()
                                 || self.is_predicate(w.clone())
                                 || cls.lower_in(&cls.words.verbs, word);
-                            (word.eq_ignore_ascii_case("to")
-                                || word.eq_ignore_ascii_case("so")
-                                || word.eq_ignore_ascii_case("be")
+                            (["to", "so", "be", "can", "could", "would", "will", "might"]
+                                .iter()
+                                .any(|m| word.eq_ignore_ascii_case(m))
                                 || verb)
                                 .then_some(i)
                         });
@@ -1475,7 +1602,7 @@ impl View<'_> {
                             let target = cls.clean(self.text, object.start..words[i].start, true);
                             let from = if matches!(
                                 self.text[words[i].clone()].to_ascii_lowercase().as_str(),
-                                "to" | "so"
+                                "to" | "so" | "can" | "could" | "would" | "will" | "might"
                             ) {
                                 words[i].end
                             } else {

@@ -373,6 +373,10 @@ pub struct Language {
     pub predicates: Vec<String>,
     /// Plain verbs: in "make the app load faster" the thing ends before one.
     pub verbs: Vec<String>,
+    /// Wishes around a noun phrase ("... would be handy"): no verb of the phrase.
+    pub wishes: Vec<String>,
+    /// Join parts of one request; a lead after one starts a goal only with its own thing.
+    pub conjunctions: Vec<String>,
 }
 
 /// Thresholds of the machine.

@@ -859,15 +859,24 @@ impl Engine {
             return fills;
         }
         let answers = !reading.non_answer && !blocked;
-        if !answers || fills.iter().any(|f| f.0 == asked) {
+        if !answers {
+            return fills;
+        }
+        // The answer to a question is the reply: when the asked slot's extractors read only a
+        // small part of it ("my socials" of a list of parts), the whole reply is its value.
+        let whole = self.classifier.answer_span(text);
+        if let Some(k) = fills.iter().position(|f| f.0 == asked) {
+            if let Fill::Span(span) = &fills[k].1
+                && span.len() * 2 < whole.len()
+                && !whole.is_empty()
+            {
+                fills[k].1 = Fill::Span(whole);
+            }
             return fills;
         }
         fills.retain(|f| goal.required_info[f.0].status != SlotStatus::Provided);
-        if fills.is_empty() {
-            let span = self.classifier.answer_span(text);
-            if !span.is_empty() {
-                fills.push((asked, Fill::Span(span)));
-            }
+        if fills.is_empty() && !whole.is_empty() {
+            fills.push((asked, Fill::Span(whole)));
         }
         fills
     }
