@@ -600,6 +600,13 @@ impl View<'_> {
             if let Some(g) = self.nominal(rest..sentence.end) {
                 return Some(g);
             }
+            // "dashboard refresh interval: 5 min", "log level: debug pls": a setting and its
+            // value.
+            if !task_title
+                && let Some(g) = self.labelled_value(start..after - 1, rest..sentence.end)
+            {
+                return Some(g);
+            }
             let object = cls.clean(self.text, rest..sentence.end, true);
             let task = cls.goal_index(GoalType::TaskExecution)?;
             if task_title && !object.is_empty() && cls.goals[task].slots.len() >= 2 {
@@ -622,6 +629,45 @@ impl View<'_> {
             return None;
         }
         self.evidence(start..sentence.end, Strength::Problem)
+    }
+
+    /// A label and a short value with no verb ("log level: debug"): a setting, target the
+    /// label, desired change the value.
+    fn labelled_value(&self, label: Range<usize>, value: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        let target = cls.clean(self.text, label, true);
+        let change = cls.clean(self.text, value, true);
+        let verb = |w: &Range<usize>| {
+            self.is_predicate(w.clone())
+                || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+                || self
+                    .at(w.start, |m| {
+                        matches!(m, Meaning::Lead(_) | Meaning::Problem)
+                    })
+                    .is_some()
+        };
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if target.is_empty()
+            || change.is_empty()
+            || count_words(&self.text[change.clone()]) > 5
+            || words(self.text, change.clone()).any(|w| verb(&w))
+            || cls.goals[task].slots.len() < 2
+        {
+            return None;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        Some(GoalLead {
+            goal: task,
+            description: target.clone(),
+            lead: target.start..target.start,
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
+        })
     }
 
     /// A question opened by "can", "could", "would" or "will" whose subject is a thing of
@@ -656,7 +702,13 @@ impl View<'_> {
         }
         let change = cls.clean(self.text, verb.start..end, false);
         let task = cls.goal_index(GoalType::TaskExecution)?;
-        if change.is_empty() || cls.goals[task].slots.len() < 2 {
+        // "will my alarm still go off if ...?" asks what happens.
+        let conditional = words(self.text, change.clone()).any(|w| {
+            ["if", "when", "whether", "unless"]
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        });
+        if change.is_empty() || conditional || cls.goals[task].slots.len() < 2 {
             return None;
         }
         let detail = |slot: usize, span: Range<usize>| Detail {
@@ -731,6 +783,23 @@ impl View<'_> {
     /// the sentence goes on, and whether the label names a task.
     fn title(&self, span: Range<usize>) -> Option<(usize, bool)> {
         let text = &self.text[span.clone()];
+        // A colon, or a dash after a label that names a task ("Bug report - ...").
+        let dash = [" - ", " — ", " – "]
+            .iter()
+            .filter_map(|d| text.find(d).map(|p| (p, d.len())))
+            .min()
+            .filter(|(p, _)| {
+                text[..*p]
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w))
+            });
+        if let Some((p, n)) = dash
+            && count_words(&text[..p]) <= 4
+            && text.find(':').is_none_or(|c| c > p)
+        {
+            return Some((span.start + p + n - 1, true));
+        }
         let colon = text.find(':')?;
         let label = &text[..colon];
         let after = text[colon + 1..].chars().next();
@@ -795,7 +864,10 @@ impl View<'_> {
                     }
                     let meanings = self.meanings(*h);
                     // Not inside a signal phrase ("makes sense", "mission accomplished").
-                    if h.start() > span.start && !h.shadowed && meanings.iter().any(want) {
+                    // (A modal counts inside one: "should be" is a change request's phrase too.)
+                    let modal = meanings.contains(&Meaning::Modal);
+                    if h.start() > span.start && (!h.shadowed || modal) && meanings.iter().any(want)
+                    {
                         out.push((h.start()..h.end(), meanings.contains(&Meaning::Modal)));
                     }
                 }
@@ -1317,8 +1389,8 @@ impl View<'_> {
         })?;
         // No verb in the phrase's clause: "images on the product grid are stretched" reports.
         let clause_end = ws
-            .iter()
-            .position(|w| self.text[w.end..].starts_with([',', ';']))
+            .windows(2)
+            .position(|p| self.text[p[0].end..p[1].start].contains([',', ';']))
             .map_or(ws.len(), |i| i + 1);
         let real_verb = |w: &Range<usize>| {
             self.at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
@@ -1347,7 +1419,7 @@ impl View<'_> {
         let (target, change) = match self.thing(after..stop, true) {
             Some(thing) => (thing, phrase),
             // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
-            None if ["to", "->", "=>", "→"].contains(&word(&ws[at]).as_str()) => {
+            None if ["to", "->", "=>", "→", "="].contains(&word(&ws[at]).as_str()) => {
                 let value = cls.clean(self.text, after..span.end, true);
                 (phrase, value)
             }
@@ -1374,6 +1446,11 @@ impl View<'_> {
     /// Rule 4: a lead word followed by a predicate is a noun ("Deploy keeps timing out", "Fix
     /// is not working").
     pub(super) fn noun_use(&self, lead: Hit) -> bool {
+        // Rule 4 is about a lead word used as a name ("Deploy", "Update"): a lead of several
+        // words ("would be nice to have ...") is no noun.
+        if self.text[lead.start()..lead.end()].contains(' ') {
+            return false;
+        }
         let next = skip_soft(self.text, lead.end());
         if next == lead.end() && next < self.text.len() {
             return false;
