@@ -1029,18 +1029,21 @@ impl Cx<'_> {
                 };
                 let change = match self.optional_string(l, "change", LEAD) {
                     None => Some(ChangeMode::None),
-                    Some((m, s)) => match m.as_str() {
-                        "object" => Some(ChangeMode::Object),
-                        "phrase" => Some(ChangeMode::Phrase),
-                        "result" => Some(ChangeMode::Result),
-                        _ => {
-                            self.error(
+                    Some((m, s)) => {
+                        match m.as_str() {
+                            "object" => Some(ChangeMode::Object),
+                            "phrase" => Some(ChangeMode::Phrase),
+                            "result" => Some(ChangeMode::Result),
+                            "lead" => Some(ChangeMode::Lead),
+                            _ => {
+                                self.error(
                                 s,
-                                format!("unknown change `{m}` (expected object, phrase or result)"),
+                                format!("unknown change `{m}` (expected object, phrase, result or lead)"),
                             );
-                            None
+                                None
+                            }
                         }
-                    },
+                    }
                 };
                 let min_words = match l.get("min_words") {
                     None => Some(0),

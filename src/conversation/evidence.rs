@@ -1052,10 +1052,11 @@ impl View<'_> {
             }
             let mut subject: SmallVec<[Range<usize>; 8]> =
                 words(self.text, start..h.start).collect();
-            while subject
-                .last()
-                .is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]))
-            {
+            // Auxiliaries and adverbs before the predicate are the problem's ("silently fail").
+            while subject.last().is_some_and(|w| {
+                let t = &self.text[w.clone()];
+                cls.lower_in(&cls.words.auxiliaries, t) || (t.len() > 4 && t.ends_with("ly"))
+            }) {
                 subject.pop();
             }
             // An opening context ("on mobile the submit button", "when I click save the app")
@@ -1072,7 +1073,16 @@ impl View<'_> {
                     subject.drain(..=d);
                 }
             } else {
-                let lead = subject.iter().take_while(|w| is_det(w)).count();
+                // A demonstrative stays: it points at what the user shows ("this swift code").
+                let lead = subject
+                    .iter()
+                    .take_while(|w| {
+                        is_det(w)
+                            && !["this", "these", "those"]
+                                .iter()
+                                .any(|d| self.text[(*w).clone()].eq_ignore_ascii_case(d))
+                    })
+                    .count();
                 subject.drain(..lead);
             }
             let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
@@ -1090,7 +1100,13 @@ impl View<'_> {
                         .is_some()
                     || self.is_predicate(w.clone())
             };
-            if subject.len() > MAX_SUBJECT_WORDS || subject.iter().any(verbal) {
+            // A demonstrative before a noun is no pronoun ("this swift code").
+            let demonstrative = subject.len() > 1
+                && ["this", "these", "those"]
+                    .iter()
+                    .any(|d| self.text[head.clone()].eq_ignore_ascii_case(d));
+            let skip = usize::from(demonstrative);
+            if subject.len() > MAX_SUBJECT_WORDS || subject[skip..].iter().any(verbal) {
                 continue;
             }
             let target = head.start..last.end;
@@ -1270,7 +1286,7 @@ impl View<'_> {
                 || self.is_predicate(w.clone())
                 || cls.lower_in(&cls.words.auxiliaries, word);
             if i > 0
-                && (cls.lower_in(&cls.words.ends, word)
+                && ((cls.lower_in(&cls.words.ends, word) && !word.eq_ignore_ascii_case("of"))
                     || verb
                     || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
             {
@@ -1292,7 +1308,19 @@ impl View<'_> {
             let t = &self.text[w.clone()];
             t.eq_ignore_ascii_case("to") || t.eq_ignore_ascii_case("into")
         })?;
-        let v = self.cls.clean(self.text, w.end..span.end, true);
+        // The value ends at a connector ("to python so it runs ..."), or a clause's end.
+        let end = words(self.text, w.end..span.end)
+            .skip(1)
+            .find(|n| {
+                let t = &self.text[n.clone()];
+                [
+                    "so", "because", "since", "which", "that", "when", "while", "as",
+                ]
+                .iter()
+                .any(|c| t.eq_ignore_ascii_case(c))
+            })
+            .map_or(span.end, |n| n.start);
+        let v = self.cls.clean(self.text, w.end..end, true);
         (!v.is_empty()).then_some(v)
     }
 
@@ -1632,6 +1660,12 @@ impl View<'_> {
                             out.push(detail(1, phrase));
                         }
                     }
+                    ChangeMode::Lead => {
+                        if let Some(t) = self.thing(raw..comma, false) {
+                            out.push(detail(0, t));
+                        }
+                        out.push(detail(1, lead.clone()));
+                    }
                     ChangeMode::Result => {
                         // "make the table headers sticky", "we need the export endpoint to
                         // stream the csv", "make this faster": the thing up to its result. A
@@ -1666,12 +1700,18 @@ impl View<'_> {
                                 || verb)
                                 .then_some(i)
                         });
-                        // Without a verb, the result is the last word before a preposition.
+                        // Without a verb, the result is the word before a preposition that
+                        // follows the thing ("the header sticky on mobile"), else the last
+                        // word ("the text on my phone bigger").
                         let split = split.or_else(|| {
                             let stop = words
                                 .iter()
-                                .position(|w| cls.lower_in(&cls.words.ends, &self.text[w.clone()]))
-                                .unwrap_or(words.len());
+                                .enumerate()
+                                .skip(2)
+                                .find(|(_, w)| {
+                                    cls.lower_in(&cls.words.ends, &self.text[(*w).clone()])
+                                })
+                                .map_or(words.len(), |(i, _)| i);
                             (stop >= 2).then(|| stop - 1)
                         });
                         let object = from..object.end;
@@ -1685,7 +1725,7 @@ impl View<'_> {
                             } else {
                                 words[i].start
                             };
-                            let result = cls.clean(self.text, from..object.end, false);
+                            let result = cls.clean(self.text, from..comma.max(from), false);
                             if !target.is_empty() {
                                 out.push(detail(0, target));
                             }

@@ -96,6 +96,8 @@ pub enum ChangeMode {
     Phrase,
     /// An existing thing and its result ("make the headers sticky").
     Result,
+    /// The lead is the change, its object the target ("turn off the eslint rule").
+    Lead,
 }
 
 #[derive(Clone, Debug)]
