@@ -332,14 +332,15 @@ fn questions_about_the_assistant_and_small_talk_state_no_goal() {
 fn the_corpus_reads_above_its_floor() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus");
     for (file, min_type, min_slots) in [
-        ("dev-code.jsonl", 94.0, 72.0),
-        ("dev-general.jsonl", 92.0, 70.0),
-        ("holdout.jsonl", 90.0, 62.0),
+        ("dev-code.jsonl", 96.0, 82.0),
+        ("dev-general.jsonl", 96.0, 86.0),
+        ("dev-extra.jsonl", 88.0, 65.0),
+        ("holdout.jsonl", 92.0, 71.0),
     ] {
         let path = format!("{dir}/{file}");
         let text = std::fs::read_to_string(&path).unwrap();
         let cases = convstate::eval::parse(&path, &text).unwrap();
-        assert!(cases.len() >= 250, "{file}: {} cases", cases.len());
+        assert!(cases.len() >= 200, "{file}: {} cases", cases.len());
         let outcomes: Vec<_> = cases
             .iter()
             .map(|(line, case)| convstate::eval::run(engine(), file, *line, case))

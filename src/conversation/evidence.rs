@@ -16,6 +16,43 @@
 //! once (the further goals at most `MAX_QUEUED_GOALS` times).
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A set of words with a fixed, cheap hasher (FNV-1a): lookups of short words cost the same
+/// in every process and little in any.
+pub(super) type Words = HashSet<String, BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, for the word sets' short keys (not for keys a peer chooses to collide: the sets
+/// are the pattern files' words, and a lookup's key is one word).
+#[derive(Debug)]
+pub(super) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Where `needle` first stands in `hay` (a plain byte scan: no searcher to build for the few
+/// bytes it looks at).
+fn find_bytes(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    if n.is_empty() || h.len() < n.len() {
+        return None;
+    }
+    (0..=h.len() - n.len()).find(|&i| h[i] == n[0] && &h[i..i + n.len()] == n)
+}
 use std::ops::Range;
 
 use smallvec::SmallVec;
@@ -43,16 +80,16 @@ const MAX_ERROR_LINE: usize = 160;
 /// The language file's lists the reader looks words up in, one word each.
 #[derive(Clone, Debug, Default)]
 pub(super) struct WordSets {
-    auxiliaries: HashSet<String>,
-    determiners: HashSet<String>,
-    non_subjects: HashSet<String>,
-    task_titles: HashSet<String>,
+    auxiliaries: Words,
+    determiners: Words,
+    non_subjects: Words,
+    task_titles: Words,
     /// The object's connectors after an artifact's kind that start its requirements.
-    pub(super) ends: HashSet<String>,
+    pub(super) ends: Words,
     /// Plain verbs, where a thing ends and its result starts.
-    pub(super) verbs: HashSet<String>,
+    pub(super) verbs: Words,
     /// Verbs describing behaviour (`predicates`).
-    pub(super) predicates: HashSet<String>,
+    pub(super) predicates: Words,
 }
 
 impl WordSets {
@@ -172,7 +209,7 @@ impl Classifier {
 
     /// Whether `set` (of lowercase words) holds `word`, in any case. A short ASCII word is
     /// lowercased on the stack: this runs for many words of every message.
-    pub(super) fn lower_in(&self, set: &HashSet<String>, word: &str) -> bool {
+    pub(super) fn lower_in(&self, set: &Words, word: &str) -> bool {
         let mut buf = [0u8; 24];
         if word.len() <= buf.len() && word.is_ascii() {
             let lower = &mut buf[..word.len()];
@@ -213,7 +250,7 @@ impl View<'_> {
             at = skip_soft(text, at);
             match view.at(at, |m| matches!(m, Meaning::Filler | Meaning::Correction)) {
                 Some(h) => {
-                    marked |= view.meanings(h).iter().any(|m| *m == Meaning::Correction);
+                    marked |= view.meanings(h).contains(&Meaning::Correction);
                     // "not X, Y": the negated value runs to the comma.
                     if text[h.start()..h.end()].eq_ignore_ascii_case("not") {
                         let rest = &text[h.end()..];
@@ -280,8 +317,8 @@ impl View<'_> {
                 .hits
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
-                || self.text.contains("Error:")
-                || self.text.contains("Exception:"));
+                || find_bytes(self.text, "Error:").is_some()
+                || find_bytes(self.text, "Exception:").is_some());
         let errors = if marked {
             self.error_lines()
         } else {
@@ -505,7 +542,7 @@ impl View<'_> {
         }
         let lower = &self.text[from..end];
         let mut search = 0;
-        while let Some(p) = lower[search..].find(" or ") {
+        while let Some(p) = find_bytes(&lower[search..], " or ") {
             let at = from + search + p;
             search += p + 4;
             if best.is_some_and(|b| b.cut < at) {
@@ -786,7 +823,7 @@ impl View<'_> {
         // A colon, or a dash after a label that names a task ("Bug report - ...").
         let dash = [" - ", " — ", " – "]
             .iter()
-            .filter_map(|d| text.find(d).map(|p| (p, d.len())))
+            .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
             .min()
             .filter(|(p, _)| {
                 text[..*p]
@@ -1548,31 +1585,32 @@ impl View<'_> {
                 // What follows the kind: skip technologies ("in Python") to a connector.
                 let mut keep = None;
                 for w in words(self.text, np_span.end..object.end) {
-                    let word = self.text[w.clone()].to_lowercase();
-                    match word.as_str() {
-                        "that" | "which" | "who" | "to" | "so" | "where" => {
-                            let from = if word == "so" {
-                                let rest = &self.text[w.end..object.end];
-                                let t = rest.trim_start();
-                                w.end
-                                    + (rest.len() - t.len())
-                                    + if t.len() >= 4 && t[..4].eq_ignore_ascii_case("that") {
-                                        4
-                                    } else {
-                                        0
-                                    }
-                            } else {
-                                w.end
-                            };
-                            keep = Some(from);
-                            break;
-                        }
-                        "for" | "with" => {
-                            keep = Some(w.start);
-                            break;
-                        }
-                        _ if cls.words.ends.contains(&word) => continue,
-                        _ => continue,
+                    let word = &self.text[w.clone()];
+                    let is = |c: &str| word.eq_ignore_ascii_case(c);
+                    if ["that", "which", "who", "to", "so", "where"]
+                        .iter()
+                        .any(|c| is(c))
+                    {
+                        let from = if is("so") {
+                            let rest = &self.text[w.end..object.end];
+                            let t = rest.trim_start();
+                            w.end
+                                + (rest.len() - t.len())
+                                + if t.len() >= 4 && t.as_bytes()[..4].eq_ignore_ascii_case(b"that")
+                                {
+                                    4
+                                } else {
+                                    0
+                                }
+                        } else {
+                            w.end
+                        };
+                        keep = Some(from);
+                        break;
+                    }
+                    if is("for") || is("with") {
+                        keep = Some(w.start);
+                        break;
                     }
                 }
                 if let Some(from) = keep {

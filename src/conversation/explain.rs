@@ -99,7 +99,7 @@ pub struct Explanation {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub corrections: Vec<CorrectionNote>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub goal: Option<GoalNote>,
+    pub goal: Option<Box<GoalNote>>,
     /// The rule of the transition table that decided (see `conversation.md`, "Transitions").
     pub rule: String,
 }

@@ -500,11 +500,8 @@ impl Engine {
                 )
             })
             .collect();
-        e.goal = reading
-            .goal
-            .as_ref()
-            .or(reading.more.first())
-            .map(|g| explain::GoalNote {
+        e.goal = reading.goal.as_ref().or(reading.more.first()).map(|g| {
+            Box::new(explain::GoalNote {
                 goal_type: self.classifier.goals()[g.goal].goal_type,
                 lead: said.original_text(g.lead.clone()).to_string(),
                 wrapper: (!g.wrapper.is_empty())
@@ -526,7 +523,8 @@ impl Engine {
                     })
                     .collect(),
                 queued: queued.clone(),
-            });
+            })
+        });
         e.rule = rule.to_string();
     }
 
