@@ -354,3 +354,59 @@ fn the_corpus_reads_above_its_floor() {
         );
     }
 }
+
+#[test]
+fn alternatives_of_one_lead_wait_and_the_named_one_starts() {
+    let mut s = Session::new();
+    s.user("Can you build a login form or a signup wizard?");
+    assert_eq!(s.goal(), None);
+    assert_eq!(s.conv.queued_goals.len(), 2);
+    s.user("the signup wizard");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    let goal = s.conv.current_goal.as_ref().unwrap();
+    assert!(
+        has(&goal.description, "signup wizard"),
+        "{}",
+        goal.description
+    );
+    assert!(s.conv.queued_goals.is_empty());
+}
+
+#[test]
+fn a_cancel_goes_idle_and_the_queued_goal_waits() {
+    let mut s = Session::new();
+    s.user("Fix the header so it stays on top and then build a pricing page");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    s.user("never mind");
+    assert_eq!(s.conv.phase, Phase::Idle);
+    assert_eq!(s.goal(), None);
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}
+
+/// A pasted error after characters of several bytes, read with the inspector on (the
+/// explanation quotes the error's mark by its span).
+#[test]
+fn an_error_after_multibyte_characters_is_read_on_character_boundaries() {
+    for text in [
+        "报错ValueError: bad value",
+        "•TypeError: x is undefined",
+        "é\nÀException: boom",
+    ] {
+        let mut conv = engine().start("s-x", "2026-11-26T10:00:00Z".parse().unwrap());
+        let (_, explanation) = engine().step_explained(
+            &mut conv,
+            Input::Message {
+                role: Role::User,
+                text,
+                artifact: false,
+            },
+            "2026-11-26T10:00:05Z".parse().unwrap(),
+        );
+        assert_eq!(
+            conv.current_goal.map(|g| g.goal_type),
+            Some(GoalType::TaskExecution),
+            "{text}"
+        );
+        assert!(explanation.goal.is_some(), "{text}");
+    }
+}

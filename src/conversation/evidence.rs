@@ -186,9 +186,13 @@ fn camel_error(text: &str) -> Option<Range<usize>> {
             })
         })
         .map(|(i, m)| {
+            // After the last character that is no ASCII letter or digit (its whole width: it
+            // may be a character of several bytes).
             let start = text[..i]
-                .rfind(|c: char| !c.is_ascii_alphanumeric())
-                .map_or(0, |p| p + 1);
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !c.is_ascii_alphanumeric())
+                .map_or(0, |(p, c)| p + c.len_utf8());
             start..i + m.len()
         })
         .min_by_key(|r| r.start)
@@ -221,17 +225,12 @@ impl Classifier {
             set.contains(&word.to_lowercase())
         }
     }
-
-    /// A reply correcting a slot (rule 12): "no, I meant Vue", "not React, Svelte", "Vue, not
-    /// React", "sorry, the mobile version". The new value and, when named, the value it
-    /// replaces, as byte ranges of `text`; at most a few words.
-    pub fn correction(&self, text: &str) -> Option<(Range<usize>, Option<Range<usize>>)> {
-        View::new(self, text).correction()
-    }
 }
 
 impl View<'_> {
-    /// [`Classifier::correction`] on this view.
+    /// A reply correcting a slot (rule 12): "no, I meant Vue", "not React, Svelte", "Vue, not
+    /// React", "sorry, the mobile version". The new value and, when named, the value it
+    /// replaces, as byte ranges of the text; at most a few words.
     pub(super) fn correction(&self) -> Option<(Range<usize>, Option<Range<usize>>)> {
         let (view, text, cls) = (self, self.text, self.cls);
         // A correction is a few words with a marker ("no", "I meant", "not"): any other reply
@@ -335,6 +334,7 @@ impl View<'_> {
             if let Some((goal, sentence)) = first {
                 self.further_goals(&goal, sentence, reading);
                 if reading.alternatives {
+                    reading.more.truncate(MAX_QUEUED_GOALS - 1);
                     reading.more.insert(0, goal);
                 } else {
                     reading.goal = Some(goal);
@@ -408,6 +408,7 @@ impl View<'_> {
             self.further_goals(&goal, sentence, reading);
         }
         if reading.alternatives {
+            reading.more.truncate(MAX_QUEUED_GOALS - 1);
             reading.more.insert(0, goal);
         } else {
             reading.goal = Some(goal);
@@ -444,7 +445,9 @@ impl View<'_> {
                 break;
             };
             reading.alternatives |= f.alternative;
-            from = next.lead.end.max(f.next + 1);
+            // Past the further statement's first character (its whole width).
+            let step = self.text[f.next..].chars().next().map_or(1, char::len_utf8);
+            from = next.lead.end.max(f.next + step);
             reading.more.push(next);
         }
         if reading.alternatives {
@@ -1411,13 +1414,30 @@ impl View<'_> {
                 .take_while(|h| h.start() < span.end)
                 .filter(|h| self.meanings(**h).contains(&Meaning::Wish))
                 .map(|h| h.start()..h.end())
+                .take(16)
                 .collect()
         };
-        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, start..span.end)
-            .filter(|w| !wishes.iter().any(|x| x.start <= w.start && w.end <= x.end))
-            .collect();
+        // A noun phrase request is short: at most 16 words are looked at (wishes aside), and
+        // the wishes' spans are walked once, in order.
+        let mut ws: SmallVec<[Range<usize>; 16]> = SmallVec::new();
+        let mut k = 0;
+        for w in words(self.text, start..span.end) {
+            while wishes.get(k).is_some_and(|x| x.end <= w.start) {
+                k += 1;
+            }
+            if wishes
+                .get(k)
+                .is_some_and(|x| x.start <= w.start && w.end <= x.end)
+            {
+                continue;
+            }
+            ws.push(w);
+            if ws.len() > 16 {
+                return None;
+            }
+        }
         let first = ws.first()?.clone();
-        if ws.len() > 16 || self.text[span.clone()].trim_end().ends_with('?') {
+        if self.text[span.clone()].trim_end().ends_with('?') {
             return None;
         }
         let word = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();

@@ -363,6 +363,7 @@ impl Engine {
         let timed_out = conv.phase != Phase::Idle && now >= deadline;
         if timed_out {
             self.finish_goal(conv, GoalReason::IdleTimeout, deadline, &mut finished);
+            conv.queued_goals.retain(|q| !q.alternative);
             move_to(conv, Phase::Idle, TransitionReason::IdleTimeout, &mut out);
         }
         let idle_rule = "1 idle timeout: no user message for the idle timeout";
@@ -655,9 +656,12 @@ impl Engine {
             Outcome::Finish(to, reason, goal_reason) => {
                 self.finish_goal(conv, goal_reason, now, finished);
                 move_to(conv, to, reason, out);
-                // Rule 14: the next queued goal starts (not after an idle timeout: the user is
-                // away; alternatives wait for a choice).
-                if goal_reason != GoalReason::IdleTimeout
+                // Rule 14: the next queued goal starts when the current one completes. A cancel
+                // or a farewell goes to `idle` as rule 2 says (the queue waits); alternatives
+                // waiting for a choice leave then.
+                if to == Phase::Idle {
+                    conv.queued_goals.retain(|q| !q.alternative);
+                } else if goal_reason.status() == GoalStatus::Completed
                     && let Some(k) = conv.queued_goals.iter().position(|q| !q.alternative)
                 {
                     let q = conv.queued_goals.remove(k);
@@ -694,7 +698,9 @@ impl Engine {
                 break;
             }
             let description = said.original_text(g.description.clone());
-            let statement = if g.description.start >= g.lead.start {
+            // Its lead and object: an alternative sharing the first goal's lead ("build a login
+            // form or a signup wizard") is read again as "build" + "signup wizard".
+            let statement = if g.description.start >= g.lead.start && !reading.alternatives {
                 said.original_text(g.lead.start..g.description.end)
                     .to_string()
             } else {
@@ -718,7 +724,11 @@ impl Engine {
         out: &mut Transitions,
         reason: TransitionReason,
     ) {
-        let said = Said::as_written(&q.statement);
+        let said = if self.settings.typo_tolerance {
+            self.classifier.spell(&q.statement)
+        } else {
+            Said::as_written(&q.statement)
+        };
         let reading = self.classifier.read(&said.text, Role::User);
         let Some(lead) = reading.goal else {
             return;
@@ -767,17 +777,13 @@ impl Engine {
                     // A correction: the description follows when it named the replaced value.
                     if let Some(old) = slot.value.as_deref()
                         && !old.is_empty()
-                        && let Some(at) = goal
-                            .description
-                            .to_ascii_lowercase()
-                            .find(&old.to_ascii_lowercase())
                     {
-                        // ASCII lowercasing keeps positions: `at..at + old.len()` are bytes of
-                        // the description on character boundaries.
-                        goal.description.replace_range(at..at + old.len(), text);
-                        goal.description =
-                            capped(&goal.description, self.settings.max_description_chars)
-                                .into_owned();
+                        // Whole words only ("app" is not replaced inside "happy").
+                        let replaced = replace_words(&goal.description, old, text);
+                        if replaced != *text {
+                            goal.description =
+                                capped(&replaced, self.settings.max_description_chars).into_owned();
+                        }
                     }
                     text.as_str()
                 }
@@ -1057,6 +1063,9 @@ impl Engine {
         };
         goal.status = reason.status();
         goal.reason = Some(reason);
+        // The change requests are for the assistant while it works on the goal: a finished
+        // goal, kept in the history every frame carries, does not keep them.
+        goal.requested_changes.clear();
         goal.completed_at = Some(at);
         conv.completed_goals_total += 1;
         if goal.status == GoalStatus::Abandoned {
@@ -1122,6 +1131,9 @@ fn capped(text: &str, max: u32) -> std::borrow::Cow<'_, str> {
 /// The alternative a message names: the one with the most of its description's words in the
 /// message (none on a tie).
 fn chosen(queue: &[QueuedGoal], text: &str) -> Option<usize> {
+    if !queue.iter().any(|q| q.alternative) {
+        return None;
+    }
     let said: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.len() > 2)
