@@ -95,7 +95,7 @@ test("the worked example through the page, a reload, and a second page in step",
       if (step === 1) {
         assert.equal(await text(page, "goal-type"), "artifact_creation");
         assert.equal(await text(page, "goal-description"), "todo app");
-        assert.match(await text(page, "required-info"), /component_type.*— app/);
+        assert.match(await text(page, "required-info"), /component_type.*— todo app/);
       }
       if (step === 3) {
         assert.match(await text(page, "required-info"), /React components/);
@@ -391,19 +391,22 @@ test("the inspector shows why a change went as it did", async () => {
 test("messages as people write them: a bug report, two goals to choose from, a change asked in review", async () => {
   const { child, url } = await startServer();
   try {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
-    await page.goto(`${url}/?explain=1`);
+    let page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    // Nobody answers at first, so the inspector shows the user's message.
+    await page.goto(`${url}/?explain=1&assistant=observer`);
     await expectText(page, "connection", "connected");
     const answer = (words) => page.locator(".msg.assistant", { hasText: words }).waitFor({ timeout: 10_000 });
     // A bug report without a verb: a task with both slots, planned at once.
     await say(page, "user", "the signup form doesn't work on mobile, the submit button is hidden behind the keyboard");
     await expectText(page, "goal-type", "task_execution");
+    await expectText(page, "phase", "planning");
     await expectText(page, "required-info", "target: What to change — submit button");
     await expectText(page, "required-info", "fix: is hidden behind the keyboard");
     await expectText(page, "inspector", "(problem report (rule 1))");
-    await answer("Should I go ahead?");
-    // Two goals joined by "or", in a new session: none is current, both wait, the guide asks
-    // which.
+    // Two goals joined by "or", in a new session with the guide: none is current, both wait,
+    // the guide asks which.
+    await page.close();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
     await page.goto(`${url}/?explain=1`);
     await expectText(page, "connection", "connected");
     await say(page, "user", "Can you build a login form or fix the header?");
