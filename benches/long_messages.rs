@@ -92,8 +92,18 @@ fn gathering() -> Conversation {
 }
 
 fn step(bencher: Bencher, kind: &str, size: usize) {
+    step_from(bencher, kind, size, gathering());
+}
+
+/// The same on a new session (no goal active): every rule of "Reading real messages" runs,
+/// the weakest evidence included.
+fn step_first(bencher: Bencher, kind: &str, size: usize) {
+    let now: DateTime<Utc> = "2026-11-21T10:00:00Z".parse().unwrap();
+    step_from(bencher, kind, size, engine().start("s-bench", now));
+}
+
+fn step_from(bencher: Bencher, kind: &str, size: usize, start: Conversation) {
     let text = message(kind, size);
-    let start = gathering();
     let now: DateTime<Utc> = "2026-11-21T10:00:05Z".parse().unwrap();
     bencher
         .counter(divan::counter::BytesCount::new(text.len()))
@@ -161,4 +171,29 @@ fn behaviour(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn stack_trace(bencher: Bencher, size: usize) {
     step(bencher, "stack_trace", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_prose_and_code(bencher: Bencher, size: usize) {
+    step_first(bencher, "prose_and_code", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_reports(bencher: Bencher, size: usize) {
+    step_first(bencher, "reports", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_behaviour(bencher: Bencher, size: usize) {
+    step_first(bencher, "behaviour", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_stack_trace(bencher: Bencher, size: usize) {
+    step_first(bencher, "stack_trace", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_goal_leads(bencher: Bencher, size: usize) {
+    step_first(bencher, "goal_leads", size);
 }
