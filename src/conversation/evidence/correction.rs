@@ -1,0 +1,79 @@
+//! Rule 12, corrections: a short reply that replaces a value ("no, I meant Vue").
+
+use super::*;
+
+impl View<'_> {
+    /// A reply correcting a slot (rule 12): "no, I meant Vue", "not React, Svelte", "Vue, not
+    /// React", "sorry, the mobile version". The new value and, when named, the value it
+    /// replaces, as byte ranges of the text; at most a few words.
+    pub(in crate::conversation) fn correction(
+        &self,
+    ) -> Option<(Range<usize>, Option<Range<usize>>)> {
+        let (view, text, cls) = (self, self.text, self.cls);
+        // A correction is a few words with a marker ("no", "I meant", "not"): any other reply
+        // is none, and costs nothing here.
+        if text.len() > MAX_CORRECTION
+            || !self
+                .hits
+                .iter()
+                .any(|h| self.meanings(*h).contains(&Meaning::Correction))
+        {
+            return None;
+        }
+        let mut at = 0;
+        let mut marked = false;
+        loop {
+            at = skip_soft(text, at);
+            match view.at(at, |m| matches!(m, Meaning::Filler | Meaning::Correction)) {
+                Some(h) => {
+                    marked |= view.meanings(h).contains(&Meaning::Correction);
+                    // "not X, Y": the negated value runs to the comma.
+                    if text[h.start()..h.end()].eq_ignore_ascii_case("not") {
+                        let rest = &text[h.end()..];
+                        let comma = rest.find(',')?;
+                        let old = cls.clean(text, h.end()..h.end() + comma, true);
+                        let new = cls.clean(text, h.end() + comma + 1..text.len(), true);
+                        return self.short(text, new, Some(old));
+                    }
+                    at = h.end();
+                }
+                None => break,
+            }
+        }
+        // "Vue, not React", "Vue not React" (not "it is not working").
+        let lower = text.to_ascii_lowercase();
+        if let Some(p) = lower[at..].find(" not ").map(|p| p + at) {
+            let new = cls.clean(text, at..p, true);
+            let before = words(text, at..p).last().map(|w| text[w].to_string());
+            if before.is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &w)) {
+                return None;
+            }
+            let old = cls.clean(text, p + 5..text.len(), true);
+            return self.short(text, new, Some(old));
+        }
+        if !marked {
+            return None;
+        }
+        let new = cls.clean(text, at..text.len(), true);
+        self.short(text, new, None)
+    }
+
+    pub(in crate::conversation) fn short(
+        &self,
+        text: &str,
+        new: Range<usize>,
+        old: Option<Range<usize>>,
+    ) -> Option<(Range<usize>, Option<Range<usize>>)> {
+        let n = count_words(&text[new.clone()]);
+        let subject = words(text, new.clone())
+            .next()
+            .is_some_and(|w| self.cls.lower_in(&self.cls.words.non_subjects, &text[w]));
+        (!subject
+            && !text[new.clone()].contains(['?', '!'])
+            && (1..=5).contains(&n)
+            && old
+                .as_ref()
+                .is_none_or(|o| count_words(&text[o.clone()]) <= 5))
+        .then_some((new, old))
+    }
+}

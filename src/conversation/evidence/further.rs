@@ -1,0 +1,119 @@
+//! Rule 14, two goals in one message: where a further goal starts after a goal's object (a
+//! sequencer or a conjunction and a lead, or "or").
+
+use super::*;
+
+impl View<'_> {
+    /// Whether a lead after the first goal starts a goal of its own: its object names a thing
+    /// (it opens with a determiner), and it is not a feature of an artifact ("build a todo app
+    /// and add a dark mode" adds to the app).
+    pub(in crate::conversation) fn starts_new(
+        &self,
+        first: usize,
+        lead: Hit,
+        info: LeadInfo,
+        sequencer: bool,
+    ) -> bool {
+        let names_thing = words(self.text, lead.end()..self.text.len())
+            .next()
+            .is_some_and(|w| {
+                self.cls
+                    .lower_in(&self.cls.words.determiners, &self.text[w])
+            });
+        let first_type = self.cls.goals[first].goal_type;
+        let other_type = self.cls.goals[info.goal as usize].goal_type != first_type;
+        let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
+        // After a conjunction only a thing of its own starts a goal ("add and delete
+        // features" is one list).
+        (names_thing || (sequencer && other_type)) && !feature
+    }
+
+    /// The longest lead at `start`, or after intents there, ending by `end` (no object read).
+    pub(in crate::conversation) fn lead_hit(
+        &self,
+        start: usize,
+        end: usize,
+    ) -> Option<(Hit, LeadInfo)> {
+        let mut at = start;
+        let mut best: Option<(Hit, LeadInfo)> = None;
+        for _ in 0..8 {
+            for h in self.starting_at(at) {
+                if h.end() > end {
+                    continue;
+                }
+                for m in self.meanings(*h) {
+                    if let Meaning::Lead(id) = m
+                        && best.is_none_or(|(b, _)| h.end() > b.end())
+                    {
+                        best = Some((*h, self.cls.leads[*id as usize]));
+                    }
+                }
+            }
+            match self.at(at, |m| matches!(m, Meaning::Intent | Meaning::Filler)) {
+                Some(h) => at = skip_soft(self.text, h.end()),
+                None => break,
+            }
+        }
+        best
+    }
+
+    /// Where a further goal starts in `from..end` (rule 14): a sequencer followed by a lead
+    /// that starts a goal of its own, or "or" followed by a lead or, for an artifact, by
+    /// another object ("a login form or a signup wizard").
+    pub(in crate::conversation) fn further(
+        &self,
+        from: usize,
+        end: usize,
+        goal: usize,
+    ) -> Option<Further> {
+        let first = self.hits.partition_point(|h| h.start() < from);
+        let mut best: Option<Further> = None;
+        for h in &self.hits[first..] {
+            if h.start() >= end {
+                break;
+            }
+            let meanings = self.meanings(*h);
+            let sequencer = meanings.contains(&Meaning::Sequencer);
+            if !sequencer && !meanings.contains(&Meaning::Conjunction) {
+                continue;
+            }
+            let next = skip_soft(self.text, h.end());
+            if let Some((lead, info)) = self.lead_hit(next, end)
+                && self.starts_new(goal, lead, info, sequencer)
+            {
+                best = Some(Further {
+                    cut: h.start(),
+                    next,
+                    alternative: false,
+                });
+                break;
+            }
+        }
+        let lower = &self.text[from..end];
+        let mut search = 0;
+        while let Some(p) = find_bytes(&lower[search..], " or ") {
+            let at = from + search + p;
+            search += p + 4;
+            if best.is_some_and(|b| b.cut < at) {
+                break;
+            }
+            let next = self.skip(at + 4, |m| m == Meaning::Filler);
+            let lead = self
+                .lead_hit(next, end)
+                .is_some_and(|(_, info)| info.mode == DescriptionMode::Object);
+            let thing = self.cls.goals[goal].goal_type == GoalType::ArtifactCreation
+                && words(self.text, next..end).next().is_some_and(|w| {
+                    let w = &self.text[w];
+                    w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an")
+                });
+            if lead || thing {
+                return Some(Further {
+                    cut: at,
+                    next,
+                    alternative: true,
+                });
+            }
+        }
+        best
+    }
+}

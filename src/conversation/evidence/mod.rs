@@ -1,0 +1,611 @@
+//! Reading real messages: the rules of the specification's section of that name, each one
+//! mechanism over the hits of a message (the [`View`] of `classify`), named in the explain
+//! output by [`Found`]. The vocabulary is the pattern files'; the mechanisms are here:
+//!
+//! - this module: [`View::read_goals`] (the first sentence that states a goal decides, rule 9;
+//!   then the further goals, rule 14, and a pasted error, rule 1) and [`View::statement`] (one
+//!   sentence: small talk and questions about the assistant, rule 7; a goal lead; a title,
+//!   rule 8; then evidence without a lead verb);
+//! - [`problems`]: a subject and a problem predicate or a modal (rules 1 and 2), pasted errors;
+//! - [`requests`]: what a request states by its structure (rules 2, 3, 4, 6 and 10);
+//! - [`further`]: where a further goal starts, after a sequencer or "or" (rule 14);
+//! - [`correction`]: a short reply correcting a slot (rule 12).
+//!
+//! Work per message stays linear: each mechanism walks the hits or the words of one sentence
+//! once (the further goals at most `MAX_QUEUED_GOALS` times), and a noun-phrase request looks
+//! at 16 words at most.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A set of words with a fixed, cheap hasher (FNV-1a): lookups of short words cost the same
+/// in every process and little in any.
+pub(super) type Words = HashSet<String, BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, for the word sets' short keys (not for keys a peer chooses to collide: the sets
+/// are the pattern files' words, and a lookup's key is one word).
+#[derive(Debug)]
+pub(super) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// Where `needle` first stands in `hay` (a plain byte scan: no searcher to build for the few
+/// bytes it looks at).
+fn find_bytes(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    if n.is_empty() || h.len() < n.len() {
+        return None;
+    }
+    (0..=h.len() - n.len()).find(|&i| h[i] == n[0] && &h[i..i + n.len()] == n)
+}
+use std::ops::Range;
+
+use smallvec::SmallVec;
+
+use super::classify::{
+    Classifier, Detail, Found, GoalLead, Hit, LeadInfo, Meaning, Reading, View, count_words,
+    is_clause_byte, noun_phrase, sentences, skip_soft,
+};
+use super::lexicon::{ChangeMode, DescriptionMode, Language};
+use super::state::{GoalType, MAX_QUEUED_GOALS};
+
+/// The most words a subject may have (a longer run before a predicate is no subject).
+const MAX_SUBJECT_WORDS: usize = 6;
+/// The longest reply read as a correction, in bytes.
+const MAX_CORRECTION: usize = 120;
+/// Prepositions before a thing: "in the editor", "for the dashboard".
+const PLACES: [&str; 9] = [
+    "in", "on", "to", "from", "for", "into", "across", "at", "of",
+];
+/// The most bytes before a predicate a subject may start at.
+const MAX_SUBJECT_BYTES: usize = 160;
+/// The most bytes of a pasted error line kept as a description.
+const MAX_ERROR_LINE: usize = 160;
+
+/// The language file's lists the reader looks words up in, one word each.
+#[derive(Clone, Debug, Default)]
+pub(super) struct WordSets {
+    auxiliaries: Words,
+    determiners: Words,
+    non_subjects: Words,
+    task_titles: Words,
+    /// The object's connectors after an artifact's kind that start its requirements.
+    pub(super) ends: Words,
+    /// Plain verbs, where a thing ends and its result starts.
+    pub(super) verbs: Words,
+    /// Verbs describing behaviour (`predicates`).
+    pub(super) predicates: Words,
+}
+
+impl WordSets {
+    pub(super) fn new(lang: &Language) -> WordSets {
+        let words = |lists: &[&Vec<String>]| {
+            lists
+                .iter()
+                .flat_map(|l| l.iter())
+                .map(|p| super::classify::normalize_phrase(p))
+                .filter(|p| !p.contains(' '))
+                .collect()
+        };
+        WordSets {
+            auxiliaries: words(&[&lang.auxiliaries]),
+            determiners: words(&[&lang.determiners]),
+            non_subjects: words(&[&lang.non_subjects]),
+            task_titles: lang
+                .task_titles
+                .iter()
+                .map(|t| super::classify::normalize_phrase(t))
+                .collect(),
+            ends: words(&[&lang.noun_phrase_ends]),
+            verbs: words(&[&lang.verbs]),
+            predicates: words(&[&lang.predicates]),
+        }
+    }
+}
+
+/// How much a sentence must show to be read as a problem report without a lead verb.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Strength {
+    /// A problem predicate or a modal of the pattern files.
+    Problem,
+    /// Or a verb of the `predicates` list ("the date picker shows yesterday's date").
+    Predicate,
+    /// Or any word ending in -s or -ed after a subject ("the dropdown closes ...").
+    Suffix,
+}
+
+/// Where a further goal starts after a goal's object (rule 14).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Further {
+    /// Where the first goal's object ends.
+    pub(super) cut: usize,
+    /// Where the further statement starts.
+    pub(super) next: usize,
+    /// Joined by "or": the user has not chosen.
+    pub(super) alternative: bool,
+}
+
+/// A word of the text: a run of characters that are not white space or hard punctuation.
+fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
+    // An empty or inverted span (a skip past a sentence's end) has no words.
+    let span = span.start.min(span.end)..span.end;
+    let base = span.start;
+    let slice = &text[span];
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let rest = &slice[at..];
+        let skip = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_whitespace() || is_hard(c))
+                .len();
+        at += skip;
+        if at >= slice.len() {
+            return None;
+        }
+        let rest = &slice[at..];
+        let len = rest
+            .find(|c: char| c.is_whitespace() || is_hard(c))
+            .unwrap_or(rest.len());
+        let word = at..at + len;
+        at += len;
+        // A full stop ends a word ("sticky."), not a name ("Node.js").
+        let w = &slice[word.clone()];
+        let trimmed = w.trim_end_matches('.');
+        (!trimmed.is_empty())
+            .then(|| base + word.start..base + word.start + trimmed.len())
+            .or(Some(base + word.start..base + word.start))
+    })
+    .filter(|r| !r.is_empty())
+}
+
+/// A word such as `TypeError` or `IllegalStateException` before a colon: where it is.
+fn camel_error(text: &str) -> Option<Range<usize>> {
+    ["Error:", "Exception:"]
+        .iter()
+        .filter_map(|m| {
+            text.match_indices(m).find(|(i, _)| {
+                text[..*i]
+                    .rsplit(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+            })
+        })
+        .map(|(i, m)| {
+            // After the last character that is no ASCII letter or digit (its whole width: it
+            // may be a character of several bytes).
+            let start = text[..i]
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !c.is_ascii_alphanumeric())
+                .map_or(0, |(p, c)| p + c.len_utf8());
+            start..i + m.len()
+        })
+        .min_by_key(|r| r.start)
+}
+
+fn is_hard(c: char) -> bool {
+    matches!(
+        c,
+        ',' | ';' | ':' | '!' | '?' | '(' | ')' | '"' | '[' | ']' | '{' | '}' | '`' | '*'
+    )
+}
+
+impl Classifier {
+    /// The goal index of a type (every type is defined: the loader checks it).
+    fn goal_index(&self, t: GoalType) -> Option<usize> {
+        self.goals.iter().position(|g| g.goal_type == t)
+    }
+
+    /// Whether `set` (of lowercase words) holds `word`, in any case. A short ASCII word is
+    /// lowercased on the stack: this runs for many words of every message.
+    pub(super) fn lower_in(&self, set: &Words, word: &str) -> bool {
+        let mut buf = [0u8; 24];
+        if word.len() <= buf.len() && word.is_ascii() {
+            let lower = &mut buf[..word.len()];
+            lower.copy_from_slice(word.as_bytes());
+            lower.make_ascii_lowercase();
+            // ASCII stays UTF-8.
+            std::str::from_utf8(lower).is_ok_and(|w| set.contains(w))
+        } else {
+            set.contains(&word.to_lowercase())
+        }
+    }
+}
+
+mod correction;
+mod further;
+mod problems;
+mod requests;
+
+impl View<'_> {
+    /// The goals of a user message, into `reading`: the first sentence that states one decides
+    /// (rule 9); a pasted error is a problem report (rule 1); further goals are queued (rule
+    /// 14).
+    ///
+    /// With a goal `active`, only goal leads count (evidence without a lead is about the
+    /// current goal): the reader stops there.
+    pub(in crate::conversation) fn read_goals(&self, reading: &mut Reading, active: bool) {
+        let mut first: Option<(GoalLead, Range<usize>)> = None;
+        // Error lines only where an error's mark stands (most messages have none).
+        let marked = !active
+            && (self
+                .hits
+                .iter()
+                .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
+                || find_bytes(self.text, "Error:").is_some()
+                || find_bytes(self.text, "Exception:").is_some());
+        let errors = if marked {
+            self.error_lines()
+        } else {
+            SmallVec::new()
+        };
+        let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
+        for s in sentences(self.text).filter(own) {
+            if let Some(g) = self.statement(s.clone(), active) {
+                first = Some((g, s));
+                break;
+            }
+        }
+        if active {
+            if let Some((goal, sentence)) = first {
+                self.further_goals(&goal, sentence, reading);
+                if reading.alternatives {
+                    reading.more.truncate(MAX_QUEUED_GOALS - 1);
+                    reading.more.insert(0, goal);
+                } else {
+                    reading.goal = Some(goal);
+                }
+            }
+            return;
+        }
+        // Without a lead or a problem word anywhere, a request that is a noun phrase, then a
+        // sentence describing what a thing does.
+        if first.is_none() {
+            first = sentences(self.text).filter(own).find_map(|s| {
+                let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                (start < s.end)
+                    .then(|| self.nominal(start..s.end))
+                    .flatten()
+                    .map(|g| (g, s))
+            });
+        }
+        if first.is_none() {
+            for strength in [Strength::Predicate, Strength::Suffix] {
+                first = sentences(self.text).filter(own).find_map(|s| {
+                    let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                    (start < s.end && !self.about_assistant(start..s.end))
+                        .then(|| self.evidence_of(start..s.end, strength))
+                        .flatten()
+                        .map(|g| (g, s))
+                });
+                if first.is_some() {
+                    break;
+                }
+            }
+        }
+        // A pasted error wins over a question opened by a question word ("why does this
+        // happen?" and a stack trace ask for a fix).
+        let asks = |g: &GoalLead| {
+            self.cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
+                && g.description.start <= g.lead.start
+        };
+        if first.as_ref().is_none_or(|(g, _)| asks(g))
+            && let Some(g) = self.pasted_error(&errors)
+        {
+            let all = 0..self.text.len();
+            first = Some((g, all));
+        }
+        // A report that introduces a pasted error ("dies with:", "cargo build gives me"): the
+        // error is the problem.
+        let introduces = |span: &Range<usize>| {
+            let last = words(self.text, span.clone()).last();
+            self.text[span.end..].trim_start().starts_with(':')
+                || last.is_some_and(|w| {
+                    [
+                        "with", "me", "gives", "throws", "shows", "says", "this", "getting",
+                    ]
+                    .iter()
+                    .any(|i| self.text[w.clone()].eq_ignore_ascii_case(i))
+                })
+        };
+        if let Some((g, _)) = &mut first
+            && g.rule == Found::ProblemReport
+            && let Some(block) = errors.first()
+            && let Some(d) = g.details.iter_mut().find(|d| d.slot == 1)
+            && d.spans.last().is_some_and(introduces)
+            && let Some((line, _)) = self.error_line(block.clone())
+        {
+            d.spans = SmallVec::from_iter([line]);
+        }
+        let Some((goal, sentence)) = first else {
+            return;
+        };
+        if goal.by_lead() {
+            self.further_goals(&goal, sentence, reading);
+        }
+        if reading.alternatives {
+            reading.more.truncate(MAX_QUEUED_GOALS - 1);
+            reading.more.insert(0, goal);
+        } else {
+            reading.goal = Some(goal);
+        }
+    }
+
+    /// Goals after the first in its sentence (after a sequencer or "or") and in later
+    /// sentences that open with a sequencer.
+    pub(in crate::conversation) fn further_goals(
+        &self,
+        first: &GoalLead,
+        sentence: Range<usize>,
+        reading: &mut Reading,
+    ) {
+        let goal = first.goal;
+        let mut from = first.lead.end;
+        while reading.more.len() < MAX_QUEUED_GOALS {
+            let Some(f) = self.further(from, sentence.end, goal) else {
+                break;
+            };
+            let next = self.lead_at(f.next, f.next..sentence.end).or_else(|| {
+                // "a login form or a signup wizard": the same lead, another object.
+                f.alternative.then(|| {
+                    let end = self
+                        .further(f.next, sentence.end, goal)
+                        .map_or(sentence.end, |g| g.cut);
+                    let object = self.cls.clean(self.text, f.next..end, true);
+                    GoalLead {
+                        goal,
+                        description: object.clone(),
+                        lead: first.lead.clone(),
+                        wrapper: 0..0,
+                        rule: Found::Lead,
+                        details: self.details(goal, ChangeMode::None, first.lead.clone(), object),
+                    }
+                })
+            });
+            let Some(next) = next else {
+                break;
+            };
+            reading.alternatives |= f.alternative;
+            // Past the further statement's first character (its whole width).
+            let step = self.text[f.next..].chars().next().map_or(1, char::len_utf8);
+            from = next.lead.end.max(f.next + step);
+            reading.more.push(next);
+        }
+        if reading.alternatives {
+            return;
+        }
+        for s in sentences(self.text).filter(|s| s.start > sentence.start) {
+            if reading.more.len() >= MAX_QUEUED_GOALS {
+                break;
+            }
+            let opener = skip_soft(self.text, s.start);
+            if self.at(opener, |m| m == Meaning::Sequencer).is_none() {
+                continue;
+            }
+            let start = self.skip(opener, |m| {
+                matches!(m, Meaning::Filler | Meaning::Sequencer)
+            });
+            if let Some((lead, info)) = self.lead_hit(start, s.end)
+                && self.starts_new(goal, lead, info, true)
+                && let Some(g) = self.lead_at(start, s.clone())
+            {
+                reading.more.push(g);
+            }
+        }
+    }
+
+    /// One sentence's goal, if it states one.
+    pub(in crate::conversation) fn statement(
+        &self,
+        sentence: Range<usize>,
+        leads_only: bool,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        // Before a lead: fillers, acknowledgements, and cancel or switch markers ("Forget that,
+        // build a calculator").
+        let start = self.skip(sentence.start, |m| match m {
+            Meaning::Filler | Meaning::Ack => true,
+            Meaning::Signal(i) => matches!(
+                cls.signals[i as usize].signal,
+                super::Signal::Cancel | super::Signal::Switch
+            ),
+            _ => false,
+        });
+        if start >= sentence.end {
+            return None;
+        }
+        if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
+            let tail = &self.text[h.end().min(sentence.end)..sentence.end];
+            if count_words(tail) <= cls.small_talk_tail_words as usize {
+                return None;
+            }
+        }
+        if self.about_assistant(start..sentence.end) {
+            return None;
+        }
+        if let Some(g) = self.lead_at(start, sentence.clone()) {
+            // Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to
+            // staging keeps failing"); a lead before a determiner is a verb ("fix the ...").
+            let next = words(self.text, g.lead.end..sentence.end).next();
+            let verb = next.is_none_or(|w| {
+                cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
+                    || cls.is_pronoun(&self.text[w])
+            });
+            // (A question's lead is no verb of its own: "what's wrong with ...".)
+            let object_lead = g.description.start > g.lead.start;
+            if !verb
+                && object_lead
+                && let Some(e) = self.evidence(start..sentence.end, Strength::Predicate)
+                && e.details
+                    .first()
+                    .is_some_and(|d| d.spans.first().is_some_and(|s| s.start <= g.lead.start))
+            {
+                return Some(e);
+            }
+            // Rule 6: "can the notebook kernel auto-restart after an OOM?" asks a thing of the
+            // user's to do something: a request (a task), not a question about it.
+            if !object_lead && let Some(r) = self.request_question(&g, sentence.end) {
+                return Some(r);
+            }
+            return Some(g);
+        }
+        if let Some((after, task_title)) = self.title(start..sentence.end) {
+            let rest = self.skip(after, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+            if rest >= sentence.end {
+                return None;
+            }
+            if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
+                g.rule = Found::Title;
+                return Some(g);
+            }
+            if leads_only {
+                return None;
+            }
+            if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
+                return Some(g);
+            }
+            if let Some(g) = self.nominal(rest..sentence.end) {
+                return Some(g);
+            }
+            // "dashboard refresh interval: 5 min", "log level: debug pls": a setting and its
+            // value.
+            if !task_title
+                && let Some(g) = self.labelled_value(start..after - 1, rest..sentence.end)
+            {
+                return Some(g);
+            }
+            let object = cls.clean(self.text, rest..sentence.end, true);
+            let task = cls.goal_index(GoalType::TaskExecution)?;
+            if task_title && !object.is_empty() && cls.goals[task].slots.len() >= 2 {
+                return Some(GoalLead {
+                    goal: task,
+                    description: object.clone(),
+                    lead: start..after,
+                    wrapper: 0..0,
+                    rule: Found::Title,
+                    details: SmallVec::from_iter([Detail {
+                        slot: 1,
+                        prefix: "",
+                        spans: SmallVec::from_iter([object]),
+                    }]),
+                });
+            }
+            return None;
+        }
+        if leads_only {
+            return None;
+        }
+        self.evidence(start..sentence.end, Strength::Problem)
+    }
+
+    /// Rule 7: a question addressing the assistant about its own person ("do you ever get
+    /// tired", "who trained you"), with no request in it.
+    pub(in crate::conversation) fn about_assistant(&self, span: Range<usize>) -> bool {
+        // Most sentences address no one: a cheap look for "you" first.
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        if !self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .any(|h| self.meanings(*h).contains(&Meaning::Addressee))
+        {
+            return false;
+        }
+        let mut addressed = false;
+        let mut persona = false;
+        // A lead inside a phrase of the assistant's person ("remember me") is that phrase.
+        let mut persona_end = 0;
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        for h in &self.hits[first..] {
+            if h.start() >= span.end {
+                break;
+            }
+            for m in self.meanings(*h) {
+                match m {
+                    Meaning::Addressee => addressed = true,
+                    Meaning::Persona => {
+                        persona = true;
+                        persona_end = persona_end.max(h.end());
+                    }
+                    Meaning::Lead(id) if h.end() > persona_end => {
+                        let goal = self.cls.leads[*id as usize].goal as usize;
+                        if self.cls.goals[goal].goal_type != GoalType::QuestionAnswer {
+                            return false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let opener = self.skip(span.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Deferral)
+        });
+        let question = self.text[span.clone()].trim_end().ends_with('?')
+            || self
+                .at(opener, |m| match m {
+                    Meaning::Lead(id) => {
+                        self.cls.leads[id as usize].mode == DescriptionMode::Sentence
+                    }
+                    _ => false,
+                })
+                .is_some();
+        addressed && persona && question
+    }
+
+    /// Rule 8: a short label before a colon ("Bug:", "feat(ui):", "Feature request:"): where
+    /// the sentence goes on, and whether the label names a task.
+    pub(in crate::conversation) fn title(&self, span: Range<usize>) -> Option<(usize, bool)> {
+        let text = &self.text[span.clone()];
+        // A colon, or a dash after a label that names a task ("Bug report - ...").
+        let dash = [" - ", " — ", " – "]
+            .iter()
+            .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
+            .min()
+            .filter(|(p, _)| {
+                text[..*p]
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w))
+            });
+        if let Some((p, n)) = dash
+            && count_words(&text[..p]) <= 4
+            && text.find(':').is_none_or(|c| c > p)
+        {
+            return Some((span.start + p + n - 1, true));
+        }
+        let colon = text.find(':')?;
+        let label = &text[..colon];
+        let after = text[colon + 1..].chars().next();
+        let titled = label
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
+        if colon == 0
+            || colon > 60
+            || count_words(label) > if titled { 6 } else { 3 }
+            || !label
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/'))
+            || after.is_some_and(|c| !c.is_whitespace())
+        {
+            return None;
+        }
+        let kind = label.split('(').next().unwrap_or(label).trim();
+        let task = titled || self.cls.lower_in(&self.cls.words.task_titles, kind);
+        Some((span.start + colon + 1, task))
+    }
+}

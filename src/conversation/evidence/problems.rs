@@ -1,0 +1,468 @@
+//! Rules 1 and 2 without a lead verb: problem reports (a subject and a problem predicate, or
+//! a verb describing behaviour), requests of the thing itself (a subject and a modal), and
+//! pasted errors.
+
+use super::*;
+
+impl View<'_> {
+    /// The predicates of a clause, in order, for a strength of evidence: (where, a modal).
+    pub(in crate::conversation) fn predicates(
+        &self,
+        span: Range<usize>,
+        strength: Strength,
+    ) -> SmallVec<[(Range<usize>, bool); 4]> {
+        let mut out = SmallVec::new();
+        match strength {
+            // A word of the `predicates` list (looked up by word: they are common words, and
+            // only a message with no goal elsewhere needs them), not inside a signal phrase.
+            Strength::Predicate => {
+                let mut next_hit = self.hits.partition_point(|h| h.start() < span.start);
+                let mut signal_end = 0;
+                for w in words(self.text, span.clone()) {
+                    while let Some(h) = self.hits.get(next_hit).filter(|h| h.start() <= w.start) {
+                        if h.start() > span.start
+                            && self
+                                .meanings(*h)
+                                .iter()
+                                .any(|m| matches!(m, Meaning::Signal(_)))
+                        {
+                            signal_end = signal_end.max(h.end());
+                        }
+                        next_hit += 1;
+                    }
+                    if w.start > span.start && signal_end < w.end && self.is_predicate(w.clone()) {
+                        out.push((w, false));
+                        if out.len() >= 4 {
+                            break;
+                        }
+                    }
+                }
+            }
+            Strength::Problem => {
+                let want = |m: &Meaning| matches!(m, Meaning::Problem | Meaning::Modal);
+                let first = self.hits.partition_point(|h| h.start() < span.start);
+                for h in &self.hits[first..] {
+                    if h.start() >= span.end {
+                        break;
+                    }
+                    let meanings = self.meanings(*h);
+                    // Not inside a signal phrase ("makes sense", "mission accomplished").
+                    // (A modal counts inside one: "should be" is a change request's phrase too.)
+                    let modal = meanings.contains(&Meaning::Modal);
+                    if h.start() > span.start && (!h.shadowed || modal) && meanings.iter().any(want)
+                    {
+                        out.push((h.start()..h.end(), meanings.contains(&Meaning::Modal)));
+                    }
+                }
+            }
+            Strength::Suffix => {
+                let mut previous: Option<Range<usize>> = None;
+                let mut next_hit = self.hits.partition_point(|h| h.start() < span.start);
+                let mut signal_end = 0;
+                let all: SmallVec<[Range<usize>; 16]> = words(self.text, span).collect();
+                for (i, w) in all.iter().cloned().enumerate() {
+                    // The furthest end of the signal phrases started so far (one pass).
+                    while let Some(h) = self.hits.get(next_hit).filter(|h| h.start() <= w.start) {
+                        if self
+                            .meanings(*h)
+                            .iter()
+                            .any(|m| matches!(m, Meaning::Signal(_)))
+                        {
+                            signal_end = signal_end.max(h.end());
+                        }
+                        next_hit += 1;
+                    }
+                    let word = self.text[w.clone()].to_ascii_lowercase();
+                    let plural = word.len() >= 4
+                        && word.ends_with('s')
+                        && !word.ends_with("ss")
+                        && !word.ends_with("us")
+                        && !word.ends_with("'s");
+                    let verb = plural || (word.len() >= 5 && word.ends_with("ed"));
+                    let after_thing = previous.as_ref().is_some_and(|p| {
+                        !self
+                            .cls
+                            .lower_in(&self.cls.words.determiners, &self.text[p.clone()])
+                    });
+                    // What follows a verb: a determiner, a preposition, an adverb, a number
+                    // ("closes as soon as", "runs twice", "shows yesterday's date" aside).
+                    let next = all.get(i + 1).map(|n| &self.text[n.clone()]);
+                    let continues = next.is_some_and(|n| {
+                        self.cls.lower_in(&self.cls.words.determiners, n)
+                            || self.cls.lower_in(&self.cls.words.ends, n)
+                            || self.cls.lower_in(&self.cls.words.auxiliaries, n)
+                            || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                            || n.starts_with(|c: char| c.is_ascii_digit())
+                            || n.ends_with("ly")
+                    });
+                    // A verb with something after it ("closes as soon as ..."), not a signal's
+                    // word ("mission accomplished") or a sentence of two words ("greatness
+                    // awaits").
+                    let in_signal = signal_end >= w.end;
+                    if verb && after_thing && continues && all.len() >= i + 3 && !in_signal {
+                        out.push((w.clone(), false));
+                    }
+                    // A plural noun before a bare word: that word is the verb ("my bluetooth
+                    // headphones disconnect every few minutes", "reminders show up late").
+                    if plural
+                        && !continues
+                        && !in_signal
+                        && all.len() >= i + 3
+                        && let Some(n) = all.get(i + 1)
+                    {
+                        out.push((n.clone(), false));
+                    }
+                    if out.len() >= 4 {
+                        break;
+                    }
+                    previous = Some(w);
+                }
+            }
+        }
+        out
+    }
+
+    /// A word of the `predicates` list.
+    pub(in crate::conversation) fn is_predicate(&self, w: Range<usize>) -> bool {
+        self.cls.lower_in(&self.cls.words.predicates, &self.text[w])
+    }
+
+    /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
+    /// problem predicate ("the submit button is hidden behind the keyboard") or a modal ("the
+    /// export should include archived items"). The last clause that holds one decides: a
+    /// detail follows its overview.
+    pub(in crate::conversation) fn evidence(
+        &self,
+        span: Range<usize>,
+        weakest: Strength,
+    ) -> Option<GoalLead> {
+        [Strength::Problem, Strength::Predicate, Strength::Suffix]
+            .into_iter()
+            .filter(|s| *s <= weakest)
+            .find_map(|s| self.evidence_of(span.clone(), s))
+    }
+
+    pub(in crate::conversation) fn evidence_of(
+        &self,
+        span: Range<usize>,
+        strength: Strength,
+    ) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        if self.cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let mut found = None;
+        let mut start = span.start;
+        let bytes = self.text.as_bytes();
+        // Clause ends: clause bytes and clause breaks ("but").
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        let mut hits = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .peekable();
+        let mut at = span.start;
+        while at <= span.end {
+            let end_here = at == span.end
+                || is_clause_byte(bytes[at])
+                    && (bytes[at] != b'.'
+                        || at + 1 >= bytes.len()
+                        || bytes[at + 1].is_ascii_whitespace());
+            let break_hit = hits
+                .peek()
+                .filter(|h| h.start() == at)
+                .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak));
+            if end_here || break_hit {
+                // The last problem clause decides (a detail follows its overview), but a
+                // request of the thing wins over problems ("the data catalog needs column
+                // lineage, table-level isn't enough").
+                if let Some(g) = self.clause(task, start..at, strength) {
+                    let request = |f: &Option<GoalLead>| {
+                        f.as_ref()
+                            .is_some_and(|f: &GoalLead| f.rule == Found::Request)
+                    };
+                    if !request(&found) || g.rule == Found::Request && found.is_none() {
+                        found = Some(g);
+                    }
+                }
+                start = if break_hit {
+                    hits.peek().map_or(at + 1, |h| h.end())
+                } else {
+                    at + 1
+                };
+            }
+            while hits.peek().is_some_and(|h| h.start() <= at) {
+                hits.next();
+            }
+            at += 1;
+            while at < span.end && !self.text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
+        found
+    }
+
+    /// One clause of [`View::evidence`].
+    pub(in crate::conversation) fn clause(
+        &self,
+        task: usize,
+        span: Range<usize>,
+        strength: Strength,
+    ) -> Option<GoalLead> {
+        if span.is_empty() {
+            return None;
+        }
+        let cls = self.cls;
+        // Fillers, acknowledgements and intents before the subject ("make sure the page
+        // loads").
+        let start = self.skip(span.start, |m| {
+            matches!(
+                m,
+                Meaning::Filler | Meaning::Ack | Meaning::Sequencer | Meaning::Intent
+            )
+        });
+        if start >= span.end {
+            return None;
+        }
+        for (h, modal) in self.predicates(start..span.end, strength) {
+            // A subject is a few words: one that starts further back is none (and the work
+            // per predicate stays bounded).
+            if h.start - start > MAX_SUBJECT_BYTES {
+                continue;
+            }
+            // A word in -ed before a plain word is an adjective ("retry failed jobs"), no
+            // predicate; a predicate is followed by a preposition, a determiner, an adverb,
+            // a number or nothing ("the build failed on CI").
+            if self.text[h.clone()].to_ascii_lowercase().ends_with("ed")
+                && let Some(n) = words(self.text, h.end..span.end).next()
+            {
+                let n = &self.text[n];
+                let continues = cls.lower_in(&cls.words.determiners, n)
+                    || cls.lower_in(&cls.words.ends, n)
+                    || cls.lower_in(&cls.words.auxiliaries, n)
+                    || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                    || n.starts_with(|c: char| c.is_ascii_digit())
+                    || n.ends_with("ly");
+                if !continues {
+                    continue;
+                }
+            }
+            let mut subject: SmallVec<[Range<usize>; 8]> =
+                words(self.text, start..h.start).collect();
+            // Auxiliaries and adverbs before the predicate are the problem's ("silently fail").
+            while subject.last().is_some_and(|w| {
+                let t = &self.text[w.clone()];
+                cls.lower_in(&cls.words.auxiliaries, t) || (t.len() > 4 && t.ends_with("ly"))
+            }) {
+                subject.pop();
+            }
+            // An opening context ("on mobile the submit button", "when I click save the app")
+            // ends at the subject's determiner; otherwise only leading determiners go
+            // ("images on the product grid" stays whole).
+            let is_det =
+                |w: &Range<usize>| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]);
+            let context = subject.first().is_some_and(|w| {
+                let t = &self.text[w.clone()];
+                PLACES.iter().any(|p| t.eq_ignore_ascii_case(p)) || cls.lower_in(&cls.words.ends, t)
+            });
+            if context {
+                if let Some(d) = subject.iter().rposition(is_det) {
+                    subject.drain(..=d);
+                }
+            } else {
+                // A demonstrative stays: it points at what the user shows ("this swift code").
+                let lead = subject
+                    .iter()
+                    .take_while(|w| {
+                        is_det(w)
+                            && !["this", "these", "those"]
+                                .iter()
+                                .any(|d| self.text[(*w).clone()].eq_ignore_ascii_case(d))
+                    })
+                    .count();
+                subject.drain(..lead);
+            }
+            let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
+                continue;
+            };
+            // A subject is a noun phrase: no pronoun, auxiliary or predicate in it.
+            let verbal = |w: &Range<usize>| {
+                let t = &self.text[w.clone()];
+                cls.lower_in(&cls.words.non_subjects, t)
+                    || cls.lower_in(&cls.words.auxiliaries, t)
+                    || self
+                        .at(w.start, |m| {
+                            matches!(m, Meaning::Problem | Meaning::Modal | Meaning::Intent)
+                        })
+                        .is_some()
+                    || self.is_predicate(w.clone())
+            };
+            // A demonstrative before a noun is no pronoun ("this swift code").
+            let demonstrative = subject.len() > 1
+                && ["this", "these", "those"]
+                    .iter()
+                    .any(|d| self.text[head.clone()].eq_ignore_ascii_case(d));
+            let skip = usize::from(demonstrative);
+            if subject.len() > MAX_SUBJECT_WORDS || subject[skip..].iter().any(verbal) {
+                continue;
+            }
+            let target = head.start..last.end;
+            // The problem keeps the words between the subject and its predicate ("is
+            // hidden", "silently fails").
+            // The problem ends where a new clause starts ("... on every mount and it's firing
+            // two events": a conjunction and a new subject).
+            let tail: SmallVec<[Range<usize>; 16]> = words(self.text, last.end..span.end).collect();
+            let end = tail
+                .windows(2)
+                .find(|p| {
+                    let (c, n) = (&self.text[p[0].clone()], &self.text[p[1].clone()]);
+                    ["and", "so", "because", "which", "while", "even", "though"]
+                        .iter()
+                        .any(|j| c.eq_ignore_ascii_case(j))
+                        && (cls.lower_in(&cls.words.non_subjects, n)
+                            || cls.lower_in(&cls.words.determiners, n))
+                })
+                .map_or(span.end, |p| p[0].start);
+            let change = cls.clean(self.text, last.end..end, false);
+            if change.is_empty() {
+                continue;
+            }
+            let (rule, prefix, change) = if modal {
+                (
+                    Found::Request,
+                    "",
+                    cls.clean(self.text, h.end..span.end, false),
+                )
+            } else {
+                (Found::ProblemReport, "fix: ", change)
+            };
+            let mut details = SmallVec::new();
+            details.push(Detail {
+                slot: 0,
+                prefix: "",
+                spans: SmallVec::from_iter([target.clone()]),
+            });
+            if !change.is_empty() {
+                details.push(Detail {
+                    slot: 1,
+                    prefix,
+                    spans: SmallVec::from_iter([change]),
+                });
+            }
+            return Some(GoalLead {
+                goal: task,
+                description: cls.clean(self.text, start..span.end, true),
+                lead: h.clone(),
+                wrapper: 0..0,
+                rule,
+                details,
+            });
+        }
+        None
+    }
+
+    /// The lines of a pasted error or stack trace: those holding an error marker, and the
+    /// frames and code lines after one (indented, or starting with "at", "File", "|", "-->"),
+    /// so that the user's own sentences are read, not the error's.
+    pub(in crate::conversation) fn error_lines(&self) -> SmallVec<[Range<usize>; 4]> {
+        let mut out: SmallVec<[Range<usize>; 4]> = SmallVec::new();
+        let mut in_error = false;
+        let mut at = 0;
+        // The markers' hits, in order: one pass over them for all the lines.
+        let mut markers = self
+            .hits
+            .iter()
+            .filter(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
+            .peekable();
+        for line in self.text.split_inclusive('\n') {
+            let span = at..at + line.trim_end_matches('\n').len();
+            at += line.len();
+            let t = line.trim_start();
+            let mut marked = false;
+            while let Some(h) = markers.peek() {
+                if h.start() >= span.end {
+                    break;
+                }
+                marked |= h.start() >= span.start && h.end() <= span.end;
+                markers.next();
+            }
+            let marked = marked || camel_error(&self.text[span.clone()]).is_some();
+            let frame = in_error
+                && (line.starts_with([' ', '\t'])
+                    || t.starts_with("at ")
+                    || t.starts_with("File ")
+                    || t.starts_with(['|', '>', '│', '^', '~', '-', '['])
+                    || t.starts_with("-->")
+                    || t.is_empty());
+            in_error = marked || (frame && !t.is_empty());
+            if marked || frame {
+                match out.last_mut() {
+                    Some(last) if self.text[last.end..span.start].trim().is_empty() => {
+                        last.end = span.end
+                    }
+                    _ => out.push(span),
+                }
+            }
+            if out.len() >= 8 {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Rule 1: a pasted error (a marker of the pattern files, or a word ending in `Error` or
+    /// `Exception` before a colon) is a problem report; the line holding it is the problem.
+    pub(in crate::conversation) fn pasted_error(
+        &self,
+        errors: &[Range<usize>],
+    ) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        let (line, marker) = self.error_line(errors.first()?.clone())?;
+        Some(GoalLead {
+            goal: task,
+            description: line.clone(),
+            lead: marker,
+            wrapper: 0..0,
+            rule: Found::PastedError,
+            details: SmallVec::from_iter([Detail {
+                slot: 1,
+                prefix: "fix: ",
+                spans: SmallVec::from_iter([line]),
+            }]),
+        })
+    }
+
+    /// The line that states an error block's error: the last line holding a marker (the
+    /// exception after a Python traceback's frames, the first line of a Java one), at most
+    /// `MAX_ERROR_LINE` bytes; with its marker.
+    pub(in crate::conversation) fn error_line(
+        &self,
+        block: Range<usize>,
+    ) -> Option<(Range<usize>, Range<usize>)> {
+        let mut found = None;
+        let mut at = block.start;
+        for line in self.text[block.clone()].split_inclusive('\n') {
+            let span = at..at + line.trim_end_matches('\n').len();
+            at += line.len();
+            let first = self.hits.partition_point(|h| h.start() < span.start);
+            let marker = self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < span.end)
+                .find(|h| h.end() <= span.end && self.meanings(**h).contains(&Meaning::ErrorMarker))
+                .map(|h| h.start()..h.end())
+                .or_else(|| {
+                    camel_error(&self.text[span.clone()])
+                        .map(|r| span.start + r.start..span.start + r.end)
+                });
+            if let Some(m) = marker {
+                found = Some((span, m));
+            }
+        }
+        let (span, marker) = found?;
+        let mut end = span.end.min(span.start + MAX_ERROR_LINE);
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let line = self.cls.clean(self.text, span.start..end, false);
+        (!line.is_empty()).then_some((line, marker))
+    }
+}

@@ -1,0 +1,612 @@
+//! What a request states by its structure (rules 2, 3, 4, 6, 10): noun-phrase requests,
+//! requests asked as questions, labelled settings, the thing and its value, lead words used as
+//! nouns, and the details of a request.
+
+use super::*;
+
+impl View<'_> {
+    /// A label and a short value with no verb ("log level: debug"): a setting, target the
+    /// label, desired change the value.
+    pub(in crate::conversation) fn labelled_value(
+        &self,
+        label: Range<usize>,
+        value: Range<usize>,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        let target = cls.clean(self.text, label, true);
+        let change = cls.clean(self.text, value, true);
+        let verb = |w: &Range<usize>| {
+            self.is_predicate(w.clone())
+                || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+                || self
+                    .at(w.start, |m| {
+                        matches!(m, Meaning::Lead(_) | Meaning::Problem)
+                    })
+                    .is_some()
+        };
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if target.is_empty()
+            || change.is_empty()
+            || count_words(&self.text[change.clone()]) > 5
+            || words(self.text, change.clone()).any(|w| verb(&w))
+            || cls.goals[task].slots.len() < 2
+        {
+            return None;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        Some(GoalLead {
+            goal: task,
+            description: target.clone(),
+            lead: target.start..target.start,
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
+        })
+    }
+
+    /// A question opened by "can", "could", "would" or "will" whose subject is a thing of
+    /// the user's (a definite determiner) followed by a verb: a request of that thing ("could
+    /// the CI pipeline cache node_modules between runs?"). Its target is the thing, its change
+    /// what follows.
+    pub(in crate::conversation) fn request_question(
+        &self,
+        question: &GoalLead,
+        end: usize,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        let lead = &self.text[question.lead.clone()];
+        if !["can", "could", "would", "will"]
+            .iter()
+            .any(|w| lead.eq_ignore_ascii_case(w))
+        {
+            return None;
+        }
+        let first = words(self.text, question.lead.end..end).next()?;
+        if !["the", "my", "our", "your", "this", "these"]
+            .iter()
+            .any(|d| self.text[first.clone()].eq_ignore_ascii_case(d))
+        {
+            return None;
+        }
+        let thing = self.thing(first.start..end, true)?;
+        let verb = words(self.text, thing.end..end).next()?;
+        let v = &self.text[verb.clone()];
+        // "can the API be ..." asks about it.
+        if ["be", "is", "are", "i", "you", "we"]
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w))
+        {
+            return None;
+        }
+        let change = cls.clean(self.text, verb.start..end, false);
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        // "will my alarm still go off if ...?" asks what happens.
+        let conditional = words(self.text, change.clone()).any(|w| {
+            ["if", "when", "whether", "unless"]
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        });
+        if change.is_empty() || conditional || cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        Some(GoalLead {
+            goal: task,
+            description: cls.clean(self.text, first.start..end, true),
+            lead: question.lead.clone(),
+            wrapper: 0..0,
+            rule: Found::Request,
+            details: SmallVec::from_iter([detail(0, thing), detail(1, change)]),
+        })
+    }
+
+    /// The noun phrase at the start of `span` (up to a connector such as "to", "for", "so"),
+    /// when it names a thing: `definite` asks that it open with a determiner or a
+    /// demonstrative ("the indent width", "this JS file"); at most five words either way.
+    pub(in crate::conversation) fn thing(
+        &self,
+        span: Range<usize>,
+        definite: bool,
+    ) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let mut ws = words(self.text, span.clone()).peekable();
+        let first = ws.peek()?.clone();
+        let opens = cls.lower_in(&cls.words.determiners, &self.text[first.clone()]);
+        if definite && !opens {
+            return None;
+        }
+        let mut end = first.end;
+        for (i, w) in words(self.text, span.clone()).enumerate() {
+            let word = &self.text[w.clone()];
+            // A noun phrase ends at a connector, a symbol, or a verb ("the signup form showed
+            // ...").
+            let verb = self
+                .at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+                .is_some()
+                || self.is_predicate(w.clone())
+                || cls.lower_in(&cls.words.auxiliaries, word);
+            if i > 0
+                && ((cls.lower_in(&cls.words.ends, word) && !word.eq_ignore_ascii_case("of"))
+                    || verb
+                    || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
+            {
+                break;
+            }
+            if i > 0 && self.text[end..w.start].contains([',', ';']) {
+                break;
+            }
+            end = w.end;
+        }
+        let np = cls.clean(self.text, span.start..end, true);
+        let n = count_words(&self.text[np.clone()]);
+        (!np.is_empty() && n <= 5).then_some(np)
+    }
+
+    /// The value after "to" or "into" in `span` ("... to 2 spaces").
+    pub(in crate::conversation) fn after_to(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let w = words(self.text, span.clone()).find(|w| {
+            let t = &self.text[w.clone()];
+            t.eq_ignore_ascii_case("to") || t.eq_ignore_ascii_case("into")
+        })?;
+        // The value ends at a connector ("to python so it runs ..."), or a clause's end.
+        let end = words(self.text, w.end..span.end)
+            .skip(1)
+            .find(|n| {
+                let t = &self.text[n.clone()];
+                [
+                    "so", "because", "since", "which", "that", "when", "while", "as",
+                ]
+                .iter()
+                .any(|c| t.eq_ignore_ascii_case(c))
+            })
+            .map_or(span.end, |n| n.start);
+        let v = self.cls.clean(self.text, w.end..end, true);
+        (!v.is_empty()).then_some(v)
+    }
+
+    /// The thing in `span` named with a definite determiner ("the editor", "my profile
+    /// page"): after a preposition ("in the editor") if there is one, else the first.
+    pub(in crate::conversation) fn definite_thing(
+        &self,
+        span: Range<usize>,
+    ) -> Option<Range<usize>> {
+        let definite = [
+            "the", "my", "our", "your", "their", "this", "these", "those", "its", "every", "all",
+            "each",
+        ];
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).collect();
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+        };
+        let located = ws
+            .windows(2)
+            .find(|p| is(&p[0], &PLACES) && is(&p[1], &definite))
+            .map(|p| p[1].start);
+        let first = ws.iter().find(|w| is(w, &definite)).map(|w| w.start);
+        if let Some(at) = located.or(first) {
+            return self.thing(at..span.end, true);
+        }
+        // "support markdown in ticket comments": a thing after "in" or "on" without one.
+        let bare = ws
+            .windows(2)
+            .find(|p| is(&p[0], &["in", "on"]))
+            .map(|p| p[1].start)?;
+        self.thing(bare..span.end, false)
+    }
+
+    /// Rule 2 for a request that is a noun phrase with no verb ("infinite scroll on the feed",
+    /// "i18n for the dashboard pls"): the phrase is the change, the thing after its
+    /// preposition the target. One that names a kind of artifact after "a" or "an" ("a budget
+    /// spreadsheet to track rent") asks for that artifact.
+    pub(in crate::conversation) fn nominal(&self, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        // "I need", "we want" before the phrase (leads that needed a kind after them).
+        let mut start = span.start;
+        if let Some(h) = self.at(start, |m| match m {
+            Meaning::Lead(id) => cls.leads[id as usize].object_must_match.is_some(),
+            _ => false,
+        }) {
+            start = skip_soft(self.text, h.end());
+        }
+        // The words of a wish around the phrase ("... would be handy") are not its words.
+        let wishes: SmallVec<[Range<usize>; 2]> = {
+            let first = self.hits.partition_point(|h| h.start() < start);
+            self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < span.end)
+                .filter(|h| self.meanings(**h).contains(&Meaning::Wish))
+                .map(|h| h.start()..h.end())
+                .take(16)
+                .collect()
+        };
+        // A noun phrase request is short: at most 16 words are looked at (wishes aside), and
+        // the wishes' spans are walked once, in order.
+        let mut ws: SmallVec<[Range<usize>; 16]> = SmallVec::new();
+        let mut k = 0;
+        for w in words(self.text, start..span.end) {
+            while wishes.get(k).is_some_and(|x| x.end <= w.start) {
+                k += 1;
+            }
+            if wishes
+                .get(k)
+                .is_some_and(|x| x.start <= w.start && w.end <= x.end)
+            {
+                continue;
+            }
+            ws.push(w);
+            if ws.len() > 16 {
+                return None;
+            }
+        }
+        let first = ws.first()?.clone();
+        if self.text[span.clone()].trim_end().ends_with('?') {
+            return None;
+        }
+        let word = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
+        if matches!(word(&first).as_str(), "a" | "an") {
+            let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+            let kind_slot = *cls.goals[artifact].slots.first()?;
+            let object = cls.clean(self.text, first.start..span.end, true);
+            let np = noun_phrase(&self.text[object.clone()], &cls.noun_phrase_ends);
+            cls.extract(np, kind_slot)?;
+            return Some(GoalLead {
+                goal: artifact,
+                description: object.clone(),
+                lead: first.clone(),
+                wrapper: 0..0,
+                rule: Found::Nominal,
+                details: self.details(artifact, ChangeMode::None, first, object),
+            });
+        }
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let verb = |w: &Range<usize>| {
+            self.at(w.start, |m| {
+                matches!(m, Meaning::Problem | Meaning::Modal | Meaning::SmallTalk)
+            })
+            .is_some()
+                || self.is_predicate(w.clone())
+                || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+                || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
+        };
+        let at = ws.iter().position(|w| {
+            ["on", "for", "in", "to", "across", "into"].contains(&word(w).as_str())
+        })?;
+        // No verb in the phrase's clause: "images on the product grid are stretched" reports.
+        let clause_end = ws
+            .windows(2)
+            .position(|p| self.text[p[0].end..p[1].start].contains([',', ';']))
+            .map_or(ws.len(), |i| i + 1);
+        let real_verb = |w: &Range<usize>| {
+            self.at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+                .is_some()
+                || self.is_predicate(w.clone())
+        };
+        if at == 0
+            || at > 6
+            || ws[..at].iter().any(verb)
+            || ws[at..clause_end.max(at)].iter().any(real_verb)
+        {
+            return None;
+        }
+        let phrase_end = wishes
+            .iter()
+            .map(|x| x.start)
+            .find(|x| *x > start && *x < ws[at].start)
+            .unwrap_or(ws[at].start);
+        let phrase = cls.clean(self.text, start..phrase_end, true);
+        let after = ws.get(at + 1)?.start;
+        let stop = wishes
+            .iter()
+            .map(|x| x.start)
+            .find(|x| *x > after)
+            .unwrap_or(span.end);
+        let (target, change) = match self.thing(after..stop, true) {
+            Some(thing) => (thing, phrase),
+            // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
+            None if ["to", "->", "=>", "→", "="].contains(&word(&ws[at]).as_str()) => {
+                let value = cls.clean(self.text, after..span.end, true);
+                (phrase, value)
+            }
+            None => return None,
+        };
+        if change.is_empty() || target.is_empty() {
+            return None;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        Some(GoalLead {
+            goal: task,
+            description: cls.clean(self.text, start..span.end, true),
+            lead: first,
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
+        })
+    }
+
+    /// Rule 4: a lead word followed by a predicate is a noun ("Deploy keeps timing out", "Fix
+    /// is not working").
+    pub(in crate::conversation) fn noun_use(&self, lead: Hit) -> bool {
+        // Rule 4 is about a lead word used as a name ("Deploy", "Update"): a lead of several
+        // words ("would be nice to have ...") is no noun.
+        if self.text[lead.start()..lead.end()].contains(' ') {
+            return false;
+        }
+        let next = skip_soft(self.text, lead.end());
+        if next == lead.end() && next < self.text.len() {
+            return false;
+        }
+        let Some(word) = words(self.text, next..self.text.len()).next() else {
+            return false;
+        };
+        let predicate = self
+            .at(next, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+            .is_some();
+        let auxiliary = self
+            .cls
+            .lower_in(&self.cls.words.auxiliaries, &self.text[word])
+            && self.at(next, |m| m == Meaning::Filler).is_none();
+        predicate || auxiliary
+    }
+
+    /// Rules 2 and 10: the slot values a request states by its structure.
+    /// - an artifact: its kind (the object's noun phrase, or the vocabulary's kind within it)
+    ///   and what follows it as a purpose (`that`, `which`, `to`, `so`) or a description
+    ///   (`for`, `with`);
+    /// - a task whose lead adds its object ("add X to Y, D"): target Y, desired change X and D;
+    /// - a task whose lead states the change ("support SAML login"): the lead and its object.
+    pub(in crate::conversation) fn details(
+        &self,
+        goal: usize,
+        change: ChangeMode,
+        lead: Range<usize>,
+        object: Range<usize>,
+    ) -> SmallVec<[Detail; 2]> {
+        let cls = self.cls;
+        let def = &cls.goals[goal];
+        let mut out = SmallVec::new();
+        if def.slots.len() < 2 || object.is_empty() {
+            return out;
+        }
+        let detail = |slot: usize, span: Range<usize>| Detail {
+            slot,
+            prefix: "",
+            spans: SmallVec::from_iter([span]),
+        };
+        match def.goal_type {
+            GoalType::ArtifactCreation => {
+                let text = &self.text[object.clone()];
+                let np = noun_phrase(text, &cls.noun_phrase_ends);
+                let np_span = object.start..object.start + np.len();
+                // The vocabulary's kind, else the noun phrase when it names a thing (not
+                // "something", "stuff").
+                let kind = match cls.extract(np, def.slots[0]) {
+                    // The whole noun phrase when it is short and ends with the kind ("status
+                    // page", "Grafana dashboard"), else the kind.
+                    Some(r) if r.end == np.trim_end().len() && count_words(np) <= 4 => {
+                        cls.clean(self.text, np_span.clone(), true)
+                    }
+                    Some(r) => object.start + r.start..object.start + r.end,
+                    None => {
+                        let span = cls.clean(self.text, np_span.clone(), true);
+                        let vague = words(self.text, span.clone())
+                            .next()
+                            .is_none_or(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w]));
+                        if vague { span.start..span.start } else { span }
+                    }
+                };
+                if !kind.is_empty() && count_words(&self.text[kind.clone()]) <= 5 {
+                    out.push(detail(0, kind));
+                }
+                // What follows the kind: skip technologies ("in Python") to a connector.
+                let mut keep = None;
+                for w in words(self.text, np_span.end..object.end) {
+                    let word = &self.text[w.clone()];
+                    let is = |c: &str| word.eq_ignore_ascii_case(c);
+                    if ["that", "which", "who", "to", "so", "where"]
+                        .iter()
+                        .any(|c| is(c))
+                    {
+                        let from = if is("so") {
+                            let rest = &self.text[w.end..object.end];
+                            let t = rest.trim_start();
+                            w.end
+                                + (rest.len() - t.len())
+                                + if t.len() >= 4 && t.as_bytes()[..4].eq_ignore_ascii_case(b"that")
+                                {
+                                    4
+                                } else {
+                                    0
+                                }
+                        } else {
+                            w.end
+                        };
+                        keep = Some(from);
+                        break;
+                    }
+                    if is("for") || is("with") {
+                        keep = Some(w.start);
+                        break;
+                    }
+                }
+                if let Some(from) = keep {
+                    let req = cls.clean(self.text, from..object.end, false);
+                    if !req.is_empty() {
+                        out.push(detail(1, req));
+                    }
+                }
+            }
+            GoalType::TaskExecution => {
+                let text = &self.text[object.clone()];
+                let comma = text
+                    .find([',', ';'])
+                    .map_or(object.end, |p| object.start + p);
+                // The object as written, articles included: "the" marks an existing thing.
+                let raw = skip_soft(self.text, lead.end).min(object.start);
+                match change {
+                    ChangeMode::None => {
+                        // "set the indent width to 2 spaces": the thing, and its new value.
+                        if let Some(np) = self.thing(raw..comma, true) {
+                            out.push(detail(0, np.clone()));
+                            if let Some(value) = self.after_to(np.end..comma) {
+                                out.push(detail(1, value));
+                            }
+                        }
+                    }
+                    ChangeMode::Object => {
+                        let lower = text.to_ascii_lowercase();
+                        let to = [" to ", " into ", " on ", " in "]
+                            .iter()
+                            .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
+                            .filter(|(p, _)| object.start + p < comma)
+                            .min();
+                        let what = match to {
+                            Some((p, n)) => {
+                                if let Some(t) = self.thing(object.start + p + n..comma, false) {
+                                    out.push(detail(0, t));
+                                }
+                                cls.clean(self.text, object.start..object.start + p, true)
+                            }
+                            None => self
+                                .thing(object.start..comma, false)
+                                .unwrap_or_else(|| cls.clean(self.text, object.start..comma, true)),
+                        };
+                        let more = cls.clean(self.text, comma..object.end, false);
+                        let mut spans: SmallVec<[Range<usize>; 2]> = SmallVec::new();
+                        if !what.is_empty() {
+                            spans.push(what);
+                        }
+                        if !more.is_empty() && count_words(&self.text[more.clone()]) <= 8 {
+                            spans.push(more);
+                        }
+                        if !spans.is_empty() {
+                            out.push(Detail {
+                                slot: 1,
+                                prefix: "",
+                                spans,
+                            });
+                        }
+                    }
+                    ChangeMode::Phrase => {
+                        // "support keyboard shortcuts in the editor": an existing thing named
+                        // with a definite determiner is the target.
+                        let thing = self.definite_thing(raw..comma);
+                        if let Some(t) = &thing {
+                            out.push(detail(0, t.clone()));
+                        }
+                        // The change runs to the thing's preposition ("let admins impersonate
+                        // a user from the admin panel": "let admins impersonate a user").
+                        let end = thing
+                            .and_then(|t| {
+                                let before: SmallVec<[Range<usize>; 16]> =
+                                    words(self.text, raw..t.start).collect();
+                                let n = before.len();
+                                (n >= 2).then(|| before[n - 2].clone())
+                            })
+                            .filter(|w| {
+                                PLACES
+                                    .iter()
+                                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                            })
+                            .map_or(comma, |w| w.start);
+                        let phrase = cls.clean(self.text, lead.start..end, false);
+                        if !phrase.is_empty() {
+                            out.push(detail(1, phrase));
+                        }
+                    }
+                    ChangeMode::Lead => {
+                        if let Some(t) = self.thing(raw..comma, false) {
+                            out.push(detail(0, t));
+                        }
+                        out.push(detail(1, lead.clone()));
+                    }
+                    ChangeMode::Result => {
+                        // "make the table headers sticky", "we need the export endpoint to
+                        // stream the csv", "make this faster": the thing up to its result. A
+                        // demonstrative that ends the lead ("make this") is the thing.
+                        let lead_words: SmallVec<[Range<usize>; 4]> =
+                            words(self.text, lead.clone()).collect();
+                        let from = lead_words
+                            .last()
+                            .filter(|w| {
+                                ["this", "these", "that", "those"]
+                                    .iter()
+                                    .any(|d| self.text[(*w).clone()].eq_ignore_ascii_case(d))
+                            })
+                            .map_or(object.start, |w| w.start);
+                        let words: SmallVec<[Range<usize>; 12]> =
+                            words(self.text, from..comma).collect();
+                        let split = words.iter().enumerate().skip(1).find_map(|(i, w)| {
+                            let word = &self.text[w.clone()];
+                            let verb = self
+                                .at(w.start, |m| {
+                                    matches!(
+                                        m,
+                                        Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
+                                    )
+                                })
+                                .is_some()
+                                || self.is_predicate(w.clone())
+                                || cls.lower_in(&cls.words.verbs, word);
+                            (["to", "so", "be", "can", "could", "would", "will", "might"]
+                                .iter()
+                                .any(|m| word.eq_ignore_ascii_case(m))
+                                || verb)
+                                .then_some(i)
+                        });
+                        // Without a verb, the result is the word before a preposition that
+                        // follows the thing ("the header sticky on mobile"), else the last
+                        // word ("the text on my phone bigger").
+                        let split = split.or_else(|| {
+                            let stop = words
+                                .iter()
+                                .enumerate()
+                                .skip(2)
+                                .find(|(_, w)| {
+                                    cls.lower_in(&cls.words.ends, &self.text[(*w).clone()])
+                                })
+                                .map_or(words.len(), |(i, _)| i);
+                            (stop >= 2).then(|| stop - 1)
+                        });
+                        let object = from..object.end;
+                        if let Some(i) = split {
+                            let target = cls.clean(self.text, object.start..words[i].start, true);
+                            let from = if matches!(
+                                self.text[words[i].clone()].to_ascii_lowercase().as_str(),
+                                "to" | "so" | "can" | "could" | "would" | "will" | "might"
+                            ) {
+                                words[i].end
+                            } else {
+                                words[i].start
+                            };
+                            let result = cls.clean(self.text, from..comma.max(from), false);
+                            if !target.is_empty() {
+                                out.push(detail(0, target));
+                            }
+                            if !result.is_empty() {
+                                out.push(detail(1, result));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+}
