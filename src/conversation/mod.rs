@@ -678,15 +678,7 @@ impl Engine {
                 self.start_goal(conv, said, lead, now);
                 conv.queued_goals.retain(|q| !q.alternative);
                 self.queue(conv, said, reading);
-                move_to(conv, Phase::Understanding, reason, out);
-                // A goal whose message already fills every slot goes on to planning.
-                if conv
-                    .current_goal
-                    .as_ref()
-                    .is_some_and(|g| g.has_required_info() && g.all_provided())
-                {
-                    move_to(conv, Phase::Planning, TransitionReason::Gathered, out);
-                }
+                enter_understanding(conv, reason, out);
             }
         }
     }
@@ -738,14 +730,7 @@ impl Engine {
             goal.goal_type = q.goal_type;
             goal.description = q.description;
         }
-        move_to(conv, Phase::Understanding, reason, out);
-        if conv
-            .current_goal
-            .as_ref()
-            .is_some_and(|g| g.has_required_info() && g.all_provided())
-        {
-            move_to(conv, Phase::Planning, TransitionReason::Gathered, out);
-        }
+        enter_understanding(conv, reason, out);
     }
 
     /// The current goal stays: it takes this turn's slot values, asked slots and counters.
@@ -1196,6 +1181,19 @@ fn set_value(value: &mut Option<String>, new: &str) {
             old.push_str(new);
         }
         None => *value = Some(new.to_string()),
+    }
+}
+
+/// A new goal enters `understanding`; one whose statement already settled every slot goes on
+/// to `planning` in the same step.
+fn enter_understanding(conv: &mut Conversation, reason: TransitionReason, out: &mut Transitions) {
+    move_to(conv, Phase::Understanding, reason, out);
+    if conv
+        .current_goal
+        .as_ref()
+        .is_some_and(|g| g.has_required_info() && g.all_provided())
+    {
+        move_to(conv, Phase::Planning, TransitionReason::Gathered, out);
     }
 }
 

@@ -198,6 +198,25 @@ fn camel_error(text: &str) -> Option<Range<usize>> {
         .min_by_key(|r| r.start)
 }
 
+/// The message's first goal into `reading`: its goal, or the first of its alternatives.
+fn take(goal: GoalLead, reading: &mut Reading) {
+    if reading.alternatives {
+        reading.more.truncate(MAX_QUEUED_GOALS - 1);
+        reading.more.insert(0, goal);
+    } else {
+        reading.goal = Some(goal);
+    }
+}
+
+/// A slot value of one span, no prefix.
+fn detail(slot: usize, span: Range<usize>) -> Detail {
+    Detail {
+        slot,
+        prefix: "",
+        spans: SmallVec::from_iter([span]),
+    }
+}
+
 fn is_hard(c: char) -> bool {
     matches!(
         c,
@@ -264,12 +283,7 @@ impl View<'_> {
         if active {
             if let Some((goal, sentence)) = first {
                 self.further_goals(&goal, sentence, reading);
-                if reading.alternatives {
-                    reading.more.truncate(MAX_QUEUED_GOALS - 1);
-                    reading.more.insert(0, goal);
-                } else {
-                    reading.goal = Some(goal);
-                }
+                take(goal, reading);
             }
             return;
         }
@@ -338,12 +352,7 @@ impl View<'_> {
         if goal.by_lead() {
             self.further_goals(&goal, sentence, reading);
         }
-        if reading.alternatives {
-            reading.more.truncate(MAX_QUEUED_GOALS - 1);
-            reading.more.insert(0, goal);
-        } else {
-            reading.goal = Some(goal);
-        }
+        take(goal, reading);
     }
 
     /// Goals after the first in its sentence (after a sequencer or "or") and in later
@@ -498,11 +507,7 @@ impl View<'_> {
                     lead: start..after,
                     wrapper: 0..0,
                     rule: Found::Title,
-                    details: SmallVec::from_iter([Detail {
-                        slot: 1,
-                        prefix: "",
-                        spans: SmallVec::from_iter([object]),
-                    }]),
+                    details: SmallVec::from_iter([detail(1, object)]),
                 });
             }
             return None;

@@ -33,11 +33,6 @@ impl View<'_> {
         {
             return None;
         }
-        let detail = |slot: usize, span: Range<usize>| Detail {
-            slot,
-            prefix: "",
-            spans: SmallVec::from_iter([span]),
-        };
         Some(GoalLead {
             goal: task,
             description: target.clone(),
@@ -93,11 +88,6 @@ impl View<'_> {
         if change.is_empty() || conditional || cls.goals[task].slots.len() < 2 {
             return None;
         }
-        let detail = |slot: usize, span: Range<usize>| Detail {
-            slot,
-            prefix: "",
-            spans: SmallVec::from_iter([span]),
-        };
         Some(GoalLead {
             goal: task,
             description: cls.clean(self.text, first.start..end, true),
@@ -324,11 +314,6 @@ impl View<'_> {
         if change.is_empty() || target.is_empty() {
             return None;
         }
-        let detail = |slot: usize, span: Range<usize>| Detail {
-            slot,
-            prefix: "",
-            spans: SmallVec::from_iter([span]),
-        };
         Some(GoalLead {
             goal: task,
             description: cls.clean(self.text, start..span.end, true),
@@ -383,11 +368,6 @@ impl View<'_> {
         if def.slots.len() < 2 || object.is_empty() {
             return out;
         }
-        let detail = |slot: usize, span: Range<usize>| Detail {
-            slot,
-            prefix: "",
-            spans: SmallVec::from_iter([span]),
-        };
         match def.goal_type {
             GoalType::ArtifactCreation => {
                 let text = &self.text[object.clone()];
