@@ -743,6 +743,7 @@ impl Engine {
         understanding_turns: u32,
     ) {
         let in_understanding = conv.phase == Phase::Understanding;
+        let gathering = matches!(conv.phase, Phase::Understanding | Phase::Planning);
         let Some(goal) = &mut conv.current_goal else {
             return;
         };
@@ -784,10 +785,10 @@ impl Engine {
                 let asked = self
                     .slot_index(&slot.name)
                     .is_some_and(|i| reading.asks & (1 << i) != 0);
-                // Asked again in `understanding`, a provided slot is open to a new answer (the
-                // assistant wants more than it has).
+                // Asked again before the work starts (`understanding`, `planning`), a provided
+                // slot is open to a new answer (the assistant wants more than it has).
                 let open = slot.status == SlotStatus::Unknown
-                    || (in_understanding && slot.status == SlotStatus::Provided);
+                    || (gathering && slot.status == SlotStatus::Provided);
                 if asked && open {
                     slot.status = SlotStatus::Asked;
                 }
@@ -852,12 +853,18 @@ impl Engine {
             return fills;
         }
         // The answer to a question is the reply: when the asked slot's extractors read only a
-        // small part of it ("my socials" of a list of parts), the whole reply is its value.
+        // small part of it ("my socials" of a list of parts) or not its beginning in a reply
+        // that is a list ("photos" of "recipe cards with photos, a timer"; not "I need ..."),
+        // the whole reply is its value.
         let whole = self.classifier.answer_span(text);
         if let Some(k) = fills.iter().position(|f| f.0 == asked) {
             if let Fill::Span(span) = &fills[k].1
-                && span.len() * 2 < whole.len()
                 && !whole.is_empty()
+                && (span.len() * 2 < whole.len()
+                    || (span.start > whole.start
+                        && !self
+                            .classifier
+                            .has_subject_word(&text[whole.start..span.start])))
             {
                 fills[k].1 = Fill::Span(whole);
             }

@@ -230,6 +230,12 @@ impl Classifier {
         self.goals.iter().position(|g| g.goal_type == t)
     }
 
+    /// Whether `text` holds a pronoun or another word that is no thing's name ("I need ...",
+    /// "it should have ..."): a reply that does states a sentence, not a list of parts.
+    pub(in crate::conversation) fn has_subject_word(&self, text: &str) -> bool {
+        words(text, 0..text.len()).any(|w| self.lower_in(&self.words.non_subjects, &text[w]))
+    }
+
     /// Whether `set` (of lowercase words) holds `word`, in any case. A short ASCII word is
     /// lowercased on the stack: this runs for many words of every message.
     pub(super) fn lower_in(&self, set: &Words, word: &str) -> bool {
@@ -288,15 +294,21 @@ impl View<'_> {
             return;
         }
         // Without a lead or a problem word anywhere, a request that is a noun phrase, then a
-        // sentence describing what a thing does.
+        // sentence describing what a thing does. (A noun phrase introducing a pasted error is
+        // the error's label: "spark job on the cluster:".)
+        let label =
+            |s: &Range<usize>| !errors.is_empty() && self.text[s.clone()].trim_end().ends_with(':');
         if first.is_none() {
-            first = sentences(self.text).filter(own).find_map(|s| {
-                let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-                (start < s.end)
-                    .then(|| self.nominal(start..s.end))
-                    .flatten()
-                    .map(|g| (g, s))
-            });
+            first = sentences(self.text)
+                .filter(own)
+                .filter(|s| !label(s))
+                .find_map(|s| {
+                    let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                    (start < s.end)
+                        .then(|| self.nominal(start..s.end))
+                        .flatten()
+                        .map(|g| (g, s))
+                });
         }
         if first.is_none() {
             for strength in [Strength::Predicate, Strength::Suffix] {

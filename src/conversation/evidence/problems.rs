@@ -73,12 +73,19 @@ impl View<'_> {
                         next_hit += 1;
                     }
                     let word = self.text[w.clone()].to_ascii_lowercase();
-                    let plural = word.len() >= 4
+                    // A pronoun or a determiner ("this", "its", "his") is neither a plural
+                    // nor a verb.
+                    let function_word = self.cls.lower_in(&self.cls.words.non_subjects, &word)
+                        || self.cls.lower_in(&self.cls.words.determiners, &word)
+                        || self.cls.lower_in(&self.cls.words.auxiliaries, &word);
+                    let plural = !function_word
+                        && word.len() >= 4
                         && word.ends_with('s')
                         && !word.ends_with("ss")
                         && !word.ends_with("us")
                         && !word.ends_with("'s");
-                    let verb = plural || (word.len() >= 5 && word.ends_with("ed"));
+                    let verb =
+                        plural || (!function_word && word.len() >= 5 && word.ends_with("ed"));
                     let after_thing = previous.as_ref().is_some_and(|p| {
                         !self
                             .cls
@@ -385,7 +392,13 @@ impl View<'_> {
                 marked |= h.start() >= span.start && h.end() <= span.end;
                 markers.next();
             }
-            let marked = marked || camel_error(&self.text[span.clone()]).is_some();
+            // A log line whose first word is a level in capitals ("ERROR 1452 (23000): ...",
+            // "FATAL: ...").
+            let level = t
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .next()
+                .is_some_and(|w| ["ERROR", "FATAL", "PANIC", "FAILURE", "CRITICAL"].contains(&w));
+            let marked = marked || level || camel_error(&self.text[span.clone()]).is_some();
             let frame = in_error
                 && (line.starts_with([' ', '\t'])
                     || t.starts_with("at ")
@@ -417,17 +430,72 @@ impl View<'_> {
     ) -> Option<GoalLead> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
         let (line, marker) = self.error_line(errors.first()?.clone())?;
+        let mut details = SmallVec::new();
+        if let Some(thing) = self.named_thing(errors) {
+            details.push(detail(0, thing));
+        }
+        details.push(Detail {
+            slot: 1,
+            prefix: "fix: ",
+            spans: SmallVec::from_iter([line.clone()]),
+        });
         Some(GoalLead {
             goal: task,
-            description: line.clone(),
+            description: line,
             lead: marker,
             wrapper: 0..0,
             rule: Found::PastedError,
-            details: SmallVec::from_iter([Detail {
-                slot: 1,
-                prefix: "fix: ",
-                spans: SmallVec::from_iter([line]),
-            }]),
+            details,
+        })
+    }
+
+    /// Rule 1: the component the user names around a pasted error, in the first line of their
+    /// own words that names one. A line that opens with a thing names it ("spark job on the
+    /// cluster:", "report service, after ~2h uptime"); one that opens otherwise names the
+    /// thing it calls by a definite determiner ("when I open the profile page", "getting this
+    /// all over my cleaning notebook").
+    pub(in crate::conversation) fn named_thing(
+        &self,
+        errors: &[Range<usize>],
+    ) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
+        sentences(self.text).filter(own).take(8).find_map(|s| {
+            let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+            let span = start..s.end;
+            let first = words(self.text, span.clone()).next()?;
+            let word = &self.text[first.clone()];
+            let opens_with_thing = word.chars().next().is_some_and(char::is_alphanumeric)
+                && !word.to_ascii_lowercase().ends_with("ing")
+                && !cls.lower_in(&cls.words.non_subjects, word)
+                && !cls.lower_in(&cls.words.auxiliaries, word)
+                && !cls.lower_in(&cls.words.ends, word)
+                && !cls.lower_in(&cls.words.verbs, word)
+                && !self.is_predicate(first.clone())
+                && !PLACES.iter().any(|p| word.eq_ignore_ascii_case(p))
+                // (A lead word may name a thing: "report service", "deploy job".)
+                && self
+                    .at(first.start, |m| !matches!(m, Meaning::Lead(_)))
+                    .is_none();
+            if opens_with_thing {
+                self.thing(span.clone(), false)
+                    .filter(|t| !self.text[t.clone()].contains(['/', '\\', '=']))
+            } else {
+                // Past a demonstrative standing alone ("getting this when I open the profile
+                // page"): it points at the error.
+                let mut span = span;
+                for _ in 0..4 {
+                    let t = self.definite_thing(span.clone())?;
+                    let lone = ["this", "that", "these", "those"]
+                        .iter()
+                        .any(|d| self.text[t.clone()].eq_ignore_ascii_case(d));
+                    if !lone {
+                        return Some(t);
+                    }
+                    span = t.end..span.end;
+                }
+                None
+            }
         })
     }
 
