@@ -72,6 +72,8 @@ const MAX_CORRECTION: usize = 120;
 const PLACES: [&str; 9] = [
     "in", "on", "to", "from", "for", "into", "across", "at", "of",
 ];
+/// Words that assign a value to a setting: "font size -> 16px", "retention = 10 tags".
+const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
 /// The most bytes before a predicate a subject may start at.
 const MAX_SUBJECT_BYTES: usize = 160;
 /// The most bytes of a pasted error line kept as a description.
@@ -310,7 +312,8 @@ impl View<'_> {
                         .map(|g| (g, s))
                 });
         }
-        if first.is_none() {
+        // (A pasted error is stronger evidence than a sentence read by its verb alone.)
+        if first.is_none() && errors.is_empty() {
             for strength in [Strength::Predicate, Strength::Suffix] {
                 first = sentences(self.text).filter(own).find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
@@ -356,7 +359,7 @@ impl View<'_> {
             && d.spans.last().is_some_and(introduces)
             && let Some((line, _)) = self.error_line(block.clone())
         {
-            d.spans = SmallVec::from_iter([line]);
+            d.spans = SmallVec::from_iter([self.error_message(line)]);
         }
         let Some((goal, sentence)) = first else {
             return;

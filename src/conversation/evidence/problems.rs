@@ -248,19 +248,32 @@ impl View<'_> {
                     || cls.lower_in(&cls.words.auxiliaries, n)
                     || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
                     || n.starts_with(|c: char| c.is_ascii_digit())
-                    || n.ends_with("ly");
+                    || n.ends_with("ly")
+                    || n.ends_with("ing");
                 if !continues {
                     continue;
                 }
             }
             let mut subject: SmallVec<[Range<usize>; 8]> =
                 words(self.text, start..h.start).collect();
-            // Auxiliaries and adverbs before the predicate are the problem's ("silently fail").
-            while subject.last().is_some_and(|w| {
+            // Auxiliaries and adverbs before the predicate are the problem's ("silently fail"),
+            // and so is a quantifier after the subject ("my tests all fail").
+            let adverb = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
                 cls.lower_in(&cls.words.auxiliaries, t) || (t.len() > 4 && t.ends_with("ly"))
+            };
+            while subject.last().is_some_and(|w| {
+                adverb(w)
+                    || ["all", "both", "each"]
+                        .iter()
+                        .any(|q| self.text[w.clone()].eq_ignore_ascii_case(q))
             }) {
                 subject.pop();
+            }
+            // An adverb opening the sentence is no part of the subject ("sometimes the chat
+            // scrolls to the top").
+            while subject.len() > 1 && subject.first().is_some_and(adverb) {
+                subject.remove(0);
             }
             // An opening context ("on mobile the submit button", "when I click save the app")
             // ends at the subject's determiner; otherwise only leading determiners go
@@ -437,7 +450,7 @@ impl View<'_> {
         details.push(Detail {
             slot: 1,
             prefix: "fix: ",
-            spans: SmallVec::from_iter([line.clone()]),
+            spans: SmallVec::from_iter([self.error_message(line.clone())]),
         });
         Some(GoalLead {
             goal: task,
@@ -447,6 +460,66 @@ impl View<'_> {
             rule: Found::PastedError,
             details,
         })
+    }
+
+    /// The message of an error line, without the error's name and what the tool prints
+    /// before it ("RuntimeError: CUDA out of memory. Tried to allocate ..." says "CUDA out of
+    /// memory"; "panic: runtime error: invalid memory address ..." says "invalid memory
+    /// address ..."): after each leading name with a colon (a word ending in `Error`,
+    /// `Exception` or `Warning`, a level such as `error` or `fatal`), past a leading
+    /// parenthesis, up to the first sentence's end or a closing parenthesis remark. The
+    /// whole line when nothing is left.
+    pub(in crate::conversation) fn error_message(&self, line: Range<usize>) -> Range<usize> {
+        let text = &self.text[line.clone()];
+        let is_name = |w: &str| {
+            let w = w.trim_start_matches(|c: char| !c.is_alphanumeric());
+            let lower = w.to_ascii_lowercase();
+            let last = lower.rsplit(['.', ' ', '/']).next().unwrap_or(&lower);
+            [
+                "error",
+                "exception",
+                "warning",
+                "fatal",
+                "panic",
+                "err!",
+                "failure",
+            ]
+            .iter()
+            .any(|n| last.ends_with(n) || last.starts_with("error["))
+        };
+        let mut at = 0;
+        // At most four names in a row ("thread main: panic: runtime error: ...").
+        for _ in 0..4 {
+            let rest = &text[at..];
+            let Some(colon) = rest.find(": ") else { break };
+            let name = &rest[..colon];
+            if name.len() > 60 || !is_name(name) {
+                break;
+            }
+            at += colon + 2;
+        }
+        let mut rest = text[at..].trim_start();
+        if rest.starts_with('(')
+            && let Some(close) = rest.find(')')
+        {
+            rest = rest[close + 1..].trim_start();
+        }
+        let start = line.start + (text.len() - rest.len());
+        let mut end = rest.find(". ").unwrap_or(rest.len());
+        // A remark in parentheses at the end ("(use -v to see invocation)"), closed or cut.
+        if let Some(open) = rest[..end].rfind(" (")
+            && (rest[..end].trim_end().ends_with(')') || !rest[open..end].contains(')'))
+            && open > 0
+        {
+            end = open;
+        }
+        let message = self.cls.clean(self.text, start..start + end, false);
+        // A message of a word or two ("KeyError: 'customer_id'") needs its name.
+        if count_words(&self.text[message.clone()]) < 3 {
+            line
+        } else {
+            message
+        }
     }
 
     /// Rule 1: the component the user names around a pasted error, in the first line of their

@@ -140,11 +140,22 @@ impl View<'_> {
         (!np.is_empty() && n <= 5).then_some(np)
     }
 
-    /// The value after "to" or "into" in `span` ("... to 2 spaces").
+    /// The value after "to", "into", "at" or an arrow in `span` ("... to 2 spaces", "... at
+    /// 6:45", "... -> 16px").
     pub(in crate::conversation) fn after_to(&self, span: Range<usize>) -> Option<Range<usize>> {
-        let w = words(self.text, span.clone()).find(|w| {
+        let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span.clone()).take(12).collect();
+        let w = ws.iter().enumerate().find_map(|(i, w)| {
             let t = &self.text[w.clone()];
-            t.eq_ignore_ascii_case("to") || t.eq_ignore_ascii_case("into")
+            // "for" gives a value only when a number follows ("a timer for 25 minutes").
+            let number = ws
+                .get(i + 1)
+                .is_some_and(|n| self.text[n.clone()].starts_with(|c: char| c.is_ascii_digit()));
+            (["to", "into", "at"]
+                .iter()
+                .any(|c| t.eq_ignore_ascii_case(c))
+                || ASSIGNS.contains(&t)
+                || (t.eq_ignore_ascii_case("for") && number))
+                .then(|| w.clone())
         })?;
         // The value ends at a connector ("to python so it runs ..."), or a clause's end.
         let end = words(self.text, w.end..span.end)
@@ -160,6 +171,35 @@ impl View<'_> {
             .map_or(span.end, |n| n.start);
         let v = self.cls.clean(self.text, w.end..end, true);
         (!v.is_empty()).then_some(v)
+    }
+
+    /// A thing and the particle that states what happens to it ("dark mode off", "the volume
+    /// all the way down"): the particle ends the thing; the particle and what qualifies it
+    /// before ("all the way") are the change.
+    pub(in crate::conversation) fn particle(
+        &self,
+        span: Range<usize>,
+    ) -> Option<(Range<usize>, Range<usize>)> {
+        let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span).take(12).collect();
+        let p = ws.iter().enumerate().skip(1).find_map(|(i, w)| {
+            ["off", "on", "up", "down"]
+                .iter()
+                .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                .then_some(i)
+        })?;
+        // "all the way down", "way up": the qualifier belongs to the change.
+        let mut from = p;
+        while from > 1
+            && ["all", "the", "way", "a", "bit", "little", "more"]
+                .iter()
+                .any(|q| self.text[ws[from - 1].clone()].eq_ignore_ascii_case(q))
+        {
+            from -= 1;
+        }
+        let thing = self.cls.clean(self.text, ws[0].start..ws[from].start, true);
+        let change = ws[from].start..ws[p].end;
+        (!thing.is_empty() && count_words(&self.text[thing.clone()]) <= 6)
+            .then_some((thing, change))
     }
 
     /// The thing in `span` named with a definite determiner ("the editor", "my profile
@@ -270,23 +310,56 @@ impl View<'_> {
                 || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
                 || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
         };
-        let at = ws.iter().position(|w| {
-            ["on", "for", "in", "to", "across", "into"].contains(&word(w).as_str())
-        })?;
+        // An arrow or an equals sign assigns a value ("font size -> 16px on the blog"): it
+        // wins over a preposition before it ("sampling rate on the exporter → 0.1").
+        let at = ws
+            .iter()
+            .position(|w| ASSIGNS.contains(&&self.text[w.clone()]))
+            .or_else(|| {
+                ws.iter().position(|w| {
+                    ["on", "for", "in", "to", "across", "into"].contains(&word(w).as_str())
+                })
+            })?;
         // No verb in the phrase's clause: "images on the product grid are stretched" reports.
+        // (A relative clause or an alternative ends it: "share button on the recipe screen
+        // that opens the share sheet", "infinite scroll on the feed instead of the load more
+        // button".)
         let clause_end = ws
             .windows(2)
             .position(|p| self.text[p[0].end..p[1].start].contains([',', ';']))
-            .map_or(ws.len(), |i| i + 1);
+            .map_or(ws.len(), |i| i + 1)
+            .min(
+                ws.iter()
+                    .position(|w| {
+                        ["that", "which", "who", "instead", "when", "whenever"]
+                            .contains(&word(w).as_str())
+                    })
+                    .unwrap_or(ws.len()),
+            );
         let real_verb = |w: &Range<usize>| {
             self.at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
                 .is_some()
                 || self.is_predicate(w.clone())
         };
+        // A word in -s between a noun and a determiner is a verb ("the tooltip on the chart
+        // covers the legend"), not a plural ("code blocks in the docs").
+        let suffix_verb = |i: usize| {
+            let w = word(&ws[i]);
+            i >= 1
+                && w.len() >= 4
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !w.ends_with("us")
+                && !cls.lower_in(&cls.words.determiners, &self.text[ws[i - 1].clone()])
+                && ws
+                    .get(i + 1)
+                    .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n.clone()]))
+        };
         if at == 0
             || at > 6
             || ws[..at].iter().any(verb)
             || ws[at..clause_end.max(at)].iter().any(real_verb)
+            || (at + 2..clause_end).any(suffix_verb)
         {
             return None;
         }
@@ -302,10 +375,24 @@ impl View<'_> {
             .map(|x| x.start)
             .find(|x| *x > after)
             .unwrap_or(span.end);
-        let (target, change) = match self.thing(after..stop, true) {
+        let assigns = ASSIGNS.contains(&&self.text[ws[at].clone()]);
+        // A phrase that goes on after its thing has a verb: "the tooltip on the chart covers
+        // the legend" reports, it asks for nothing.
+        if !assigns && let Some(thing) = self.thing(after..stop, true) {
+            let next = ws[..clause_end.max(at)]
+                .iter()
+                .find(|w| w.start >= thing.end)
+                .map(|w| word(w));
+            if next.is_some_and(|n| {
+                !PLACES.contains(&n.as_str()) && !cls.lower_in(&cls.words.ends, &n)
+            }) {
+                return None;
+            }
+        }
+        let (target, change) = match self.thing(after..stop, true).filter(|_| !assigns) {
             Some(thing) => (thing, phrase),
             // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
-            None if ["to", "->", "=>", "→", "="].contains(&word(&ws[at]).as_str()) => {
+            None if assigns || word(&ws[at]) == "to" => {
                 let value = cls.clean(self.text, after..span.end, true);
                 (phrase, value)
             }
@@ -419,7 +506,7 @@ impl View<'_> {
                         keep = Some(from);
                         break;
                     }
-                    if is("for") || is("with") {
+                    if is("for") || is("with") || is("about") {
                         keep = Some(w.start);
                         break;
                     }
@@ -445,7 +532,14 @@ impl View<'_> {
                             out.push(detail(0, np.clone()));
                             if let Some(value) = self.after_to(np.end..comma) {
                                 out.push(detail(1, value));
+                            } else if let Some((_, particle)) = self.particle(np.start..comma) {
+                                // "turn the notifications for the team channel off".
+                                out.push(detail(1, particle));
                             }
+                        } else if let Some((thing, particle)) = self.particle(raw..comma) {
+                            // "turn dark mode off", "turn the volume all the way down".
+                            out.push(detail(0, thing));
+                            out.push(detail(1, particle));
                         }
                     }
                     ChangeMode::Object => {
@@ -462,9 +556,19 @@ impl View<'_> {
                                 }
                                 cls.clean(self.text, object.start..object.start + p, true)
                             }
-                            None => self
-                                .thing(object.start..comma, false)
-                                .unwrap_or_else(|| cls.clean(self.text, object.start..comma, true)),
+                            None => {
+                                // "put the living room lights at 30%": a thing and its value.
+                                if let Some(np) = self.thing(raw..comma, true)
+                                    && let Some(value) = self.after_to(np.end..comma)
+                                {
+                                    out.push(detail(0, np));
+                                    out.push(detail(1, value));
+                                    return out;
+                                }
+                                self.thing(object.start..comma, false).unwrap_or_else(|| {
+                                    cls.clean(self.text, object.start..comma, true)
+                                })
+                            }
                         };
                         let more = cls.clean(self.text, comma..object.end, false);
                         let mut spans: SmallVec<[Range<usize>; 2]> = SmallVec::new();
@@ -543,10 +647,16 @@ impl View<'_> {
                                 .is_some()
                                 || self.is_predicate(w.clone())
                                 || cls.lower_in(&cls.words.verbs, word);
+                            // A number starts a value ("make the cache TTL 1h"); a past tense
+                            // after a noun phrase is its verb ("if the search box remembered
+                            // my last query").
+                            let value = word.starts_with(|c: char| c.is_ascii_digit())
+                                || (i >= 2 && word.len() >= 5 && word.ends_with("ed"));
                             (["to", "so", "be", "can", "could", "would", "will", "might"]
                                 .iter()
                                 .any(|m| word.eq_ignore_ascii_case(m))
-                                || verb)
+                                || verb
+                                || value)
                                 .then_some(i)
                         });
                         // Without a verb, the result is the word before a preposition that
