@@ -1029,21 +1029,20 @@ impl Cx<'_> {
                 };
                 let change = match self.optional_string(l, "change", LEAD) {
                     None => Some(ChangeMode::None),
-                    Some((m, s)) => {
-                        match m.as_str() {
-                            "object" => Some(ChangeMode::Object),
-                            "phrase" => Some(ChangeMode::Phrase),
-                            "result" => Some(ChangeMode::Result),
-                            "lead" => Some(ChangeMode::Lead),
-                            _ => {
-                                self.error(
+                    Some((m, s)) => match m.as_str() {
+                        "object" => Some(ChangeMode::Object),
+                        "phrase" => Some(ChangeMode::Phrase),
+                        "result" => Some(ChangeMode::Result),
+                        "lead" => Some(ChangeMode::Lead),
+                        "content" => Some(ChangeMode::Content),
+                        _ => {
+                            self.error(
                                 s,
-                                format!("unknown change `{m}` (expected object, phrase, result or lead)"),
+                                format!("unknown change `{m}` (expected object, phrase, result, lead or content)"),
                             );
-                                None
-                            }
+                            None
                         }
-                    }
+                    },
                 };
                 let min_words = match l.get("min_words") {
                     None => Some(0),

@@ -98,6 +98,9 @@ pub enum ChangeMode {
     Result,
     /// The lead is the change, its object the target ("turn off the eslint rule").
     Lead,
+    /// The object is the change, there is no target ("remind me to take the bins out", "play
+    /// some jazz").
+    Content,
 }
 
 #[derive(Clone, Debug)]

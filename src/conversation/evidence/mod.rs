@@ -300,6 +300,20 @@ impl View<'_> {
         // the error's label: "spark job on the cluster:".)
         let label =
             |s: &Range<usize>| !errors.is_empty() && self.text[s.clone()].trim_end().ends_with(':');
+        // A title that opens with the problem ("Crash when opening the settings screen",
+        // "Memory leak in the reconnect loop", "Can't log in after ...").
+        if first.is_none() {
+            first = sentences(self.text)
+                .filter(own)
+                .filter(|s| !label(s))
+                .find_map(|s| {
+                    let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                    (start < s.end)
+                        .then(|| self.problem_title(start..s.end))
+                        .flatten()
+                        .map(|g| (g, s))
+                });
+        }
         if first.is_none() {
             first = sentences(self.text)
                 .filter(own)
@@ -462,7 +476,48 @@ impl View<'_> {
         if self.about_assistant(start..sentence.end) {
             return None;
         }
-        if let Some(g) = self.lead_at(start, sentence.clone()) {
+        // A cancel marker that leads no goal is a verb of its own ("cancel my 3pm meeting").
+        let plain = self.skip(sentence.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack)
+        });
+        let lead = self.lead_at(start, sentence.clone()).or_else(|| {
+            (plain < start)
+                .then(|| self.lead_at(plain, sentence.clone()))
+                .flatten()
+        });
+        if let Some(mut g) = lead {
+            // A title opened by a verb in -ing with no wrapper names a topic to explain
+            // ("Converting a string to a date in Swift", "Parsing JSON in Go"); "would you
+            // mind converting ..." asks for the work.
+            // (A gerund that is the subject of a verb or a wish is no title: "sorting by price
+            // would be useful".)
+            let first_hit = self.hits.partition_point(|h| h.start() < g.lead.end);
+            let said = self.hits[first_hit..]
+                .iter()
+                .take_while(|h| h.start() < sentence.end)
+                .any(|h| {
+                    self.meanings(*h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Wish | Meaning::Modal | Meaning::Problem))
+                })
+                || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w));
+            if g.wrapper.is_empty()
+                && !said
+                && self.text[g.lead.clone()]
+                    .to_ascii_lowercase()
+                    .ends_with("ing")
+                && !self.text[sentence.clone()].trim_end().ends_with('?')
+                && let Some(q) = cls.goal_index(GoalType::QuestionAnswer)
+                && matches!(
+                    cls.goals[g.goal].goal_type,
+                    GoalType::TaskExecution | GoalType::ArtifactCreation
+                )
+            {
+                g.goal = q;
+                g.description = cls.clean(self.text, g.lead.start..sentence.end, false);
+                g.details = SmallVec::new();
+                return Some(g);
+            }
             // Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to
             // staging keeps failing"); a lead before a determiner is a verb ("fix the ...").
             let next = words(self.text, g.lead.end..sentence.end).next();
@@ -590,6 +645,25 @@ impl View<'_> {
     /// the sentence goes on, and whether the label names a task.
     pub(in crate::conversation) fn title(&self, span: Range<usize>) -> Option<(usize, bool)> {
         let text = &self.text[span.clone()];
+        // A tag in brackets: "[Bug] ...", "[feature request] ...".
+        if let Some(inner) = text.strip_prefix('[')
+            && let Some(close) = inner.find(']').filter(|c| *c <= 30)
+        {
+            let label = &inner[..close];
+            if !label.is_empty()
+                && count_words(label) <= 3
+                && label
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            {
+                let task = label
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
+                // (The position of the bracket: the caller skips the character there.)
+                return Some((span.start + close + 2, task));
+            }
+        }
         // A colon, or a dash after a label that names a task ("Bug report - ...").
         let dash = [" - ", " — ", " – "]
             .iter()

@@ -522,6 +522,57 @@ impl View<'_> {
         }
     }
 
+    /// Rule 1 for a title that opens with its problem and has no subject: a problem noun
+    /// ("Crash when opening the settings screen", "Memory leak in the websocket loop", "slow
+    /// queries on the reports page") or an inability ("Can't log in after ...", "Unable to
+    /// upload files larger than 10MB"). The thing it names with a determiner or after "in"
+    /// or "on" is the target; the title is the problem. A negation alone ("not sure",
+    /// "no idea") opens none.
+    pub(in crate::conversation) fn problem_title(&self, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if cls.goals[task].slots.len() < 2 || self.text[span.clone()].trim_end().ends_with('?') {
+            return None;
+        }
+        let first = words(self.text, span.clone()).next()?;
+        let word = self.text[first.clone()].to_ascii_lowercase();
+        let unable =
+            ["can't", "cant", "cannot", "unable", "couldn't", "couldnt"].contains(&word.as_str());
+        let negation = [
+            "not", "never", "no", "don't", "dont", "doesn't", "doesnt", "won't", "wont", "isn't",
+            "isnt", "aren't", "didn't", "didnt", "wasn't", "wasnt", "weren't", "hasn't", "haven't",
+        ]
+        .contains(&word.as_str());
+        let hit = self.at(first.start, |m| m == Meaning::Problem);
+        if !(unable || (hit.is_some() && !negation && word.len() >= 4)) {
+            return None;
+        }
+        // At least three words, and no verb of its own after the problem ("crashes are
+        // rare" is a sentence, not a title).
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
+        if ws.len() < 3 || (!unable && ws[1..].iter().any(|w| self.is_predicate(w.clone()))) {
+            return None;
+        }
+        let problem = cls.clean(self.text, span.clone(), false);
+        let mut details = SmallVec::new();
+        if let Some(t) = self.definite_thing(first.end..span.end) {
+            details.push(detail(0, t));
+        }
+        details.push(Detail {
+            slot: 1,
+            prefix: "fix: ",
+            spans: SmallVec::from_iter([problem.clone()]),
+        });
+        Some(GoalLead {
+            goal: task,
+            description: problem,
+            lead: first,
+            wrapper: 0..0,
+            rule: Found::ProblemReport,
+            details,
+        })
+    }
+
     /// Rule 1: the component the user names around a pasted error, in the first line of their
     /// own words that names one. A line that opens with a thing names it ("spark job on the
     /// cluster:", "report service, after ~2h uptime"); one that opens otherwise names the

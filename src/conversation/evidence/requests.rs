@@ -157,7 +157,12 @@ impl View<'_> {
                 || (t.eq_ignore_ascii_case("for") && number))
                 .then(|| w.clone())
         })?;
-        // The value ends at a connector ("to python so it runs ..."), or a clause's end.
+        // The value ends at a connector ("to python so it runs ..."), a colon, or a clause's
+        // end.
+        let span = span.start
+            ..self.text[w.end..span.end]
+                .find(':')
+                .map_or(span.end, |c| w.end + c);
         let end = words(self.text, w.end..span.end)
             .skip(1)
             .find(|n| {
@@ -376,6 +381,19 @@ impl View<'_> {
             .find(|x| *x > after)
             .unwrap_or(span.end);
         let assigns = ASSIGNS.contains(&&self.text[ws[at].clone()]);
+        // Without a determiner, the thing must end the phrase ("retention period for audit
+        // logs"), after "for", "on" or "in", and no word before it may be a verb ("the form
+        // submits twice on double click").
+        let verb_like = |w: &Range<usize>| {
+            let w = word(w);
+            (w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us"))
+                || (w.len() >= 5 && w.ends_with("ed"))
+        };
+        let bare = self
+            .thing(after..stop, false)
+            .filter(|t| self.text[t.end..stop].trim().is_empty())
+            .filter(|_| ["for", "on", "in"].contains(&word(&ws[at]).as_str()))
+            .filter(|_| !ws[1..at].iter().any(verb_like));
         // A phrase that goes on after its thing has a verb: "the tooltip on the chart covers
         // the legend" reports, it asks for nothing.
         if !assigns && let Some(thing) = self.thing(after..stop, true) {
@@ -389,7 +407,7 @@ impl View<'_> {
                 return None;
             }
         }
-        let (target, change) = match self.thing(after..stop, true).filter(|_| !assigns) {
+        let (target, change) = match self.thing(after..stop, true).or(bare).filter(|_| !assigns) {
             Some(thing) => (thing, phrase),
             // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
             None if assigns || word(&ws[at]) == "to" => {
@@ -506,7 +524,7 @@ impl View<'_> {
                         keep = Some(from);
                         break;
                     }
-                    if is("for") || is("with") || is("about") {
+                    if is("for") || is("with") || is("about") || is("using") {
                         keep = Some(w.start);
                         break;
                     }
@@ -540,6 +558,9 @@ impl View<'_> {
                             // "turn dark mode off", "turn the volume all the way down".
                             out.push(detail(0, thing));
                             out.push(detail(1, particle));
+                        } else if let Some(value) = self.after_to(raw..comma) {
+                            // "wake me up at 6:30": the value alone.
+                            out.push(detail(1, value));
                         }
                     }
                     ChangeMode::Object => {
@@ -565,9 +586,7 @@ impl View<'_> {
                                     out.push(detail(1, value));
                                     return out;
                                 }
-                                self.thing(object.start..comma, false).unwrap_or_else(|| {
-                                    cls.clean(self.text, object.start..comma, true)
-                                })
+                                cls.clean(self.text, object.start..comma, true)
                             }
                         };
                         let more = cls.clean(self.text, comma..object.end, false);
@@ -611,6 +630,12 @@ impl View<'_> {
                         let phrase = cls.clean(self.text, lead.start..end, false);
                         if !phrase.is_empty() {
                             out.push(detail(1, phrase));
+                        }
+                    }
+                    ChangeMode::Content => {
+                        let content = cls.clean(self.text, object.start..object.end, false);
+                        if !content.is_empty() {
+                            out.push(detail(1, content));
                         }
                     }
                     ChangeMode::Lead => {
