@@ -300,6 +300,13 @@ impl View<'_> {
         // the error's label: "spark job on the cluster:".)
         let label =
             |s: &Range<usize>| !errors.is_empty() && self.text[s.clone()].trim_end().ends_with(':');
+        // A comparison or a title that asks for an explanation ("Rust vs Go for a CLI tool",
+        // "React useEffect cleanup explained").
+        if first.is_none() {
+            first = sentences(self.text)
+                .filter(own)
+                .find_map(|s| self.comparison(s.clone()).map(|g| (g, s)));
+        }
         // A title that opens with the problem ("Crash when opening the settings screen",
         // "Memory leak in the reconnect loop", "Can't log in after ...").
         if first.is_none() {
@@ -550,6 +557,17 @@ impl View<'_> {
             }
             if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
                 g.rule = Found::Title;
+                // A label naming a thing is the task's target when the request names none
+                // ("dashboard: add a date range picker").
+                let label = cls.clean(self.text, start..after.saturating_sub(1).max(start), true);
+                if !task_title
+                    && !label.is_empty()
+                    && cls.goals[g.goal].goal_type == GoalType::TaskExecution
+                    && !g.details.iter().any(|d| d.slot == 0)
+                    && !self.text[label.clone()].starts_with('[')
+                {
+                    g.details.insert(0, detail(0, label));
+                }
                 return Some(g);
             }
             if leads_only {
@@ -586,6 +604,34 @@ impl View<'_> {
             return None;
         }
         self.evidence(start..sentence.end, Strength::Problem)
+    }
+
+    /// Rule 6 for titles: a comparison ("Rust vs Go for a CLI tool", "tabs versus spaces")
+    /// or a topic followed by "explained" asks a question.
+    pub(in crate::conversation) fn comparison(&self, span: Range<usize>) -> Option<GoalLead> {
+        let q = self.cls.goal_index(GoalType::QuestionAnswer)?;
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(17).collect();
+        if ws.len() < 2 || ws.len() > 16 {
+            return None;
+        }
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        };
+        let versus = ws[1..ws.len() - 1]
+            .iter()
+            .find(|w| is(w, &["vs", "vs.", "versus"]));
+        let explained = ws.last().filter(|w| is(w, &["explained", "explainer"]));
+        let mark = versus.or(explained)?.clone();
+        let description = self.cls.clean(self.text, span, false);
+        Some(GoalLead {
+            goal: q,
+            description,
+            lead: mark,
+            wrapper: 0..0,
+            rule: Found::Lead,
+            details: SmallVec::new(),
+        })
     }
 
     /// Rule 7: a question addressing the assistant about its own person ("do you ever get

@@ -301,6 +301,15 @@ impl View<'_> {
                     .count();
                 subject.drain(..lead);
             }
+            // A relative clause describes the subject: its head is before it ("the cron that
+            // cleans temp files stopped running").
+            if let Some(r) = subject.iter().skip(1).position(|w| {
+                ["that", "which", "who"]
+                    .iter()
+                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+            }) {
+                subject.truncate(r + 1);
+            }
             let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
                 continue;
             };
@@ -346,6 +355,8 @@ impl View<'_> {
             if change.is_empty() {
                 continue;
             }
+            // A modal with nothing after it states a problem ("search results are missing").
+            let modal = modal && !cls.clean(self.text, h.end..span.end, false).is_empty();
             let (rule, prefix, change) = if modal {
                 (
                     Found::Request,
@@ -522,6 +533,49 @@ impl View<'_> {
         }
     }
 
+    /// The thing a sentence names with a determiner, past a demonstrative standing alone
+    /// ("getting this when I open the profile page": "this" points at the error) and past a
+    /// phrase holding a pronoun ("all I get").
+    fn definite_named(&self, mut span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        for _ in 0..4 {
+            let t = self.definite_thing(span.clone())?;
+            let lone = ["this", "that", "these", "those"]
+                .iter()
+                .any(|d| self.text[t.clone()].eq_ignore_ascii_case(d))
+                || words(self.text, t.clone())
+                    .skip(1)
+                    .any(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w]));
+            if !lone {
+                return Some(t);
+            }
+            span = t.end..span.end;
+        }
+        None
+    }
+
+    /// The last words of a short sentence after its verb or pronoun ("When I run
+    /// migrations"): at most three.
+    fn last_object(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span).take(12).collect();
+        let k = ws.iter().rposition(|w| {
+            let t = &self.text[w.clone()];
+            cls.lower_in(&cls.words.non_subjects, t)
+                || cls.lower_in(&cls.words.verbs, t)
+                || t.to_ascii_lowercase().ends_with("ing")
+                || self
+                    .at(w.start, |m| matches!(m, Meaning::Lead(_)))
+                    .is_some()
+        })?;
+        let rest = &ws[k + 1..];
+        if rest.is_empty() || rest.len() > 3 || ws.len() > 10 {
+            return None;
+        }
+        let t = cls.clean(self.text, rest[0].start..rest[rest.len() - 1].end, true);
+        (!t.is_empty()).then_some(t)
+    }
+
     /// Rule 1 for a title that opens with its problem and has no subject: a problem noun
     /// ("Crash when opening the settings screen", "Memory leak in the websocket loop", "slow
     /// queries on the reports page") or an inability ("Can't log in after ...", "Unable to
@@ -605,20 +659,7 @@ impl View<'_> {
                 self.thing(span.clone(), false)
                     .filter(|t| !self.text[t.clone()].contains(['/', '\\', '=']))
             } else {
-                // Past a demonstrative standing alone ("getting this when I open the profile
-                // page"): it points at the error.
-                let mut span = span;
-                for _ in 0..4 {
-                    let t = self.definite_thing(span.clone())?;
-                    let lone = ["this", "that", "these", "those"]
-                        .iter()
-                        .any(|d| self.text[t.clone()].eq_ignore_ascii_case(d));
-                    if !lone {
-                        return Some(t);
-                    }
-                    span = t.end..span.end;
-                }
-                None
+                self.definite_named(span).or_else(|| self.last_object(s))
             }
         })
     }

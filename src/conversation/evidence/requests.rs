@@ -161,8 +161,14 @@ impl View<'_> {
         // end.
         let span = span.start
             ..self.text[w.end..span.end]
-                .find(':')
-                .map_or(span.end, |c| w.end + c);
+                .match_indices(':')
+                .find(|(c, _)| {
+                    self.text[w.end + c + 1..]
+                        .chars()
+                        .next()
+                        .is_none_or(char::is_whitespace)
+                })
+                .map_or(span.end, |(c, _)| w.end + c);
         let end = words(self.text, w.end..span.end)
             .skip(1)
             .find(|n| {
@@ -186,11 +192,28 @@ impl View<'_> {
         span: Range<usize>,
     ) -> Option<(Range<usize>, Range<usize>)> {
         let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span).take(12).collect();
+        // A particle ends its clause or is followed by a place ("dark mode off on my phone")
+        // or "a bit"; before a determiner it is a preposition ("the link on the page").
         let p = ws.iter().enumerate().skip(1).find_map(|(i, w)| {
-            ["off", "on", "up", "down"]
-                .iter()
-                .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
-                .then_some(i)
+            let next = ws
+                .get(i + 1)
+                .map(|n| self.text[n.clone()].to_ascii_lowercase());
+            let ends = next.as_deref().is_none_or(|n| {
+                PLACES.contains(&n)
+                    || self.cls.lower_in(&self.cls.words.non_subjects, n)
+                    || ["please", "pls", "now", "again", "too", "completely"].contains(&n)
+                    || (n == "a"
+                        && ws.get(i + 2).is_some_and(|b| {
+                            ["bit", "little"]
+                                .iter()
+                                .any(|q| self.text[b.clone()].eq_ignore_ascii_case(q))
+                        }))
+            });
+            (ends
+                && ["off", "on", "up", "down"]
+                    .iter()
+                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p)))
+            .then_some(i)
         })?;
         // "all the way down", "way up": the qualifier belongs to the change.
         let mut from = p;
@@ -545,8 +568,20 @@ impl View<'_> {
                 let raw = skip_soft(self.text, lead.end).min(object.start);
                 match change {
                     ChangeMode::None => {
+                        // "turn this into a bulleted list": the demonstrative ending the lead
+                        // is the thing.
+                        let demonstrative = words(self.text, lead.clone()).last().filter(|w| {
+                            ["this", "these", "that", "those"]
+                                .iter()
+                                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+                        });
+                        if let Some(d) = demonstrative {
+                            out.push(detail(0, d));
+                            if let Some(value) = self.after_to(raw..comma) {
+                                out.push(detail(1, value));
+                            }
                         // "set the indent width to 2 spaces": the thing, and its new value.
-                        if let Some(np) = self.thing(raw..comma, true) {
+                        } else if let Some(np) = self.thing(raw..comma, true) {
                             out.push(detail(0, np.clone()));
                             if let Some(value) = self.after_to(np.end..comma) {
                                 out.push(detail(1, value));
@@ -639,10 +674,20 @@ impl View<'_> {
                         }
                     }
                     ChangeMode::Lead => {
-                        if let Some(t) = self.thing(raw..comma, false) {
+                        let pronoun = words(self.text, raw..comma)
+                            .next()
+                            .is_some_and(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w]));
+                        let thing = if pronoun {
+                            self.definite_thing(raw..comma)
+                        } else {
+                            self.thing(raw..comma, false)
+                        };
+                        let value = thing.as_ref().and_then(|t| self.after_to(t.end..comma));
+                        if let Some(t) = thing {
                             out.push(detail(0, t));
                         }
-                        out.push(detail(1, lead.clone()));
+                        // "dim the bedroom lights to 20 percent": the value, else the lead.
+                        out.push(detail(1, value.unwrap_or_else(|| lead.clone())));
                     }
                     ChangeMode::Result => {
                         // "make the table headers sticky", "we need the export endpoint to
