@@ -72,6 +72,11 @@ const MAX_CORRECTION: usize = 120;
 const PLACES: [&str; 9] = [
     "in", "on", "to", "from", "for", "into", "across", "at", "of",
 ];
+/// Words after a verb that belong to it: "starts over", "hides behind the indicator".
+const PARTICLES: [&str; 14] = [
+    "over", "behind", "out", "off", "up", "down", "back", "away", "around", "through", "under",
+    "past", "again", "twice",
+];
 /// Words that assign a value to a setting: "font size -> 16px", "retention = 10 tags".
 const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
 /// The most bytes before a predicate a subject may start at.
@@ -730,10 +735,21 @@ impl View<'_> {
         let colon = text.find(':')?;
         let label = &text[..colon];
         let after = text[colon + 1..].chars().next();
-        let titled = label
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
+        // A label introducing what follows on the next line ("git push rejected:") is a
+        // sentence of its own.
+        if text[colon + 1..].trim().is_empty() {
+            return None;
+        }
+        // A label names a task when it is one ("Feature request", "bug") or ends with one
+        // ("UI bug"); "request timeout" names a setting.
+        // A compound of two words names a thing ("request timeout", "build cache") unless
+        // its last word is a task's too.
+        let lower = label.trim().to_ascii_lowercase();
+        let label_words: SmallVec<[&str; 6]> = label.split_whitespace().take(6).collect();
+        let is_title = |w: &str| self.cls.lower_in(&self.cls.words.task_titles, w);
+        let titled = self.cls.words.task_titles.contains(&lower)
+            || label_words.last().is_some_and(|w| is_title(w))
+            || (label_words.first().is_some_and(|w| is_title(w)) && label_words.len() != 2);
         if colon == 0
             || colon > 60
             || count_words(label) > if titled { 6 } else { 3 }

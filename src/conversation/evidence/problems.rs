@@ -95,7 +95,8 @@ impl View<'_> {
                     // ("closes as soon as", "runs twice", "shows yesterday's date" aside).
                     let next = all.get(i + 1).map(|n| &self.text[n.clone()]);
                     let continues = next.is_some_and(|n| {
-                        self.cls.lower_in(&self.cls.words.determiners, n)
+                        PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                            || self.cls.lower_in(&self.cls.words.determiners, n)
                             || self.cls.lower_in(&self.cls.words.ends, n)
                             || self.cls.lower_in(&self.cls.words.auxiliaries, n)
                             || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
@@ -254,6 +255,18 @@ impl View<'_> {
                     continue;
                 }
             }
+            // "Our app is a React Native app": a copula before "a" describes, reports nothing.
+            if ["is", "are", "was", "were"]
+                .iter()
+                .any(|c| self.text[h.clone()].eq_ignore_ascii_case(c))
+                && words(self.text, h.end..span.end).next().is_some_and(|n| {
+                    ["a", "an"]
+                        .iter()
+                        .any(|a| self.text[n.clone()].eq_ignore_ascii_case(a))
+                })
+            {
+                continue;
+            }
             let mut subject: SmallVec<[Range<usize>; 8]> =
                 words(self.text, start..h.start).collect();
             // Auxiliaries and adverbs before the predicate are the problem's ("silently fail"),
@@ -303,6 +316,8 @@ impl View<'_> {
             }
             // A relative clause describes the subject: its head is before it ("the cron that
             // cleans temp files stopped running").
+            // (The problem starts after the clause.)
+            let subject_end = subject.last().map(|w| w.end);
             if let Some(r) = subject.iter().skip(1).position(|w| {
                 ["that", "which", "who"]
                     .iter()
@@ -313,6 +328,7 @@ impl View<'_> {
             let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
                 continue;
             };
+            let last = &(last.start..subject_end.unwrap_or(last.end).max(last.end));
             // A subject is a noun phrase: no pronoun, auxiliary or predicate in it.
             let verbal = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
@@ -418,10 +434,15 @@ impl View<'_> {
             }
             // A log line whose first word is a level in capitals ("ERROR 1452 (23000): ...",
             // "FATAL: ...").
-            let level = t
-                .split(|c: char| !c.is_ascii_alphabetic())
-                .next()
-                .is_some_and(|w| ["ERROR", "FATAL", "PANIC", "FAILURE", "CRITICAL"].contains(&w));
+            // (or a level in any case with a colon close after it: "error TS2345: ...").
+            let first_word = t.split(|c: char| !c.is_ascii_alphabetic()).next();
+            let level = first_word
+                .is_some_and(|w| ["ERROR", "FATAL", "PANIC", "FAILURE", "CRITICAL"].contains(&w))
+                || (first_word.is_some_and(|w| {
+                    ["error", "fatal", "panic"]
+                        .iter()
+                        .any(|l| w.eq_ignore_ascii_case(l))
+                }) && t.get(..24).unwrap_or(t).contains(':'));
             let marked = marked || level || camel_error(&self.text[span.clone()]).is_some();
             let frame = in_error
                 && (line.starts_with([' ', '\t'])

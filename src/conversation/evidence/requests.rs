@@ -315,15 +315,16 @@ impl View<'_> {
             let kind_slot = *cls.goals[artifact].slots.first()?;
             let object = cls.clean(self.text, first.start..span.end, true);
             let np = noun_phrase(&self.text[object.clone()], &cls.noun_phrase_ends);
-            cls.extract(np, kind_slot)?;
-            return Some(GoalLead {
-                goal: artifact,
-                description: object.clone(),
-                lead: first.clone(),
-                wrapper: 0..0,
-                rule: Found::Nominal,
-                details: self.details(artifact, ChangeMode::None, first, object),
-            });
+            if cls.extract(np, kind_slot).is_some() {
+                return Some(GoalLead {
+                    goal: artifact,
+                    description: object.clone(),
+                    lead: first.clone(),
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: self.details(artifact, ChangeMode::None, first, object),
+                });
+            }
         }
         let task = cls.goal_index(GoalType::TaskExecution)?;
         if cls.goals[task].slots.len() < 2 {
@@ -340,12 +341,57 @@ impl View<'_> {
         };
         // An arrow or an equals sign assigns a value ("font size -> 16px on the blog"): it
         // wins over a preposition before it ("sampling rate on the exporter → 0.1").
+        let no_verb = |ws: &[Range<usize>]| {
+            !ws.iter().any(verb) && !ws.iter().any(|w| self.is_predicate(w.clone()))
+        };
+        // "volume 30 please", "font size 14px": a setting and its value, side by side.
+        if let Some(n) = ws
+            .iter()
+            .position(|w| self.text[w.clone()].starts_with(|c: char| c.is_ascii_digit()))
+            && (1..=3).contains(&n)
+            && ws.len() <= n + 2
+            && no_verb(&ws[..n])
+        {
+            let target = cls.clean(self.text, ws[0].start..ws[n - 1].end, true);
+            let value = cls.clean(self.text, ws[n].start..ws[ws.len() - 1].end, true);
+            if !target.is_empty() && !value.is_empty() {
+                return Some(GoalLead {
+                    goal: task,
+                    description: cls.clean(self.text, start..span.end, true),
+                    lead: first,
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: SmallVec::from_iter([detail(0, target), detail(1, value)]),
+                });
+            }
+        }
+        // "push notification when a package ships", "slack alert after a deploy fails": what
+        // to add (a compound of two words: three are a subject and its verb, "video calls
+        // drop after ..."), then when it happens.
+        if let Some(c) = ws.iter().position(|w| {
+            ["when", "whenever", "before", "after", "once"].contains(&word(w).as_str())
+        }) && c == 2
+            && no_verb(&ws[..c])
+            && !ws[..c].iter().any(|w| PLACES.contains(&word(w).as_str()))
+        {
+            let change = cls.clean(self.text, ws[0].start..ws[c - 1].end, true);
+            if !change.is_empty() {
+                return Some(GoalLead {
+                    goal: task,
+                    description: cls.clean(self.text, start..span.end, true),
+                    lead: first,
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: SmallVec::from_iter([detail(1, change)]),
+                });
+            }
+        }
         let at = ws
             .iter()
             .position(|w| ASSIGNS.contains(&&self.text[w.clone()]))
             .or_else(|| {
                 ws.iter().position(|w| {
-                    ["on", "for", "in", "to", "across", "into"].contains(&word(w).as_str())
+                    ["on", "for", "in", "to", "across", "into", "from"].contains(&word(w).as_str())
                 })
             })?;
         // No verb in the phrase's clause: "images on the product grid are stretched" reports.
@@ -600,10 +646,16 @@ impl View<'_> {
                     }
                     ChangeMode::Object => {
                         let lower = text.to_ascii_lowercase();
-                        let to = [" to ", " into ", " on ", " in "]
+                        // (" for " only before a thing named with a determiner: "a compact view
+                        // for the inbox", not "support for SSO".)
+                        let to = [" to ", " into ", " on ", " in ", " for "]
                             .iter()
                             .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
                             .filter(|(p, _)| object.start + p < comma)
+                            .filter(|(p, n)| {
+                                lower[*p..*p + *n].trim() != "for"
+                                    || self.thing(object.start + p + n..comma, true).is_some()
+                            })
                             .min();
                         let what = match to {
                             Some((p, n)) => {
