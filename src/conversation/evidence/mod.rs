@@ -72,6 +72,11 @@ const MAX_CORRECTION: usize = 120;
 const PLACES: [&str; 9] = [
     "in", "on", "to", "from", "for", "into", "across", "at", "of",
 ];
+/// Words that mark a line as the user's own prose rather than a tool's output.
+const PROSE: [&str; 18] = [
+    "i", "we", "you", "my", "our", "your", "the", "a", "an", "me", "us", "it", "i'm", "im",
+    "we're", "it's", "their", "they",
+];
 /// Words after a verb that belong to it: "starts over", "hides behind the indicator".
 const PARTICLES: [&str; 14] = [
     "over", "behind", "out", "off", "up", "down", "back", "away", "around", "through", "under",
@@ -215,6 +220,28 @@ fn take(goal: GoalLead, reading: &mut Reading) {
     }
 }
 
+/// The first quoted run of `span` (between ' or " or backticks, three characters or more).
+fn quoted(text: &str, span: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[span.clone()];
+    for q in ['\'', '"', '`'] {
+        let mut from = 0;
+        while let Some(open) = s[from..].find(q).map(|p| from + p) {
+            // An apostrophe inside a word ("don't") opens nothing.
+            let before = s[..open].chars().next_back();
+            if q == '\'' && before.is_some_and(char::is_alphanumeric) {
+                from = open + 1;
+                continue;
+            }
+            let close = s[open + 1..].find(q).map(|p| open + 1 + p)?;
+            if close - open > 3 {
+                return Some(span.start + open + 1..span.start + close);
+            }
+            from = close + 1;
+        }
+    }
+    None
+}
+
 /// A slot value of one span, no prefix.
 fn detail(slot: usize, span: Range<usize>) -> Detail {
     Detail {
@@ -280,7 +307,10 @@ impl View<'_> {
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
                 || find_bytes(self.text, "Error:").is_some()
-                || find_bytes(self.text, "Exception:").is_some());
+                || find_bytes(self.text, "Exception:").is_some()
+                || find_bytes(self.text, "FAILED").is_some()
+                || find_bytes(self.text, "ERROR").is_some()
+                || find_bytes(self.text, "FATAL").is_some());
         let errors = if marked {
             self.error_lines()
         } else {
@@ -303,8 +333,9 @@ impl View<'_> {
         // Without a lead or a problem word anywhere, a request that is a noun phrase, then a
         // sentence describing what a thing does. (A noun phrase introducing a pasted error is
         // the error's label: "spark job on the cluster:".)
-        let label =
-            |s: &Range<usize>| !errors.is_empty() && self.text[s.clone()].trim_end().ends_with(':');
+        // (Beside a pasted error the user's noun phrase names the thing, the error is the
+        // problem: "video player on the landing page".)
+        let label = |_: &Range<usize>| !errors.is_empty();
         // A comparison or a title that asks for an explanation ("Rust vs Go for a CLI tool",
         // "React useEffect cleanup explained").
         if first.is_none() {
@@ -339,7 +370,8 @@ impl View<'_> {
                 });
         }
         // (A pasted error is stronger evidence than a sentence read by its verb alone.)
-        if first.is_none() && errors.is_empty() {
+        // (Nor does it beat an error told in the user's own sentence.)
+        if first.is_none() && !marked {
             for strength in [Strength::Predicate, Strength::Suffix] {
                 first = sentences(self.text).filter(own).find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
@@ -361,6 +393,13 @@ impl View<'_> {
         };
         if first.as_ref().is_none_or(|(g, _)| asks(g))
             && let Some(g) = self.pasted_error(&errors)
+        {
+            let all = 0..self.text.len();
+            first = Some((g, all));
+        }
+        if first.is_none()
+            && marked
+            && let Some(g) = self.inline_error()
         {
             let all = 0..self.text.len();
             first = Some((g, all));

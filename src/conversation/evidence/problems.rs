@@ -443,13 +443,23 @@ impl View<'_> {
                         .iter()
                         .any(|l| w.eq_ignore_ascii_case(l))
                 }) && t.get(..24).unwrap_or(t).contains(':'));
-            let marked = marked || level || camel_error(&self.text[span.clone()]).is_some();
+            // A tool's status word in capitals anywhere ("> Task :app:compile FAILED").
+            let shouted = t
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .any(|w| ["FAILED", "ERROR", "FATAL"].contains(&w));
+            // A line of the user's own prose holding a marker ("Docker says 'no space left on
+            // device' when building the image") is no pasted error: it is read as a sentence.
+            let marked =
+                (marked || level || shouted || camel_error(&self.text[span.clone()]).is_some())
+                    && !self.is_prose(span.clone());
             let frame = in_error
                 && (line.starts_with([' ', '\t'])
                     || t.starts_with("at ")
                     || t.starts_with("File ")
                     || t.starts_with(['|', '>', '│', '^', '~', '-', '['])
                     || t.starts_with("-->")
+                    // A heading inside the trace ("Require stack:", "Caused by:").
+                    || (t.trim_end().ends_with(':') && count_words(t) <= 3)
                     || t.is_empty());
             in_error = marked || (frame && !t.is_empty());
             if marked || frame {
@@ -474,15 +484,38 @@ impl View<'_> {
         errors: &[Range<usize>],
     ) -> Option<GoalLead> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
-        let (line, marker) = self.error_line(errors.first()?.clone())?;
+        let block = errors.first()?.clone();
+        let (line, marker) = self.error_line(block.clone())?;
+        let mut message = self.error_message(line.clone());
+        // The user's words after a dash on the error's line ("IndexError: ... -- in
+        // parse_header") name the thing; the message stops there.
+        let tail = [" -- ", " — ", " – "]
+            .iter()
+            .filter_map(|d| find_bytes(&self.text[line.clone()], d).map(|p| (p, d.len())))
+            .min()
+            .map(|(p, n)| (line.start + p, line.start + p + n));
+        if let Some((cut, _)) = tail
+            && message.end > cut
+        {
+            message = self.cls.clean(self.text, message.start..cut, false);
+        }
+        let own_thing = || {
+            let rest = tail.map(|(_, from)| from..line.end)?;
+            self.definite_named(rest.clone())
+                .or_else(|| self.bare_place_thing(rest))
+        };
         let mut details = SmallVec::new();
-        if let Some(thing) = self.named_thing(errors) {
+        if let Some(thing) = self
+            .named_thing(errors)
+            .or_else(own_thing)
+            .or_else(|| self.frame_subject(block))
+        {
             details.push(detail(0, thing));
         }
         details.push(Detail {
             slot: 1,
             prefix: "fix: ",
-            spans: SmallVec::from_iter([self.error_message(line.clone())]),
+            spans: SmallVec::from_iter([message]),
         });
         Some(GoalLead {
             goal: task,
@@ -492,6 +525,115 @@ impl View<'_> {
             rule: Found::PastedError,
             details,
         })
+    }
+
+    /// A line in the user's own words: four words or more, an article, a possessive or a
+    /// personal pronoun among them, and no tool's prefix ("error:", "npm ERR!", "--- FAIL:") before its first 40
+    /// bytes' colon.
+    pub(in crate::conversation) fn is_prose(&self, span: Range<usize>) -> bool {
+        let text = &self.text[span.clone()];
+        let head = text.get(..40).unwrap_or(text);
+        if head.contains(": ")
+            || head.trim_end().ends_with(':')
+            || text.contains("ERR!")
+            || text.contains("://")
+        {
+            return false;
+        }
+        let mut n = 0;
+        let mut own = false;
+        for w in words(self.text, span) {
+            n += 1;
+            let t = &self.text[w];
+            own |= PROSE.iter().any(|p| t.eq_ignore_ascii_case(p));
+        }
+        n >= 4 && own
+    }
+
+    /// Rule 1 for an error told in the user's own sentence that no other rule reads ("i keep
+    /// getting 'permission denied (publickey)' when i clone from our gitlab", "OOMKilled
+    /// again on the image worker pod"): the quoted words or the marker are the problem, the
+    /// thing the sentence names the target.
+    pub(in crate::conversation) fn inline_error(&self) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        let h = self
+            .hits
+            .iter()
+            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))?;
+        let sentence = sentences(self.text).find(|s| s.start <= h.start() && h.end() <= s.end)?;
+        let quoted = quoted(self.text, sentence.clone());
+        let message = quoted.unwrap_or(h.start()..h.end());
+        let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
+        let target = self
+            .definite_named(sentence.clone())
+            .filter(outside)
+            .or_else(|| self.bare_place_thing(message.end..sentence.end))
+            .filter(outside);
+        let mut details = SmallVec::new();
+        if let Some(t) = target {
+            details.push(detail(0, t));
+        }
+        details.push(Detail {
+            slot: 1,
+            prefix: "fix: ",
+            spans: SmallVec::from_iter([message]),
+        });
+        Some(GoalLead {
+            goal: task,
+            description: self.cls.clean(self.text, sentence, false),
+            lead: h.start()..h.end(),
+            wrapper: 0..0,
+            rule: Found::PastedError,
+            details,
+        })
+    }
+
+    /// The thing after "in", "on", "from" or "for" in `span`, with or without a determiner
+    /// ("-- in parse_header").
+    fn bare_place_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
+        let p = ws.iter().position(|w| {
+            ["in", "on", "from", "for"]
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        })?;
+        self.thing(ws.get(p + 1)?.start..span.end, false)
+    }
+
+    /// The error's own subject when the user names none: the function of the trace's first
+    /// frame ("at flatten (utils/tree.js:12)", Python's `File "...", line 3, in load`).
+    fn frame_subject(&self, block: Range<usize>) -> Option<Range<usize>> {
+        let mut at = block.start;
+        for line in self.text[block.clone()].split_inclusive('\n').take(64) {
+            let start = at;
+            at += line.len();
+            let t = line.trim_start();
+            let lead = start + (line.len() - t.len());
+            let name = if let Some(rest) = t.strip_prefix("at ") {
+                let end = rest.find([' ', '(']).unwrap_or(rest.len());
+                Some((lead + 3, lead + 3 + end))
+            } else if t.starts_with("File ") {
+                let i = t.rfind(", in ")?;
+                let rest = &t[i + 5..];
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                Some((lead + i + 5, lead + i + 5 + end))
+            } else {
+                None
+            };
+            if let Some((s, e)) = name {
+                let word = &self.text[s..e];
+                // A name, not a path or an anonymous frame ("<module>", "Object.<anonymous>").
+                if !word.is_empty()
+                    && word
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'))
+                {
+                    let last = word.rsplit('.').next().unwrap_or(word);
+                    return Some(e - last.len()..e);
+                }
+            }
+        }
+        None
     }
 
     /// The message of an error line, without the error's name and what the tool prints
@@ -664,8 +806,11 @@ impl View<'_> {
             let span = start..s.end;
             let first = words(self.text, span.clone()).next()?;
             let word = &self.text[first.clone()];
+            let lower = word.to_ascii_lowercase();
             let opens_with_thing = word.chars().next().is_some_and(char::is_alphanumeric)
-                && !word.to_ascii_lowercase().ends_with("ing")
+                && !lower.ends_with("ing")
+                // An adverb opens no thing ("only on the nightly job").
+                && !(lower.ends_with("ly") || ["just", "also", "even", "still", "again"].contains(&lower.as_str()))
                 && !cls.lower_in(&cls.words.non_subjects, word)
                 && !cls.lower_in(&cls.words.auxiliaries, word)
                 && !cls.lower_in(&cls.words.ends, word)
@@ -677,8 +822,23 @@ impl View<'_> {
                     .at(first.start, |m| !matches!(m, Meaning::Lead(_)))
                     .is_none();
             if opens_with_thing {
-                self.thing(span.clone(), false)
-                    .filter(|t| !self.text[t.clone()].contains(['/', '\\', '=']))
+                let t = self
+                    .thing(span.clone(), false)
+                    .filter(|t| !self.text[t.clone()].contains(['/', '\\', '=']))?;
+                // A thing that is the problem ("hydration error on the blog page") leaves the
+                // place it happens to be the target.
+                let problem = words(self.text, t.clone()).any(|w| {
+                    self.at(w.start, |m| matches!(m, Meaning::Problem | Meaning::ErrorMarker))
+                        .is_some()
+                        || ["error", "errors", "warning", "failure"]
+                            .iter()
+                            .any(|e| self.text[w.clone()].eq_ignore_ascii_case(e))
+                });
+                if problem {
+                    self.definite_named(span).or(Some(t))
+                } else {
+                    Some(t)
+                }
             } else {
                 self.definite_named(span).or_else(|| self.last_object(s))
             }
@@ -711,6 +871,13 @@ impl View<'_> {
                 found = Some((span, m));
             }
         }
+        // A block marked by a level or a status word has no marker hit: its first line.
+        let found = found.or_else(|| {
+            let first = self.text[block.clone()].lines().next()?;
+            let span = block.start..block.start + first.len();
+            let word = words(self.text, span.clone()).next()?;
+            Some((span, word))
+        });
         let (span, marker) = found?;
         let mut end = span.end.min(span.start + MAX_ERROR_LINE);
         while !self.text.is_char_boundary(end) {
