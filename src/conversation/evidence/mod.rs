@@ -426,13 +426,44 @@ impl View<'_> {
         {
             d.spans = SmallVec::from_iter([self.error_message(line)]);
         }
-        let Some((goal, sentence)) = first else {
+        let Some((mut goal, sentence)) = first else {
             return;
         };
+        // Rule 5 with rule 1: a demonstrative points at something the user then names as
+        // theirs ("help me debug this? getting TypeError ... in my react component"): the
+        // name is the target.
+        if let Some(d) = goal.details.iter_mut().find(|d| d.slot == 0)
+            && d.spans.len() == 1
+            && ["this", "that", "these", "those"]
+                .iter()
+                .any(|w| self.text[d.spans[0].clone()].eq_ignore_ascii_case(w))
+            && let Some(named) = self.possessed_thing(sentence.end..self.text.len())
+        {
+            d.spans = SmallVec::from_iter([named]);
+        }
         if goal.by_lead() {
             self.further_goals(&goal, sentence, reading);
         }
         take(goal, reading);
+    }
+
+    /// The first thing in `span` that the user calls theirs ("in my react component"), in a
+    /// line of prose (not pasted code or output).
+    fn possessed_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let ws: SmallVec<[Range<usize>; 32]> = words(self.text, span.clone()).take(32).collect();
+        let at = ws.iter().position(|w| {
+            ["my", "our", "your"]
+                .iter()
+                .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+        })?;
+        let line_start = self.text[..ws[at].start].rfind('\n').map_or(0, |p| p + 1);
+        let line_end = self.text[ws[at].start..]
+            .find('\n')
+            .map_or(self.text.len(), |p| ws[at].start + p);
+        if !self.is_prose(line_start..line_end) {
+            return None;
+        }
+        self.thing(ws[at].start..span.end, true)
     }
 
     /// Goals after the first in its sentence (after a sequencer or "or") and in later
