@@ -807,10 +807,12 @@ impl View<'_> {
             let first = words(self.text, span.clone()).next()?;
             let word = &self.text[first.clone()];
             let lower = word.to_ascii_lowercase();
+            // An adverb opens no thing ("only on the nightly job").
+            let adverb = lower.ends_with("ly")
+                || ["just", "also", "even", "still", "again"].contains(&lower.as_str());
             let opens_with_thing = word.chars().next().is_some_and(char::is_alphanumeric)
                 && !lower.ends_with("ing")
-                // An adverb opens no thing ("only on the nightly job").
-                && !(lower.ends_with("ly") || ["just", "also", "even", "still", "again"].contains(&lower.as_str()))
+                && !adverb
                 && !cls.lower_in(&cls.words.non_subjects, word)
                 && !cls.lower_in(&cls.words.auxiliaries, word)
                 && !cls.lower_in(&cls.words.ends, word)
@@ -828,8 +830,10 @@ impl View<'_> {
                 // A thing that is the problem ("hydration error on the blog page") leaves the
                 // place it happens to be the target.
                 let problem = words(self.text, t.clone()).any(|w| {
-                    self.at(w.start, |m| matches!(m, Meaning::Problem | Meaning::ErrorMarker))
-                        .is_some()
+                    self.at(w.start, |m| {
+                        matches!(m, Meaning::Problem | Meaning::ErrorMarker)
+                    })
+                    .is_some()
                         || ["error", "errors", "warning", "failure"]
                             .iter()
                             .any(|e| self.text[w.clone()].eq_ignore_ascii_case(e))

@@ -469,7 +469,7 @@ impl View<'_> {
             let next = ws[..clause_end.max(at)]
                 .iter()
                 .find(|w| w.start >= thing.end)
-                .map(|w| word(w));
+                .map(&word);
             if next.is_some_and(|n| {
                 !PLACES.contains(&n.as_str()) && !cls.lower_in(&cls.words.ends, &n)
             }) {
