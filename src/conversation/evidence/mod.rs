@@ -585,9 +585,9 @@ impl View<'_> {
                 || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w));
             if g.wrapper.is_empty()
                 && !said
-                && self.text[g.lead.clone()]
-                    .to_ascii_lowercase()
-                    .ends_with("ing")
+                && words(self.text, g.lead.clone())
+                    .next()
+                    .is_some_and(|w| self.text[w].to_ascii_lowercase().ends_with("ing"))
                 && !self.text[sentence.clone()].trim_end().ends_with('?')
                 && let Some(q) = cls.goal_index(GoalType::QuestionAnswer)
                 && matches!(

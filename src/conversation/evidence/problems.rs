@@ -764,6 +764,25 @@ impl View<'_> {
         if !(unable || (hit.is_some() && !negation && word.len() >= 4)) {
             return None;
         }
+        // A phrase of the conversation ("no problem, go ahead") is no title.
+        let from = self.hits.partition_point(|h| h.start() < span.start);
+        if self.hits[from..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .any(|h| {
+                self.meanings(*h).iter().any(|m| match m {
+                    Meaning::Signal(i) => matches!(
+                        cls.signals[*i as usize].signal,
+                        super::super::Signal::Approve
+                            | super::super::Signal::Satisfied
+                            | super::super::Signal::Cancel
+                    ),
+                    _ => false,
+                })
+            })
+        {
+            return None;
+        }
         // At least three words, and no verb of its own after the problem ("crashes are
         // rare" is a sentence, not a title).
         let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();

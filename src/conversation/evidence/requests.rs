@@ -461,6 +461,7 @@ impl View<'_> {
         let bare = self
             .thing(after..stop, false)
             .filter(|t| self.text[t.end..stop].trim().is_empty())
+            .filter(|t| !cls.lower_in(&cls.words.non_subjects, &self.text[t.clone()]))
             .filter(|_| ["for", "on", "in"].contains(&word(&ws[at]).as_str()))
             .filter(|_| !ws[1..at].iter().any(verb_like));
         // A phrase that goes on after its thing has a verb: "the tooltip on the chart covers
