@@ -194,6 +194,9 @@ pub struct Reading {
     pub goal: Option<GoalLead>,
     /// Slots an assistant message asks for, one bit per slot index.
     pub asks: u64,
+    /// Those of `asks` whose cue stands in a sentence that ends with `?` (a plan that lists
+    /// "What should be different afterwards: ..." asks nothing).
+    pub asks_in_question: u64,
     /// A user reply that answers nothing ("not sure", "skip").
     pub non_answer: bool,
     /// A user message that ends with a question mark: it answers no asked slot by its position.
@@ -545,6 +548,9 @@ impl Classifier {
                     }
                     Meaning::Asks(slot) if role == Role::Assistant => {
                         reading.asks |= 1 << slot;
+                        if view.in_question(*hit).is_some() {
+                            reading.asks_in_question |= 1 << slot;
+                        }
                         if NOTE {
                             let class = format!("asks:{}", self.slots[slot as usize].name);
                             note(&class, role, *hit, None);

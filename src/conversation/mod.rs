@@ -782,13 +782,21 @@ impl Engine {
         }
         if reading.asks != 0 {
             for slot in &mut goal.required_info {
-                let asked = self
-                    .slot_index(&slot.name)
-                    .is_some_and(|i| reading.asks & (1 << i) != 0);
-                // Asked again before the work starts (`understanding`, `planning`), a provided
-                // slot is open to a new answer (the assistant wants more than it has).
+                let index = self.slot_index(&slot.name);
+                let asked = index.is_some_and(|i| reading.asks & (1 << i) != 0);
+                let asked_again = index.is_some_and(|i| {
+                    let mask = if in_understanding {
+                        reading.asks
+                    } else {
+                        reading.asks_in_question
+                    };
+                    mask & (1 << i) != 0
+                });
+                // Asked again before the work starts (`understanding`; in `planning`, by a
+                // question), a provided slot is open to a new answer (the assistant wants more
+                // than it has).
                 let open = slot.status == SlotStatus::Unknown
-                    || (gathering && slot.status == SlotStatus::Provided);
+                    || (gathering && asked_again && slot.status == SlotStatus::Provided);
                 if asked && open {
                     slot.status = SlotStatus::Asked;
                 }
