@@ -221,6 +221,9 @@ pub struct Reading {
 }
 
 /// The compiled lexicon.
+/// The most bytes a slot's set of extractors may compile to.
+const SET_SIZE_LIMIT: usize = 32 * 1024 * 1024;
+
 #[derive(Clone, Debug)]
 pub struct Classifier {
     matcher: AhoCorasick,
@@ -243,6 +246,8 @@ pub struct Classifier {
     speller: super::typos::Speller,
     /// Single words of the language file's lists the reader looks up by word.
     pub(super) words: super::evidence::WordSets,
+    /// Per slot, its extractors in one set: a message none of them matches costs one pass.
+    slot_sets: Vec<Option<super::lexicon::PatternSet>>,
 }
 
 /// The lexicon could not be compiled (only a pattern set far past any sane size does this).
@@ -409,6 +414,15 @@ impl Classifier {
             small_talk_tail_words: settings.small_talk_tail_words,
             speller,
             words: super::evidence::WordSets::new(lang),
+            slot_sets: lexicon
+                .slots
+                .iter()
+                .map(|s| {
+                    let patterns: Vec<&super::lexicon::Pattern> =
+                        s.extractors.iter().map(|x| &x.pattern).collect();
+                    super::lexicon::PatternSet::new(&patterns, SET_SIZE_LIMIT)
+                })
+                .collect(),
         })
     }
 
@@ -605,11 +619,16 @@ impl Classifier {
         provided: bool,
     ) -> Option<Range<usize>> {
         let hay = Haystack::new(text);
+        // Which extractors match at all, in one pass (all of them without a set).
+        let matching = self.slot_sets[slot]
+            .as_ref()
+            .map_or(u64::MAX, |set| set.matches(hay));
         self.slots[slot]
             .extractors
             .iter()
-            .filter(|x| !(provided && x.fills_empty))
-            .find_map(|x| self.extract_with(x, hay))
+            .enumerate()
+            .filter(|(i, x)| matching & (1 << i) != 0 && !(provided && x.fills_empty))
+            .find_map(|(_, x)| self.extract_with(x, hay))
     }
 
     fn extract_with(&self, x: &Extractor, hay: Haystack<'_>) -> Option<Range<usize>> {
@@ -746,20 +765,29 @@ impl<'a> View<'a> {
         }
         // By start, longest first: the first hit found at a position is its longest.
         hits.sort_unstable_by_key(|h| (h.start, Reverse(h.end)));
+        // Clause bytes and sentence ends in one pass: every sentence end is a clause byte, so
+        // only those are looked at twice.
+        let mut clause_bytes: SmallVec<[u32; 16]> = SmallVec::new();
+        let mut ends: SmallVec<[u32; 8]> = SmallVec::new();
+        let bytes = text.as_bytes();
+        for (i, b) in bytes.iter().enumerate() {
+            if is_clause_byte(*b) {
+                clause_bytes.push(i as u32);
+                let end = *b != b'.' || i + 1 == bytes.len() || bytes[i + 1].is_ascii_whitespace();
+                if end && *b != b',' {
+                    ends.push(i as u32);
+                }
+            }
+        }
         let mut view = View {
             cls,
             text,
             hits,
             negations: SmallVec::new(),
-            clause_bytes: text
-                .bytes()
-                .enumerate()
-                .filter(|(_, b)| is_clause_byte(*b))
-                .map(|(i, _)| i as u32)
-                .collect(),
+            clause_bytes,
             breaks: SmallVec::new(),
             after_fillers: 0,
-            sentence_ends: sentence_ends(text).map(|i| i as u32).collect(),
+            sentence_ends: ends,
         };
         // A hit inside a longer one that is a signal, an intent or a non-answer is read as part
         // of it. In start order (longest first at a start), every hit that could cover this one
@@ -1021,19 +1049,6 @@ pub(super) fn skip_soft(text: &str, at: usize) -> usize {
                 c.is_whitespace() || matches!(c, ',' | ':' | '-' | '—' | '–' | '"' | '(' | '*')
             })
             .len()
-}
-
-/// The positions of the bytes that end sentences (see [`sentences`]).
-fn sentence_ends(text: &str) -> impl Iterator<Item = usize> + '_ {
-    let bytes = text.as_bytes();
-    bytes.iter().enumerate().filter_map(move |(i, b)| {
-        let ends = match b {
-            b'!' | b'?' | b';' | b'\n' => true,
-            b'.' => i + 1 == bytes.len() || bytes[i + 1].is_ascii_whitespace(),
-            _ => false,
-        };
-        ends.then_some(i)
-    })
 }
 
 /// Sentence spans: split on `!`, `?`, `;`, line breaks, and `.` followed by white space or the

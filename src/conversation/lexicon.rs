@@ -159,6 +159,51 @@ impl<'t> Haystack<'t> {
     }
 }
 
+/// Several patterns matched in one pass: which of them match a text (at most 64).
+#[derive(Clone, Debug)]
+pub struct PatternSet {
+    any: regex::RegexSet,
+    ascii: Option<regex::bytes::RegexSet>,
+}
+
+impl PatternSet {
+    /// The set of `patterns` (case-insensitive, as each was compiled); `None` past 64
+    /// patterns or when the set does not compile within `size_limit`.
+    pub fn new(patterns: &[&Pattern], size_limit: usize) -> Option<PatternSet> {
+        if patterns.is_empty() || patterns.len() > 64 {
+            return None;
+        }
+        let sources: Vec<&str> = patterns.iter().map(|p| p.as_str()).collect();
+        let any = regex::RegexSetBuilder::new(&sources)
+            .case_insensitive(true)
+            .size_limit(size_limit)
+            .build()
+            .ok()?;
+        let ascii = patterns
+            .iter()
+            .all(|p| p.ascii.is_some())
+            .then(|| {
+                regex::bytes::RegexSetBuilder::new(&sources)
+                    .unicode(false)
+                    .case_insensitive(true)
+                    .size_limit(size_limit)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        Some(PatternSet { any, ascii })
+    }
+
+    /// One bit per pattern that matches somewhere in the text.
+    pub fn matches(&self, hay: Haystack<'_>) -> u64 {
+        let bits = |it: &mut dyn Iterator<Item = usize>| it.fold(0u64, |m, i| m | (1 << i));
+        match self.ascii.as_ref().filter(|_| hay.ascii) {
+            Some(set) => bits(&mut set.matches(hay.text.as_bytes()).into_iter()),
+            None => bits(&mut self.any.matches(hay.text).into_iter()),
+        }
+    }
+}
+
 impl Pattern {
     /// Compiles `source` (case-insensitive, its program at most `size_limit` bytes).
     pub fn new(source: &str, size_limit: usize) -> Result<Pattern, regex::Error> {
@@ -204,7 +249,8 @@ impl Pattern {
     }
 
     /// The first `group` of the matches for which `take` gives something. `find` runs first: it
-    /// allocates nothing, and captures do, so they run only where the pattern matches.
+    /// allocates nothing, and captures do, so they run only where the pattern matches, and
+    /// from where it matched (not from the start again).
     pub fn find_map_group<T>(
         &self,
         hay: Haystack<'_>,
@@ -212,17 +258,36 @@ impl Pattern {
         mut take: impl FnMut(Span) -> Option<T>,
     ) -> Option<T> {
         let text = hay.text;
+        // Past a match: its end, or one character further for an empty one.
+        let next = |whole: Span| {
+            if whole.is_empty() {
+                whole.end + text[whole.end..].chars().next().map_or(1, char::len_utf8)
+            } else {
+                whole.end
+            }
+        };
         match self.twin(hay) {
             Some(re) => {
-                re.find(text.as_bytes())?;
-                re.captures_iter(text.as_bytes())
-                    .find_map(|c| c.name(group).and_then(|m| take(m.range())))
+                let mut at = re.find(text.as_bytes())?.start();
+                while at <= text.len() {
+                    let c = re.captures_at(text.as_bytes(), at)?;
+                    if let Some(v) = c.name(group).and_then(|m| take(m.range())) {
+                        return Some(v);
+                    }
+                    at = next(c.get(0)?.range());
+                }
+                None
             }
             None => {
-                self.any.find(text)?;
-                self.any
-                    .captures_iter(text)
-                    .find_map(|c| c.name(group).and_then(|m| take(m.range())))
+                let mut at = self.any.find(text)?.start();
+                while at <= text.len() {
+                    let c = self.any.captures_at(text, at)?;
+                    if let Some(v) = c.name(group).and_then(|m| take(m.range())) {
+                        return Some(v);
+                    }
+                    at = next(c.get(0)?.range());
+                }
+                None
             }
         }
     }

@@ -44,6 +44,17 @@ impl Hasher for Fnv {
     }
 }
 
+/// Whether `text` holds an error's name or a status in capitals ("TypeError:",
+/// "IllegalStateException:", "FAILED", "ERROR", "FATAL"): one pass over its bytes, looking
+/// further only at an `E` or an `F`.
+fn shouts_error(text: &str) -> bool {
+    const MARKS: [&[u8]; 5] = [b"Error:", b"Exception:", b"FAILED", b"ERROR", b"FATAL"];
+    let b = text.as_bytes();
+    b.iter()
+        .enumerate()
+        .any(|(i, c)| matches!(c, b'E' | b'F') && MARKS.iter().any(|m| b[i..].starts_with(m)))
+}
+
 /// Where `needle` first stands in `hay` (a plain byte scan: no searcher to build for the few
 /// bytes it looks at).
 fn find_bytes(hay: &str, needle: &str) -> Option<usize> {
@@ -306,11 +317,7 @@ impl View<'_> {
                 .hits
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
-                || find_bytes(self.text, "Error:").is_some()
-                || find_bytes(self.text, "Exception:").is_some()
-                || find_bytes(self.text, "FAILED").is_some()
-                || find_bytes(self.text, "ERROR").is_some()
-                || find_bytes(self.text, "FATAL").is_some());
+                || shouts_error(self.text));
         let errors = if marked {
             self.error_lines()
         } else {
@@ -786,10 +793,20 @@ impl View<'_> {
             }
         }
         // A colon, or a dash after a label that names a task ("Bug report - ...").
-        let dash = [" - ", " — ", " – "]
-            .iter()
-            .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
-            .min()
+        // (Only a label that names a task may stand before a dash: its first word is looked
+        // up before the dash is looked for.)
+        let first_titled = text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
+        let dash = first_titled
+            .then(|| {
+                [" - ", " — ", " – "]
+                    .iter()
+                    .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
+                    .min()
+            })
+            .flatten()
             .filter(|(p, _)| {
                 text[..*p]
                     .split_whitespace()
