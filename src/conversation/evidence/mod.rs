@@ -444,7 +444,12 @@ impl View<'_> {
             && ["this", "that", "these", "those"]
                 .iter()
                 .any(|w| self.text[d.spans[0].clone()].eq_ignore_ascii_case(w))
-            && let Some(named) = self.possessed_thing(sentence.end..self.text.len())
+            && let Some(named) = self.possessed_thing(
+                sentence.end
+                    ..self.text[sentence.end..]
+                        .find('\n')
+                        .map_or(self.text.len(), |p| sentence.end + p),
+            )
         {
             d.spans = SmallVec::from_iter([named]);
         }
@@ -454,8 +459,8 @@ impl View<'_> {
         take(goal, reading);
     }
 
-    /// The first thing in `span` that the user calls theirs ("in my react component"), in a
-    /// line of prose (not pasted code or output).
+    /// The first thing in `span` (the rest of the goal's line) that the user calls theirs
+    /// ("in my react component"), in a line of prose (not pasted code or output).
     fn possessed_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
         let ws: SmallVec<[Range<usize>; 32]> = words(self.text, span.clone()).take(32).collect();
         let at = ws.iter().position(|w| {

@@ -593,7 +593,7 @@ impl View<'_> {
     fn bare_place_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
         let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
         let p = ws.iter().position(|w| {
-            ["in", "on", "from", "for"]
+            ["in", "on", "from", "for", "at"]
                 .iter()
                 .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
         })?;

@@ -123,9 +123,20 @@ impl View<'_> {
                 .is_some()
                 || self.is_predicate(w.clone())
                 || cls.lower_in(&cls.words.auxiliaries, word);
+            // (A lead word after the thing's first noun and before a determiner is its verb:
+            // "can the export include the custom fields"; elsewhere it names the thing: "the
+            // Update button", "the rate limit on ...".)
+            let lead = i >= 2
+                && self
+                    .at(w.start, |m| matches!(m, Meaning::Lead(_)))
+                    .is_some()
+                && words(self.text, w.end..span.end)
+                    .next()
+                    .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n]));
             if i > 0
                 && ((cls.lower_in(&cls.words.ends, word) && !word.eq_ignore_ascii_case("of"))
                     || verb
+                    || lead
                     || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
             {
                 break;
@@ -617,7 +628,7 @@ impl View<'_> {
                     ChangeMode::None => {
                         // "turn this into a bulleted list": the demonstrative ending the lead
                         // is the thing.
-                        let demonstrative = words(self.text, lead.clone()).last().filter(|w| {
+                        let demonstrative = words(self.text, lead.clone()).skip(1).find(|w| {
                             ["this", "these", "that", "those"]
                                 .iter()
                                 .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
@@ -656,6 +667,20 @@ impl View<'_> {
                             .filter(|(p, n)| {
                                 lower[*p..*p + *n].trim() != "for"
                                     || self.thing(object.start + p + n..comma, true).is_some()
+                            })
+                            // "add an endpoint to list archived projects": "to" and a verb
+                            // state a purpose, not a place.
+                            .filter(|(p, n)| {
+                                lower[*p..*p + *n].trim() != "to"
+                                    || words(self.text, object.start + p + n..comma)
+                                        .next()
+                                        .is_none_or(|w| {
+                                            let t = &self.text[w.clone()];
+                                            !(cls.lower_in(&cls.words.verbs, t)
+                                                || self
+                                                    .at(w.start, |m| matches!(m, Meaning::Lead(_)))
+                                                    .is_some())
+                                        })
                             })
                             .min();
                         let what = match to {
@@ -784,7 +809,8 @@ impl View<'_> {
                         });
                         // Without a verb, the result is the word before a preposition that
                         // follows the thing ("the header sticky on mobile"), else the last
-                        // word ("the text on my phone bigger").
+                        // word ("the text on my phone bigger"), with a degree word before it
+                        // ("these tests less brittle").
                         let split = split.or_else(|| {
                             let stop = words
                                 .iter()
@@ -794,7 +820,19 @@ impl View<'_> {
                                     cls.lower_in(&cls.words.ends, &self.text[(*w).clone()])
                                 })
                                 .map_or(words.len(), |(i, _)| i);
-                            (stop >= 2).then(|| stop - 1)
+                            (stop >= 2).then(|| {
+                                let last = stop - 1;
+                                let degree = last >= 2
+                                    && [
+                                        "more", "less", "too", "very", "much", "way", "super",
+                                        "really", "a", "bit",
+                                    ]
+                                    .iter()
+                                    .any(|d| {
+                                        self.text[words[last - 1].clone()].eq_ignore_ascii_case(d)
+                                    });
+                                if degree { last - 1 } else { last }
+                            })
                         });
                         let object = from..object.end;
                         if let Some(i) = split {
