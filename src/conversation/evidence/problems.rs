@@ -347,10 +347,20 @@ impl View<'_> {
                     .iter()
                     .any(|d| self.text[head.clone()].eq_ignore_ascii_case(d));
             let skip = usize::from(demonstrative);
-            if subject.len() > MAX_SUBJECT_WORDS || subject[skip..].iter().any(verbal) {
+            // Rule 9: "it" or "they" after a sentence of context is the thing that sentence
+            // introduced ("we have a kafka consumer in java. it lags behind by hours").
+            let referent = (subject.len() == 1
+                && ["it", "they"]
+                    .iter()
+                    .any(|p| self.text[head.clone()].eq_ignore_ascii_case(p)))
+            .then(|| self.introduced_thing(start))
+            .flatten();
+            if referent.is_none()
+                && (subject.len() > MAX_SUBJECT_WORDS || subject[skip..].iter().any(verbal))
+            {
                 continue;
             }
-            let target = head.start..last.end;
+            let target = referent.unwrap_or(head.start..last.end);
             // The problem keeps the words between the subject and its predicate ("is
             // hidden", "silently fails").
             // The problem ends where a new clause starts ("... on every mount and it's firing
@@ -525,6 +535,25 @@ impl View<'_> {
             rule: Found::PastedError,
             details,
         })
+    }
+
+    /// The thing the sentence before `at` introduces with a determiner ("so we have a kafka
+    /// consumer in java": "kafka consumer"), for a pronoun that refers back to it.
+    fn introduced_thing(&self, at: usize) -> Option<Range<usize>> {
+        let before = sentences(self.text)
+            .take_while(|s| s.end <= at)
+            .filter(|s| !self.text[s.clone()].trim().is_empty())
+            .last()?;
+        let cls = self.cls;
+        words(self.text, before.clone())
+            .filter(|w| {
+                ["a", "an", "the", "our", "my"]
+                    .iter()
+                    .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+            })
+            .take(4)
+            .find_map(|w| self.thing(w.start..before.end, true))
+            .filter(|t| !cls.lower_in(&cls.words.non_subjects, &self.text[t.clone()]))
     }
 
     /// A line in the user's own words: four words or more, an article, a possessive or a
