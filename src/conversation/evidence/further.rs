@@ -14,12 +14,17 @@ impl View<'_> {
         info: LeadInfo,
         sequencer: bool,
     ) -> bool {
+        // (A lead that ends with its determiner names one too: "then make the logo bigger".)
+        let is_det = |w: Range<usize>| {
+            self.cls
+                .lower_in(&self.cls.words.determiners, &self.text[w])
+        };
         let names_thing = words(self.text, lead.end()..self.text.len())
             .next()
-            .is_some_and(|w| {
-                self.cls
-                    .lower_in(&self.cls.words.determiners, &self.text[w])
-            });
+            .is_some_and(is_det)
+            || words(self.text, lead.start()..lead.end())
+                .last()
+                .is_some_and(is_det);
         let first_type = self.cls.goals[first].goal_type;
         let other_type = self.cls.goals[info.goal as usize].goal_type != first_type;
         let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
