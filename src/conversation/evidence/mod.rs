@@ -660,9 +660,9 @@ impl View<'_> {
             if leads_only {
                 return None;
             }
-            if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
-                return Some(g);
-            }
+            // After a label, a noun-phrase request ("Nice to have: deep links into the product
+            // screen") and a setting's value ("prettier: single quotes and no semicolons") are
+            // read before a verb guessed from its ending.
             if let Some(g) = self.nominal(rest..sentence.end) {
                 return Some(g);
             }
@@ -671,6 +671,9 @@ impl View<'_> {
             if !task_title
                 && let Some(g) = self.labelled_value(start..after - 1, rest..sentence.end)
             {
+                return Some(g);
+            }
+            if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
                 return Some(g);
             }
             let object = cls.clean(self.text, rest..sentence.end, true);

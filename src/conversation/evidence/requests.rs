@@ -401,8 +401,14 @@ impl View<'_> {
             .iter()
             .position(|w| ASSIGNS.contains(&&self.text[w.clone()]))
             .or_else(|| {
-                ws.iter().position(|w| {
+                ws.iter().enumerate().position(|(i, w)| {
                     ["on", "for", "in", "to", "across", "into", "from"].contains(&word(w).as_str())
+                        // "pull to refresh": "to" and a verb is no place.
+                        && !(word(w) == "to"
+                            && ws.get(i + 1).is_some_and(|n| {
+                                cls.lower_in(&cls.words.verbs, &self.text[n.clone()])
+                                    || self.at(n.start, |m| matches!(m, Meaning::Lead(_))).is_some()
+                            }))
                 })
             })?;
         // No verb in the phrase's clause: "images on the product grid are stretched" reports.
