@@ -679,13 +679,23 @@ impl View<'_> {
             let object = cls.clean(self.text, rest..sentence.end, true);
             let task = cls.goal_index(GoalType::TaskExecution)?;
             if task_title && !object.is_empty() && cls.goals[task].slots.len() >= 2 {
+                // The thing it names, with a determiner or after a place ("retry failed jobs
+                // from the admin panel").
+                let mut details = SmallVec::new();
+                if let Some(t) = self
+                    .definite_thing(object.clone())
+                    .or_else(|| self.bare_place_thing(object.clone()))
+                {
+                    details.push(detail(0, t));
+                }
+                details.push(detail(1, object.clone()));
                 return Some(GoalLead {
                     goal: task,
-                    description: object.clone(),
+                    description: object,
                     lead: start..after,
                     wrapper: 0..0,
                     rule: Found::Title,
-                    details: SmallVec::from_iter([detail(1, object)]),
+                    details,
                 });
             }
             return None;

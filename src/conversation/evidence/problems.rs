@@ -619,7 +619,10 @@ impl View<'_> {
 
     /// The thing after "in", "on", "from" or "for" in `span`, with or without a determiner
     /// ("-- in parse_header").
-    fn bare_place_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+    pub(in crate::conversation) fn bare_place_thing(
+        &self,
+        span: Range<usize>,
+    ) -> Option<Range<usize>> {
         let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
         let p = ws.iter().position(|w| {
             ["in", "on", "from", "for", "at"]

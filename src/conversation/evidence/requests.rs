@@ -590,9 +590,16 @@ impl View<'_> {
                 for w in words(self.text, np_span.end..object.end) {
                     let word = &self.text[w.clone()];
                     let is = |c: &str| word.eq_ignore_ascii_case(c);
-                    if ["that", "which", "who", "to", "so", "where"]
-                        .iter()
-                        .any(|c| is(c))
+                    // "a newsletter announcing our spring sale": a participle describes it.
+                    if word.len() > 5 && word.to_ascii_lowercase().ends_with("ing") {
+                        keep = Some(w.start);
+                        break;
+                    }
+                    if [
+                        "that", "which", "who", "to", "so", "where", "that's", "thats",
+                    ]
+                    .iter()
+                    .any(|c| is(c))
                     {
                         let from = if is("so") {
                             let rest = &self.text[w.end..object.end];
@@ -727,7 +734,11 @@ impl View<'_> {
                     ChangeMode::Phrase => {
                         // "support keyboard shortcuts in the editor": an existing thing named
                         // with a definite determiner is the target.
-                        let thing = self.definite_thing(raw..comma);
+                        // (Else a thing after "in", "on", "from", "for" or "at" without one:
+                        // "support apple pay at checkout".)
+                        let thing = self
+                            .definite_thing(raw..comma)
+                            .or_else(|| self.bare_place_thing(raw..comma));
                         if let Some(t) = &thing {
                             out.push(detail(0, t.clone()));
                         }
