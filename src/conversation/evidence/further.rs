@@ -26,11 +26,11 @@ impl View<'_> {
                 .last()
                 .is_some_and(is_det);
         let first_type = self.cls.goals[first].goal_type;
-        let other_type = self.cls.goals[info.goal as usize].goal_type != first_type;
         let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
         // After a conjunction only a thing of its own starts a goal ("add and delete
-        // features" is one list).
-        (names_thing || (sequencer && other_type)) && !feature
+        // features" is one list); after a sequencer any lead does ("order more beans and then
+        // remind me to clean the grinder").
+        (names_thing || sequencer) && !feature
     }
 
     /// The longest lead at `start`, or after intents there, ending by `end` (no object read).
