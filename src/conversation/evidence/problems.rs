@@ -377,7 +377,23 @@ impl View<'_> {
                             || cls.lower_in(&cls.words.determiners, n))
                 })
                 .map_or(span.end, |p| p[0].start);
-            let change = cls.clean(self.text, last.end..end, false);
+            // The problem without the verb "to be" before it, as the issue's table writes it
+            // ("the submit button is hidden behind the keyboard": "fix: hidden behind the
+            // keyboard"); a negation or another verb stays ("doesn't load", "keeps crashing").
+            let mut from = last.end;
+            for w in words(self.text, last.end..end).take(3) {
+                let t = &self.text[w.clone()];
+                if ["is", "are", "was", "were", "been", "be", "has", "have"]
+                    .iter()
+                    .any(|b| t.eq_ignore_ascii_case(b))
+                    && w.end < h.end
+                {
+                    from = w.end;
+                } else {
+                    break;
+                }
+            }
+            let change = cls.clean(self.text, from..end, false);
             if change.is_empty() {
                 continue;
             }
