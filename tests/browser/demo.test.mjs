@@ -401,7 +401,7 @@ test("messages as people write them: a bug report, two goals to choose from, a c
     await expectText(page, "goal-type", "task_execution");
     await expectText(page, "phase", "planning");
     await expectText(page, "required-info", "target: What to change — submit button");
-    await expectText(page, "required-info", "fix: is hidden behind the keyboard");
+    await expectText(page, "required-info", "fix: hidden behind the keyboard");
     await expectText(page, "inspector", "(problem report (rule 1))");
     // Two goals joined by "or", in a new session with the guide: none is current, both wait,
     // the guide asks which.
