@@ -1,0 +1,443 @@
+//! Rule 1 for pasted errors: the lines of an error or a trace, the error's message without its
+//! name, the thing the user's own words name around it, and an error told in the user's own
+//! sentence.
+
+use super::*;
+
+impl View<'_> {
+    /// The lines of a pasted error or stack trace: those holding an error marker, and the
+    /// frames and code lines after one (indented, or starting with "at", "File", "|", "-->"),
+    /// so that the user's own sentences are read, not the error's.
+    pub(in crate::conversation) fn error_lines(&self) -> SmallVec<[Range<usize>; 4]> {
+        let mut out: SmallVec<[Range<usize>; 4]> = SmallVec::new();
+        let mut in_error = false;
+        let mut at = 0;
+        // The markers' hits, in order: one pass over them for all the lines.
+        let mut markers = self
+            .hits
+            .iter()
+            .filter(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
+            .peekable();
+        for line in self.text.split_inclusive('\n') {
+            let span = at..at + line.trim_end_matches('\n').len();
+            at += line.len();
+            let t = line.trim_start();
+            let mut marked = false;
+            while let Some(h) = markers.peek() {
+                if h.start() >= span.end {
+                    break;
+                }
+                marked |= h.start() >= span.start && h.end() <= span.end;
+                markers.next();
+            }
+            // A log line whose first word is a level in capitals ("ERROR 1452 (23000): ...",
+            // "FATAL: ...").
+            // (or a level in any case with a colon close after it: "error TS2345: ...").
+            let first_word = t.split(|c: char| !c.is_ascii_alphabetic()).next();
+            let level = first_word
+                .is_some_and(|w| ["ERROR", "FATAL", "PANIC", "FAILURE", "CRITICAL"].contains(&w))
+                || (first_word.is_some_and(|w| {
+                    ["error", "fatal", "panic"]
+                        .iter()
+                        .any(|l| w.eq_ignore_ascii_case(l))
+                }) && t.get(..24).unwrap_or(t).contains(':'));
+            // A tool's status word in capitals anywhere ("> Task :app:compile FAILED").
+            let shouted = t
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .any(|w| ["FAILED", "ERROR", "FATAL"].contains(&w));
+            // A line of the user's own prose holding a marker ("Docker says 'no space left on
+            // device' when building the image") is no pasted error: it is read as a sentence.
+            let marked =
+                (marked || level || shouted || camel_error(&self.text[span.clone()]).is_some())
+                    && !self.is_prose(span.clone());
+            let frame = in_error
+                && (line.starts_with([' ', '\t'])
+                    || t.starts_with("at ")
+                    || t.starts_with("File ")
+                    || t.starts_with(['|', '>', '│', '^', '~', '-', '['])
+                    || t.starts_with("-->")
+                    // A heading inside the trace ("Require stack:", "Caused by:").
+                    || (t.trim_end().ends_with(':') && count_words(t) <= 3)
+                    || t.is_empty());
+            in_error = marked || (frame && !t.is_empty());
+            if marked || frame {
+                match out.last_mut() {
+                    Some(last) if self.text[last.end..span.start].trim().is_empty() => {
+                        last.end = span.end
+                    }
+                    _ => out.push(span),
+                }
+            }
+            if out.len() >= 8 {
+                break;
+            }
+        }
+        out
+    }
+
+    /// A line in the user's own words: four words or more, an article, a possessive or a
+    /// personal pronoun among them, and no tool's prefix ("error:", "npm ERR!", "--- FAIL:") before its first 40
+    /// bytes' colon.
+    pub(in crate::conversation) fn is_prose(&self, span: Range<usize>) -> bool {
+        let text = &self.text[span.clone()];
+        let head = text.get(..40).unwrap_or(text);
+        if head.contains(": ")
+            || head.trim_end().ends_with(':')
+            || text.contains("ERR!")
+            || text.contains("://")
+        {
+            return false;
+        }
+        let mut n = 0;
+        let mut own = false;
+        for w in words(self.text, span) {
+            n += 1;
+            let t = &self.text[w];
+            own |= PROSE.iter().any(|p| t.eq_ignore_ascii_case(p));
+        }
+        n >= 4 && own
+    }
+
+    /// Rule 1: a pasted error (a marker of the pattern files, or a word ending in `Error` or
+    /// `Exception` before a colon) is a problem report; the line holding it is the problem.
+    pub(in crate::conversation) fn pasted_error(
+        &self,
+        errors: &[Range<usize>],
+    ) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        let block = errors.first()?.clone();
+        let (line, marker) = self.error_line(block.clone())?;
+        let mut message = self.error_message(line.clone());
+        // The user's words after a dash on the error's line ("IndexError: ... -- in
+        // parse_header") name the thing; the message stops there.
+        let tail = [" -- ", " — ", " – "]
+            .iter()
+            .filter_map(|d| find_bytes(&self.text[line.clone()], d).map(|p| (p, d.len())))
+            .min()
+            .map(|(p, n)| (line.start + p, line.start + p + n));
+        if let Some((cut, _)) = tail
+            && message.end > cut
+        {
+            message = self.cls.clean(self.text, message.start..cut, false);
+        }
+        let own_thing = || {
+            let rest = tail.map(|(_, from)| from..line.end)?;
+            self.definite_named(rest.clone())
+                .or_else(|| self.bare_place_thing(rest))
+        };
+        let mut details = SmallVec::new();
+        if let Some(thing) = self
+            .named_thing(errors)
+            .or_else(own_thing)
+            .or_else(|| self.frame_subject(block))
+        {
+            details.push(detail(0, thing));
+        }
+        details.push(Detail {
+            slot: 1,
+            prefix: "fix: ",
+            spans: SmallVec::from_iter([message]),
+        });
+        Some(GoalLead {
+            goal: task,
+            description: line,
+            lead: marker,
+            wrapper: 0..0,
+            rule: Found::PastedError,
+            details,
+        })
+    }
+
+    /// Rule 1 for an error told in the user's own sentence that no other rule reads ("i keep
+    /// getting 'permission denied (publickey)' when i clone from our gitlab", "OOMKilled
+    /// again on the image worker pod"): the quoted words or the marker are the problem, the
+    /// thing the sentence names the target.
+    pub(in crate::conversation) fn inline_error(&self) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        let h = self
+            .hits
+            .iter()
+            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))?;
+        let sentence = sentences(self.text).find(|s| s.start <= h.start() && h.end() <= s.end)?;
+        let quoted = quoted(self.text, sentence.clone());
+        let message = quoted.unwrap_or(h.start()..h.end());
+        let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
+        let target = self
+            .definite_named(sentence.clone())
+            .filter(outside)
+            .or_else(|| self.bare_place_thing(message.end..sentence.end))
+            .filter(outside);
+        let mut details = SmallVec::new();
+        if let Some(t) = target {
+            details.push(detail(0, t));
+        }
+        details.push(Detail {
+            slot: 1,
+            prefix: "fix: ",
+            spans: SmallVec::from_iter([message]),
+        });
+        Some(GoalLead {
+            goal: task,
+            description: self.cls.clean(self.text, sentence, false),
+            lead: h.start()..h.end(),
+            wrapper: 0..0,
+            rule: Found::PastedError,
+            details,
+        })
+    }
+
+    /// The line that states an error block's error: the last line holding a marker (the
+    /// exception after a Python traceback's frames, the first line of a Java one), at most
+    /// `MAX_ERROR_LINE` bytes; with its marker.
+    pub(in crate::conversation) fn error_line(
+        &self,
+        block: Range<usize>,
+    ) -> Option<(Range<usize>, Range<usize>)> {
+        let mut found = None;
+        let mut at = block.start;
+        for line in self.text[block.clone()].split_inclusive('\n') {
+            let span = at..at + line.trim_end_matches('\n').len();
+            at += line.len();
+            let first = self.hits.partition_point(|h| h.start() < span.start);
+            let marker = self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < span.end)
+                .find(|h| h.end() <= span.end && self.meanings(**h).contains(&Meaning::ErrorMarker))
+                .map(|h| h.start()..h.end())
+                .or_else(|| {
+                    camel_error(&self.text[span.clone()])
+                        .map(|r| span.start + r.start..span.start + r.end)
+                });
+            if let Some(m) = marker {
+                found = Some((span, m));
+            }
+        }
+        // A block marked by a level or a status word has no marker hit: its first line.
+        let found = found.or_else(|| {
+            let first = self.text[block.clone()].lines().next()?;
+            let span = block.start..block.start + first.len();
+            let word = words(self.text, span.clone()).next()?;
+            Some((span, word))
+        });
+        let (span, marker) = found?;
+        let mut end = span.end.min(span.start + MAX_ERROR_LINE);
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let line = self.cls.clean(self.text, span.start..end, false);
+        (!line.is_empty()).then_some((line, marker))
+    }
+
+    /// The message of an error line, without the error's name and what the tool prints
+    /// before it ("RuntimeError: CUDA out of memory. Tried to allocate ..." says "CUDA out of
+    /// memory"; "panic: runtime error: invalid memory address ..." says "invalid memory
+    /// address ..."): after each leading name with a colon (a word ending in `Error`,
+    /// `Exception` or `Warning`, a level such as `error` or `fatal`), past a leading
+    /// parenthesis, up to the first sentence's end or a closing parenthesis remark. The
+    /// whole line when nothing is left.
+    pub(in crate::conversation) fn error_message(&self, line: Range<usize>) -> Range<usize> {
+        let text = &self.text[line.clone()];
+        let is_name = |w: &str| {
+            let w = w.trim_start_matches(|c: char| !c.is_alphanumeric());
+            let lower = w.to_ascii_lowercase();
+            let last = lower.rsplit(['.', ' ', '/']).next().unwrap_or(&lower);
+            [
+                "error",
+                "exception",
+                "warning",
+                "fatal",
+                "panic",
+                "err!",
+                "failure",
+            ]
+            .iter()
+            .any(|n| last.ends_with(n) || last.starts_with("error["))
+        };
+        let mut at = 0;
+        // At most four names in a row ("thread main: panic: runtime error: ...").
+        for _ in 0..4 {
+            let rest = &text[at..];
+            let Some(colon) = rest.find(": ") else { break };
+            let name = &rest[..colon];
+            if name.len() > 60 || !is_name(name) {
+                break;
+            }
+            at += colon + 2;
+        }
+        let mut rest = text[at..].trim_start();
+        if rest.starts_with('(')
+            && let Some(close) = rest.find(')')
+        {
+            rest = rest[close + 1..].trim_start();
+        }
+        let start = line.start + (text.len() - rest.len());
+        let mut end = rest.find(". ").unwrap_or(rest.len());
+        // A remark in parentheses at the end ("(use -v to see invocation)"), closed or cut.
+        if let Some(open) = rest[..end].rfind(" (")
+            && (rest[..end].trim_end().ends_with(')') || !rest[open..end].contains(')'))
+            && open > 0
+        {
+            end = open;
+        }
+        let message = self.cls.clean(self.text, start..start + end, false);
+        // A message of a word or two ("KeyError: 'customer_id'") needs its name.
+        if count_words(&self.text[message.clone()]) < 3 {
+            line
+        } else {
+            message
+        }
+    }
+
+    /// Rule 1: the component the user names around a pasted error, in the first line of their
+    /// own words that names one. A line that opens with a thing names it ("spark job on the
+    /// cluster:", "report service, after ~2h uptime"); one that opens otherwise names the
+    /// thing it calls by a definite determiner ("when I open the profile page", "getting this
+    /// all over my cleaning notebook").
+    pub(in crate::conversation) fn named_thing(
+        &self,
+        errors: &[Range<usize>],
+    ) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
+        sentences(self.text).filter(own).take(8).find_map(|s| {
+            let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+            let span = start..s.end;
+            let first = words(self.text, span.clone()).next()?;
+            let word = &self.text[first.clone()];
+            let lower = word.to_ascii_lowercase();
+            // An adverb opens no thing ("only on the nightly job").
+            let adverb = lower.ends_with("ly")
+                || ["just", "also", "even", "still", "again"].contains(&lower.as_str());
+            let opens_with_thing = word.chars().next().is_some_and(char::is_alphanumeric)
+                && !lower.ends_with("ing")
+                && !adverb
+                && !cls.lower_in(&cls.words.non_subjects, word)
+                && !cls.lower_in(&cls.words.auxiliaries, word)
+                && !cls.lower_in(&cls.words.ends, word)
+                && !cls.lower_in(&cls.words.verbs, word)
+                && !self.is_predicate(first.clone())
+                && !PLACES.iter().any(|p| word.eq_ignore_ascii_case(p))
+                // (A lead word may name a thing: "report service", "deploy job".)
+                && self
+                    .at(first.start, |m| !matches!(m, Meaning::Lead(_)))
+                    .is_none();
+            if opens_with_thing {
+                let t = self
+                    .thing(span.clone(), false)
+                    .filter(|t| !self.text[t.clone()].contains(['/', '\\', '=']))?;
+                // A thing that is the problem ("hydration error on the blog page") leaves the
+                // place it happens to be the target.
+                let problem = words(self.text, t.clone()).any(|w| {
+                    self.at(w.start, |m| {
+                        matches!(m, Meaning::Problem | Meaning::ErrorMarker)
+                    })
+                    .is_some()
+                        || ["error", "errors", "warning", "failure"]
+                            .iter()
+                            .any(|e| self.text[w.clone()].eq_ignore_ascii_case(e))
+                });
+                if problem {
+                    self.definite_named(span).or(Some(t))
+                } else {
+                    Some(t)
+                }
+            } else {
+                self.definite_named(span).or_else(|| self.last_object(s))
+            }
+        })
+    }
+
+    /// The thing a sentence names with a determiner, past a demonstrative standing alone
+    /// ("getting this when I open the profile page": "this" points at the error) and past a
+    /// phrase holding a pronoun ("all I get").
+    fn definite_named(&self, mut span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        for _ in 0..4 {
+            let t = self.definite_thing(span.clone())?;
+            let lone = ["this", "that", "these", "those"]
+                .iter()
+                .any(|d| self.text[t.clone()].eq_ignore_ascii_case(d))
+                || words(self.text, t.clone())
+                    .skip(1)
+                    .any(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w]));
+            if !lone {
+                return Some(t);
+            }
+            span = t.end..span.end;
+        }
+        None
+    }
+
+    /// The last words of a short sentence after its verb or pronoun ("When I run
+    /// migrations"): at most three.
+    fn last_object(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span).take(12).collect();
+        let k = ws.iter().rposition(|w| {
+            let t = &self.text[w.clone()];
+            cls.lower_in(&cls.words.non_subjects, t)
+                || cls.lower_in(&cls.words.verbs, t)
+                || t.to_ascii_lowercase().ends_with("ing")
+                || self
+                    .at(w.start, |m| matches!(m, Meaning::Lead(_)))
+                    .is_some()
+        })?;
+        let rest = &ws[k + 1..];
+        if rest.is_empty() || rest.len() > 3 || ws.len() > 10 {
+            return None;
+        }
+        let t = cls.clean(self.text, rest[0].start..rest[rest.len() - 1].end, true);
+        (!t.is_empty()).then_some(t)
+    }
+
+    /// The thing after "in", "on", "from" or "for" in `span`, with or without a determiner
+    /// ("-- in parse_header").
+    pub(in crate::conversation) fn bare_place_thing(
+        &self,
+        span: Range<usize>,
+    ) -> Option<Range<usize>> {
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
+        let p = ws.iter().position(|w| {
+            ["in", "on", "from", "for", "at"]
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        })?;
+        self.thing(ws.get(p + 1)?.start..span.end, false)
+    }
+
+    /// The error's own subject when the user names none: the function of the trace's first
+    /// frame ("at flatten (utils/tree.js:12)", Python's `File "...", line 3, in load`).
+    fn frame_subject(&self, block: Range<usize>) -> Option<Range<usize>> {
+        let mut at = block.start;
+        for line in self.text[block.clone()].split_inclusive('\n').take(64) {
+            let start = at;
+            at += line.len();
+            let t = line.trim_start();
+            let lead = start + (line.len() - t.len());
+            let name = if let Some(rest) = t.strip_prefix("at ") {
+                let end = rest.find([' ', '(']).unwrap_or(rest.len());
+                Some((lead + 3, lead + 3 + end))
+            } else if t.starts_with("File ") {
+                let i = t.rfind(", in ")?;
+                let rest = &t[i + 5..];
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                Some((lead + i + 5, lead + i + 5 + end))
+            } else {
+                None
+            };
+            if let Some((s, e)) = name {
+                let word = &self.text[s..e];
+                // A name, not a path or an anonymous frame ("<module>", "Object.<anonymous>").
+                if !word.is_empty()
+                    && word
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'))
+                {
+                    let last = word.rsplit('.').next().unwrap_or(word);
+                    return Some(e - last.len()..e);
+                }
+            }
+        }
+        None
+    }
+}

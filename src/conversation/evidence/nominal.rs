@@ -1,0 +1,289 @@
+//! Requests with no verb (rules 2 and 3): a label and its value ("log level: debug"), a noun
+//! phrase naming what to add and where ("infinite scroll on the feed"), a setting and its value
+//! side by side ("volume 30"), a feature and when it happens ("push notification when ...").
+
+use super::*;
+
+impl View<'_> {
+    /// A label and a short value with no verb ("log level: debug"): a setting, target the
+    /// label, desired change the value.
+    pub(in crate::conversation) fn labelled_value(
+        &self,
+        label: Range<usize>,
+        value: Range<usize>,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        let target = cls.clean(self.text, label, true);
+        let change = cls.clean(self.text, value, true);
+        let verb = |w: &Range<usize>| {
+            self.is_predicate(w.clone())
+                || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+                || self
+                    .at(w.start, |m| {
+                        matches!(m, Meaning::Lead(_) | Meaning::Problem)
+                    })
+                    .is_some()
+        };
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if target.is_empty()
+            || change.is_empty()
+            || count_words(&self.text[change.clone()]) > 5
+            || words(self.text, change.clone()).any(|w| verb(&w))
+            || cls.goals[task].slots.len() < 2
+        {
+            return None;
+        }
+        Some(GoalLead {
+            goal: task,
+            description: target.clone(),
+            lead: target.start..target.start,
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
+        })
+    }
+
+    /// Rule 2 for a request that is a noun phrase with no verb ("infinite scroll on the feed",
+    /// "i18n for the dashboard pls"): the phrase is the change, the thing after its
+    /// preposition the target. One that names a kind of artifact after "a" or "an" ("a budget
+    /// spreadsheet to track rent") asks for that artifact.
+    pub(in crate::conversation) fn nominal(&self, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        // "I need", "we want" before the phrase (leads that needed a kind after them).
+        let mut start = span.start;
+        if let Some(h) = self.at(start, |m| match m {
+            Meaning::Lead(id) => cls.leads[id as usize].object_must_match.is_some(),
+            _ => false,
+        }) {
+            start = skip_soft(self.text, h.end());
+        }
+        // The words of a wish around the phrase ("... would be handy") are not its words.
+        let wishes: SmallVec<[Range<usize>; 2]> = {
+            let first = self.hits.partition_point(|h| h.start() < start);
+            self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < span.end)
+                .filter(|h| self.meanings(**h).contains(&Meaning::Wish))
+                .map(|h| h.start()..h.end())
+                .take(16)
+                .collect()
+        };
+        // A noun phrase request is short: at most 16 words are looked at (wishes aside), and
+        // the wishes' spans are walked once, in order.
+        let mut ws: SmallVec<[Range<usize>; 16]> = SmallVec::new();
+        let mut k = 0;
+        for w in words(self.text, start..span.end) {
+            while wishes.get(k).is_some_and(|x| x.end <= w.start) {
+                k += 1;
+            }
+            if wishes
+                .get(k)
+                .is_some_and(|x| x.start <= w.start && w.end <= x.end)
+            {
+                continue;
+            }
+            ws.push(w);
+            if ws.len() > 16 {
+                return None;
+            }
+        }
+        let first = ws.first()?.clone();
+        if self.text[span.clone()].trim_end().ends_with('?') {
+            return None;
+        }
+        let word = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
+        if matches!(word(&first).as_str(), "a" | "an") {
+            let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+            let kind_slot = *cls.goals[artifact].slots.first()?;
+            let object = cls.clean(self.text, first.start..span.end, true);
+            let np = noun_phrase(&self.text[object.clone()], &cls.noun_phrase_ends);
+            if cls.extract(np, kind_slot).is_some() {
+                return Some(GoalLead {
+                    goal: artifact,
+                    description: object.clone(),
+                    lead: first.clone(),
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: self.details(artifact, ChangeMode::None, first, object),
+                });
+            }
+        }
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        if cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let verb = |w: &Range<usize>| {
+            self.at(w.start, |m| {
+                matches!(m, Meaning::Problem | Meaning::Modal | Meaning::SmallTalk)
+            })
+            .is_some()
+                || self.is_predicate(w.clone())
+                || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+                || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
+        };
+        // An arrow or an equals sign assigns a value ("font size -> 16px on the blog"): it
+        // wins over a preposition before it ("sampling rate on the exporter → 0.1").
+        let no_verb = |ws: &[Range<usize>]| {
+            !ws.iter().any(verb) && !ws.iter().any(|w| self.is_predicate(w.clone()))
+        };
+        // "volume 30 please", "font size 14px": a setting and its value, side by side.
+        if let Some(n) = ws
+            .iter()
+            .position(|w| self.text[w.clone()].starts_with(|c: char| c.is_ascii_digit()))
+            && (1..=3).contains(&n)
+            && ws.len() <= n + 2
+            && no_verb(&ws[..n])
+        {
+            let target = cls.clean(self.text, ws[0].start..ws[n - 1].end, true);
+            let value = cls.clean(self.text, ws[n].start..ws[ws.len() - 1].end, true);
+            if !target.is_empty() && !value.is_empty() {
+                return Some(GoalLead {
+                    goal: task,
+                    description: cls.clean(self.text, start..span.end, true),
+                    lead: first,
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: SmallVec::from_iter([detail(0, target), detail(1, value)]),
+                });
+            }
+        }
+        // "push notification when a package ships", "slack alert after a deploy fails": what
+        // to add (a compound of two words: three are a subject and its verb, "video calls
+        // drop after ..."), then when it happens.
+        if let Some(c) = ws.iter().position(|w| {
+            ["when", "whenever", "before", "after", "once"].contains(&word(w).as_str())
+        }) && c == 2
+            && no_verb(&ws[..c])
+            && !ws[..c].iter().any(|w| PLACES.contains(&word(w).as_str()))
+        {
+            let change = cls.clean(self.text, ws[0].start..ws[c - 1].end, true);
+            if !change.is_empty() {
+                return Some(GoalLead {
+                    goal: task,
+                    description: cls.clean(self.text, start..span.end, true),
+                    lead: first,
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: SmallVec::from_iter([detail(1, change)]),
+                });
+            }
+        }
+        let at = ws
+            .iter()
+            .position(|w| ASSIGNS.contains(&&self.text[w.clone()]))
+            .or_else(|| {
+                ws.iter().enumerate().position(|(i, w)| {
+                    ["on", "for", "in", "to", "across", "into", "from"].contains(&word(w).as_str())
+                        // "pull to refresh": "to" and a verb is no place.
+                        && !(word(w) == "to"
+                            && ws.get(i + 1).is_some_and(|n| {
+                                cls.lower_in(&cls.words.verbs, &self.text[n.clone()])
+                                    || self.at(n.start, |m| matches!(m, Meaning::Lead(_))).is_some()
+                            }))
+                })
+            })?;
+        // No verb in the phrase's clause: "images on the product grid are stretched" reports.
+        // (A relative clause or an alternative ends it: "share button on the recipe screen
+        // that opens the share sheet", "infinite scroll on the feed instead of the load more
+        // button".)
+        let clause_end = ws
+            .windows(2)
+            .position(|p| self.text[p[0].end..p[1].start].contains([',', ';']))
+            .map_or(ws.len(), |i| i + 1)
+            .min(
+                ws.iter()
+                    .position(|w| {
+                        ["that", "which", "who", "instead", "when", "whenever"]
+                            .contains(&word(w).as_str())
+                    })
+                    .unwrap_or(ws.len()),
+            );
+        let real_verb = |w: &Range<usize>| {
+            self.at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+                .is_some()
+                || self.is_predicate(w.clone())
+        };
+        // A word in -s between a noun and a determiner is a verb ("the tooltip on the chart
+        // covers the legend"), not a plural ("code blocks in the docs").
+        let suffix_verb = |i: usize| {
+            let w = word(&ws[i]);
+            i >= 1
+                && w.len() >= 4
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !w.ends_with("us")
+                && !cls.lower_in(&cls.words.determiners, &self.text[ws[i - 1].clone()])
+                && ws
+                    .get(i + 1)
+                    .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n.clone()]))
+        };
+        if at == 0
+            || at > 6
+            || ws[..at].iter().any(verb)
+            || ws[at..clause_end.max(at)].iter().any(real_verb)
+            || (at + 2..clause_end).any(suffix_verb)
+        {
+            return None;
+        }
+        let phrase_end = wishes
+            .iter()
+            .map(|x| x.start)
+            .find(|x| *x > start && *x < ws[at].start)
+            .unwrap_or(ws[at].start);
+        let phrase = cls.clean(self.text, start..phrase_end, true);
+        let after = ws.get(at + 1)?.start;
+        let stop = wishes
+            .iter()
+            .map(|x| x.start)
+            .find(|x| *x > after)
+            .unwrap_or(span.end);
+        let assigns = ASSIGNS.contains(&&self.text[ws[at].clone()]);
+        // Without a determiner, the thing must end the phrase ("retention period for audit
+        // logs"), after "for", "on" or "in", and no word before it may be a verb ("the form
+        // submits twice on double click").
+        let verb_like = |w: &Range<usize>| {
+            let w = word(w);
+            (w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us"))
+                || (w.len() >= 5 && w.ends_with("ed"))
+        };
+        let bare = self
+            .thing(after..stop, false)
+            .filter(|t| self.text[t.end..stop].trim().is_empty())
+            .filter(|t| !cls.lower_in(&cls.words.non_subjects, &self.text[t.clone()]))
+            .filter(|_| ["for", "on", "in"].contains(&word(&ws[at]).as_str()))
+            .filter(|_| !ws[1..at].iter().any(verb_like));
+        // A phrase that goes on after its thing has a verb: "the tooltip on the chart covers
+        // the legend" reports, it asks for nothing.
+        if !assigns && let Some(thing) = self.thing(after..stop, true) {
+            let next = ws[..clause_end.max(at)]
+                .iter()
+                .find(|w| w.start >= thing.end)
+                .map(&word);
+            if next.is_some_and(|n| {
+                !PLACES.contains(&n.as_str()) && !cls.lower_in(&cls.words.ends, &n)
+            }) {
+                return None;
+            }
+        }
+        let (target, change) = match self.thing(after..stop, true).or(bare).filter(|_| !assigns) {
+            Some(thing) => (thing, phrase),
+            // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
+            None if assigns || word(&ws[at]) == "to" => {
+                let value = cls.clean(self.text, after..span.end, true);
+                (phrase, value)
+            }
+            None => return None,
+        };
+        if change.is_empty() || target.is_empty() {
+            return None;
+        }
+        Some(GoalLead {
+            goal: task,
+            description: cls.clean(self.text, start..span.end, true),
+            lead: first,
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
+        })
+    }
+}

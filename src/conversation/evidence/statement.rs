@@ -1,0 +1,335 @@
+//! One sentence's goal: small talk and questions about the assistant (rule 7), a goal lead, a
+//! title (rule 8), comparisons and question titles (rule 6), then evidence without a lead.
+
+use super::*;
+
+impl View<'_> {
+    /// One sentence's goal, if it states one.
+    pub(in crate::conversation) fn statement(
+        &self,
+        sentence: Range<usize>,
+        leads_only: bool,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        // Before a lead: fillers, acknowledgements, and cancel or switch markers ("Forget that,
+        // build a calculator").
+        let start = self.skip(sentence.start, |m| match m {
+            Meaning::Filler | Meaning::Ack => true,
+            Meaning::Signal(i) => matches!(
+                cls.signals[i as usize].signal,
+                super::super::Signal::Cancel | super::super::Signal::Switch
+            ),
+            _ => false,
+        });
+        if start >= sentence.end {
+            return None;
+        }
+        if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
+            let tail = &self.text[h.end().min(sentence.end)..sentence.end];
+            if count_words(tail) <= cls.small_talk_tail_words as usize {
+                return None;
+            }
+        }
+        if self.about_assistant(start..sentence.end) {
+            return None;
+        }
+        // A cancel marker that leads no goal is a verb of its own ("cancel my 3pm meeting").
+        let plain = self.skip(sentence.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack)
+        });
+        let lead = self.lead_at(start, sentence.clone()).or_else(|| {
+            (plain < start)
+                .then(|| self.lead_at(plain, sentence.clone()))
+                .flatten()
+        });
+        if let Some(mut g) = lead {
+            // A title opened by a verb in -ing with no wrapper names a topic to explain
+            // ("Converting a string to a date in Swift", "Parsing JSON in Go"); "would you
+            // mind converting ..." asks for the work.
+            // (A gerund that is the subject of a verb or a wish is no title: "sorting by price
+            // would be useful".)
+            let first_hit = self.hits.partition_point(|h| h.start() < g.lead.end);
+            let said = self.hits[first_hit..]
+                .iter()
+                .take_while(|h| h.start() < sentence.end)
+                .any(|h| {
+                    self.meanings(*h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Wish | Meaning::Modal | Meaning::Problem))
+                })
+                || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w));
+            if g.wrapper.is_empty()
+                && !said
+                && words(self.text, g.lead.clone())
+                    .next()
+                    .is_some_and(|w| self.text[w].to_ascii_lowercase().ends_with("ing"))
+                && !self.text[sentence.clone()].trim_end().ends_with('?')
+                && let Some(q) = cls.goal_index(GoalType::QuestionAnswer)
+                && matches!(
+                    cls.goals[g.goal].goal_type,
+                    GoalType::TaskExecution | GoalType::ArtifactCreation
+                )
+            {
+                g.goal = q;
+                g.description = cls.clean(self.text, g.lead.start..sentence.end, false);
+                g.details = SmallVec::new();
+                return Some(g);
+            }
+            // Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to
+            // staging keeps failing"); a lead before a determiner is a verb ("fix the ...").
+            let next = words(self.text, g.lead.end..sentence.end).next();
+            let verb = next.is_none_or(|w| {
+                cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
+                    || cls.is_pronoun(&self.text[w])
+            });
+            // (A question's lead is no verb of its own: "what's wrong with ...".)
+            let object_lead = g.description.start > g.lead.start;
+            if !verb
+                && object_lead
+                && let Some(e) = self.evidence(start..sentence.end, Strength::Predicate)
+                && e.details
+                    .first()
+                    .is_some_and(|d| d.spans.first().is_some_and(|s| s.start <= g.lead.start))
+            {
+                return Some(e);
+            }
+            // Rule 6: "can the notebook kernel auto-restart after an OOM?" asks a thing of the
+            // user's to do something: a request (a task), not a question about it.
+            if !object_lead && let Some(r) = self.request_question(&g, sentence.end) {
+                return Some(r);
+            }
+            return Some(g);
+        }
+        if let Some((after, task_title)) = self.title(start..sentence.end) {
+            let rest = self.skip(after, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+            if rest >= sentence.end {
+                return None;
+            }
+            if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
+                g.rule = Found::Title;
+                // A label naming a thing is the task's target when the request names none
+                // ("dashboard: add a date range picker").
+                let label = cls.clean(self.text, start..after.saturating_sub(1).max(start), true);
+                if !task_title
+                    && !label.is_empty()
+                    && cls.goals[g.goal].goal_type == GoalType::TaskExecution
+                    && !g.details.iter().any(|d| d.slot == 0)
+                    && !self.text[label.clone()].starts_with('[')
+                {
+                    g.details.insert(0, detail(0, label));
+                }
+                return Some(g);
+            }
+            if leads_only {
+                return None;
+            }
+            // After a label, a noun-phrase request ("Nice to have: deep links into the product
+            // screen") and a setting's value ("prettier: single quotes and no semicolons") are
+            // read before a verb guessed from its ending.
+            if let Some(g) = self.nominal(rest..sentence.end) {
+                return Some(g);
+            }
+            // "dashboard refresh interval: 5 min", "log level: debug pls": a setting and its
+            // value.
+            if !task_title
+                && let Some(g) = self.labelled_value(start..after - 1, rest..sentence.end)
+            {
+                return Some(g);
+            }
+            if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
+                return Some(g);
+            }
+            let object = cls.clean(self.text, rest..sentence.end, true);
+            let task = cls.goal_index(GoalType::TaskExecution)?;
+            if task_title && !object.is_empty() && cls.goals[task].slots.len() >= 2 {
+                // The thing it names, with a determiner or after a place ("retry failed jobs
+                // from the admin panel").
+                let mut details = SmallVec::new();
+                if let Some(t) = self
+                    .definite_thing(object.clone())
+                    .or_else(|| self.bare_place_thing(object.clone()))
+                {
+                    details.push(detail(0, t));
+                }
+                details.push(detail(1, object.clone()));
+                return Some(GoalLead {
+                    goal: task,
+                    description: object,
+                    lead: start..after,
+                    wrapper: 0..0,
+                    rule: Found::Title,
+                    details,
+                });
+            }
+            return None;
+        }
+        if leads_only {
+            return None;
+        }
+        self.evidence(start..sentence.end, Strength::Problem)
+    }
+
+    /// Rule 6 for titles: a comparison ("Rust vs Go for a CLI tool", "tabs versus spaces")
+    /// or a topic followed by "explained" asks a question.
+    pub(in crate::conversation) fn comparison(&self, span: Range<usize>) -> Option<GoalLead> {
+        let q = self.cls.goal_index(GoalType::QuestionAnswer)?;
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(17).collect();
+        if ws.len() < 2 || ws.len() > 16 {
+            return None;
+        }
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        };
+        let versus = ws[1..ws.len() - 1]
+            .iter()
+            .find(|w| is(w, &["vs", "vs.", "versus"]));
+        let explained = ws.last().filter(|w| is(w, &["explained", "explainer"]));
+        let mark = versus.or(explained)?.clone();
+        let description = self.cls.clean(self.text, span, false);
+        Some(GoalLead {
+            goal: q,
+            description,
+            lead: mark,
+            wrapper: 0..0,
+            rule: Found::Lead,
+            details: SmallVec::new(),
+        })
+    }
+
+    /// Rule 7: a question addressing the assistant about its own person ("do you ever get
+    /// tired", "who trained you"), with no request in it.
+    pub(in crate::conversation) fn about_assistant(&self, span: Range<usize>) -> bool {
+        // Most sentences address no one: a cheap look for "you" first.
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        if !self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .any(|h| self.meanings(*h).contains(&Meaning::Addressee))
+        {
+            return false;
+        }
+        let mut addressed = false;
+        let mut persona = false;
+        // A lead inside a phrase of the assistant's person ("remember me") is that phrase.
+        let mut persona_end = 0;
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        for h in &self.hits[first..] {
+            if h.start() >= span.end {
+                break;
+            }
+            for m in self.meanings(*h) {
+                match m {
+                    Meaning::Addressee => addressed = true,
+                    Meaning::Persona => {
+                        persona = true;
+                        persona_end = persona_end.max(h.end());
+                    }
+                    Meaning::Lead(id) if h.end() > persona_end => {
+                        let goal = self.cls.leads[*id as usize].goal as usize;
+                        if self.cls.goals[goal].goal_type != GoalType::QuestionAnswer {
+                            return false;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let opener = self.skip(span.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Deferral)
+        });
+        let question = self.text[span.clone()].trim_end().ends_with('?')
+            || self
+                .at(opener, |m| match m {
+                    Meaning::Lead(id) => {
+                        self.cls.leads[id as usize].mode == DescriptionMode::Sentence
+                    }
+                    _ => false,
+                })
+                .is_some();
+        addressed && persona && question
+    }
+
+    /// Rule 8: a short label before a colon ("Bug:", "feat(ui):", "Feature request:"): where
+    /// the sentence goes on, and whether the label names a task.
+    pub(in crate::conversation) fn title(&self, span: Range<usize>) -> Option<(usize, bool)> {
+        let text = &self.text[span.clone()];
+        // A tag in brackets: "[Bug] ...", "[feature request] ...".
+        if let Some(inner) = text.strip_prefix('[')
+            && let Some(close) = inner.find(']').filter(|c| *c <= 30)
+        {
+            let label = &inner[..close];
+            if !label.is_empty()
+                && count_words(label) <= 3
+                && label
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            {
+                let task = label
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
+                // (The position of the bracket: the caller skips the character there.)
+                return Some((span.start + close + 2, task));
+            }
+        }
+        // A colon, or a dash after a label that names a task ("Bug report - ...").
+        // (Only a label that names a task may stand before a dash: its first word is looked
+        // up before the dash is looked for.)
+        let first_titled = text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
+        let dash = first_titled
+            .then(|| {
+                [" - ", " — ", " – "]
+                    .iter()
+                    .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
+                    .min()
+            })
+            .flatten()
+            .filter(|(p, _)| {
+                text[..*p]
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w))
+            });
+        if let Some((p, n)) = dash
+            && count_words(&text[..p]) <= 4
+            && text.find(':').is_none_or(|c| c > p)
+        {
+            return Some((span.start + p + n - 1, true));
+        }
+        let colon = text.find(':')?;
+        let label = &text[..colon];
+        let after = text[colon + 1..].chars().next();
+        // A label introducing what follows on the next line ("git push rejected:") is a
+        // sentence of its own.
+        if text[colon + 1..].trim().is_empty() {
+            return None;
+        }
+        // A label names a task when it is one ("Feature request", "bug") or ends with one
+        // ("UI bug"); "request timeout" names a setting.
+        // A compound of two words names a thing ("request timeout", "build cache") unless
+        // its last word is a task's too.
+        let lower = label.trim().to_ascii_lowercase();
+        let label_words: SmallVec<[&str; 6]> = label.split_whitespace().take(6).collect();
+        let is_title = |w: &str| self.cls.lower_in(&self.cls.words.task_titles, w);
+        let titled = self.cls.words.task_titles.contains(&lower)
+            || label_words.last().is_some_and(|w| is_title(w))
+            || (label_words.first().is_some_and(|w| is_title(w)) && label_words.len() != 2);
+        if colon == 0
+            || colon > 60
+            || count_words(label) > if titled { 6 } else { 3 }
+            || !label
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/'))
+            || after.is_some_and(|c| !c.is_whitespace())
+        {
+            return None;
+        }
+        let kind = label.split('(').next().unwrap_or(label).trim();
+        let task = titled || self.cls.lower_in(&self.cls.words.task_titles, kind);
+        Some((span.start + colon + 1, task))
+    }
+}
