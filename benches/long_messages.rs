@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 11] = [
+const KINDS: [(&str, &str); 12] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -52,6 +52,12 @@ const KINDS: [(&str, &str); 11] = [
     (
         "stack_trace",
         "TypeError: Cannot read properties of undefined (reading 'map')\n    at List (List.jsx:14:32)\n    at renderWithHooks (react-dom.js:1:1)\n",
+    ),
+    // Problems told of "it" after sentences that introduce nothing: each pronoun looks back at
+    // the sentence before, finds no thing, and the reader goes on to the next sentence.
+    (
+        "context_pronouns",
+        "since then. it keeps failing, it hangs again. ",
     ),
 ];
 
@@ -191,6 +197,11 @@ fn first_behaviour(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn first_stack_trace(bencher: Bencher, size: usize) {
     step_first(bencher, "stack_trace", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_context_pronouns(bencher: Bencher, size: usize) {
+    step_first(bencher, "context_pronouns", size);
 }
 
 #[divan::bench(args = SIZES)]

@@ -434,12 +434,26 @@ impl View<'_> {
     }
 
     /// The thing the sentence before `at` introduces with a determiner ("so we have a kafka
-    /// consumer in java": "kafka consumer"), for a pronoun that refers back to it.
+    /// consumer in java": "kafka consumer"), for a pronoun that refers back to it. Found from
+    /// the sentence ends by a binary search, in at most the sentence's first `MAX_CONTEXT`
+    /// bytes: a message of many such pronouns stays linear.
     fn introduced_thing(&self, at: usize) -> Option<Range<usize>> {
-        let before = sentences(self.text)
-            .take_while(|s| s.end <= at)
-            .filter(|s| !self.text[s.clone()].trim().is_empty())
-            .last()?;
+        const MAX_CONTEXT: usize = 400;
+        let ends = &self.sentence_ends;
+        let k = ends.partition_point(|e| (*e as usize) < at);
+        let end = *ends.get(k.checked_sub(1)?)? as usize;
+        let start = k
+            .checked_sub(2)
+            .and_then(|i| ends.get(i))
+            .map_or(0, |e| *e as usize + 1);
+        let mut stop = end.min(start + MAX_CONTEXT);
+        while !self.text.is_char_boundary(stop) {
+            stop -= 1;
+        }
+        let before = start..stop;
+        if self.text[before.clone()].trim().is_empty() {
+            return None;
+        }
         let cls = self.cls;
         words(self.text, before.clone())
             .filter(|w| {
