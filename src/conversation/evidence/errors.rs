@@ -125,27 +125,18 @@ impl View<'_> {
             self.definite_named(rest.clone())
                 .or_else(|| self.bare_place_thing(rest))
         };
-        let mut details = SmallVec::new();
-        if let Some(thing) = self
+        let thing = self
             .named_thing(errors)
             .or_else(own_thing)
-            .or_else(|| self.frame_subject(block))
-        {
-            details.push(detail(0, thing));
-        }
-        details.push(Detail {
-            slot: 1,
-            prefix: "fix: ",
-            spans: SmallVec::from_iter([message]),
-        });
-        Some(GoalLead {
-            goal: task,
-            description: line,
-            lead: marker,
-            wrapper: 0..0,
-            rule: Found::PastedError,
-            details,
-        })
+            .or_else(|| self.frame_subject(block));
+        Some(report(
+            task,
+            thing,
+            message,
+            line,
+            marker,
+            Found::PastedError,
+        ))
     }
 
     /// Rule 1 for an error told in the user's own sentence that no other rule reads ("i keep
@@ -167,23 +158,14 @@ impl View<'_> {
             .filter(outside)
             .or_else(|| self.bare_place_thing(message.end..sentence.end))
             .filter(outside);
-        let mut details = SmallVec::new();
-        if let Some(t) = target {
-            details.push(detail(0, t));
-        }
-        details.push(Detail {
-            slot: 1,
-            prefix: "fix: ",
-            spans: SmallVec::from_iter([message]),
-        });
-        Some(GoalLead {
-            goal: task,
-            description: self.cls.clean(self.text, sentence, false),
-            lead: h.start()..h.end(),
-            wrapper: 0..0,
-            rule: Found::PastedError,
-            details,
-        })
+        Some(report(
+            task,
+            target,
+            message,
+            self.cls.clean(self.text, sentence, false),
+            h.start()..h.end(),
+            Found::PastedError,
+        ))
     }
 
     /// The line that states an error block's error: the last line holding a marker (the

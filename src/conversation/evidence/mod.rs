@@ -256,6 +256,34 @@ fn quoted(text: &str, span: Range<usize>) -> Option<Range<usize>> {
     None
 }
 
+/// A problem report: its target if one was found, and the problem as `fix: ...`.
+fn report(
+    goal: usize,
+    target: Option<Range<usize>>,
+    problem: Range<usize>,
+    description: Range<usize>,
+    lead: Range<usize>,
+    rule: Found,
+) -> GoalLead {
+    let mut details = SmallVec::new();
+    if let Some(t) = target {
+        details.push(detail(0, t));
+    }
+    details.push(Detail {
+        slot: 1,
+        prefix: "fix: ",
+        spans: SmallVec::from_iter([problem]),
+    });
+    GoalLead {
+        goal,
+        description,
+        lead,
+        wrapper: 0..0,
+        rule,
+        details,
+    }
+}
+
 /// A slot value of one span, no prefix.
 fn detail(slot: usize, span: Range<usize>) -> Detail {
     Detail {
@@ -356,31 +384,28 @@ impl View<'_> {
                 .filter(own)
                 .find_map(|s| self.comparison(s.clone()).map(|g| (g, s)));
         }
-        // A title that opens with the problem ("Crash when opening the settings screen",
-        // "Memory leak in the reconnect loop", "Can't log in after ...").
-        if first.is_none() {
-            first = sentences(self.text)
+        // The first of the user's own sentences (no label beside a pasted error) that `read`
+        // finds a goal in, read from past its fillers.
+        let first_read = |read: &dyn Fn(Range<usize>) -> Option<GoalLead>| {
+            sentences(self.text)
                 .filter(own)
                 .filter(|s| !label(s))
                 .find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
                     (start < s.end)
-                        .then(|| self.problem_title(start..s.end))
+                        .then(|| read(start..s.end))
                         .flatten()
                         .map(|g| (g, s))
-                });
+                })
+        };
+        // A title that opens with the problem ("Crash when opening the settings screen",
+        // "Memory leak in the reconnect loop", "Can't log in after ..."), then a request that
+        // is a noun phrase.
+        if first.is_none() {
+            first = first_read(&|span| self.problem_title(span));
         }
         if first.is_none() {
-            first = sentences(self.text)
-                .filter(own)
-                .filter(|s| !label(s))
-                .find_map(|s| {
-                    let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-                    (start < s.end)
-                        .then(|| self.nominal(start..s.end))
-                        .flatten()
-                        .map(|g| (g, s))
-                });
+            first = first_read(&|span| self.nominal(span));
         }
         // (A pasted error is stronger evidence than a sentence read by its verb alone.)
         // (Nor does it beat an error told in the user's own sentence.)

@@ -126,6 +126,15 @@ impl View<'_> {
         let no_verb = |ws: &[Range<usize>]| {
             !ws.iter().any(verb) && !ws.iter().any(|w| self.is_predicate(w.clone()))
         };
+        // The request the whole phrase states, with its details.
+        let request = |details: SmallVec<[Detail; 2]>| GoalLead {
+            goal: task,
+            description: cls.clean(self.text, start..span.end, true),
+            lead: first.clone(),
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details,
+        };
         // "volume 30 please", "font size 14px": a setting and its value, side by side.
         if let Some(n) = ws
             .iter()
@@ -137,14 +146,10 @@ impl View<'_> {
             let target = cls.clean(self.text, ws[0].start..ws[n - 1].end, true);
             let value = cls.clean(self.text, ws[n].start..ws[ws.len() - 1].end, true);
             if !target.is_empty() && !value.is_empty() {
-                return Some(GoalLead {
-                    goal: task,
-                    description: cls.clean(self.text, start..span.end, true),
-                    lead: first,
-                    wrapper: 0..0,
-                    rule: Found::Nominal,
-                    details: SmallVec::from_iter([detail(0, target), detail(1, value)]),
-                });
+                return Some(request(SmallVec::from_iter([
+                    detail(0, target),
+                    detail(1, value),
+                ])));
             }
         }
         // "push notification when a package ships", "slack alert after a deploy fails": what
@@ -158,14 +163,7 @@ impl View<'_> {
         {
             let change = cls.clean(self.text, ws[0].start..ws[c - 1].end, true);
             if !change.is_empty() {
-                return Some(GoalLead {
-                    goal: task,
-                    description: cls.clean(self.text, start..span.end, true),
-                    lead: first,
-                    wrapper: 0..0,
-                    rule: Found::Nominal,
-                    details: SmallVec::from_iter([detail(1, change)]),
-                });
+                return Some(request(SmallVec::from_iter([detail(1, change)])));
             }
         }
         let at = ws

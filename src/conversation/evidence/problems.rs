@@ -517,22 +517,14 @@ impl View<'_> {
             return None;
         }
         let problem = cls.clean(self.text, span.clone(), false);
-        let mut details = SmallVec::new();
-        if let Some(t) = self.definite_thing(first.end..span.end) {
-            details.push(detail(0, t));
-        }
-        details.push(Detail {
-            slot: 1,
-            prefix: "fix: ",
-            spans: SmallVec::from_iter([problem.clone()]),
-        });
-        Some(GoalLead {
-            goal: task,
-            description: problem,
-            lead: first,
-            wrapper: 0..0,
-            rule: Found::ProblemReport,
-            details,
-        })
+        let target = self.definite_thing(first.end..span.end);
+        Some(report(
+            task,
+            target,
+            problem.clone(),
+            problem,
+            first,
+            Found::ProblemReport,
+        ))
     }
 }
