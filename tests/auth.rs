@@ -115,7 +115,11 @@ async fn refused_tokens_get_401_and_create_nothing() {
         ),
         ("wrong issuer", format!("?token={issuer}"), "issuer"),
         ("wrong audience", format!("?token={audience}"), "audience"),
-        ("no exp", format!("?token={no_exp}"), "required claim"),
+        (
+            "no exp",
+            format!("?token={no_exp}"),
+            "required claim is missing: exp",
+        ),
     ];
     for (name, query, why) in cases {
         let (status, body) = upgrade(server.addr, &query).await;

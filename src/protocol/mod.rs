@@ -282,6 +282,9 @@ named! {
         /// hold), a turn sent to a flow, an event sent to a conversation: nothing was applied;
         /// `allowed_events` lists what the state takes.
         InvalidTransition = "invalid_transition",
+        /// The connection's token expired while it was open: the frame was not applied, and
+        /// the connection is closed (4001) after this error; connect again with a new token.
+        TokenExpired = "token_expired",
     }
 }
 

@@ -60,6 +60,9 @@ pub(crate) struct Principal {
     pub(crate) access: Access,
     /// The one session this token may open (`sid`), if it is restricted.
     pub(crate) session: Option<String>,
+    /// When the token stops being accepted (`exp` and the leeway, seconds since the epoch): a
+    /// WebSocket opened with it is closed then (`token_expired`).
+    pub(crate) expires: Option<i64>,
 }
 
 impl Principal {
@@ -84,6 +87,10 @@ impl Principal {
 #[derive(Deserialize)]
 struct Claims {
     sub: String,
+    // Required (the validation's spec claims); optional here so that a token without it is
+    // refused as such.
+    #[serde(default)]
+    exp: Option<i64>,
     #[serde(default)]
     role: Option<Access>,
     #[serde(default)]
@@ -152,7 +159,13 @@ impl Verifier {
         };
         let mut validation = Validation::new(algorithm);
         validation.leeway = LEEWAY_SECS;
-        validation.set_required_spec_claims(&["exp", "sub"]);
+        // A token must name the issuer and the audience configured: one that leaves either
+        // out is refused like one that names another. A token not valid yet (`nbf`) too.
+        let mut required = vec!["exp", "sub"];
+        required.extend(issuer.map(|_| "iss"));
+        required.extend(audience.map(|_| "aud"));
+        validation.set_required_spec_claims(&required);
+        validation.validate_nbf = true;
         if let Some(issuer) = issuer {
             validation.set_issuer(&[issuer]);
         }
@@ -180,6 +193,7 @@ impl Verifier {
             subject: claims.sub,
             access: claims.role.unwrap_or(Access::User),
             session: claims.sid,
+            expires: claims.exp.map(|exp| exp.saturating_add(LEEWAY_SECS as i64)),
         })
     }
 }
@@ -194,7 +208,12 @@ fn describe(e: &jsonwebtoken::errors::Error) -> &'static str {
         K::InvalidIssuer => "wrong issuer",
         K::InvalidAudience => "wrong audience",
         K::InvalidAlgorithm | K::InvalidAlgorithmName => "wrong algorithm",
-        K::MissingRequiredClaim(_) => "a required claim (exp, sub) is missing",
+        K::MissingRequiredClaim(claim) => match claim.as_str() {
+            "iss" => "a required claim is missing: iss (the issuer)",
+            "aud" => "a required claim is missing: aud (the audience)",
+            "sub" => "a required claim is missing: sub",
+            _ => "a required claim is missing: exp",
+        },
         K::Json(_) => "its claims are not the expected ones (sub, role, sid, exp)",
         _ => "it is malformed",
     }
@@ -297,7 +316,8 @@ mod tests {
             Ok(Principal {
                 subject: "u1".into(),
                 access: Access::Assistant,
-                session: Some("s-1".into())
+                session: Some("s-1".into()),
+                expires: good["exp"].as_i64().map(|e| e + LEEWAY_SECS as i64),
             })
         );
         let refused = |claims: serde_json::Value, secret: &str| {
@@ -317,7 +337,20 @@ mod tests {
         assert!(refused(c, SECRET).contains("audience"));
         let mut c = good.clone();
         c.as_object_mut().unwrap().remove("exp");
-        assert!(refused(c, SECRET).contains("required claim"));
+        assert!(refused(c, SECRET).contains("required claim is missing: exp"));
+        // With an issuer and an audience configured, a token must name them.
+        for (claim, words) in [("iss", "missing: iss"), ("aud", "missing: aud")] {
+            let mut c = good.clone();
+            c.as_object_mut().unwrap().remove(claim);
+            assert!(refused(c, SECRET).contains(words), "{claim}");
+        }
+        // Not valid yet: refused (past the leeway).
+        let mut c = good.clone();
+        c["nbf"] = exp(600).into();
+        assert!(refused(c, SECRET).contains("not valid yet"));
+        let mut c = good.clone();
+        c["nbf"] = exp(-5).into();
+        assert!(v.verify(&token(c, SECRET)).is_ok());
         let mut c = good.clone();
         c["role"] = "owner".into();
         assert!(refused(c, SECRET).contains("claims"));

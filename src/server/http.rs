@@ -346,7 +346,10 @@ async fn upgrade(
             "this session belongs to another subject",
         );
     }
-    let access = principal.map(|p| p.access);
+    let (access, expires) = match &principal {
+        Some(p) => (Some(p.access), p.expires),
+        None => (None, None),
+    };
     if let (Some((name, settings)), Ok(Some(session))) = (&flow, &session) {
         // Its first change: stored before the client's welcome.
         let input = crate::conversation::Input::Start {
@@ -385,10 +388,18 @@ async fn upgrade(
             let reply = params.reply_id.zip(params.reply_offset);
             // Boxed: what the callback holds stays in the connection's task for its whole
             // life, after it was handed on (80 bytes inline, 8 boxed).
-            let start = Box::new((app, session, last_seq, admitted, access, reply));
+            let opening = ws::Opening {
+                session,
+                last_seq,
+                admitted,
+                access,
+                expires,
+                reply,
+            };
+            let start = Box::new((app, opening));
             upgrade.on_upgrade(move |socket| {
-                let (app, session, last_seq, admitted, access, reply) = *start;
-                ws::serve(socket, app, session, last_seq, admitted, access, reply)
+                let (app, opening) = *start;
+                ws::serve(socket, app, opening)
             })
         }
         Ok(None) => {

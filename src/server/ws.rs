@@ -34,6 +34,9 @@ const MAX_UNANSWERED: usize = 64;
 /// durable (the store retries a failing commit for well under this).
 const ACK_PATIENCE: Duration = Duration::from_secs(10);
 
+/// The close code after `token_expired` (the application's range, as HTTP's 401).
+pub(crate) const TOKEN_EXPIRED_CLOSE: u16 = 4001;
+
 /// How long a close frame may take to go out, and the client's answer to come back.
 const CLOSE_PATIENCE: Duration = Duration::from_secs(1);
 
@@ -53,8 +56,11 @@ enum End {
 
 /// An answer to one of the client's frames, sent in the order the frames came.
 enum Reply {
-    /// An error, ready; `closes` when the connection closes after it.
-    Refused { text: Utf8Bytes, closes: bool },
+    /// An error, ready; `closes`: the connection closes after it, with this code and reason.
+    Refused {
+        text: Utf8Bytes,
+        closes: Option<(u16, &'static str)>,
+    },
     /// The state as committed when the answers before it are sent (`get_state`).
     State,
     /// A change waiting for its commit: then its ack (when the frame had an id), or an error if
@@ -106,11 +112,17 @@ struct Connection {
     sent: u64,
     replies: VecDeque<Reply>,
     limiter: RateLimiter,
+    /// What frames over the rate may cost: each refused one takes a token; a client that
+    /// empties it (flooding) is closed.
+    refusals: RateLimiter,
     last_heard: Instant,
     /// The connection's place under the connection caps, held while it lives.
     _admitted: Option<Arc<Admitted>>,
     /// What its token lets it send; `None`: authentication is off, everything.
     access: Option<Access>,
+    /// When its token expires (seconds since the epoch, the leeway included): the connection
+    /// is closed then, at its next frame or ping.
+    expires: Option<i64>,
     /// The reply being written that the client has, and up to where (bytes).
     reply_sent: Option<(Arc<str>, usize)>,
     /// The store is shared with other nodes (a change of this client's may lose its place).
@@ -142,17 +154,36 @@ fn allowed(access: Access, frame: &ClientFrame) -> Result<(), String> {
     }
 }
 
+/// What an upgrade decided about the connection it opens.
+#[derive(Debug)]
+pub(crate) struct Opening {
+    pub(crate) session: Arc<Session>,
+    /// The frames missed after this `seq` are sent first.
+    pub(crate) last_seq: Option<u64>,
+    pub(crate) admitted: Option<Arc<Admitted>>,
+    /// What its token lets it send, and when the token expires; `None`: authentication is
+    /// off.
+    pub(crate) access: Option<Access>,
+    pub(crate) expires: Option<i64>,
+    /// The reply being written that the client has, and up to where (bytes).
+    pub(crate) reply: Option<(String, usize)>,
+}
+
 /// Serves a connected client of `session` until it leaves or the server stops. With
 /// `last_seq`, the client first gets the frames it missed after it.
 pub(crate) fn serve(
     socket: WebSocket,
     app: Arc<App>,
-    session: Arc<Session>,
-    last_seq: Option<u64>,
-    admitted: Option<Arc<Admitted>>,
-    access: Option<Access>,
-    reply: Option<(String, usize)>,
+    opening: Opening,
 ) -> impl Future<Output = ()> + Send {
+    let Opening {
+        session,
+        last_seq,
+        admitted,
+        access,
+        expires,
+        reply,
+    } = opening;
     // The connection is built here, not in the task: an async fn keeps its arguments for its
     // whole life, so a socket passed in and then moved into the connection would be held twice
     // by every connection's future (368 bytes each).
@@ -160,6 +191,7 @@ pub(crate) fn serve(
     let conn = Connection {
         socket,
         limiter: RateLimiter::new(app.config.rate_limit, app.config.rate_burst),
+        refusals: RateLimiter::new(app.config.rate_limit, app.config.rate_burst),
         pushes,
         app,
         session,
@@ -168,6 +200,7 @@ pub(crate) fn serve(
         last_heard: Instant::now(),
         _admitted: admitted,
         access,
+        expires,
         reply_sent: reply.map(|(id, offset)| (Arc::from(id), offset)),
         shared_store: false,
         progress: Some(progress),
@@ -563,14 +596,35 @@ impl Connection {
         };
         let came = Instant::now();
         self.last_heard = came;
-        // Every data frame counts against the rate, whatever it is.
-        if matches!(message, Message::Text(_) | Message::Binary(_)) && !self.limiter.allow(came) {
-            let message = format!(
-                "more than {} frames per second: this frame was not applied",
-                self.app.config.rate_limit
+        if matches!(message, Message::Close(_)) {
+            return Err(End::Gone);
+        }
+        if self.token_expired() {
+            let reply = self.refusal(
+                ErrorCode::TokenExpired,
+                "the connection's token has expired: connect again with a new one (this frame was not applied)",
             );
-            let reply = self.refusal(ErrorCode::RateLimited, &message);
             self.replies.push_back(reply);
+            return Ok(());
+        }
+        // Every frame counts against the rate, whatever it is, pings and pongs included; a
+        // client that goes on sending far over it is closed.
+        if !self.limiter.allow(came) {
+            if !self.refusals.allow(came) {
+                self.app.metrics.error(ErrorCode::RateLimited);
+                return Err(End::Close(
+                    close_code::POLICY,
+                    "flooding: far over the rate limit",
+                ));
+            }
+            if matches!(message, Message::Text(_) | Message::Binary(_)) {
+                let message = format!(
+                    "more than {} frames per second: this frame was not applied",
+                    self.app.config.rate_limit
+                );
+                let reply = self.refusal(ErrorCode::RateLimited, &message);
+                self.replies.push_back(reply);
+            }
             return Ok(());
         }
         let reply = match message {
@@ -579,9 +633,8 @@ impl Connection {
                 ErrorCode::BadRequest,
                 "binary frames are not supported: send JSON text frames",
             ),
-            Message::Close(_) => return Err(End::Gone),
             // Pings are answered by the WebSocket layer; pongs only prove life.
-            Message::Ping(_) | Message::Pong(_) => return Ok(()),
+            Message::Close(_) | Message::Ping(_) | Message::Pong(_) => return Ok(()),
         };
         self.replies.push_back(reply);
         Ok(())
@@ -686,16 +739,29 @@ impl Connection {
                     text: ServerFrame::invalid_transition(&message, &invalid.allowed)
                         .to_text()
                         .into(),
-                    closes: false,
+                    closes: None,
                 }
             }
         }
+    }
+
+    /// Whether the connection's token has expired.
+    fn token_expired(&self) -> bool {
+        self.expires
+            .is_some_and(|at| self.app.clock.now().timestamp() > at)
     }
 
     async fn on_ping(&mut self) -> Result<(), End> {
         if self.last_heard.elapsed() > self.app.config.ping_interval * 2 {
             debug!(session = %self.session.id, "client silent for two ping intervals");
             return Err(End::Gone);
+        }
+        if self.token_expired() {
+            self.replies.push_back(self.refusal(
+                ErrorCode::TokenExpired,
+                "the connection's token has expired: connect again with a new one",
+            ));
+            return Ok(());
         }
         self.write(Message::Ping(Default::default())).await
     }
@@ -707,8 +773,8 @@ impl Connection {
                 Some(Reply::Refused { .. }) => {
                     if let Some(Reply::Refused { text, closes }) = self.replies.pop_front() {
                         self.send(text).await?;
-                        if closes {
-                            return Err(End::Close(close_code::NORMAL, "session deleted"));
+                        if let Some((code, reason)) = closes {
+                            return Err(End::Close(code, reason));
                         }
                     }
                 }
@@ -728,7 +794,11 @@ impl Connection {
         self.app.metrics.error(code);
         Reply::Refused {
             text: ServerFrame::error(code, message).to_text().into(),
-            closes: code.closes(),
+            closes: match code {
+                ErrorCode::TokenExpired => Some((TOKEN_EXPIRED_CLOSE, "token expired")),
+                code if code.closes() => Some((close_code::NORMAL, "session deleted")),
+                _ => None,
+            },
         }
     }
 

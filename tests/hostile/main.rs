@@ -6,7 +6,10 @@
 //! The time bounds here are liveness bounds (seconds where the work takes milliseconds), not
 //! performance measurements: those are in `benches/` and `scripts/`.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod floods;
+mod tokens;
 
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
