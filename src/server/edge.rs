@@ -5,7 +5,9 @@
 //!   is read; one over a cap is answered at once (503 `server_full` or 429 `rate_limited`) and
 //!   closed.
 //! - A request header must arrive within `header_timeout` (also the most an idle keep-alive
-//!   connection is kept).
+//!   connection is kept), and its body within another `header_timeout` ([`super::body`]).
+//! - A write to a client that makes no progress for `write_timeout` fails, and the connection
+//!   with it ([`super::stream`]): a client that does not read a response holds nothing longer.
 //! - [`Shutdown`]: the first request stops accepting, closes every WebSocket with 1001 and
 //!   waits for the requests in flight and the close handshakes, at most `shutdown_timeout`; a
 //!   second request (a second SIGINT or SIGTERM) cuts the wait short. Connections that have no
@@ -30,6 +32,8 @@ use tokio::time::Instant;
 use tracing::{debug, warn};
 
 use super::App;
+use super::body::Deadline;
+use super::stream::{Meter, Stream};
 use super::ws::RateLimiter;
 use crate::config::ServerConfig;
 use crate::protocol::{ErrorCode, ServerFrame};
@@ -395,6 +399,8 @@ pub(crate) async fn accept(listener: TcpListener, router: Router, app: Arc<App>)
                 continue;
             }
         };
+        let stream = Stream::new(stream, app.config.write_timeout);
+        let meter = stream.meter();
         let conn = http
             .serve_connection(
                 TokioIo::new(stream),
@@ -403,6 +409,7 @@ pub(crate) async fn accept(listener: TcpListener, router: Router, app: Arc<App>)
                     app: app.clone(),
                     peer,
                     admitted: Arc::new(admitted),
+                    meter,
                 },
             )
             .with_upgrades();
@@ -495,6 +502,7 @@ struct Service {
     app: Arc<App>,
     peer: SocketAddr,
     admitted: Arc<Admitted>,
+    meter: Arc<Meter>,
 }
 
 impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Service {
@@ -506,10 +514,20 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Service 
         use tower_service::Service as _;
         request.extensions_mut().insert(ConnectInfo(self.peer));
         request.extensions_mut().insert(self.admitted.clone());
+        request.extensions_mut().insert(self.meter.clone());
         let in_flight = self.app.requests.track();
         let mut router = self.router.clone();
+        let (within, stop) = (self.app.config.header_timeout, self.app.stop.clone());
+        let request = request.map(|body| {
+            use http_body::Body as _;
+            if body.is_end_stream() {
+                axum::body::Body::new(body)
+            } else {
+                axum::body::Body::new(Deadline::new(body, within, stop))
+            }
+        });
         Box::pin(async move {
-            let response = router.call(request.map(axum::body::Body::new)).await;
+            let response = router.call(request).await;
             drop(in_flight);
             response
         })

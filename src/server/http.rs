@@ -14,7 +14,7 @@ use axum::routing::get;
 use serde::Deserialize;
 
 use super::edge::Admitted;
-use super::{App, auth, web, ws};
+use super::{App, auth, pages, web, ws};
 use crate::assistant::Mode;
 use crate::config::ServerConfig;
 use crate::protocol::{self, ErrorCode, ServerFrame};
@@ -223,6 +223,7 @@ async fn upgrade(
     params: Result<Query<WsParams>, QueryRejection>,
     headers: HeaderMap,
     admitted: Option<Extension<Arc<Admitted>>>,
+    meter: Option<Extension<Arc<super::stream::Meter>>>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
@@ -395,6 +396,7 @@ async fn upgrade(
                 access,
                 expires,
                 reply,
+                meter: meter.map(|Extension(m)| m),
             };
             let start = Box::new((app, opening));
             upgrade.on_upgrade(move |socket| {
@@ -836,7 +838,8 @@ async fn import_status_md(
     State(app): State<Arc<App>>,
     headers: HeaderMap,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
-    body: axum::body::Bytes,
+    // Not read before the caller is known: a stranger's body is never read.
+    body: axum::body::Body,
 ) -> Response {
     use crate::flow::status;
     // A new session, as an upgrade without session_id makes one: the same origin check and
@@ -863,9 +866,32 @@ async fn import_status_md(
         Ok(Caller::Token(p)) => Some(Arc::from(p.subject.as_str())),
         Ok(_) => None,
     };
-    if body.len() > STATUS_MD_LIMIT {
-        return bad_request(&format!("a STATUS.md of at most {STATUS_MD_LIMIT} bytes"));
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::TooLarge,
+            &format!("a STATUS.md of at most {STATUS_MD_LIMIT} bytes"),
+        )
+    };
+    let announced = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > STATUS_MD_LIMIT as u64) {
+        return too_large();
     }
+    // Within the body's deadline (`header_timeout`: server/body.rs).
+    let body = match axum::body::to_bytes(body, STATUS_MD_LIMIT).await {
+        Ok(body) => body,
+        Err(e) if is_length_limit(&e) => return too_large(),
+        Err(e) => {
+            return error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                ErrorCode::BadRequest,
+                &format!("the body could not be read: {e}"),
+            );
+        }
+    };
     let Ok(text) = std::str::from_utf8(&body) else {
         return bad_request("a STATUS.md is UTF-8 text");
     };
@@ -915,6 +941,18 @@ async fn import_status_md(
             .into_response(),
         Err(e) => store_unavailable(&e),
     }
+}
+
+/// Whether reading a body failed for its size.
+fn is_length_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
 }
 
 async fn session_summary(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
@@ -983,11 +1021,26 @@ async fn session_events(
     if let Err(e) = committed(&app).await {
         return store_unavailable(&e);
     }
-    let (reading, key) = (app.clone(), id.clone());
-    match blocking(move || reading.sessions.events(&key, after, limit)).await {
-        Ok(Some(events)) => (
+    let Ok(permit) = app.page_reads.clone().try_acquire_owned() else {
+        app.metrics.error(ErrorCode::ServerFull);
+        let message = format!(
+            "this node reads at most {} pages of logs at once: try again",
+            pages::MAX_PAGE_READS
+        );
+        let mut response = error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ServerFull,
+            &message,
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return response;
+    };
+    match pages::chunk(&app, &id, after, limit.min(pages::CHUNK)).await {
+        Ok(Some(first)) => (
             [(header::CONTENT_TYPE, "application/json")],
-            protocol::to_text(&events),
+            pages::stream(app.clone(), id, first, after, limit, permit),
         )
             .into_response(),
         // A session in memory that nothing changed yet has no log.

@@ -10,12 +10,15 @@
 //! - this module: [`run`], the sweeper, the purge, the [`Clock`].
 
 pub(crate) mod auth;
+pub(crate) mod body;
 pub(crate) mod deadlines;
 pub(crate) mod edge;
 pub(crate) mod http;
 pub(crate) mod metrics;
+pub(crate) mod pages;
 pub(crate) mod replies;
 pub(crate) mod sessions;
+pub(crate) mod stream;
 pub(crate) mod web;
 pub(crate) mod ws;
 
@@ -92,6 +95,8 @@ pub(crate) struct App {
     pub(crate) verifier: Option<auth::Verifier>,
     /// Keys that open the HTTP API and the metrics.
     pub(crate) api_keys: Option<auth::ApiKeys>,
+    /// Pages of session logs being read ([`pages::MAX_PAGE_READS`]).
+    pub(crate) page_reads: Arc<tokio::sync::Semaphore>,
 }
 
 impl App {
@@ -121,6 +126,7 @@ impl App {
             requests: Arc::default(),
             verifier,
             api_keys,
+            page_reads: Arc::new(tokio::sync::Semaphore::new(pages::MAX_PAGE_READS)),
         }
     }
 

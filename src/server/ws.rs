@@ -23,6 +23,7 @@ use super::App;
 use super::auth::Access;
 use super::edge::{Admitted, Stop, reached};
 use super::sessions::{Applied, Push, Pushed, Refused, Session};
+use super::stream::Meter;
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
 use crate::store::{Committed, StoreError};
 
@@ -123,6 +124,8 @@ struct Connection {
     /// When its token expires (seconds since the epoch, the leeway included): the connection
     /// is closed then, at its next frame or ping.
     expires: Option<i64>,
+    /// A data message the client has not finished (boxed: only on a real socket).
+    unfinished: Option<Box<Unfinished>>,
     /// The reply being written that the client has, and up to where (bytes).
     reply_sent: Option<(Arc<str>, usize)>,
     /// The store is shared with other nodes (a change of this client's may lose its place).
@@ -167,6 +170,60 @@ pub(crate) struct Opening {
     pub(crate) expires: Option<i64>,
     /// The reply being written that the client has, and up to where (bytes).
     pub(crate) reply: Option<(String, usize)>,
+    /// The connection's stream's count of bytes read.
+    pub(crate) meter: Option<Arc<Meter>>,
+}
+
+/// What a client has sent of a data message it has not finished: bytes read past the last
+/// complete one, less what control frames (pings, pongs) took. A message left unfinished
+/// across two pings is closed (1008): its fragments are buffered, and would be for as long as
+/// the client answers pings.
+#[derive(Debug)]
+struct Unfinished {
+    meter: Arc<Meter>,
+    /// Bytes read when the last data message was complete.
+    mark: u64,
+    /// Bytes of control frames since (at most: their headers are counted at their largest).
+    control: u64,
+    /// The mark at the last ping, if something was unfinished then.
+    seen_at: Option<u64>,
+}
+
+impl Unfinished {
+    fn new(meter: Arc<Meter>) -> Unfinished {
+        let mark = meter.read();
+        Unfinished {
+            meter,
+            mark,
+            control: 0,
+            seen_at: None,
+        }
+    }
+
+    fn on_message(&mut self, message: &Message) {
+        match message {
+            Message::Text(_) | Message::Binary(_) => {
+                self.mark = self.meter.read();
+                self.control = 0;
+            }
+            Message::Ping(p) | Message::Pong(p) => self.control += p.len() as u64 + 14,
+            Message::Close(_) => {}
+        }
+    }
+
+    /// At a ping: whether a message was left unfinished since the last one.
+    fn stuck(&mut self) -> bool {
+        let pending = self.meter.read().saturating_sub(self.mark + self.control);
+        if pending == 0 {
+            self.seen_at = None;
+            return false;
+        }
+        if self.seen_at == Some(self.mark) {
+            return true;
+        }
+        self.seen_at = Some(self.mark);
+        false
+    }
 }
 
 /// Serves a connected client of `session` until it leaves or the server stops. With
@@ -183,7 +240,11 @@ pub(crate) fn serve(
         access,
         expires,
         reply,
+        meter,
     } = opening;
+    if let Some(meter) = &meter {
+        meter.set_websocket();
+    }
     // The connection is built here, not in the task: an async fn keeps its arguments for its
     // whole life, so a socket passed in and then moved into the connection would be held twice
     // by every connection's future (368 bytes each).
@@ -201,6 +262,7 @@ pub(crate) fn serve(
         _admitted: admitted,
         access,
         expires,
+        unfinished: meter.map(Unfinished::new).map(Box::new),
         reply_sent: reply.map(|(id, offset)| (Arc::from(id), offset)),
         shared_store: false,
         progress: Some(progress),
@@ -596,6 +658,9 @@ impl Connection {
         };
         let came = Instant::now();
         self.last_heard = came;
+        if let Some(unfinished) = &mut self.unfinished {
+            unfinished.on_message(&message);
+        }
         if matches!(message, Message::Close(_)) {
             return Err(End::Gone);
         }
@@ -762,6 +827,15 @@ impl Connection {
                 "the connection's token has expired: connect again with a new one",
             ));
             return Ok(());
+        }
+        // Only while frames are read: paused (waiting for commits), what was read ahead waits.
+        if self.replies.len() < MAX_UNANSWERED
+            && self.unfinished.as_mut().is_some_and(|u| u.stuck())
+        {
+            return Err(End::Close(
+                close_code::POLICY,
+                "a message left unfinished across two pings",
+            ));
         }
         self.write(Message::Ping(Default::default())).await
     }

@@ -597,6 +597,17 @@ impl ServerProcess {
         &self.early
     }
 
+    /// Its resident memory, in MiB (Linux's /proc).
+    pub(crate) fn rss_mib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .expect("VmRSS")
+            / 1024
+    }
+
     /// Sends a signal with the shell's builtin `kill` (no procps needed).
     pub(crate) fn signal(&self, name: &str) {
         let status = std::process::Command::new("sh")
