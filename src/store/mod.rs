@@ -14,6 +14,7 @@
 //! [`Store::committed`] is woken. This is how a change reaches clients only once the store holds
 //! it: the server publishes it from its receipt.
 
+pub(crate) mod file_identity;
 pub(crate) mod memory;
 pub(crate) mod redis;
 pub(crate) mod sharded;

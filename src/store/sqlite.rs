@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::file_identity::{self, Identity};
+
 use super::{
     Append, Committed, ErrorKind, Event, Health, HealthCell, Options, RECENT_IDS, Receipt,
     SNAPSHOT_EVERY, SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
@@ -548,6 +550,9 @@ struct Writer {
     reader: Arc<Mutex<Connection>>,
     /// Written to or read since the caches were last released.
     warm: bool,
+    /// The file's identity when it was opened; `gone` once it was deleted or replaced.
+    identity: Option<Identity>,
+    gone: bool,
 }
 
 impl Writer {
@@ -563,13 +568,46 @@ impl Writer {
             conn,
             shared,
             batch,
-            path,
             last_seqs: HashMap::new(),
             probe: None,
             wake,
             reader,
             warm: false,
+            identity: Identity::of(&path),
+            gone: false,
+            path,
         }
+    }
+
+    /// Whether the file was deleted or replaced under the server. The first time: what the
+    /// connection holds is saved to a new file, and writes are refused from then on (until a
+    /// restart, which opens the file at the path).
+    fn file_gone(&mut self) -> bool {
+        if self.gone {
+            return true;
+        }
+        let Some(identity) = self.identity else {
+            return false;
+        };
+        if Identity::of(&self.path) == Some(identity) {
+            return false;
+        }
+        self.gone = true;
+        let saved = match file_identity::rescue(&self.conn, &self.path) {
+            Ok(to) => format!("everything acknowledged was saved to {}", to.display()),
+            Err(e) => format!("saving what was acknowledged failed ({e})"),
+        };
+        let cause = StoreError::new(
+            ErrorKind::Io,
+            format!(
+                "{}: the database file was deleted or replaced while the server ran; writes \
+                 are refused until a restart; {saved}",
+                self.path.display()
+            ),
+        );
+        tracing::error!(error = %cause, "the store's file is gone");
+        self.failing(cause);
+        true
     }
 
     fn run(mut self, rx: mpsc::Receiver<Queued>) {
@@ -580,6 +618,8 @@ impl Writer {
                 None => match rx.recv_timeout(QUIET) {
                     Ok(w) => Some(w),
                     Err(mpsc::RecvTimeoutError::Timeout) => {
+                        // A quiet server notices a vanished file within a second too.
+                        self.file_gone();
                         if self.shared.read.swap(false, Ordering::Relaxed) {
                             self.warm = true;
                         } else if self.warm {
@@ -640,6 +680,11 @@ impl Writer {
         }
         let mut attempt = 0;
         let outcome = loop {
+            if self.file_gone() {
+                break Err(self.shared.health.refusing().unwrap_or_else(|| {
+                    StoreError::new(ErrorKind::Io, "the database file is gone")
+                }));
+            }
             match commit(&mut self.conn, writes, &mut self.last_seqs) {
                 Ok(outcome) => break Ok(outcome),
                 Err(e) => {
@@ -729,6 +774,10 @@ impl Writer {
     /// A small transaction that allocates pages and writes them through the write-ahead log,
     /// as appends do: when it commits, the fault has passed.
     fn probe_disk(&mut self) {
+        if self.gone {
+            self.probe = Some((Instant::now() + PROBE_MAX, PROBE_MAX));
+            return;
+        }
         let result = (|| {
             let tx = self.conn.transaction()?;
             tx.execute("INSERT INTO probe (x) VALUES (zeroblob(65536))", [])?;

@@ -12,6 +12,7 @@ mod floods;
 mod fragments;
 mod http_edges;
 mod tokens;
+mod vanished_store;
 
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
