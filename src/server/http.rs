@@ -338,9 +338,16 @@ async fn upgrade(
         }
     };
     let last_seq = params.last_seq;
-    if let (Ok(Some(session)), Some(principal)) = (&session, &principal)
-        && !principal.may_open(&session.id, session.owner.as_deref())
-    {
+    // A session that does not exist is refused as another subject's is, to a token that
+    // could not open it either way: ids cannot be probed (the HTTP API does the same).
+    let refused = match (&session, &principal, &params.session_id) {
+        (Ok(Some(session)), Some(principal), _) => {
+            !principal.may_open(&session.id, session.owner.as_deref())
+        }
+        (Ok(None), Some(principal), Some(id)) => !principal.may_open(id, None),
+        _ => false,
+    };
+    if refused {
         return error_response(
             StatusCode::FORBIDDEN,
             ErrorCode::Forbidden,

@@ -106,3 +106,38 @@ async fn a_connection_whose_token_expires_is_told_and_closed_with_4001() {
     assert_eq!(admin_view.recv_state().await.seq, 1);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_websocket_answers_a_foreign_session_and_a_missing_one_alike() {
+    let server = TestServer::start(config(), None, StoreKind::Memory).await;
+    let mut owner = claims(600);
+    owner["sub"] = "owner".into();
+    let (mut client, _) =
+        Client::connect(&server.ws_url(&format!("?token={}", mint(&owner)))).await;
+    client.turn("user", "Build a landing page", "o-1").await;
+    let foreign = client.session_id.clone();
+    let stranger = mint(&claims(600));
+    let (status_foreign, body_foreign) = upgrade(
+        server.addr,
+        &format!("?token={stranger}&session_id={foreign}"),
+    )
+    .await;
+    let (status_missing, body_missing) = upgrade(
+        server.addr,
+        &format!("?token={stranger}&session_id=s-nobody-here"),
+    )
+    .await;
+    assert_eq!((status_foreign, status_missing), (403, 403));
+    assert_eq!(body_foreign, body_missing);
+    assert_eq!(error_code(&body_missing), Some(ErrorCode::Forbidden));
+    // An admin is told the truth.
+    let mut admin = claims(600);
+    admin["role"] = "admin".into();
+    let (status, _) = upgrade(
+        server.addr,
+        &format!("?token={}&session_id=s-nobody-here", mint(&admin)),
+    )
+    .await;
+    assert_eq!(status, 101);
+    server.stop().await;
+}
