@@ -871,3 +871,69 @@ fn descriptions_and_slot_values_are_capped_at_a_character_boundary_and_marked() 
         "landing page"
     );
 }
+
+/// Times at the calendar's ends (an imported or replayed log may hold any): every input steps
+/// without overflowing, and no deadline past the end ever comes.
+#[test]
+fn times_at_the_calendars_ends_never_overflow() {
+    let settings = std::collections::BTreeMap::new();
+    let data = serde_json::Map::new();
+    for at in [
+        DateTime::<Utc>::MAX_UTC,
+        DateTime::<Utc>::MAX_UTC - TimeDelta::seconds(1),
+        DateTime::<Utc>::MIN_UTC,
+    ] {
+        let mut conv = engine().start("s-edge", at);
+        let inputs = [
+            Input::Message {
+                role: Role::User,
+                text: "Build me a landing page for a bakery",
+                artifact: false,
+            },
+            Input::Message {
+                role: Role::Assistant,
+                text: "Here it is",
+                artifact: true,
+            },
+            Input::Signal(Signal::Approve),
+            Input::Tick,
+            Input::Reset,
+            Input::Event {
+                name: "go",
+                data: &data,
+            },
+            Input::Start {
+                flow: "conductor-ui",
+                settings: &settings,
+                restore: None,
+            },
+        ];
+        for input in inputs {
+            engine().step(&mut conv, input, at);
+        }
+        assert_ne!(
+            conv.phase,
+            Phase::Idle,
+            "{at}: no deadline past the end comes"
+        );
+    }
+    // A conversation started in the flow's time and stepped at the end goes on too.
+    let mut flow = engine().start("s-edge-flow", DateTime::<Utc>::MAX_UTC);
+    engine().step(
+        &mut flow,
+        Input::Start {
+            flow: "conductor-ui",
+            settings: &settings,
+            restore: None,
+        },
+        DateTime::<Utc>::MAX_UTC,
+    );
+    engine().step(
+        &mut flow,
+        Input::Event {
+            name: "start",
+            data: &data,
+        },
+        DateTime::<Utc>::MAX_UTC,
+    );
+}

@@ -359,9 +359,12 @@ impl Engine {
             };
         }
         // Rule 1: the idle timeout, applied first, so a late turn is then read from `idle`.
-        let deadline = conv.last_activity() + self.settings.idle_timeout;
-        let timed_out = conv.phase != Phase::Idle && now >= deadline;
-        if timed_out {
+        // A deadline past the calendar's end (a time near chrono's maximum) never comes.
+        let deadline = conv
+            .last_activity()
+            .checked_add_signed(self.settings.idle_timeout);
+        let timed_out = conv.phase != Phase::Idle && deadline.is_some_and(|d| now >= d);
+        if let Some(deadline) = deadline.filter(|_| timed_out) {
             self.finish_goal(conv, GoalReason::IdleTimeout, deadline, &mut finished);
             conv.queued_goals.retain(|q| !q.alternative);
             move_to(conv, Phase::Idle, TransitionReason::IdleTimeout, &mut out);
