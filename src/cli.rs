@@ -594,18 +594,32 @@ pub fn run(cli: Cli) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let mut input: Box<dyn std::io::BufRead> = if file.as_os_str() == "-" {
-                Box::new(std::io::stdin().lock())
-            } else {
-                match std::fs::File::open(&file) {
-                    Ok(f) => Box::new(BufReader::new(f)),
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", file.display());
-                        return ExitCode::FAILURE;
-                    }
+            // The input is read twice (checked whole, then written): standard input is kept
+            // in a temporary file meanwhile.
+            let spooled =
+                std::env::temp_dir().join(format!("convstate-import-{}.jsonl", std::process::id()));
+            let source = if file.as_os_str() == "-" {
+                let copied = std::fs::File::create(&spooled).and_then(|mut f| {
+                    std::io::copy(&mut std::io::stdin().lock(), &mut f).map(|_| ())
+                });
+                if let Err(e) = copied {
+                    let _ = std::fs::remove_file(&spooled);
+                    eprintln!("error: standard input: {e}");
+                    return ExitCode::FAILURE;
                 }
+                spooled.clone()
+            } else {
+                file.clone()
             };
-            let result = crate::transfer::import(&opened, &engine, &mut *input);
+            let mut open = || -> Result<Box<dyn std::io::BufRead>, String> {
+                std::fs::File::open(&source)
+                    .map(|f| Box::new(BufReader::new(f)) as Box<dyn std::io::BufRead>)
+                    .map_err(|e| format!("{}: {e}", file.display()))
+            };
+            let result = crate::transfer::import(&opened, &engine, &mut open);
+            if file.as_os_str() == "-" {
+                let _ = std::fs::remove_file(&spooled);
+            }
             opened.close();
             match result {
                 Ok(done) => {

@@ -124,12 +124,50 @@ pub struct Imported {
     pub skipped: Vec<String>,
 }
 
-/// Reads sessions from `input` into `store`, folding them with `engine`. A session the store
-/// already holds is skipped (never overwritten). Blocks until the store has committed all.
+/// Where an import is: checking the whole input, or writing it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Check,
+    Write,
+}
+
+/// Reads sessions from the input `open` opens (twice) into `store`, folding them with
+/// `engine`. The whole input is checked first, as the server would read it (ids, owners,
+/// every event's sequence, time and type, each flow's events taken by the flow): nothing is
+/// written unless every session is sound. A session the store already holds is skipped (never
+/// overwritten). Blocks until the store has committed all.
 pub fn import(
     store: &Arc<dyn Store>,
     engine: &Engine,
+    open: &mut dyn FnMut() -> Result<Box<dyn BufRead>, String>,
+) -> Result<Imported, String> {
+    read(store, engine, &mut *open()?, Pass::Check)?;
+    read(store, engine, &mut *open()?, Pass::Write)
+}
+
+/// Why a session's id is not one the server would serve, if it is not.
+fn check_session_id(id: &str) -> Result<(), String> {
+    if id.is_empty() || id.len() > crate::protocol::MAX_ID_BYTES {
+        return Err(format!(
+            "a session id is 1 to {} bytes; this one has {}",
+            crate::protocol::MAX_ID_BYTES,
+            id.len()
+        ));
+    }
+    if id.chars().any(char::is_control) {
+        return Err("a session id holds no control characters".to_string());
+    }
+    Ok(())
+}
+
+/// The longest owner (a token's `sub`).
+const MAX_OWNER_BYTES: usize = 256;
+
+fn read(
+    store: &Arc<dyn Store>,
+    engine: &Engine,
     input: &mut dyn BufRead,
+    pass: Pass,
 ) -> Result<Imported, String> {
     let mut done = Imported::default();
     let mut tickets = Vec::new();
@@ -167,6 +205,18 @@ pub fn import(
             finish(&current)?;
             let header: Header =
                 serde_json::from_value(value).map_err(|e| format!("line {line_no}: {e}"))?;
+            check_session_id(&header.session)
+                .map_err(|e| format!("line {line_no}: session {:?}: {e}", header.session))?;
+            if header
+                .owner
+                .as_ref()
+                .is_some_and(|o| o.is_empty() || o.len() > MAX_OWNER_BYTES)
+            {
+                return Err(format!(
+                    "line {line_no}: session {}: an owner is 1 to {MAX_OWNER_BYTES} bytes",
+                    header.session
+                ));
+            }
             let exists = store
                 .load(&header.session, 0, 0)
                 .map_err(|e| e.to_string())?
@@ -189,7 +239,7 @@ pub fn import(
             let conv = engine.start(header.session.as_str(), header.created_at);
             if exists {
                 done.skipped.push(header.session.clone());
-            } else {
+            } else if pass == Pass::Write {
                 let create = Write::Create {
                     session: Arc::from(header.session.as_str()),
                     created_at: header.created_at,
@@ -213,9 +263,33 @@ pub fn import(
                 header.session, event.seq
             ));
         }
+        if event
+            .id
+            .as_ref()
+            .is_some_and(|id| id.len() > crate::protocol::MAX_ID_BYTES)
+        {
+            return Err(format!(
+                "line {line_no}: session {}: an event's id is at most {} bytes",
+                header.session,
+                crate::protocol::MAX_ID_BYTES
+            ));
+        }
         let step = engine.step(conv, event.change.input(), event.at);
+        // As the server reads a log: a flow's start or event its flow does not take makes the
+        // session unreadable.
+        if !step.changed
+            && matches!(
+                event.change,
+                crate::store::Change::Start { .. } | crate::store::Change::Event { .. }
+            )
+        {
+            return Err(format!(
+                "line {line_no}: session {}: event {} is refused by its flow (unknown flow, event or data)",
+                header.session, event.seq
+            ));
+        }
         *seq = event.seq;
-        if *writing {
+        if *writing && pass == Pass::Write {
             let append = Append {
                 session: Arc::from(header.session.as_str()),
                 phase: conv.phase,
@@ -281,7 +355,9 @@ mod tests {
         let input = lines.join("\n") + "\n";
         let store = crate::store::open("memory:", &crate::store::Options::default()).unwrap();
         let engine = crate::patterns::builtin();
-        let done = import(&store, &engine, &mut input.as_bytes()).unwrap();
+        let mut open =
+            || Ok(Box::new(std::io::Cursor::new(input.clone().into_bytes())) as Box<dyn BufRead>);
+        let done = import(&store, &engine, &mut open).unwrap();
         assert_eq!((done.sessions, done.events), (1, 2500));
         let mut out = Vec::new();
         assert_eq!(export(&*store, &[], &mut out).unwrap(), 1);

@@ -138,6 +138,9 @@ pub(crate) struct Metrics {
     refused: [Counter; 2],
     pub sessions_created: Counter,
     pub sessions_evicted: Counter,
+    /// Sessions whose log could not be read (a bad row, a flow the server does not have):
+    /// skipped at start-up, refused when asked for.
+    pub sessions_unreadable: Counter,
     /// By role: user, assistant.
     turns: [Counter; 2],
     signals: Counter,
@@ -261,6 +264,17 @@ impl Metrics {
             out,
             "convstate_sessions_created_total {}",
             self.sessions_created.get()
+        );
+        family(
+            &mut out,
+            "sessions_unreadable_total",
+            "counter",
+            "Sessions whose log could not be read, skipped at start-up.",
+        );
+        let _ = writeln!(
+            out,
+            "convstate_sessions_unreadable_total {}",
+            self.sessions_unreadable.get()
         );
         family(
             &mut out,

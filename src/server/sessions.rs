@@ -1567,8 +1567,16 @@ impl Sessions {
                 }
                 break;
             }
-            if let Some((_, ticket)) = self.load(id, now, false)? {
-                swept |= ticket != 0;
+            match self.load(id, now, false) {
+                Ok(Some((_, ticket))) => swept |= ticket != 0,
+                Ok(None) => {}
+                // One session that cannot be read does not keep the others from being served:
+                // it is said, counted, and refused when asked for.
+                Err(e) if e.kind == store::ErrorKind::Corrupt => {
+                    tracing::error!(session = %id, error = %e, "a session cannot be read: skipped");
+                    self.metrics.sessions_unreadable.inc();
+                }
+                Err(e) => return Err(e),
             }
         }
         if swept && let Err(e) = self.wait_settled(self.store.committed_all()) {

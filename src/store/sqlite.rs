@@ -177,6 +177,15 @@ fn fail(path: &Path, e: impl std::fmt::Display) -> StoreError {
 /// The kind of a SQLite error.
 fn kind_of(e: &rusqlite::Error) -> ErrorKind {
     use rusqlite::ErrorCode as C;
+    // A value of another type than its column's (a row written by hand): the row is bad.
+    if matches!(
+        e,
+        rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+    ) {
+        return ErrorKind::Corrupt;
+    }
     match e.sqlite_error_code() {
         Some(C::DatabaseBusy | C::DatabaseLocked) => ErrorKind::Busy,
         Some(C::DiskFull) => ErrorKind::Full,

@@ -11,7 +11,9 @@ mod common;
 mod floods;
 mod fragments;
 mod http_edges;
+mod imports;
 mod tokens;
+mod unreadable;
 mod vanished_store;
 
 use std::io::{Read, Write};
