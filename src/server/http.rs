@@ -595,10 +595,15 @@ fn check_id(id: &str) -> Result<(), Response> {
 /// This node holds its maximum of sessions: 503, `server_full`.
 fn server_full(app: &App) -> Response {
     app.metrics.error(ErrorCode::ServerFull);
-    let message = format!(
-        "this node holds its maximum of {} sessions: try again later",
-        app.config.max_sessions
-    );
+    let message = if app.sessions.full() {
+        format!(
+            "this node holds its maximum of {} sessions: try again later",
+            app.config.max_sessions
+        )
+    } else {
+        "no session id can be made now (the system's randomness is unavailable): try again later"
+            .to_string()
+    };
     let mut response = error_response(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::ServerFull,

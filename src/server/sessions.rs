@@ -376,7 +376,8 @@ impl Sessions {
     }
 
     /// A new session in `greeting`, in memory only: its first change creates it in the store
-    /// (see [`Tip::unstored`]). `None` when this node holds its maximum of sessions.
+    /// (see [`Tip::unstored`]). `None` when this node holds its maximum of sessions, or when
+    /// the system's randomness cannot give it an id.
     pub(crate) fn create(
         &self,
         now: DateTime<Utc>,
@@ -385,7 +386,11 @@ impl Sessions {
         if self.full() {
             return None;
         }
-        let id: Arc<str> = new_session_id().into();
+        let Some(id) = session_id_from(|bytes| getrandom::fill(bytes)) else {
+            tracing::error!("the system's randomness is unavailable: no session id can be made");
+            return None;
+        };
+        let id: Arc<str> = id.into();
         let conv = self.engine.start(&*id, now);
         let session = Session::new(id, owner, conv, 0, Vec::new(), self.assistant);
         session.tip().unstored = true;
@@ -2024,24 +2029,17 @@ fn new_reply_id() -> String {
     id
 }
 
-/// `s-` and 24 random hex digits.
-fn new_session_id() -> String {
+/// `s-` and 24 hex digits of the system's randomness (`fill`), or none: an id that could be
+/// guessed would let anyone who guesses it into the session.
+fn session_id_from<E>(fill: impl FnOnce(&mut [u8]) -> Result<(), E>) -> Option<String> {
     let mut bytes = [0u8; 12];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No system randomness: fall back on time and a counter, still unique per process.
-        use std::sync::atomic::AtomicU64;
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let t = Utc::now().timestamp_nanos_opt().unwrap_or_default() as u64;
-        bytes[..8].copy_from_slice(&t.to_le_bytes());
-        bytes[8..].copy_from_slice(&(n as u32).to_le_bytes());
-    }
+    fill(&mut bytes).ok()?;
     let mut id = String::with_capacity(26);
     id.push_str("s-");
     for b in bytes {
         id.push_str(&format!("{b:02x}"));
     }
-    id
+    Some(id)
 }
 
 #[cfg(test)]
@@ -2153,8 +2151,11 @@ mod tests {
 
     #[test]
     fn session_ids_are_random_hex() {
+        let new_session_id = || session_id_from(|b| getrandom::fill(b)).unwrap();
         let a = new_session_id();
         let b = new_session_id();
+        // Without randomness, no id.
+        assert_eq!(session_id_from(|_| Err(())), None);
         assert_ne!(a, b);
         assert_eq!(a.len(), 26);
         assert!(a.starts_with("s-") && a[2..].chars().all(|c| c.is_ascii_hexdigit()));

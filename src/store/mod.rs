@@ -300,6 +300,21 @@ pub enum Health {
     },
 }
 
+/// Writes a store's queue holds (taken by its writer, not yet committed); a write past it is
+/// refused at once (`Busy`: try again), so a writer slower than its callers cannot make the
+/// queue hold unbounded memory.
+pub(crate) const MAX_QUEUED: usize = 65_536;
+
+/// The refusal of a write that finds the queue full.
+pub(crate) fn queue_full(store: &str) -> StoreError {
+    StoreError::new(
+        ErrorKind::Busy,
+        format!(
+            "{store}: {MAX_QUEUED} writes are waiting for the disk: this one was refused; try again"
+        ),
+    )
+}
+
 /// Whether a store takes writes, shared by its callers and its writer: read on every write,
 /// so the refusal is an atomic first.
 #[derive(Debug, Default)]

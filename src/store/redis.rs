@@ -840,6 +840,9 @@ impl Store for RedisStore {
                 format!("{}: the store is closed", self.url),
             ));
         };
+        if ticket.saturating_sub(self.shared.waiters.settled()) > super::MAX_QUEUED as u64 {
+            return Err(super::queue_full(&self.url));
+        }
         if tx.send((ticket, write, receipt)).is_err() {
             let e = StoreError::new(
                 ErrorKind::Closed,

@@ -1080,6 +1080,9 @@ impl Store for SqliteStore {
                 format!("{}: the store is closed", self.path.display()),
             ));
         };
+        if ticket.saturating_sub(self.shared.waiters.settled()) > super::MAX_QUEUED as u64 {
+            return Err(super::queue_full(&self.path.display().to_string()));
+        }
         if tx.send((ticket, write, body, receipt)).is_err() {
             // The writer thread is gone (it never stops but at close: a bug): say so on
             // /readyz rather than refuse every change silently.
@@ -1429,6 +1432,56 @@ mod tests {
         // A read alone warms the reader's cache: it is given back too.
         assert!(store.load("s-1", u64::MAX, u64::MAX).unwrap().is_some());
         assert!(released_after(&store, once), "released after a read");
+        store.close();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A writer held up (another process holds the file's write lock) while writes keep
+    /// coming: past [`MAX_QUEUED`](super::super::MAX_QUEUED) waiting, a write is refused at
+    /// once as busy; once the writer goes on, every write taken is committed.
+    #[test]
+    fn the_write_queue_is_bounded() {
+        let dir = std::env::temp_dir().join(format!("convstate-queue-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("q.db");
+        let store = SqliteStore::open(&path, &Options::default(), (0, 1)).unwrap();
+        let create = |n: usize| Write::Create {
+            session: format!("s-{n}").into(),
+            created_at: Utc::now(),
+            idle_deadline: None,
+            owner: None,
+        };
+        let first = store.write(create(0), None).unwrap();
+        assert!(within_10s(|| store.shared.waiters.settled() >= first));
+        // Another connection takes the write lock: the writer waits (its busy timeout, 5 s).
+        let blocker = Connection::open(&path).unwrap();
+        blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let mut taken = Vec::new();
+        let mut refused = None;
+        for n in 1..=super::super::MAX_QUEUED + 10 {
+            match store.write(create(n), None) {
+                Ok(ticket) => taken.push(ticket),
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
+        }
+        let refused = refused.expect("a write past the bound is refused");
+        assert_eq!(refused.kind, ErrorKind::Busy, "{refused}");
+        assert!(
+            refused.message.contains("waiting for the disk"),
+            "{refused}"
+        );
+        assert!(taken.len() <= super::super::MAX_QUEUED + 1);
+        blocker.execute_batch("ROLLBACK").unwrap();
+        let last = *taken.last().unwrap();
+        assert!(within_10s(|| store.shared.waiters.settled() >= last));
+        assert_eq!(
+            store.session_ids("", usize::MAX).unwrap().len(),
+            taken.len() + 1
+        );
         store.close();
         let _ = std::fs::remove_dir_all(&dir);
     }
