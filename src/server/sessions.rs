@@ -386,7 +386,7 @@ impl Sessions {
         if self.full() {
             return None;
         }
-        let Some(id) = session_id_from(|bytes| getrandom::fill(bytes)) else {
+        let Some(id) = session_id_from(getrandom::fill) else {
             tracing::error!("the system's randomness is unavailable: no session id can be made");
             return None;
         };
@@ -2151,7 +2151,7 @@ mod tests {
 
     #[test]
     fn session_ids_are_random_hex() {
-        let new_session_id = || session_id_from(|b| getrandom::fill(b)).unwrap();
+        let new_session_id = || session_id_from(getrandom::fill).unwrap();
         let a = new_session_id();
         let b = new_session_id();
         // Without randomness, no id.
