@@ -333,6 +333,26 @@ async fn upgrade(
             }
         }
         Some(id) => {
+            // A join costs a load and a welcome (a resume, a rebuild from the log): joins from
+            // one address are limited as new sessions are.
+            if let Some(Extension(ConnectInfo(peer))) = &peer
+                && !app.join_rate.allow(peer.ip(), tokio::time::Instant::now())
+            {
+                app.metrics.error(ErrorCode::RateLimited);
+                let message = format!(
+                    "more than {} joins per minute from one address: try again later",
+                    app.config.ip_session_rate
+                );
+                let mut response = error_response(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimited,
+                    &message,
+                );
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return response;
+            }
             let (loading, now) = (app.clone(), app.clock.now());
             blocking(move || loading.sessions.get_or_load(&id, now)).await
         }

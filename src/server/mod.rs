@@ -87,6 +87,8 @@ pub(crate) struct App {
     pub(crate) stop: watch::Receiver<Stop>,
     pub(crate) limits: Arc<Limits>,
     pub(crate) session_rate: SessionRate,
+    /// Joins of existing sessions per address: the same rate as new sessions, counted apart.
+    pub(crate) join_rate: SessionRate,
     /// Open WebSockets, so shutdown can wait for their close handshakes.
     pub(crate) websockets: Arc<Tracker>,
     /// HTTP requests in flight, so shutdown can let them finish.
@@ -118,6 +120,7 @@ impl App {
             sessions: Sessions::new(engine, guide, llm, store, metrics.clone(), &config),
             metrics,
             session_rate: SessionRate::new(&config, limits.clone()),
+            join_rate: SessionRate::new(&config, limits.clone()),
             limits,
             config,
             clock,

@@ -283,6 +283,10 @@ pub(crate) struct Joined {
 /// state instead, as one more than [`RESUME_LIMIT`] changes behind does.
 pub(crate) const OUTBOUND_LIMIT: usize = 1 << 20;
 
+/// The most message text a rebuild of missed frames reads again (1 MiB: a few milliseconds
+/// of reading); a resume that would read more gets the current state.
+pub(crate) const RESUME_TEXT_LIMIT: usize = 1 << 20;
+
 /// Every live session.
 #[derive(Debug)]
 pub(crate) struct Sessions {
@@ -677,6 +681,19 @@ impl Sessions {
         let Some(stored) = self.store.load(id, after, through)? else {
             return Ok(None);
         };
+        // Rebuilding reads every message from the snapshot on again: its cost follows their
+        // text. Past [`RESUME_TEXT_LIMIT`], the current state instead.
+        let text: usize = stored
+            .events
+            .iter()
+            .map(|e| match &e.change {
+                Change::Message { text, .. } => text.len(),
+                _ => 0,
+            })
+            .sum();
+        if text > RESUME_TEXT_LIMIT {
+            return Ok(None);
+        }
         let from = stored.snapshot.as_ref().map_or(0, |(seq, _)| *seq);
         if from + stored.events.len() as u64 != through {
             return Ok(None); // not in the log (a snapshot missing, a gap): give up

@@ -12,6 +12,7 @@ mod floods;
 mod fragments;
 mod http_edges;
 mod imports;
+mod resumes;
 mod tokens;
 mod unreadable;
 mod vanished_store;
