@@ -6,6 +6,7 @@
 //! reads no clock: times come in with the events.
 
 pub mod expr;
+mod lines;
 pub mod run;
 pub mod status;
 
@@ -314,14 +315,6 @@ struct DifferenceToml {
     reason: String,
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
-}
-
 /// The shortest and longest durations of a timer: a timer cannot fire in a loop, and its
 /// deadline always stays a time the store can hold.
 pub const MIN_DURATION: std::time::Duration = std::time::Duration::from_secs(1);
@@ -349,8 +342,9 @@ fn setting_value(v: &toml::Value) -> Option<Value> {
 impl Flow {
     /// Reads and checks a flow file; every problem as `path:line: message`.
     pub fn parse(path: &str, text: &str) -> Result<Flow, Vec<String>> {
+        let lines = lines::Lines::new(text);
         let file: FileToml = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| line_of(text, s.start));
+            let line = e.span().map(|s| lines.of(s.start));
             let message = e.message().trim().to_string();
             vec![match line {
                 Some(l) => format!("{path}:{l}: {message}"),
@@ -360,7 +354,7 @@ impl Flow {
         let mut errors = Vec::new();
         let mut err = |offset: Option<usize>, message: String| {
             errors.push(match offset {
-                Some(o) => format!("{path}:{}: {message}", line_of(text, o)),
+                Some(o) => format!("{path}:{}: {message}", lines.of(o)),
                 None => format!("{path}: {message}"),
             });
         };
@@ -381,9 +375,9 @@ impl Flow {
                 format!("name \"{}\": lower-case letters, digits and -", file.name),
             );
         }
-        // States.
+        // States (their names in a set: every row names states).
         let mut states = Vec::new();
-        let mut seen = BTreeSet::new();
+        let mut state_names = BTreeSet::new();
         for s in &file.states {
             let at = Some(s.span().start);
             let s = s.get_ref();
@@ -393,7 +387,7 @@ impl Flow {
                     format!("state \"{}\": lower-case letters, digits and _", s.name),
                 );
             }
-            if !seen.insert(s.name.clone()) {
+            if !state_names.insert(s.name.clone()) {
                 err(at, format!("state \"{}\" is declared twice", s.name));
             }
             states.push(StateDef {
@@ -402,13 +396,13 @@ impl Flow {
                 terminal: s.terminal,
                 error: s.error,
                 last: s.last,
-                line: at.map_or(0, |o| line_of(text, o)),
+                line: at.map_or(0, |o| lines.of(o)),
             });
         }
         if states.len() > MAX_STATES {
             err(None, format!("more than {MAX_STATES} states"));
         }
-        let is_state = |n: &str| states.iter().any(|s| s.name == n);
+        let is_state = |n: &str| state_names.contains(n);
         if !is_state(file.initial.get_ref()) {
             err(
                 Some(file.initial.span().start),
@@ -511,9 +505,15 @@ impl Flow {
                 description: e.description.clone(),
                 data,
                 internal: e.internal,
-                line: at.map_or(0, |o| line_of(text, o)),
+                line: at.map_or(0, |o| lines.of(o)),
             });
         }
+        let event_at: BTreeMap<&str, usize> = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.name.as_str(), i))
+            .collect();
+        let event_named = |name: &str| event_at.get(name).map(|i| &events[*i]);
         if events.len() > MAX_EVENTS {
             err(None, format!("more than {MAX_EVENTS} events"));
         }
@@ -525,7 +525,7 @@ impl Flow {
         for r in &file.transitions {
             let offset = r.span().start;
             let at = Some(offset);
-            let line = line_of(text, offset);
+            let line = lines.of(offset);
             let r = r.get_ref();
             let from = if r.from == "*" {
                 From::Any
@@ -546,9 +546,7 @@ impl Flow {
                 }
             };
             let event = r.event.clone();
-            let def = event
-                .as_ref()
-                .and_then(|e| events.iter().find(|d| &d.name == e));
+            let def = event.as_ref().and_then(|e| event_named(e));
             if let Some(e) = &event
                 && def.is_none()
             {
@@ -663,7 +661,7 @@ impl Flow {
         for t in &file.timers {
             let at = Some(t.span().start);
             let t = t.get_ref();
-            match events.iter().find(|e| e.name == t.event) {
+            match event_named(&t.event) {
                 Some(e) if !e.internal => err(
                     at,
                     format!(

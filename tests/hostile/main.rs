@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod floods;
+mod flow_files;
 mod fragments;
 mod http_edges;
 mod imports;
