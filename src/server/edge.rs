@@ -33,8 +33,8 @@ use tracing::{debug, warn};
 
 use super::App;
 use super::body::Deadline;
+use super::rate::RateLimiter;
 use super::stream::{Meter, Stream};
-use super::ws::RateLimiter;
 use crate::config::ServerConfig;
 use crate::protocol::{ErrorCode, ServerFrame};
 

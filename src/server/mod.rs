@@ -16,6 +16,7 @@ pub(crate) mod edge;
 pub(crate) mod http;
 pub(crate) mod metrics;
 pub(crate) mod pages;
+pub(crate) mod rate;
 pub(crate) mod replies;
 pub(crate) mod sessions;
 pub(crate) mod stream;

@@ -25,6 +25,7 @@ use tokio::sync::broadcast;
 
 use super::deadlines::{Deadlines, Due};
 use super::metrics::{Metrics, StepRecord};
+use super::rate::RateLimiter;
 use crate::assistant::Mode;
 use crate::assistant::guide::Guide;
 use crate::conversation::{Conversation, Engine, Input, Phase, Role, Transitions};
@@ -126,6 +127,8 @@ pub(crate) struct Session {
 struct Clients {
     /// The session's frames, to every client.
     tx: broadcast::Sender<Pushed>,
+    /// Rebuilds of missed frames its clients asked of the log ([`REBUILDS_PER_SECOND`]).
+    rebuilds: RateLimiter,
     /// Bumped whenever the reply being written grows, starts or ends: connections then send
     /// their clients what they lack of it.
     progress: tokio::sync::watch::Sender<u64>,
@@ -135,6 +138,7 @@ impl Clients {
     fn new() -> Clients {
         Clients {
             tx: broadcast::channel(CHANNEL_CAPACITY).0,
+            rebuilds: RateLimiter::new(REBUILDS_PER_SECOND, 2 * REBUILDS_PER_SECOND),
             progress: tokio::sync::watch::Sender::new(0),
         }
     }
@@ -311,7 +315,21 @@ pub(crate) struct Sessions {
     /// Held while a session is loaded from the store or finished sessions are purged from it,
     /// so a purge never deletes a session being loaded.
     loading: Mutex<()>,
+    /// The last rebuilds of missed frames, newest last: the clients of a session that reconnect
+    /// together after the same frame share one ([`REBUILDS_KEPT`], each at most
+    /// [`OUTBOUND_LIMIT`] of frames).
+    rebuilt: Mutex<VecDeque<(RebuildKey, Arc<Rebuilt>)>>,
 }
+
+/// A rebuild's session and its range of changes.
+type RebuildKey = (Arc<str>, u64, u64);
+
+/// Rebuilds kept to be shared.
+const REBUILDS_KEPT: usize = 8;
+
+/// Rebuilds of missed frames one session may ask of the log per second, in bursts of twice
+/// that (shared ones not counted); past it, a resume gets the current state.
+const REBUILDS_PER_SECOND: u32 = 10;
 
 impl Sessions {
     pub(crate) fn new(
@@ -335,7 +353,43 @@ impl Sessions {
             evict_after: config.evict_after,
             max_sessions: config.max_sessions,
             loading: Mutex::new(()),
+            rebuilt: Mutex::new(VecDeque::new()),
         }
+    }
+
+    /// The frames missed by a client of `session` that has `after` (the session is at
+    /// `through`): a rebuild shared with others who asked the same, or a new one within the
+    /// session's rate of rebuilds. `None`: the current state instead.
+    fn rebuild_for(
+        &self,
+        session: &Session,
+        after: u64,
+        through: u64,
+    ) -> Result<Option<Arc<Rebuilt>>, StoreError> {
+        let key: RebuildKey = (session.id.clone(), after, through);
+        let kept = |rebuilt: &VecDeque<(RebuildKey, Arc<Rebuilt>)>| {
+            rebuilt
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == key)
+                .map(|(_, r)| r.clone())
+        };
+        if let Some(shared) = kept(&self.rebuilt.lock().unwrap_or_else(|p| p.into_inner())) {
+            return Ok(Some(shared));
+        }
+        if !session.may_rebuild() {
+            return Ok(None);
+        }
+        let Some(rebuilt) = self.frames_between(&session.id, after, through)? else {
+            return Ok(None);
+        };
+        let rebuilt = Arc::new(rebuilt);
+        let mut kept_now = self.rebuilt.lock().unwrap_or_else(|p| p.into_inner());
+        if kept_now.len() >= REBUILDS_KEPT {
+            kept_now.pop_front();
+        }
+        kept_now.push_back((key, rebuilt.clone()));
+        Ok(Some(rebuilt))
     }
 
     /// Whether a session may have `mode` as its assistant here, or why not.
@@ -612,7 +666,7 @@ impl Sessions {
         }
         let missed = match last_seq {
             Some(n) if n == current => Some(None),
-            Some(n) if n < current => self.frames_between(&session.id, n, current)?.map(Some),
+            Some(n) if n < current => self.rebuild_for(session, n, current)?.map(Some),
             _ => None,
         };
         let joined = match missed {
@@ -627,7 +681,7 @@ impl Sessions {
             Some(Some(rebuilt)) => Joined {
                 welcome: rebuilt.start.welcome(true).into(),
                 resumed: true,
-                missed: rebuilt.frames,
+                missed: rebuilt.frames.clone(),
                 seq: current,
                 pushes,
                 deleted: false,
@@ -1766,6 +1820,7 @@ pub(crate) struct UpToNow {
 }
 
 /// The state at a `seq` and the frames after it, rebuilt from the log.
+#[derive(Debug)]
 struct Rebuilt {
     start: FrameText,
     frames: Vec<(u64, Utf8Bytes)>,
@@ -1888,6 +1943,14 @@ impl Session {
     }
 
     /// A subscription to the session's frames.
+    /// Whether a client may have its missed frames rebuilt from the log now (and counts it).
+    fn may_rebuild(&self) -> bool {
+        self.clients()
+            .get_or_insert_with(Clients::new)
+            .rebuilds
+            .allow(tokio::time::Instant::now())
+    }
+
     fn subscribe_pushes(&self) -> broadcast::Receiver<Pushed> {
         self.clients()
             .get_or_insert_with(Clients::new)

@@ -22,6 +22,7 @@ use tracing::{debug, info};
 use super::App;
 use super::auth::Access;
 use super::edge::{Admitted, Stop, reached};
+use super::rate::RateLimiter;
 use super::sessions::{Applied, Push, Pushed, Refused, Session};
 use super::stream::Meter;
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
@@ -999,48 +1000,6 @@ async fn oldest_commit(replies: &mut VecDeque<Reply>) -> Option<Result<(), Store
     .await
 }
 
-/// A token bucket: `rate` per second on average, `burst` at once.
-#[derive(Debug)]
-pub(crate) struct RateLimiter {
-    rate: f64,
-    burst: f64,
-    tokens: f64,
-    last: Instant,
-}
-
-impl RateLimiter {
-    pub(crate) fn new(rate: u32, burst: u32) -> RateLimiter {
-        RateLimiter::per_second(f64::from(rate), burst, Instant::now())
-    }
-
-    pub(crate) fn per_second(rate: f64, burst: u32, now: Instant) -> RateLimiter {
-        RateLimiter {
-            rate,
-            burst: f64::from(burst),
-            tokens: f64::from(burst),
-            last: now,
-        }
-    }
-
-    /// Whether it would be full again at `now`: as good as a new one.
-    pub(crate) fn full_at(&self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
-        self.tokens + elapsed * self.rate >= self.burst
-    }
-
-    pub(crate) fn allow(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
-
 /// Waits for the reply's watch to change: `false` once its session is gone.
 async fn watch_changed(progress: &mut Option<tokio::sync::watch::Receiver<u64>>) -> bool {
     match progress {
@@ -1087,17 +1046,5 @@ mod tests {
         let at = Instant::now();
         assert!(oldest_commit(&mut replies).await.is_none());
         assert_eq!(Instant::now(), at);
-    }
-
-    #[test]
-    fn the_rate_limiter_allows_bursts_then_the_rate() {
-        let t = Instant::now();
-        let mut l = RateLimiter::new(10, 3);
-        l.last = t;
-        assert!(l.allow(t) && l.allow(t) && l.allow(t));
-        assert!(!l.allow(t));
-        assert!(l.allow(t + Duration::from_millis(100)));
-        assert!(!l.allow(t + Duration::from_millis(120)));
-        assert!(l.allow(t + Duration::from_secs(10)));
     }
 }

@@ -65,3 +65,37 @@ async fn a_resume_that_would_read_megabytes_again_gets_the_current_state() {
     assert_eq!(welcome.seq, 60);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_resuming_from_the_same_change_share_one_rebuild_and_a_session_has_a_rebuild_rate()
+{
+    // Loopback exempt from the per-address caps: only the session's own bounds hold here.
+    let config = ServerConfig {
+        exempt_loopback: true,
+        ..config()
+    };
+    let server = TestServer::start(config, None, StoreKind::Sqlite).await;
+    let (mut writer, _) = Client::connect(&server.ws_url("")).await;
+    for k in 0..60 {
+        writer
+            .turn("user", &format!("Add field {k}"), &format!("w-{k}"))
+            .await;
+    }
+    let id = writer.session_id.clone();
+    // Forty clients back from the same change (a reconnect after a blip): one rebuild, shared.
+    for _ in 0..40 {
+        let url = server.ws_url(&format!("?session_id={id}&last_seq=50"));
+        let (_, welcome) = Client::connect(&url).await;
+        assert!(welcome.resumed);
+    }
+    // Forty from forty different changes at once: past the session's burst of rebuilds (20),
+    // the current state.
+    let mut resumed = 0;
+    for back in 0..40 {
+        let url = server.ws_url(&format!("?session_id={id}&last_seq={}", 10 + back));
+        let (_, welcome) = Client::connect(&url).await;
+        resumed += usize::from(welcome.resumed);
+    }
+    assert!((19..=25).contains(&resumed), "{resumed} of 40 rebuilt");
+    server.stop().await;
+}
