@@ -596,12 +596,22 @@ pub fn run(cli: Cli) -> ExitCode {
             };
             // The input is read twice (checked whole, then written): standard input is kept
             // in a temporary file meanwhile.
-            let spooled =
-                std::env::temp_dir().join(format!("convstate-import-{}.jsonl", std::process::id()));
+            // A new file of a name nobody can guess, never one planted there (a link).
+            let mut nonce = [0u8; 8];
+            let _ = getrandom::fill(&mut nonce);
+            let spooled = std::env::temp_dir().join(format!(
+                "convstate-import-{}-{:016x}.jsonl",
+                std::process::id(),
+                u64::from_le_bytes(nonce)
+            ));
             let source = if file.as_os_str() == "-" {
-                let copied = std::fs::File::create(&spooled).and_then(|mut f| {
-                    std::io::copy(&mut std::io::stdin().lock(), &mut f).map(|_| ())
-                });
+                let copied = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&spooled)
+                    .and_then(|mut f| {
+                        std::io::copy(&mut std::io::stdin().lock(), &mut f).map(|_| ())
+                    });
                 if let Err(e) = copied {
                     let _ = std::fs::remove_file(&spooled);
                     eprintln!("error: standard input: {e}");

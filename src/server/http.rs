@@ -333,14 +333,17 @@ async fn upgrade(
             }
         }
         Some(id) => {
-            // A join costs a load and a welcome (a resume, a rebuild from the log): joins from
-            // one address are limited as new sessions are.
-            if let Some(Extension(ConnectInfo(peer))) = &peer
+            // A resume may rebuild frames from the log: resumes from one address are limited
+            // as new sessions are (an admin's are not).
+            let admin = principal.as_ref().is_some_and(auth::Principal::is_admin);
+            if params.last_seq.is_some()
+                && !admin
+                && let Some(Extension(ConnectInfo(peer))) = &peer
                 && !app.join_rate.allow(peer.ip(), tokio::time::Instant::now())
             {
                 app.metrics.error(ErrorCode::RateLimited);
                 let message = format!(
-                    "more than {} joins per minute from one address: try again later",
+                    "more than {} resumes per minute from one address: try again later",
                     app.config.ip_session_rate
                 );
                 let mut response = error_response(
@@ -917,11 +920,16 @@ async fn import_status_md(
         Ok(body) => body,
         Err(e) if is_length_limit(&e) => return too_large(),
         Err(e) => {
-            return error_response(
-                StatusCode::REQUEST_TIMEOUT,
-                ErrorCode::BadRequest,
-                &format!("the body could not be read: {e}"),
-            );
+            let (status, code) = match cut_off(&e) {
+                Some(super::body::CutOff::TooSlow) => {
+                    (StatusCode::REQUEST_TIMEOUT, ErrorCode::BadRequest)
+                }
+                Some(super::body::CutOff::Stopping) => {
+                    (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::ServerFull)
+                }
+                None => (StatusCode::BAD_REQUEST, ErrorCode::BadRequest),
+            };
+            return error_response(status, code, &format!("the body could not be read: {e}"));
         }
     };
     let Ok(text) = std::str::from_utf8(&body) else {
@@ -973,6 +981,18 @@ async fn import_status_md(
             .into_response(),
         Err(e) => store_unavailable(&e),
     }
+}
+
+/// Why a body was cut off by its deadline, if it was.
+fn cut_off(e: &axum::Error) -> Option<super::body::CutOff> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(cut) = err.downcast_ref::<super::body::CutOff>() {
+            return Some(*cut);
+        }
+        source = err.source();
+    }
+    None
 }
 
 /// Whether reading a body failed for its size.
@@ -1041,6 +1061,7 @@ fn bad_request(message: &str) -> Response {
 async fn session_events(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     params: Result<Query<PageParams>, QueryRejection>,
 ) -> Response {
     if let Err(refused) = check_id(&id) {
@@ -1053,11 +1074,15 @@ async fn session_events(
     if let Err(e) = committed(&app).await {
         return store_unavailable(&e);
     }
-    let Ok(permit) = app.page_reads.clone().try_acquire_owned() else {
+    let ip = peer
+        .map(|Extension(ConnectInfo(peer))| peer.ip())
+        .filter(|ip| app.limits.limits_address(*ip));
+    let Some(place) = app.page_reads.admit(ip) else {
         app.metrics.error(ErrorCode::ServerFull);
         let message = format!(
-            "this node reads at most {} pages of logs at once: try again",
-            pages::MAX_PAGE_READS
+            "this node reads at most {} pages of logs at once, {} for one address: try again",
+            pages::MAX_PAGE_READS,
+            pages::MAX_PAGE_READS_PER_ADDRESS
         );
         let mut response = error_response(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -1072,7 +1097,7 @@ async fn session_events(
     match pages::chunk(&app, &id, after, limit.min(pages::CHUNK)).await {
         Ok(Some(first)) => (
             [(header::CONTENT_TYPE, "application/json")],
-            pages::stream(app.clone(), id, first, after, limit, permit),
+            pages::stream(app.clone(), id, first, after, limit, place),
         )
             .into_response(),
         // A session in memory that nothing changed yet has no log.

@@ -88,7 +88,8 @@ pub(crate) struct App {
     pub(crate) stop: watch::Receiver<Stop>,
     pub(crate) limits: Arc<Limits>,
     pub(crate) session_rate: SessionRate,
-    /// Joins of existing sessions per address: the same rate as new sessions, counted apart.
+    /// Resumes (joins with `last_seq`) per address: the same rate as new sessions, counted
+    /// apart.
     pub(crate) join_rate: SessionRate,
     /// Open WebSockets, so shutdown can wait for their close handshakes.
     pub(crate) websockets: Arc<Tracker>,
@@ -99,7 +100,7 @@ pub(crate) struct App {
     /// Keys that open the HTTP API and the metrics.
     pub(crate) api_keys: Option<auth::ApiKeys>,
     /// Pages of session logs being read ([`pages::MAX_PAGE_READS`]).
-    pub(crate) page_reads: Arc<tokio::sync::Semaphore>,
+    pub(crate) page_reads: pages::PageReads,
 }
 
 impl App {
@@ -130,7 +131,7 @@ impl App {
             requests: Arc::default(),
             verifier,
             api_keys,
-            page_reads: Arc::new(tokio::sync::Semaphore::new(pages::MAX_PAGE_READS)),
+            page_reads: pages::PageReads::default(),
         }
     }
 

@@ -175,10 +175,14 @@ pub(crate) struct Opening {
     pub(crate) meter: Option<Arc<Meter>>,
 }
 
+/// Pings a message may stay unfinished across while it still comes (with `ping_interval` at
+/// 30 s: two minutes).
+const UNFINISHED_PINGS: u32 = 4;
+
 /// What a client has sent of a data message it has not finished: bytes read past the last
-/// complete one, less what control frames (pings, pongs) took. A message left unfinished
-/// across two pings is closed (1008): its fragments are buffered, and would be for as long as
-/// the client answers pings.
+/// complete one, less what control frames (pings, pongs) took. A message left unfinished is
+/// closed (1008, see [`Unfinished::stuck`]): its fragments are buffered, and would be for as
+/// long as the client answers pings.
 #[derive(Debug)]
 struct Unfinished {
     meter: Arc<Meter>,
@@ -186,8 +190,9 @@ struct Unfinished {
     mark: u64,
     /// Bytes of control frames since (at most: their headers are counted at their largest).
     control: u64,
-    /// The mark at the last ping, if something was unfinished then.
-    seen_at: Option<u64>,
+    /// While something is unfinished: the mark, the bytes read at the last ping, and at how
+    /// many pings it was seen unfinished.
+    seen_at: Option<(u64, u64, u32)>,
 }
 
 impl Unfinished {
@@ -212,18 +217,29 @@ impl Unfinished {
         }
     }
 
-    /// At a ping: whether a message was left unfinished since the last one.
+    /// At a ping: whether a message was left unfinished. It is when it was unfinished at the
+    /// last ping too and nothing of it came since, or when it has been unfinished for
+    /// [`UNFINISHED_PINGS`] pings however slowly it comes (a message trickled a byte at a time
+    /// would hold its buffer for ever).
     fn stuck(&mut self) -> bool {
-        let pending = self.meter.read().saturating_sub(self.mark + self.control);
+        let read = self.meter.read();
+        let pending = read.saturating_sub(self.mark + self.control);
         if pending == 0 {
             self.seen_at = None;
             return false;
         }
-        if self.seen_at == Some(self.mark) {
-            return true;
+        match &mut self.seen_at {
+            Some((mark, at_read, pings)) if *mark == self.mark => {
+                *pings += 1;
+                let idle = *at_read == read;
+                *at_read = read;
+                idle || *pings >= UNFINISHED_PINGS
+            }
+            _ => {
+                self.seen_at = Some((self.mark, read, 1));
+                false
+            }
         }
-        self.seen_at = Some(self.mark);
-        false
     }
 }
 
@@ -432,6 +448,8 @@ impl Connection {
         let mut stop = self.app.stop.clone();
         let every = self.app.config.ping_interval;
         let mut ping = tokio::time::interval_at(Instant::now() + every, every);
+        // A loop held up past a tick does not make up for it with ticks back to back.
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             // In this order when several are ready: shutdown first, then the session's frames
             // (so a change's frame precedes its ack), then acks, then new client frames.
@@ -833,10 +851,7 @@ impl Connection {
         if self.replies.len() < MAX_UNANSWERED
             && self.unfinished.as_mut().is_some_and(|u| u.stuck())
         {
-            return Err(End::Close(
-                close_code::POLICY,
-                "a message left unfinished across two pings",
-            ));
+            return Err(End::Close(close_code::POLICY, "a message left unfinished"));
         }
         self.write(Message::Ping(Default::default())).await
     }

@@ -30,9 +30,17 @@ impl Identity {
 /// next to it otherwise. Returns where, or why it could not.
 pub(crate) fn rescue(conn: &Connection, path: &Path) -> Result<PathBuf, String> {
     // The log is emptied into the (deleted) file first: a log left beside the new file must
-    // not be replayed onto it.
-    let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
-    let target = if path.exists() {
+    // not be replayed onto it. If it could not be emptied, the copy goes beside the path.
+    let emptied = conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })
+        .is_ok_and(|(busy, log, copied)| busy == 0 && log == copied);
+    let target = if path.exists() || !emptied {
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".rescued-{stamp}"));

@@ -49,7 +49,10 @@ async fn an_unfinished_fragmented_message_is_closed_and_a_finished_one_is_read()
         "{:?}",
         started.elapsed()
     );
-    // The patient client is still served.
-    patient.turn("user", "Add a menu", "f-2").await;
+    // The server goes on (a new client: the patient one did not read meanwhile, and was
+    // dropped as silent).
+    let id = patient.session_id.clone();
+    let (mut again, _) = Client::connect(&server.ws_url(&format!("?session_id={id}"))).await;
+    again.turn("user", "Add a menu", "f-2").await;
     server.stop().await;
 }

@@ -25,7 +25,7 @@ async fn joins_from_one_address_are_rate_limited_and_a_bystander_is_served() {
     for _ in 0..30 {
         let (status, body) = upgrade(server.addr, &format!("?session_id={id}&last_seq=0")).await;
         if status == 429 {
-            assert!(body.contains("joins per minute"), "{body}");
+            assert!(body.contains("resumes per minute"), "{body}");
         }
         statuses.push(status);
     }
