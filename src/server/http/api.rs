@@ -159,15 +159,11 @@ pub(super) async fn session_events(
             pages::MAX_PAGE_READS,
             pages::MAX_PAGE_READS_PER_ADDRESS
         );
-        let mut response = error_response(
+        return try_again(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::ServerFull,
             &message,
         );
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return response;
     };
     match pages::chunk(&app, &id, after, limit.min(pages::CHUNK)).await {
         Ok(Some(first)) => (

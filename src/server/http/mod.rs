@@ -331,11 +331,16 @@ fn server_full(app: &App) -> Response {
         "no session id can be made now (the system's randomness is unavailable): try again later"
             .to_string()
     };
-    let mut response = error_response(
+    try_again(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::ServerFull,
         &message,
-    );
+    )
+}
+
+/// A refusal the client may retry in a second: the error with `Retry-After: 1`.
+fn try_again(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    let mut response = error_response(status, code, message);
     response
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

@@ -177,15 +177,11 @@ pub(super) async fn upgrade(
                     "more than {} resumes per minute from one address: try again later",
                     app.config.ip_session_rate
                 );
-                let mut response = error_response(
+                return try_again(
                     StatusCode::TOO_MANY_REQUESTS,
                     ErrorCode::RateLimited,
                     &message,
                 );
-                response
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-                return response;
             }
             let (loading, now) = (app.clone(), app.clock.now());
             blocking(move || loading.sessions.get_or_load(&id, now)).await
