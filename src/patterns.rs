@@ -411,6 +411,7 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.verbs,
         &l.wishes,
         &l.conjunctions,
+        &l.introducers,
     ]
     .iter()
     .map(|v| v.len())
@@ -688,7 +689,7 @@ impl Cx<'_> {
     }
 
     fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 31] = [
+        const KEYS: [&str; 32] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -720,6 +721,7 @@ impl Cx<'_> {
             "verbs",
             "wishes",
             "conjunctions",
+            "introducers",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -764,6 +766,7 @@ impl Cx<'_> {
             verbs: next(),
             wishes: next(),
             conjunctions: next(),
+            introducers: next(),
         }
     }
 

@@ -53,6 +53,7 @@ pub(super) enum Meaning {
     Sequencer,
     Wish,
     Conjunction,
+    Introducer,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -155,6 +156,8 @@ pub enum Found {
     ProblemReport,
     /// Rule 1: a pasted error or stack trace.
     PastedError,
+    /// Rule 1: a paste led in by a line of the user's own ("cargo build gives me:").
+    IntroducedPaste,
     /// Rule 2: a subject and a modal ("the export should include archived items").
     Request,
     /// Rule 2: a request that is a noun phrase ("infinite scroll on the feed", "a budget
@@ -169,6 +172,7 @@ impl Found {
             Found::Title => "title (rule 8)",
             Found::ProblemReport => "problem report (rule 1)",
             Found::PastedError => "pasted error (rule 1)",
+            Found::IntroducedPaste => "paste led in by the user's line (rule 1)",
             Found::Request => "request of the thing itself (rule 2)",
             Found::Nominal => "request as a noun phrase (rule 2)",
         }
@@ -294,6 +298,7 @@ impl Classifier {
         add(&lang.sequencers, Meaning::Sequencer);
         add(&lang.wishes, Meaning::Wish);
         add(&lang.conjunctions, Meaning::Conjunction);
+        add(&lang.introducers, Meaning::Introducer);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -376,6 +381,7 @@ impl Classifier {
                             | Meaning::Sequencer
                             | Meaning::Wish
                             | Meaning::Conjunction
+                            | Meaning::Introducer
                     )
                 })
         };

@@ -447,6 +447,8 @@ pub struct Language {
     pub wishes: Vec<String>,
     /// Join parts of one request; a lead after one starts a goal only with its own thing.
     pub conjunctions: Vec<String>,
+    /// End a line of the user's own that introduces a pasted output (rule 1).
+    pub introducers: Vec<String>,
 }
 
 /// Thresholds of the machine.

@@ -11,6 +11,8 @@ impl View<'_> {
     pub(in crate::conversation) fn error_lines(&self) -> SmallVec<[Range<usize>; 4]> {
         let mut out: SmallVec<[Range<usize>; 4]> = SmallVec::new();
         let mut in_error = false;
+        // The line before led a paste in ("cron job output:", "cargo build gives me").
+        let mut led = false;
         let mut at = 0;
         // The markers' hits, in order: one pass over them for all the lines.
         let mut markers = self
@@ -47,9 +49,16 @@ impl View<'_> {
                 .any(|w| ["FAILED", "ERROR", "FATAL"].contains(&w));
             // A line of the user's own prose holding a marker ("Docker says 'no space left on
             // device' when building the image") is no pasted error: it is read as a sentence.
-            let marked =
-                (marked || level || shouted || camel_error(&self.text[span.clone()]).is_some())
-                    && !self.is_prose(span.clone());
+            let prose = self.is_prose(span.clone());
+            let marked = (marked
+                || level
+                || shouted
+                || (led && !t.trim().is_empty())
+                || camel_error(&self.text[span.clone()]).is_some())
+                && !prose;
+            if !t.trim().is_empty() {
+                led = !marked && !in_error && self.leads_in(span.clone()).is_some();
+            }
             let frame = in_error
                 && (line.starts_with([' ', '\t'])
                     || t.starts_with("at ")
@@ -191,7 +200,14 @@ impl View<'_> {
                         .map(|r| span.start + r.start..span.start + r.end)
                 });
             if let Some(m) = marker {
-                found = Some((span, m));
+                // The first error a tool prints is the cause ("ld: framework not found"
+                // before "clang: error: linker command failed"); a traceback that lists its
+                // frames first ("most recent call last") states it on its last marked line.
+                let last_first = found.is_some()
+                    && find_bytes(&self.text[block.clone()], "most recent call last").is_some();
+                if found.is_none() || last_first {
+                    found = Some((span, m));
+                }
             }
         }
         // A block marked by a level or a status word has no marker hit: its first line.
@@ -235,22 +251,72 @@ impl View<'_> {
             .iter()
             .any(|n| last.ends_with(n) || last.starts_with("error["))
         };
+        // A level and a code ("error TS2345", "error CS0246").
+        let coded = |w: &str| {
+            let mut ws = w.split(' ');
+            ws.next().is_some_and(|l| {
+                ["error", "warning", "fatal"]
+                    .iter()
+                    .any(|n| l.eq_ignore_ascii_case(n))
+            }) && ws
+                .next()
+                .is_some_and(|c| c.chars().any(|c| c.is_ascii_digit()))
+                && ws.next().is_none()
+        };
         let mut at = 0;
-        // At most four names in a row ("thread main: panic: runtime error: ...").
+        // At most four names in a row ("thread main: panic: runtime error: ..."), and the
+        // tool's name, place or address before them, a word without spaces ("ld:", "nginx:",
+        // "psql:load.sql:12:", "user@10.0.3.14:", "ActiveRecord::ConnectionNotEstablished:").
         for _ in 0..4 {
             let rest = &text[at..];
             let Some(colon) = rest.find(": ") else { break };
             let name = &rest[..colon];
-            if name.len() > 60 || !is_name(name) {
+            let tool = !name.is_empty() && !name.contains(' ') && colon + 2 < rest.len();
+            if name.len() > 60 || !(is_name(name) || coded(name) || tool) {
                 break;
             }
             at += colon + 2;
+            // A level in brackets after a tool's name ("nginx: [emerg] ...").
+            let rest = &text[at..];
+            let trimmed = rest.trim_start();
+            if tool
+                && !is_name(name)
+                && trimmed.starts_with('[')
+                && let Some(close) = trimmed.find("] ")
+                && close < 16
+            {
+                at += rest.len() - trimmed.len() + close + 2;
+            }
         }
         let mut rest = text[at..].trim_start();
         if rest.starts_with('(')
             && let Some(close) = rest.find(')')
         {
             rest = rest[close + 1..].trim_start();
+        }
+        // An error wrapped in the steps that led to it ("driver failed programming ...: Bind
+        // for 0.0.0.0:5432 failed: port is already allocated", "creating S3 Bucket
+        // (acme-assets): BucketAlreadyExists"): the last step is the cause, when it is an
+        // error's name or the chain has three steps or more.
+        let steps = rest.matches(": ").count();
+        if let Some(last) = rest.rfind(": ").map(|p| &rest[p + 2..])
+            && last.len() > 3
+            && (steps >= 2
+                || (!last.trim().contains(' ')
+                    && last.trim().chars().all(|c| c.is_ascii_alphanumeric())
+                    && last.chars().next().is_some_and(|c| c.is_ascii_uppercase())))
+        {
+            rest = last.trim_start();
+        }
+        // A reason after the error is no part of it ("... as mutable because it is also
+        // borrowed as immutable", "... as it is undefined").
+        if let Some(p) = [" because ", " as it is ", " since "]
+            .iter()
+            .filter_map(|c| find_bytes(rest, c))
+            .min()
+            && count_words(&rest[..p]) >= 3
+        {
+            rest = &rest[..p];
         }
         let start = line.start + (text.len() - rest.len());
         let mut end = rest.find(". ").unwrap_or(rest.len());

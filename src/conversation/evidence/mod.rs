@@ -284,6 +284,19 @@ fn report(
     }
 }
 
+/// `d` as the goal's value of its slot, in place of the one read before.
+fn set_detail(goal: &mut GoalLead, d: Detail) {
+    match goal.details.iter_mut().find(|x| x.slot == d.slot) {
+        Some(x) => *x = d,
+        None => goal.details.push(d),
+    }
+}
+
+/// Whether two spans share a byte.
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
 /// A slot value of one span, no prefix.
 fn detail(slot: usize, span: Range<usize>) -> Detail {
     Detail {
@@ -332,6 +345,7 @@ mod correction;
 mod errors;
 mod further;
 mod nominal;
+mod pastes;
 mod problems;
 mod requests;
 mod statement;
@@ -352,7 +366,7 @@ impl View<'_> {
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
                 || shouts_error(self.text));
-        let errors = if marked {
+        let errors = if marked || (!active && self.text.contains('\n')) {
             self.error_lines()
         } else {
             SmallVec::new()
@@ -442,27 +456,38 @@ impl View<'_> {
             let all = 0..self.text.len();
             first = Some((g, all));
         }
-        // A report that introduces a pasted error ("dies with:", "cargo build gives me"): the
-        // error is the problem.
-        let introduces = |span: &Range<usize>| {
-            let last = words(self.text, span.clone()).last();
-            self.text[span.end..].trim_start().starts_with(':')
-                || last.is_some_and(|w| {
-                    [
-                        "with", "me", "gives", "throws", "shows", "says", "this", "getting",
-                    ]
-                    .iter()
-                    .any(|i| self.text[w.clone()].eq_ignore_ascii_case(i))
-                })
-        };
-        if let Some((g, _)) = &mut first
-            && g.rule == Found::ProblemReport
+        // A paste led in by a line of the user's own ("cargo build gives me", "logs from the
+        // checkout lambda:") or followed by a place ("in the pagination helper"): the line
+        // names the thing and, when it states no problem of its own, the paste is the problem.
+        if let Some((g, s)) = &mut first
+            && matches!(g.rule, Found::ProblemReport | Found::PastedError)
             && let Some(block) = errors.first()
-            && let Some(d) = g.details.iter_mut().find(|d| d.slot == 1)
-            && d.spans.last().is_some_and(introduces)
-            && let Some((line, _)) = self.error_line(block.clone())
         {
-            d.spans = SmallVec::from_iter([self.error_message(line)]);
+            let intro = self
+                .introduction(block.clone())
+                .filter(|i| g.rule == Found::PastedError || overlaps(&i.line, s));
+            let place = self.place_after(&errors);
+            let thing = place.or_else(|| intro.as_ref().and_then(|i| i.thing.clone()));
+            if let Some(t) = thing {
+                set_detail(g, detail(0, t));
+            }
+            if let Some(i) = intro {
+                let problem = i.problem.or_else(|| {
+                    self.error_line(block.clone())
+                        .map(|(line, _)| self.error_message(line))
+                });
+                if let Some(p) = problem {
+                    set_detail(
+                        g,
+                        Detail {
+                            slot: 1,
+                            prefix: "fix: ",
+                            spans: SmallVec::from_iter([p]),
+                        },
+                    );
+                }
+                g.rule = Found::IntroducedPaste;
+            }
         }
         let Some((mut goal, sentence)) = first else {
             return;

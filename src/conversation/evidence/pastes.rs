@@ -1,0 +1,247 @@
+//! Rule 1 for a paste the user leads in or follows with their own words: the line before it
+//! ("cargo build gives me", "logs from the checkout lambda:", "ios build broke after updating
+//! pods:") names the thing and may state the problem itself; a line after it that opens with
+//! a place ("in the pagination helper", "on the checkout screen when the keyboard opens") says
+//! where it happens.
+
+use super::*;
+
+/// What a line leading a paste in says.
+pub(in crate::conversation) struct Intro {
+    /// The line, without its closing colon, arrow or introducer.
+    pub line: Range<usize>,
+    /// The thing it names.
+    pub thing: Option<Range<usize>>,
+    /// The problem it states in words of its own ("broke after updating pods"); none when it
+    /// only says that something failed ("next build fails:"): the paste tells the problem.
+    pub problem: Option<Range<usize>>,
+}
+
+/// Determiners that call a thing by a definite name.
+const DEFINITE: [&str; 8] = ["the", "my", "our", "your", "their", "this", "these", "its"];
+
+impl View<'_> {
+    /// The user's line about a paste (`block`): the last line before it when it leads the
+    /// paste in (it ends with a colon, an arrow, or an introducer of the pattern files: "gives
+    /// me", "says", "fails with"), else the first line after it when it points back at it
+    /// ("the monthly report job dies with this").
+    pub(in crate::conversation) fn introduction(&self, block: Range<usize>) -> Option<Intro> {
+        let before = self.text[..block.start].trim_end();
+        let start = before.rfind('\n').map_or(0, |p| p + 1);
+        if let Some(end) = self.leads_in(start..before.len()) {
+            return Some(self.intro(start..end));
+        }
+        let after =
+            block.end + (self.text[block.end..].len() - self.text[block.end..].trim_start().len());
+        let line = after
+            ..self.text[after..]
+                .find('\n')
+                .map_or(self.text.len(), |p| after + p);
+        let end = self.points_back(line.clone())?;
+        Some(self.intro(line.start..end))
+    }
+
+    /// What a line about a paste says: the thing it names and the problem it states.
+    fn intro(&self, span: Range<usize>) -> Intro {
+        let (start, end) = (span.start, span.end);
+        // A problem of its own: a problem word with words after it.
+        let problem_at = words(self.text, span.clone()).find_map(|w| {
+            self.at(w.start, |m| matches!(m, Meaning::Problem))
+                .map(|h| (w.start, h.end()))
+        });
+        let (subject, problem) = match problem_at {
+            Some((at, after)) => {
+                let own = words(self.text, after..end).next().is_some();
+                let problem = own.then(|| self.cls.clean(self.text, at..end, false));
+                (start..at, problem)
+            }
+            None => (span.clone(), None),
+        };
+        Intro {
+            line: span,
+            thing: self.intro_thing(subject),
+            problem: problem.filter(|p| !p.is_empty()),
+        }
+    }
+
+    /// The thing a line about a paste names: the noun phrase it opens with ("the merge step
+    /// in my notebook", "spark job on the cluster", "ssh into the runner"), unless that phrase
+    /// names the output itself or how it was got ("kubectl logs for the api pod", "getting
+    /// this in the console when I open the profile page") or is followed by whose output it
+    /// is ("journalctl for the mailer service"): then the last thing it calls by a definite
+    /// name.
+    fn intro_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let head = self.named_subject(span.clone()).and_then(|s| {
+            let t = self.thing(s.clone(), false)?;
+            // The words after the head: "for" or "from" says whose output it is.
+            let next = words(self.text, t.end..span.end).next();
+            let whose = next.is_some_and(|w| {
+                ["for", "from", "of"]
+                    .iter()
+                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+            });
+            let output = words(self.text, t.clone()).any(|w| {
+                self.at(w.start, |m| matches!(m, Meaning::Introducer))
+                    .is_some()
+            });
+            (!whose && !output).then_some(t)
+        });
+        head.or_else(|| self.last_definite(span.clone()))
+            .or_else(|| self.named_subject(span))
+    }
+
+    /// Where the user's own words of `line` end when the line points back at a paste above
+    /// it: an introducer or a problem word, then "this", "that" or "it" ("dies with this",
+    /// "getting this all over my cleaning notebook" does not: it names a place after).
+    fn points_back(&self, line: Range<usize>) -> Option<usize> {
+        let text = self.text[line.clone()]
+            .trim_end()
+            .trim_end_matches(['.', '!', '?']);
+        let body = [" this", " that", " it", " these", " above"]
+            .iter()
+            .find_map(|m| {
+                text.len()
+                    .checked_sub(m.len())
+                    .filter(|&at| text.is_char_boundary(at) && text[at..].eq_ignore_ascii_case(m))
+                    .map(|at| text[..at].trim_end())
+            })?;
+        let end = line.start + body.len();
+        let first = self.hits.partition_point(|h| h.end() < line.start);
+        let introducer = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < end)
+            .filter(|h| {
+                h.end() == end
+                    && h.start() > line.start
+                    && self.meanings(**h).contains(&Meaning::Introducer)
+            })
+            .map(|h| h.start())
+            .min()?;
+        self.own_line(line.start..end)
+            .then(|| self.text[..introducer].trim_end().len())
+    }
+
+    /// Where the user's own words of `line` end when the line leads a paste in: it ends with
+    /// a colon, an arrow or an ellipsis, or with an introducer of the pattern files ("gives
+    /// me", "says", "fails with"), and holds no error marker.
+    pub(in crate::conversation) fn leads_in(&self, line: Range<usize>) -> Option<usize> {
+        let text = self.text[line.clone()].trim_end();
+        let start = line.start;
+        let body = [":", "→", "->", "=>", "...", "…"]
+            .iter()
+            .find_map(|m| text.strip_suffix(m))
+            .map(str::trim_end);
+        let marked = body.is_some();
+        let mut end = start + body.unwrap_or(text).len();
+        // The longest introducer that ends the line.
+        let first = self.hits.partition_point(|h| h.end() < start);
+        let introducer = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < end)
+            .filter(|h| {
+                h.end() == end
+                    && h.start() > start
+                    && self.meanings(**h).contains(&Meaning::Introducer)
+            })
+            .map(|h| h.start())
+            .min();
+        if !marked && introducer.is_none() {
+            return None;
+        }
+        let code = text.starts_with([' ', '\t', '`'])
+            || text.contains(['(', '=', '{', '}', '[', ';'])
+            || text.starts_with(|c: char| !c.is_alphanumeric());
+        let n = count_words(text);
+        if end == start || !(2..=16).contains(&n) || code || !self.own_line(start..end) {
+            return None;
+        }
+        if let Some(at) = introducer {
+            end = self.text[..at].trim_end().len();
+        }
+        Some(end)
+    }
+
+    /// The first line of the user's own after the paste's blocks that opens with a place ("in
+    /// the pagination helper", "on the checkout screen when the keyboard opens"): the thing
+    /// it names.
+    pub(in crate::conversation) fn place_after(
+        &self,
+        errors: &[Range<usize>],
+    ) -> Option<Range<usize>> {
+        let end = errors.last()?.end;
+        let mut at = end;
+        for line in self.text[end..].split_inclusive('\n').take(8) {
+            let span = at..at + line.trim_end().len();
+            at += line.len();
+            if line.trim().is_empty()
+                || errors
+                    .iter()
+                    .any(|e| e.start <= span.start && span.end <= e.end)
+            {
+                continue;
+            }
+            let mut ws = words(self.text, span.clone());
+            let first = ws.next()?;
+            let opens = ["in", "on", "at", "inside", "within"]
+                .iter()
+                .any(|p| self.text[first.clone()].eq_ignore_ascii_case(p));
+            if !opens {
+                return None;
+            }
+            let next = ws.next()?;
+            return self.thing(next.start..span.end, false);
+        }
+        None
+    }
+
+    /// A line in the user's own words, not a tool's: no error marker on it and no prefix of
+    /// a tool's ("npm ERR!", "error:") before a colon.
+    fn own_line(&self, span: Range<usize>) -> bool {
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        let marked = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker));
+        !marked && camel_error(&self.text[span]).is_none()
+    }
+
+    /// The last thing in `span` called by a definite determiner ("kubectl logs for the api
+    /// pod", "getting this in the console when I open the profile page"), not a demonstrative
+    /// standing alone.
+    fn last_definite(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
+        ws.iter().rev().find_map(|w| {
+            if !DEFINITE
+                .iter()
+                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+            {
+                return None;
+            }
+            let t = self.thing(w.start..span.end, true)?;
+            let lone = ["this", "these", "that", "those"]
+                .iter()
+                .any(|d| self.text[t.clone()].eq_ignore_ascii_case(d));
+            (!lone).then_some(t)
+        })
+    }
+
+    /// `span` as the name of a thing ("cron job", "go test ./...", "fine-tuning script",
+    /// "staging db"): at most five words, not opening with a pronoun, an auxiliary or a word
+    /// ending in "ing".
+    fn named_subject(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let span = self.cls.clean(self.text, span, true);
+        let first = words(self.text, span.clone()).next()?;
+        let word = &self.text[first];
+        let lower = word.to_ascii_lowercase();
+        if lower.ends_with("ing")
+            || cls.lower_in(&cls.words.non_subjects, word)
+            || cls.lower_in(&cls.words.auxiliaries, word)
+            || PLACES.contains(&lower.as_str())
+            || count_words(&self.text[span.clone()]) > 5
+        {
+            return None;
+        }
+        Some(span)
+    }
+}
