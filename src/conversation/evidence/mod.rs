@@ -509,6 +509,25 @@ impl View<'_> {
         {
             d.spans = SmallVec::from_iter([named]);
         }
+        // A target keeps the place or owner that follows it ("the node version in CI", "the
+        // brightness on the hallway lights"), unless another value starts there.
+        if self.cls.goals[goal.goal].goal_type == GoalType::TaskExecution
+            && let Some(i) = goal.details.iter().position(|d| d.slot == 0)
+            && let [t] = goal.details[i].spans.as_slice()
+        {
+            let line_end = self.text[t.end..]
+                .find(['\n', ',', ';', '.', '?', '!'])
+                .map_or(self.text.len(), |p| t.end + p);
+            let end = goal
+                .details
+                .iter()
+                .flat_map(|d| d.spans.iter())
+                .filter(|s| s.start >= t.end)
+                .map(|s| s.start)
+                .fold(line_end.min(sentence.end.max(t.end)), usize::min);
+            let wider = self.with_modifier(t.clone(), end);
+            goal.details[i].spans[0] = wider;
+        }
         if goal.by_lead() {
             self.further_goals(&goal, sentence, reading);
         }

@@ -215,8 +215,25 @@ impl View<'_> {
                     .get(i + 1)
                     .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n.clone()]))
         };
+        // A verb by its form before the place ("keyboard covers the comment input on ...",
+        // "prices show 2 decimals in the cart"): the phrase is a sentence, not a request.
+        let formed = self
+            .predicates(start..span.end, Strength::Suffix)
+            .iter()
+            .any(|(v, _)| {
+                // (with an object after it: a plural before a place is a noun, "sticky table
+                // headers on the reports page".)
+                v.start > first.start
+                    && v.end <= ws[at].start
+                    && words(self.text, v.end..span.end).next().is_some_and(|n| {
+                        let n = &self.text[n];
+                        cls.lower_in(&cls.words.determiners, n)
+                            || n.starts_with(|c: char| c.is_ascii_digit())
+                    })
+            });
         if at == 0
             || at > 6
+            || formed
             || ws[..at].iter().any(verb)
             || ws[at..clause_end.max(at)].iter().any(real_verb)
             || (at + 2..clause_end).any(suffix_verb)
@@ -253,9 +270,12 @@ impl View<'_> {
         // A phrase that goes on after its thing has a verb: "the tooltip on the chart covers
         // the legend" reports, it asks for nothing.
         if !assigns && let Some(thing) = self.thing(after..stop, true) {
+            // (A symbol or an emoji after it is no word: "... in the photo gallery 🙏".)
             let next = ws[..clause_end.max(at)]
                 .iter()
-                .find(|w| w.start >= thing.end)
+                .find(|w| {
+                    w.start >= thing.end && self.text[(*w).clone()].contains(char::is_alphanumeric)
+                })
                 .map(&word);
             if next.is_some_and(|n| {
                 !PLACES.contains(&n.as_str()) && !cls.lower_in(&cls.words.ends, &n)
@@ -263,8 +283,29 @@ impl View<'_> {
                 return None;
             }
         }
-        let (target, change) = match self.thing(after..stop, true).or(bare).filter(|_| !assigns) {
-            Some(thing) => (thing, phrase),
+        // "autoscaling on queue depth for the worker pool": the phrase runs on to a later
+        // place that has a determiner, which is the target.
+        let later = (self.thing(after..stop, true).is_none() && !assigns)
+            .then(|| {
+                (at + 1..clause_end).find(|&i| {
+                    ["on", "for", "in"].contains(&word(&ws[i]).as_str())
+                        && ws.get(i + 1).is_some_and(|n| {
+                            cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                        })
+                })
+            })
+            .flatten()
+            .and_then(|i| {
+                let thing = self.thing(ws[i + 1].start..stop, true)?;
+                Some((thing, cls.clean(self.text, start..ws[i].start, true)))
+            });
+        let (target, change) = match later.or_else(|| {
+            self.thing(after..stop, true)
+                .or(bare)
+                .filter(|_| !assigns)
+                .map(|t| (t, phrase.clone()))
+        }) {
+            Some((thing, phrase)) => (thing, phrase),
             // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
             None if assigns || word(&ws[at]) == "to" => {
                 let value = cls.clean(self.text, after..span.end, true);

@@ -112,6 +112,42 @@ impl View<'_> {
         (!np.is_empty() && n <= 5).then_some(np)
     }
 
+    /// A thing with the place or owner that follows it ("the node version in CI", "the eslint
+    /// rule for unused vars", "notifications from the work group"): the thing and one phrase
+    /// after "in", "on", "for", "from" or "of" that names a thing, at most seven words in
+    /// all; `np` alone otherwise. ("to" brings a value, not a place: "... to 20".)
+    pub(in crate::conversation) fn with_modifier(
+        &self,
+        np: Range<usize>,
+        end: usize,
+    ) -> Range<usize> {
+        let cls = self.cls;
+        let mut ws = words(self.text, np.end..end);
+        let Some(p) = ws.next() else { return np };
+        if !self.text[np.end..p.start].trim().is_empty()
+            || !["in", "on", "for", "from", "of"]
+                .iter()
+                .any(|c| self.text[p.clone()].eq_ignore_ascii_case(c))
+        {
+            return np;
+        }
+        let Some(n) = ws.next() else { return np };
+        let t = &self.text[n.clone()];
+        if PLACES.iter().any(|c| t.eq_ignore_ascii_case(c))
+            || cls.lower_in(&cls.words.ends, t)
+            || t.starts_with(|c: char| c.is_ascii_digit())
+            || ["now", "me", "us", "them", "it", "good", "real", "sure"]
+                .iter()
+                .any(|c| t.eq_ignore_ascii_case(c))
+        {
+            return np;
+        }
+        match self.thing(n.start..end, false) {
+            Some(t) if count_words(&self.text[np.start..t.end]) <= 7 => np.start..t.end,
+            _ => np,
+        }
+    }
+
     /// The value after "to", "into", "at" or an arrow in `span` ("... to 2 spaces", "... at
     /// 6:45", "... -> 16px").
     pub(in crate::conversation) fn after_to(&self, span: Range<usize>) -> Option<Range<usize>> {
