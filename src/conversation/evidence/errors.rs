@@ -46,7 +46,7 @@ impl View<'_> {
             // A tool's status word in capitals anywhere ("> Task :app:compile FAILED").
             let shouted = t
                 .split(|c: char| !c.is_ascii_alphabetic())
-                .any(|w| ["FAILED", "ERROR", "FATAL"].contains(&w));
+                .any(|w| ["FAILED", "ERROR", "FATAL", "EXCEPTION", "PANIC"].contains(&w));
             // A line of the user's own prose holding a marker ("Docker says 'no space left on
             // device' when building the image") is no pasted error: it is read as a sentence.
             let prose = self.is_prose(span.clone());
@@ -67,6 +67,12 @@ impl View<'_> {
                     || t.starts_with("-->")
                     // A heading inside the trace ("Require stack:", "Caused by:").
                     || (t.trim_end().ends_with(':') && count_words(t) <= 3)
+                    // A labelled detail of the error ("DETAIL:  Key (id)=(1042) already
+                    // exists", "HINT: ...").
+                    || t.split_once(':').is_some_and(|(l, _)| {
+                        l.len() >= 3
+                            && l.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                    })
                     || t.is_empty());
             in_error = marked || (frame && !t.is_empty());
             if marked || frame {

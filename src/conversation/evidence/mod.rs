@@ -371,7 +371,15 @@ impl View<'_> {
         } else {
             SmallVec::new()
         };
-        let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
+        // A line after a paste that only says where it happens ("on the checkout screen when
+        // the keyboard opens") is the paste's place, not a statement of its own.
+        let place = self.place_after(&errors);
+        let own = |s: &Range<usize>| {
+            !errors.iter().any(|e| e.start <= s.start && s.end <= e.end)
+                && place
+                    .as_ref()
+                    .is_none_or(|(l, _)| !(l.start <= s.start && s.end <= l.end))
+        };
         for s in sentences(self.text).filter(own) {
             if let Some(g) = self.statement(s.clone(), active) {
                 first = Some((g, s));
@@ -466,8 +474,9 @@ impl View<'_> {
             let intro = self
                 .introduction(block.clone())
                 .filter(|i| g.rule == Found::PastedError || overlaps(&i.line, s));
-            let place = self.place_after(&errors);
-            let thing = place.or_else(|| intro.as_ref().and_then(|i| i.thing.clone()));
+            let thing = place
+                .map(|(_, t)| t)
+                .or_else(|| intro.as_ref().and_then(|i| i.thing.clone()));
             if let Some(t) = thing {
                 set_detail(g, detail(0, t));
             }

@@ -167,8 +167,8 @@ impl View<'_> {
     pub(in crate::conversation) fn place_after(
         &self,
         errors: &[Range<usize>],
-    ) -> Option<Range<usize>> {
-        let end = errors.last()?.end;
+    ) -> Option<(Range<usize>, Range<usize>)> {
+        let end = errors.first()?.end;
         let mut at = end;
         for line in self.text[end..].split_inclusive('\n').take(8) {
             let span = at..at + line.trim_end().len();
@@ -181,15 +181,15 @@ impl View<'_> {
                 continue;
             }
             let mut ws = words(self.text, span.clone());
-            let first = ws.next()?;
+            let Some(first) = ws.next() else { continue };
             let opens = ["in", "on", "at", "inside", "within"]
                 .iter()
                 .any(|p| self.text[first.clone()].eq_ignore_ascii_case(p));
-            if !opens {
-                return None;
+            if let (true, Some(next)) = (opens, ws.next())
+                && let Some(t) = self.thing(next.start..span.end, false)
+            {
+                return Some((span, t));
             }
-            let next = ws.next()?;
-            return self.thing(next.start..span.end, false);
         }
         None
     }
