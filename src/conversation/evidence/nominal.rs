@@ -91,6 +91,14 @@ impl View<'_> {
         if self.text[span.clone()].trim_end().ends_with('?') {
             return None;
         }
+        // A phrase that is a signal's from end to end ("bye for now") asks for nothing.
+        let last_end = ws.last().map_or(start, |w| w.end);
+        if self
+            .at(first.start, |m| matches!(m, Meaning::Signal(_)))
+            .is_some_and(|h| h.end() >= last_end)
+        {
+            return None;
+        }
         let word = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
         if matches!(word(&first).as_str(), "a" | "an") {
             let artifact = cls.goal_index(GoalType::ArtifactCreation)?;

@@ -399,11 +399,25 @@ impl View<'_> {
             }
             // A modal with nothing after it states a problem ("search results are missing").
             let modal = modal && !cls.clean(self.text, h.end..span.end, false).is_empty();
+            // The modal's own verb stays when it says what is wanted ("should support github
+            // oauth": "support github oauth"; "is missing the last row": "missing the last
+            // row"); a bare modal goes ("should", "needs to").
+            let modal_verb = words(self.text, h.clone()).last().filter(|w| {
+                let t = &self.text[w.clone()];
+                cls.lower_in(&cls.words.verbs, t)
+                    || ["missing", "lacks", "lacking"]
+                        .iter()
+                        .any(|m| t.eq_ignore_ascii_case(m))
+            });
             let (rule, prefix, change) = if modal {
                 (
                     Found::Request,
                     "",
-                    cls.clean(self.text, h.end..span.end, false),
+                    cls.clean(
+                        self.text,
+                        modal_verb.map_or(h.end, |w| w.start)..span.end,
+                        false,
+                    ),
                 )
             } else {
                 (Found::ProblemReport, "fix: ", change)

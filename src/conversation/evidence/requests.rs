@@ -555,6 +555,14 @@ impl View<'_> {
                             words(self.text, from..comma).collect();
                         let split = words.iter().enumerate().skip(1).find_map(|(i, w)| {
                             let word = &self.text[w.clone()];
+                            // A verb after a preposition is a noun ("sticky on scroll").
+                            let after_place = PLACES
+                                .iter()
+                                .chain(["every", "each"].iter())
+                                .any(|p| self.text[words[i - 1].clone()].eq_ignore_ascii_case(p));
+                            if after_place {
+                                return None;
+                            }
                             let verb = self
                                 .at(w.start, |m| {
                                     matches!(
@@ -568,8 +576,15 @@ impl View<'_> {
                             // A number starts a value ("make the cache TTL 1h"); a past tense
                             // after a noun phrase is its verb ("if the search box remembered
                             // my last query").
+                            // ("if the search highlighted the matching words": one noun
+                            // and an object after it.)
+                            let object_next = words.get(i + 1).is_some_and(|n| {
+                                cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                            });
                             let value = word.starts_with(|c: char| c.is_ascii_digit())
-                                || (i >= 2 && word.len() >= 5 && word.ends_with("ed"));
+                                || ((i >= 2 || object_next)
+                                    && word.len() >= 5
+                                    && word.ends_with("ed"));
                             (["to", "so", "be", "can", "could", "would", "will", "might"]
                                 .iter()
                                 .any(|m| word.eq_ignore_ascii_case(m))
