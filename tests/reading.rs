@@ -168,6 +168,25 @@ fn a_target_keeps_its_place_and_the_value_follows_to() {
     assert_eq!(s.slot("desired_change"), "20");
 }
 
+/// Rule 5: "it" refers to the active goal's work; with no goal active, a task lead and "it"
+/// with words after it starts a task whose target is still open.
+#[test]
+fn it_with_no_goal_active_starts_a_task_with_its_target_open() {
+    let mut s = Session::new();
+    s.user("update it to use the new logo");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "");
+    assert!(
+        has(&s.slot("desired_change"), "use the new logo"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // "Fix it" alone says nothing to start from.
+    let mut s = Session::new();
+    s.user("Fix it");
+    assert_eq!(s.goal(), None);
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

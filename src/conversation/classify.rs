@@ -495,7 +495,8 @@ impl Classifier {
                 });
             }
         };
-        let view = View::new(self, text);
+        let mut view = View::new(self, text);
+        view.active = active;
         let mut reading = Reading::default();
         // The spec's "Real phrasing" (user messages): what stands before the last contrast
         // marker, anything beside a deferral, and what a question does not ask for, neither
@@ -750,6 +751,8 @@ pub(super) struct View<'a> {
     pub(super) after_fillers: usize,
     /// The bytes that end a sentence (see [`sentences`]), ascending.
     pub(super) sentence_ends: SmallVec<[u32; 8]>,
+    /// A goal is active: "it" and "them" refer to its work (rule 5).
+    pub(super) active: bool,
 }
 
 impl<'a> View<'a> {
@@ -794,6 +797,7 @@ impl<'a> View<'a> {
             breaks: SmallVec::new(),
             after_fillers: 0,
             sentence_ends: ends,
+            active: true,
         };
         // A hit inside a longer one that is a signal, an intent or a non-answer is read as part
         // of it. In start order (longest first at a start), every hit that could cover this one
@@ -973,7 +977,23 @@ impl<'a> View<'a> {
             return None;
         }
         let object_text = &self.text[object.clone()];
-        if info.mode == DescriptionMode::Object && cls.starts_with_any(&cls.pronouns, object_text) {
+        // Rule 5: "it" or "them" refers to the active goal's work ("make it blue"); with none
+        // active it is the user's own thing, not yet named ("make it load faster": a task
+        // whose target is still open).
+        let pronoun = cls.starts_with_any(&cls.pronouns, object_text);
+        let open = !self.active
+            && cls.goals[info.goal as usize].goal_type
+                == crate::conversation::GoalType::TaskExecution
+            && count_words(object_text) >= 2
+            && self.text[object.clone()]
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .is_some_and(|w| {
+                    ["it", "them", "that"]
+                        .iter()
+                        .any(|p| w.eq_ignore_ascii_case(p))
+                });
+        if info.mode == DescriptionMode::Object && pronoun && !open {
             return None;
         }
         if let Some(slot) = info.object_must_match {
@@ -985,18 +1005,26 @@ impl<'a> View<'a> {
             DescriptionMode::Sentence => cls.clean(self.text, lead.start()..end, false),
         };
         let wrapper = cls.clean(self.text, start..lead.start(), false);
+        let mut details = self.details(
+            info.goal as usize,
+            info.change,
+            lead.start()..lead.end(),
+            object,
+        );
+        // (The pronoun names nothing yet: the target stays open.)
+        if pronoun {
+            details.retain(|d| {
+                !(d.spans.len() == 1
+                    && cls.starts_with_any(&cls.pronouns, &self.text[d.spans[0].clone()]))
+            });
+        }
         Some(GoalLead {
             goal: info.goal as usize,
             description,
             lead: lead.start()..lead.end(),
             wrapper,
             rule: Found::Lead,
-            details: self.details(
-                info.goal as usize,
-                info.change,
-                lead.start()..lead.end(),
-                object,
-            ),
+            details,
         })
     }
 }
