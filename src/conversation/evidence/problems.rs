@@ -102,7 +102,20 @@ impl View<'_> {
                             || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
                             || n.starts_with(|c: char| c.is_ascii_digit())
                             || n.ends_with("ly")
-                    });
+                    }) || {
+                        // An adjective in -ed before a noun ("suggests deleted customers"),
+                        // not a participle before a clause ("orders created when ...").
+                        let after = all.get(i + 2).map(|a| &self.text[a.clone()]);
+                        next.is_some_and(|n| n.len() >= 5 && n.ends_with("ed"))
+                            && after.is_some_and(|a| {
+                                !self.cls.lower_in(&self.cls.words.ends, a)
+                                    && !PLACES.iter().any(|p| a.eq_ignore_ascii_case(p))
+                                    && !self.cls.lower_in(&self.cls.words.auxiliaries, a)
+                                    && !["by", "when", "after", "before"]
+                                        .iter()
+                                        .any(|p| a.eq_ignore_ascii_case(p))
+                            })
+                    };
                     // A verb with something after it ("closes as soon as ..."), not a signal's
                     // word ("mission accomplished") or a sentence of two words ("greatness
                     // awaits").

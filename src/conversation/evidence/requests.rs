@@ -105,6 +105,17 @@ impl View<'_> {
             if i > 0 && self.text[end..w.start].contains([',', ';']) {
                 break;
             }
+            // A determiner after the head starts an object: "the chart cover the legend" is
+            // a thing and its verb ("of the" stays: "the top of the inbox").
+            if i > 1
+                && cls.lower_in(&cls.words.determiners, word)
+                && !self.text[..w.start]
+                    .trim_end()
+                    .to_ascii_lowercase()
+                    .ends_with(" of")
+            {
+                break;
+            }
             end = w.end;
         }
         let np = cls.clean(self.text, span.start..end, true);
@@ -418,7 +429,20 @@ impl View<'_> {
                             out.push(detail(0, thing));
                             out.push(detail(1, particle));
                         } else if let Some(value) = self.after_to(raw..comma) {
-                            // "wake me up at 6:30": the value alone.
+                            // "bump eslint to v9": a bare name before "to" and its value is
+                            // the thing; "wake me up at 6:30": the value alone.
+                            let to = words(self.text, raw..value.start).last();
+                            let bare = to
+                                .filter(|t| self.text[t.clone()].eq_ignore_ascii_case("to"))
+                                .and_then(|t| self.thing(raw..t.start, false))
+                                .filter(|t| {
+                                    words(self.text, t.clone()).next().is_some_and(|w| {
+                                        !cls.lower_in(&cls.words.non_subjects, &self.text[w])
+                                    })
+                                });
+                            if let Some(t) = bare {
+                                out.push(detail(0, t));
+                            }
                             out.push(detail(1, value));
                         }
                     }
