@@ -120,6 +120,45 @@ impl View<'_> {
         if cls.goals[task].slots.len() < 2 {
             return None;
         }
+        // "a button to copy the invite link", "a way to duplicate a whole board", "option to
+        // snooze reminders ...": a feature and what it is for. The whole phrase is the change;
+        // the thing the purpose names (its last thing called by a determiner, else its
+        // object) the target.
+        if let Some(p) = ws.iter().take(5).position(|w| word(w) == "to")
+            && p >= 1
+            && ws
+                .get(p + 1)
+                .is_some_and(|v| cls.lower_in(&cls.words.verbs, &self.text[v.clone()]))
+            && !ws[..p].iter().any(|w| {
+                self.is_predicate(w.clone())
+                    || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
+                    || cls.lower_in(&cls.words.verbs, &self.text[w.clone()])
+            })
+        {
+            let after = ws[p + 1].end;
+            let clause = self.text[after..span.end]
+                .find([',', ';'])
+                .map_or(span.end, |c| after + c);
+            let target = self
+                .last_definite(after..clause)
+                .or_else(|| self.thing(after..clause, false));
+            let change = cls.clean(self.text, start..clause, true);
+            if !change.is_empty() {
+                let mut details = SmallVec::new();
+                if let Some(t) = target {
+                    details.push(detail(0, t));
+                }
+                details.push(detail(1, change.clone()));
+                return Some(GoalLead {
+                    goal: task,
+                    description: change.clone(),
+                    lead: first.clone(),
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details,
+                });
+            }
+        }
         let verb = |w: &Range<usize>| {
             self.at(w.start, |m| {
                 matches!(m, Meaning::Problem | Meaning::Modal | Meaning::SmallTalk)

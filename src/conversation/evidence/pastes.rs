@@ -208,7 +208,10 @@ impl View<'_> {
     /// The last thing in `span` called by a definite determiner ("kubectl logs for the api
     /// pod", "getting this in the console when I open the profile page"), not a demonstrative
     /// standing alone.
-    fn last_definite(&self, span: Range<usize>) -> Option<Range<usize>> {
+    pub(in crate::conversation) fn last_definite(
+        &self,
+        span: Range<usize>,
+    ) -> Option<Range<usize>> {
         let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
         ws.iter().rev().find_map(|w| {
             if !DEFINITE

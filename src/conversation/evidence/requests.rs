@@ -28,8 +28,25 @@ impl View<'_> {
         {
             return None;
         }
-        let thing = self.thing(first.start..end, true)?;
-        let verb = words(self.text, thing.end..end).next()?;
+        // The thing runs to the first verb of the vocabulary after its first noun ("could the
+        // CI pipeline cache node_modules ...", "can the scheduler retry jobs ..."), else as
+        // far as a noun phrase goes.
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, first.end..end).take(6).collect();
+        let known = ws.iter().enumerate().skip(1).find(|(_, w)| {
+            let t = &self.text[(*w).clone()];
+            cls.lower_in(&cls.words.verbs, t)
+        });
+        let (thing, verb) = match known {
+            Some((i, v)) => (
+                cls.clean(self.text, first.start..ws[i - 1].end, true),
+                v.clone(),
+            ),
+            None => {
+                let thing = self.thing(first.start..end, true)?;
+                let verb = words(self.text, thing.end..end).next()?;
+                (thing, verb)
+            }
+        };
         let v = &self.text[verb.clone()];
         // "can the API be ..." asks about it.
         if ["be", "is", "are", "i", "you", "we"]
