@@ -49,12 +49,25 @@ impl View<'_> {
                 .any(|w| ["FAILED", "ERROR", "FATAL", "EXCEPTION", "PANIC"].contains(&w));
             // A line of the user's own prose holding a marker ("Docker says 'no space left on
             // device' when building the image") is no pasted error: it is read as a sentence.
-            let prose = self.is_prose(span.clone());
+            // A tool's level in brackets is never the user's prose ("✘ [ERROR] A request to
+            // the API failed").
+            let bracketed = [
+                "[ERROR]",
+                "[FATAL]",
+                "[WARN]",
+                "[WARNING]",
+                "[CRITICAL]",
+                "[PANIC]",
+            ]
+            .iter()
+            .any(|l| t.contains(l));
+            let prose = self.is_prose(span.clone()) && !bracketed;
             let marked = (marked
                 || level
                 || shouted
                 || (led && !t.trim().is_empty())
-                || camel_error(&self.text[span.clone()]).is_some())
+                || camel_error(&self.text[span.clone()]).is_some()
+                || exception_name(t).is_some())
                 && !prose;
             if !t.trim().is_empty() {
                 led = !marked && !in_error && self.leads_in(span.clone()).is_some();
@@ -140,10 +153,19 @@ impl View<'_> {
             self.definite_named(rest.clone())
                 .or_else(|| self.bare_place_thing(rest))
         };
+        // A file, module or name the error quotes ("No such file or directory:
+        // 'config.yaml'", "Cannot find module 'express'").
+        let quoted_name = || {
+            quoted(self.text, line.clone()).filter(|q| {
+                let t = &self.text[q.clone()];
+                !t.contains(char::is_whitespace) && t.len() <= 80
+            })
+        };
         let thing = self
             .named_thing(errors)
             .or_else(own_thing)
-            .or_else(|| self.frame_subject(block));
+            .or_else(|| self.frame_subject(block))
+            .or_else(quoted_name);
         Some(report(
             task,
             thing,
@@ -163,7 +185,19 @@ impl View<'_> {
         let h = self
             .hits
             .iter()
-            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))?;
+            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
+            .or_else(|| {
+                // Or words in quotes right after getting or throwing them ("I keep getting
+                // 'ECONNRESET' from the payments service").
+                self.hits.iter().find(|h| {
+                    self.meanings(**h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Introducer | Meaning::Problem))
+                        && self.text[h.end()..]
+                            .trim_start()
+                            .starts_with(['\'', '"', '`'])
+                })
+            })?;
         let sentence = sentences(self.text).find(|s| s.start <= h.start() && h.end() <= s.end)?;
         let quoted = quoted(self.text, sentence.clone());
         let message = quoted.unwrap_or(h.start()..h.end());
@@ -204,6 +238,12 @@ impl View<'_> {
                 .or_else(|| {
                     camel_error(&self.text[span.clone()])
                         .map(|r| span.start + r.start..span.start + r.end)
+                })
+                .or_else(|| {
+                    let line = &self.text[span.clone()];
+                    let lead = line.len() - line.trim_start().len();
+                    exception_name(line.trim_start())
+                        .map(|r| span.start + lead + r.start..span.start + lead + r.end)
                 });
             if let Some(m) = marker {
                 // The first error a tool prints is the cause ("ld: framework not found"
@@ -494,4 +534,27 @@ impl View<'_> {
         }
         None
     }
+}
+
+/// An exception's name opening a line, before a colon and a space: a name of letters, digits,
+/// dots and underscores whose last part has two capitals at least
+/// (`psycopg2.errors.UniqueViolation:`, `ActiveRecord::RecordInvalid:` aside from "::"), so
+/// that a label such as "Note:" is none. Where it is, colon included.
+fn exception_name(line: &str) -> Option<Range<usize>> {
+    let colon = line.find(": ")?;
+    let name = &line[..colon];
+    if name.is_empty()
+        || name.len() > 80
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':'))
+    {
+        return None;
+    }
+    let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+    let capitals = last.chars().filter(char::is_ascii_uppercase).count();
+    let camel = last.starts_with(|c: char| c.is_ascii_uppercase())
+        && capitals >= 2
+        && last.chars().any(|c| c.is_ascii_lowercase());
+    camel.then_some(0..colon + 1)
 }

@@ -458,7 +458,7 @@ impl View<'_> {
             first = Some((g, all));
         }
         if first.is_none()
-            && marked
+            && (marked || self.text.contains(['\'', '"', '`']))
             && let Some(g) = self.inline_error()
         {
             let all = 0..self.text.len();

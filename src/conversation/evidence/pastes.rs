@@ -44,14 +44,27 @@ impl View<'_> {
     /// What a line about a paste says: the thing it names and the problem it states.
     fn intro(&self, span: Range<usize>) -> Intro {
         let (start, end) = (span.start, span.end);
-        // A problem of its own: a problem word with words after it.
+        // A problem of its own: a problem word with words after it, not a noun naming the
+        // paste ("CORS issue from the admin frontend:").
         let problem_at = words(self.text, span.clone()).find_map(|w| {
+            let noun = [
+                "issue", "issues", "error", "errors", "problem", "bug", "warning",
+            ]
+            .iter()
+            .any(|n| self.text[w.clone()].eq_ignore_ascii_case(n));
             self.at(w.start, |m| matches!(m, Meaning::Problem))
+                .filter(|_| !noun)
                 .map(|h| (w.start, h.end()))
         });
         let (subject, problem) = match problem_at {
             Some((at, after)) => {
-                let own = words(self.text, after..end).next().is_some();
+                // (Words that point at the paste are no problem of the line's own: "throws
+                // this in safari only".)
+                let own = words(self.text, after..end).next().is_some_and(|w| {
+                    !["this", "that", "these", "it", "the", "following"]
+                        .iter()
+                        .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                });
                 let problem = own.then(|| self.cls.clean(self.text, at..end, false));
                 (start..at, problem)
             }
@@ -71,6 +84,11 @@ impl View<'_> {
     /// is ("journalctl for the mailer service"): then the last thing it calls by a definite
     /// name.
     fn intro_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+        // "when running npm install", "while deploying the api", "when i try to push": what
+        // the user was doing is the thing.
+        if let Some(t) = self.doing(span.clone()) {
+            return Some(t);
+        }
         let head = self.named_subject(span.clone()).and_then(|s| {
             let t = self.thing(s.clone(), false)?;
             // The words after the head: "for" or "from" says whose output it is.
@@ -88,6 +106,50 @@ impl View<'_> {
         });
         head.or_else(|| self.last_definite(span.clone()))
             .or_else(|| self.named_subject(span))
+    }
+
+    /// The thing of what the user was doing in `span`: after "when" or "while", past a
+    /// pronoun, "trying to" and the verb ("when running npm install": "npm install"; "while
+    /// deploying the api": "api"; "when i try to push": "push").
+    pub(in crate::conversation) fn doing(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
+        let at = ws.iter().position(|w| {
+            ["when", "while", "whenever"]
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        })?;
+        let mut i = at + 1;
+        let is = |i: usize, list: &[&str]| {
+            ws.get(i).is_some_and(|w| {
+                list.iter()
+                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+            })
+        };
+        if is(i, &["i", "we", "you", "they", "i'm", "im", "we're"]) {
+            i += 1;
+        }
+        if is(i, &["try", "tried", "trying"]) && is(i + 1, &["to"]) {
+            i += 2;
+        }
+        let verb = ws.get(i)?;
+        let v = self.text[verb.clone()].to_ascii_lowercase();
+        let verbal = v.ends_with("ing")
+            || is(i.wrapping_sub(1), &["to"])
+            || cls.lower_in(&cls.words.verbs, &v)
+            || self
+                .at(verb.start, |m| matches!(m, Meaning::Lead(_)))
+                .is_some();
+        if !verbal {
+            return None;
+        }
+        // The verb's object, else the verb alone ("when i try to push").
+        match ws.get(i + 1) {
+            Some(o) => self
+                .thing(o.start..span.end, false)
+                .map(|t| self.cls.clean(self.text, t, true)),
+            None => Some(verb.clone()),
+        }
     }
 
     /// Where the user's own words of `line` end when the line points back at a paste above
@@ -221,9 +283,31 @@ impl View<'_> {
                 return None;
             }
             let t = self.thing(w.start..span.end, true)?;
-            let lone = ["this", "these", "that", "those"]
+            // ("this", "this error", "these warnings": the paste itself.)
+            let pointer = ["this", "these", "that", "those"]
+                .iter()
+                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d));
+            let bare = ["this", "these", "that", "those"]
                 .iter()
                 .any(|d| self.text[t.clone()].eq_ignore_ascii_case(d));
+            let paste = pointer
+                && words(self.text, t.clone()).last().is_some_and(|l| {
+                    let l = self.text[l].to_ascii_lowercase();
+                    [
+                        "error",
+                        "errors",
+                        "warning",
+                        "warnings",
+                        "message",
+                        "issue",
+                        "output",
+                        "trace",
+                        "exception",
+                        "crash",
+                    ]
+                    .contains(&l.as_str())
+                });
+            let lone = bare || paste;
             (!lone).then_some(t)
         })
     }
