@@ -80,14 +80,25 @@ impl View<'_> {
                     || t.starts_with("-->")
                     // A heading inside the trace ("Require stack:", "Caused by:").
                     || (t.trim_end().ends_with(':') && count_words(t) <= 3)
+                    // A tool's note on the error ("hint: Updates were rejected ...",
+                    // "help: consider borrowing here").
+                    || ["hint:", "help:", "note:", "caused by:", "context:", "suggestion:"]
+                        .iter()
+                        .any(|l| t.len() >= l.len() && t[..l.len()].eq_ignore_ascii_case(l))
                     // A labelled detail of the error ("DETAIL:  Key (id)=(1042) already
                     // exists", "HINT: ...").
                     || t.split_once(':').is_some_and(|(l, _)| {
                         l.len() >= 3
                             && l.chars().all(|c| c.is_ascii_uppercase() || c == '_')
                     })
+                    // A frame of one word (Go's "main.(*Registry).Add(...)") or one
+                    // that is a source location ("/app/registry.go:23").
+                    || (!t.trim().is_empty() && !t.trim().contains(' '))
+                    || source_location(t).is_some()
                     || t.is_empty());
-            in_error = marked || (frame && !t.is_empty());
+            // (A blank line inside a trace keeps it going: "goroutine 1 [running]:" after
+            // Go's panic line.)
+            in_error = marked || (frame && !t.is_empty()) || (in_error && t.trim().is_empty());
             if marked || frame {
                 match out.last_mut() {
                     Some(last) if self.text[last.end..span.start].trim().is_empty() => {
@@ -113,6 +124,7 @@ impl View<'_> {
             || head.trim_end().ends_with(':')
             || text.contains("ERR!")
             || text.contains("://")
+            || source_location(text).is_some()
         {
             return false;
         }
@@ -136,6 +148,17 @@ impl View<'_> {
         let block = errors.first()?.clone();
         let (line, marker) = self.error_line(block.clone())?;
         let mut message = self.error_message(line.clone());
+        // A message in quotes right after the marker ("thread 'main' panicked at 'index out
+        // of bounds: ...', src/parser.rs:88:21").
+        // (Not after an error's name and its colon: "KeyError: 'price'" is the message.)
+        if !self.text[marker.clone()].trim_end().ends_with(':')
+            && self.text[marker.end..line.end]
+                .trim_start()
+                .starts_with(['\'', '"'])
+            && let Some(q) = quoted(self.text, marker.end..line.end)
+        {
+            message = q;
+        }
         // The user's words after a dash on the error's line ("IndexError: ... -- in
         // parse_header") name the thing; the message stops there.
         let tail = [" -- ", " — ", " – "]
@@ -161,10 +184,17 @@ impl View<'_> {
                 !t.contains(char::is_whitespace) && t.len() <= 80
             })
         };
+        // The file of a source location in the error ("... in /var/www/html/db.php:5",
+        // "src/parser.rs:88:21").
+        let located = || {
+            let text = &self.text[block.clone()];
+            source_location(text).map(|r| block.start + r.start..block.start + r.end)
+        };
         let thing = self
             .named_thing(errors)
             .or_else(own_thing)
-            .or_else(|| self.frame_subject(block))
+            .or_else(|| self.frame_subject(block.clone()))
+            .or_else(located)
             .or_else(quoted_name);
         Some(report(
             task,
@@ -199,7 +229,8 @@ impl View<'_> {
                 })
             })?;
         let sentence = sentences(self.text).find(|s| s.start <= h.start() && h.end() <= s.end)?;
-        let quoted = quoted(self.text, sentence.clone());
+        let quoted = quoted(self.text, h.end()..sentence.end.max(h.end()))
+            .or_else(|| quoted(self.text, sentence.clone()));
         let message = quoted.unwrap_or(h.start()..h.end());
         let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
         let target = self
@@ -335,6 +366,15 @@ impl View<'_> {
             }
         }
         let mut rest = text[at..].trim_start();
+        // Ruby's "NoMethodError (undefined method `total' for nil:NilClass):": the message is
+        // in the parentheses.
+        if at == 0
+            && let Some(open) = rest.find(" (")
+            && exception_name(&format!("{}: ", &rest[..open])).is_some()
+            && let Some(inner) = rest[open + 2..].trim_end().strip_suffix("):")
+        {
+            rest = inner;
+        }
         if rest.starts_with('(')
             && let Some(close) = rest.find(')')
         {
@@ -393,6 +433,25 @@ impl View<'_> {
     ) -> Option<Range<usize>> {
         let cls = self.cls;
         let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
+        // "it's a vite app", "this is a django project": the kind of thing it happens in.
+        let kind = sentences(self.text).filter(own).take(8).find_map(|s| {
+            let t = self.text[s.clone()].to_ascii_lowercase();
+            let skip = [
+                "it's a ",
+                "it is a ",
+                "its a ",
+                "this is a ",
+                "it's an ",
+                "this is an ",
+            ]
+            .iter()
+            .find(|p| t.starts_with(**p))?
+            .len();
+            self.thing(s.start + skip..s.end, false)
+        });
+        if kind.is_some() {
+            return kind;
+        }
         sentences(self.text).filter(own).take(8).find_map(|s| {
             let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
             let span = start..s.end;
@@ -541,7 +600,12 @@ impl View<'_> {
 /// (`psycopg2.errors.UniqueViolation:`, `ActiveRecord::RecordInvalid:` aside from "::"), so
 /// that a label such as "Note:" is none. Where it is, colon included.
 fn exception_name(line: &str) -> Option<Range<usize>> {
-    let colon = line.find(": ")?;
+    // (Or "Name (" for an exception whose name ends in Error or Exception, Ruby's form.)
+    let paren = line.find(" (").filter(|p| {
+        let n = &line[..*p];
+        n.ends_with("Error") || n.ends_with("Exception")
+    });
+    let colon = paren.or_else(|| line.find(": "))?;
     let name = &line[..colon];
     if name.is_empty()
         || name.len() > 80
@@ -557,4 +621,34 @@ fn exception_name(line: &str) -> Option<Range<usize>> {
         && capitals >= 2
         && last.chars().any(|c| c.is_ascii_lowercase());
     camel.then_some(0..colon + 1)
+}
+
+/// The file of the first source location in `text`: a path whose last part has an extension
+/// of letters, followed by a colon and a line number ("src/parser.rs:88:21", "db.php:5",
+/// "/app/registry.go:23"). Its last part only ("parser.rs").
+fn source_location(text: &str) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(p) = text[from..].find(':').map(|p| from + p) {
+        from = p + 1;
+        if !bytes.get(p + 1).is_some_and(u8::is_ascii_digit) {
+            continue;
+        }
+        // The word before the colon: a name with a dot and an extension of letters.
+        let start = text[..p]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
+            .map_or(0, |s| s + 1);
+        let path = &text[start..p];
+        let name_start = path.rfind('/').map_or(start, |s| start + s + 1);
+        let name = &text[name_start..p];
+        let ext = name.rsplit_once('.');
+        if let Some((stem, e)) = ext
+            && !stem.is_empty()
+            && (1..=5).contains(&e.len())
+            && e.chars().all(|c| c.is_ascii_alphabetic())
+        {
+            return Some(name_start..p);
+        }
+    }
+    None
 }
