@@ -604,16 +604,32 @@ impl View<'_> {
                             if after_place {
                                 return None;
                             }
-                            let verb = self
-                                .at(w.start, |m| {
-                                    matches!(
-                                        m,
-                                        Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
-                                    )
-                                })
-                                .is_some()
-                                || self.is_predicate(w.clone())
-                                || cls.lower_in(&cls.words.verbs, word);
+                            // A verb has something after it: two words or more, or a
+                            // determiner, a particle, a place or a number ("the button go
+                            // away"); before a lone last word it is a noun ("the nightly
+                            // import idempotent").
+                            let complement = words.len() >= i + 3
+                                || words.get(i + 1).is_some_and(|n| {
+                                    let n = &self.text[n.clone()];
+                                    cls.lower_in(&cls.words.determiners, n)
+                                        || PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                                        || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                                        || n.starts_with(|c: char| c.is_ascii_digit())
+                                        // ("load faster", "scroll smoothly")
+                                        || (n.len() > 4
+                                            && (n.ends_with("er") || n.ends_with("ly")))
+                                });
+                            let verb = complement
+                                && (self
+                                    .at(w.start, |m| {
+                                        matches!(
+                                            m,
+                                            Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
+                                        )
+                                    })
+                                    .is_some()
+                                    || self.is_predicate(w.clone())
+                                    || cls.lower_in(&cls.words.verbs, word));
                             // A number starts a value ("make the cache TTL 1h"); a past tense
                             // after a noun phrase is its verb ("if the search box remembered
                             // my last query").
