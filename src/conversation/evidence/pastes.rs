@@ -168,7 +168,7 @@ impl View<'_> {
                     .map(|at| text[..at].trim_end())
             })?;
         let end = line.start + body.len();
-        let first = self.hits.partition_point(|h| h.end() < line.start);
+        let first = self.hits.partition_point(|h| h.start() <= line.start);
         let introducer = self.hits[first..]
             .iter()
             .take_while(|h| h.start() < end)
@@ -196,7 +196,7 @@ impl View<'_> {
         let marked = body.is_some();
         let mut end = start + body.unwrap_or(text).len();
         // The longest introducer that ends the line.
-        let first = self.hits.partition_point(|h| h.end() < start);
+        let first = self.hits.partition_point(|h| h.start() <= start);
         let introducer = self.hits[first..]
             .iter()
             .take_while(|h| h.start() < end)
