@@ -475,6 +475,13 @@ fn an_error_after_multibyte_characters_is_read_on_character_boundaries() {
         "报错ValueError: bad value",
         "•TypeError: x is undefined",
         "é\nÀException: boom",
+        // Source locations, tools' notes and lead-in lines beside characters of several
+        // bytes.
+        "ValueError: bad\n  at ünïcødé/файл.rs:12:3",
+        "报错 src/解析.rs:88:21 panicked at 'boom'",
+        "Error: x failed\nhé: not a note\nhï€nt: still not",
+        "日志 gives me:\nError: 失败 ünïcødé→ ok",
+        "the büild gives me ☃:\nTypeError: x",
     ] {
         let mut conv = engine().start("s-x", "2026-11-26T10:00:00Z".parse().unwrap());
         let (_, explanation) = engine().step_explained(

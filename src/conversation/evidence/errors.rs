@@ -84,7 +84,7 @@ impl View<'_> {
                     // "help: consider borrowing here").
                     || ["hint:", "help:", "note:", "caused by:", "context:", "suggestion:"]
                         .iter()
-                        .any(|l| t.len() >= l.len() && t[..l.len()].eq_ignore_ascii_case(l))
+                        .any(|l| t.get(..l.len()).is_some_and(|h| h.eq_ignore_ascii_case(l)))
                     // A labelled detail of the error ("DETAIL:  Key (id)=(1042) already
                     // exists", "HINT: ...").
                     || t.split_once(':').is_some_and(|(l, _)| {
@@ -636,8 +636,10 @@ fn source_location(text: &str) -> Option<Range<usize>> {
         }
         // The word before the colon: a name with a dot and an extension of letters.
         let start = text[..p]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
-            .map_or(0, |s| s + 1);
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
+            .map_or(0, |(s, c)| s + c.len_utf8());
         let path = &text[start..p];
         let name_start = path.rfind('/').map_or(start, |s| start + s + 1);
         let name = &text[name_start..p];
