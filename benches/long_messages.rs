@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 12] = [
+const KINDS: [(&str, &str); 14] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -59,6 +59,13 @@ const KINDS: [(&str, &str); 12] = [
         "context_pronouns",
         "since then. it keeps failing, it hangs again. ",
     ),
+    // Lines that lead a paste in, each followed by an error with a source location; and a
+    // thing whose noun phrase goes on with "of the" (each determiner checks the word before).
+    (
+        "pastes_led_in",
+        "the build step gives me:\nError: thing failed: cause: x.rs:12:3\n",
+    ),
+    ("of_the", "fix the top of the box of the lid "),
 ];
 
 fn message(kind: &str, size: usize) -> String {
@@ -207,4 +214,14 @@ fn first_context_pronouns(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn first_goal_leads(bencher: Bencher, size: usize) {
     step_first(bencher, "goal_leads", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_pastes_led_in(bencher: Bencher, size: usize) {
+    step_first(bencher, "pastes_led_in", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_of_the(bencher: Bencher, size: usize) {
+    step_first(bencher, "of_the", size);
 }

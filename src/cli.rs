@@ -651,7 +651,7 @@ pub fn run(cli: Cli) -> ExitCode {
             }
         }
         Command::Flow(command) => flow(command),
-        Command::CheckPatterns { dir } => match patterns::check(&dir) {
+        Command::CheckPatterns { dir } => match check_patterns(&dir) {
             Ok(()) => {
                 say!("{}: patterns OK", dir.display());
                 ExitCode::SUCCESS
@@ -1083,4 +1083,12 @@ fn flow(command: FlowCommand) -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// Loads the pattern set in `dir` and returns every problem (the `check-patterns` command):
+/// the patterns, then the guide's phrases, if the directory has its own, read against them.
+fn check_patterns(dir: &std::path::Path) -> Result<(), patterns::PatternErrors> {
+    let source = PatternSource::Dir(dir.to_path_buf());
+    let engine = patterns::load(&source)?;
+    crate::assistant::guide::Guide::load(&source, &engine).map(|_| ())
 }

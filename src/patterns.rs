@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use toml::de::DeTable;
@@ -1138,14 +1138,6 @@ fn regex_error(e: &regex::Error) -> String {
         .unwrap_or_else(|| text.lines().last().unwrap_or(""))
         .trim()
         .to_string()
-}
-
-/// Loads the pattern set in `dir` and returns every problem (the `check-patterns` command).
-pub fn check(dir: &Path) -> Result<(), PatternErrors> {
-    let source = PatternSource::Dir(dir.to_path_buf());
-    let engine = load(&source)?;
-    // The guide's phrases, if the directory has its own, are read against these patterns.
-    crate::assistant::guide::Guide::load(&source, &engine).map(|_| ())
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use convstate::assistant::guide::Guide;
+use convstate::assistant::prompt::{ChatMessage, Said, messages, shared_prefix};
 use convstate::conversation::{
     Conversation, Engine, GoalReason, GoalType, Input, Phase, Role, SlotStatus,
 };
@@ -197,4 +198,117 @@ fn user_words_that_would_start_the_work_stay_out_of_the_plan() {
     chat.user("It should say starting now when clicked");
     assert_eq!(chat.conv.phase, Phase::Planning, "{:?}", chat.conv);
     assert!(!chat.last().contains("starting now"), "{}", chat.last());
+}
+
+// The llm assistant's prompt, made from the guide's `[llm]` phrases.
+
+/// The spec's worked example, replayed: the prompt at each user turn, as a model would get
+/// it to answer that turn.
+fn prompts() -> Vec<Vec<ChatMessage>> {
+    let engine = convstate::patterns::builtin();
+    let guide = Guide::builtin(&engine);
+    let example = [
+        (Role::User, "I want to build a todo app"),
+        (Role::Assistant, "What features do you need?"),
+        (
+            Role::User,
+            "I need add, delete, and mark as complete functionality with React components",
+        ),
+        (Role::Assistant, "I'll create a React todo app component"),
+        (Role::User, "Sounds good, go ahead"),
+        (Role::Assistant, "<artifact type=\"react\">...</artifact>"),
+        (Role::User, "Perfect! This is exactly what I needed"),
+        (Role::User, "Now build a calculator"),
+        (Role::User, "bye"),
+    ];
+    let mut now: DateTime<Utc> = "2026-11-21T10:00:00Z".parse().unwrap();
+    let mut conv = engine.start("s-prompt", now);
+    let mut transcript = Vec::new();
+    let mut out = Vec::new();
+    for (seq, (role, text)) in example.into_iter().enumerate() {
+        now += TimeDelta::seconds(10);
+        let input = Input::Message {
+            role,
+            text,
+            artifact: false,
+        };
+        engine.step(&mut conv, input, now);
+        transcript.push(Said {
+            seq: seq as u64 + 1,
+            role,
+            text: text.to_string(),
+        });
+        if role == Role::User {
+            out.push(messages(guide.llm(), &conv, &transcript, 16 * 1024));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_prompt_carries_the_summary_and_the_phase_instruction_last() {
+    let prompts = prompts();
+    let first = &prompts[0];
+    assert_eq!(first.len(), 3);
+    assert_eq!(first[0].role, "system");
+    assert_eq!(first[1].content, "I want to build a todo app");
+    let state = &first[2].content;
+    assert!(
+        state.contains("Conversation Phase: understanding\nTurn Count: 1"),
+        "{state}"
+    );
+    assert!(state.contains("? requirements"), "{state}");
+    assert!(state.ends_with("in one short question. Do not start the work yet."));
+    // The same state and transcript give the same bytes.
+    assert_eq!(prompts, self::prompts());
+}
+
+#[test]
+fn each_prompt_mostly_repeats_the_one_before() {
+    let prompts = prompts();
+    let shares: Vec<f64> = prompts
+        .windows(2)
+        .map(|w| shared_prefix(&w[0], &w[1]))
+        .collect();
+    // Everything up to the previous state message is unchanged.
+    for (w, share) in prompts.windows(2).zip(&shares) {
+        let before = serde_json::to_string(&w[0][..w[0].len() - 1]).unwrap();
+        let now = serde_json::to_string(&w[1]).unwrap();
+        assert!(now.starts_with(&before[..before.len() - 1]), "{share}");
+    }
+    // The worked example's figures (docs/assistant.md): the shares grow with the transcript.
+    let rounded: Vec<u32> = shares.iter().map(|s| (s * 100.0).round() as u32).collect();
+    assert_eq!(rounded, [34, 46, 65, 59, 76]);
+}
+
+#[test]
+fn the_window_moves_in_steps() {
+    let engine = convstate::patterns::builtin();
+    let guide = Guide::builtin(&engine);
+    let conv = engine.start("s-window", Utc::now());
+    let transcript: Vec<Said> = (1..=40)
+        .map(|seq| Said {
+            seq,
+            role: Role::User,
+            text: "x".repeat(100),
+        })
+        .collect();
+    // 1,000 bytes (10 turns): the window starts at a multiple of 8, turn 32.
+    let m = messages(guide.llm(), &conv, &transcript, 1000);
+    assert_eq!(m.len() - 2, 9, "turns 32 to 40");
+    // A turn less does not move the start.
+    let m2 = messages(guide.llm(), &conv, &transcript[..39], 1000);
+    assert_eq!(m2.len() - 2, 8);
+    assert_eq!(m[1], m2[1]);
+    // No budget: no transcript.
+    assert_eq!(messages(guide.llm(), &conv, &transcript, 0).len(), 2);
+    // A last turn over the budget on its own is still sent, cut to it.
+    let long = [Said {
+        seq: 41,
+        role: Role::User,
+        text: "é".repeat(600),
+    }];
+    let m = messages(guide.llm(), &conv, &long, 1001);
+    assert_eq!(m.len(), 3);
+    assert_eq!(m[1].content.len(), 1000);
 }

@@ -467,6 +467,24 @@ fn a_cancel_goes_idle_and_the_queued_goal_waits() {
     assert_eq!(s.conv.queued_goals.len(), 1);
 }
 
+/// An error line whose marker lies past the line's limit or loses a character to cleaning
+/// ("ERR!" without its "!") is read without slicing past the line: these panicked once.
+#[test]
+fn an_error_line_that_ends_before_its_marker_is_read() {
+    let long = format!("{} segfault 'x y z'", "a".repeat(200));
+    for text in [
+        "ERR!",
+        "build ERR! 'oops here'",
+        "FAILED—",
+        "FAILED— 'x y'",
+        long.as_str(),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(s.goal().is_some(), "{text}");
+    }
+}
+
 /// A pasted error after characters of several bytes, read with the inspector on (the
 /// explanation quotes the error's mark by its span).
 #[test]

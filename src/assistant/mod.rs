@@ -12,6 +12,7 @@
 pub mod guide;
 pub mod llm;
 pub mod prompt;
+pub mod template;
 
 use std::fmt;
 use std::str::FromStr;

@@ -977,7 +977,7 @@ impl<'a> View<'a> {
             return None;
         }
         let object_text = &self.text[object.clone()];
-        // Rule 5: "it" or "them" refers to the active goal's work ("make it blue"); with none
+        // Rule 5: "it", "them" or "that" refers to the active goal's work ("make it blue"); with none
         // active it is the user's own thing, not yet named ("make it load faster": a task
         // whose target is still open).
         let pronoun = cls.starts_with_any(&cls.pronouns, object_text);

@@ -521,23 +521,9 @@ fn summary(out: &mut String, conv: &Conversation) {
 /// Appends a decimal number.
 fn number(out: &mut String, n: u64) {
     let mut buf = [0u8; 20];
-    let at = decimal_at_end(n, &mut buf);
+    let at = super::decimal::at_end(n, &mut buf);
     // Only ASCII digits were written.
     out.extend(buf[at..].iter().map(|b| char::from(*b)));
-}
-
-/// Writes `n` in decimal at the end of `buf` (20 bytes hold any `u64`) and returns where the
-/// digits start: numbers on the wire without a heap string.
-pub fn decimal_at_end(mut n: u64, buf: &mut [u8]) -> usize {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return at;
-        }
-    }
 }
 
 /// Appends `s` as a JSON string, escaped exactly as serde_json escapes: `"`, `\` and control

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::conversation::names::named;
 use crate::conversation::{Conversation, GoalId, Role, Signal, Summary, Transition};
 
+pub(crate) mod decimal;
 pub mod json;
 pub(crate) mod time;
 
@@ -211,7 +212,7 @@ pub fn has_artifact(artifact: &Option<serde_json::Value>) -> bool {
 impl Serialize for GoalId {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut buf = [0u8; 12];
-        let at = json::decimal_at_end(u64::from(self.0), &mut buf) - 2;
+        let at = decimal::at_end(u64::from(self.0), &mut buf) - 2;
         buf[at..at + 2].copy_from_slice(b"g-");
         s.serialize_str(std::str::from_utf8(&buf[at..]).map_err(serde::ser::Error::custom)?)
     }

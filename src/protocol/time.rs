@@ -26,7 +26,7 @@ pub(crate) fn format<'b>(t: &DateTime<Utc>, buf: &'b mut [u8; MAX_LEN]) -> &'b s
         push(if year < 0 { b"-" } else { b"+" });
         let abs = year.unsigned_abs();
         let mut wide = [b'0'; 10];
-        let at = super::json::decimal_at_end(u64::from(abs), &mut wide).min(wide.len() - 4);
+        let at = super::decimal::at_end(u64::from(abs), &mut wide).min(wide.len() - 4);
         push(&wide[at..]);
     }
     push(b"-");

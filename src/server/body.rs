@@ -11,7 +11,7 @@ use axum::body::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::watch;
 
-use super::edge::{Stop, reached};
+use super::stop::{Stop, reached};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

@@ -34,26 +34,10 @@ use tracing::{debug, warn};
 use super::App;
 use super::body::Deadline;
 use super::rate::RateLimiter;
+use super::stop::{Stop, reached};
 use super::stream::{Meter, Stream};
 use crate::config::ServerConfig;
 use crate::protocol::{ErrorCode, ServerFrame};
-
-/// Where the server is in its life; every task watches it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Stop {
-    Serving,
-    /// Closing gracefully: no new connections, every WebSocket closes with 1001.
-    Closing,
-    /// Whatever is still open is dropped.
-    Now,
-}
-
-/// Resolves once the server has reached `at` (or is gone).
-pub(crate) async fn reached(stop: &mut watch::Receiver<Stop>, at: Stop) {
-    if stop.wait_for(|s| *s >= at).await.is_err() {
-        // The server is gone: nothing left to wait for.
-    }
-}
 
 /// When the server stops: each request (a signal, a future resolving) moves it one step: the
 /// first starts a graceful shutdown, the second ends it at once. The store is flushed either

@@ -11,6 +11,14 @@ use super::edge::Refusal;
 use crate::conversation::{GoalReason, GoalType, Input, Phase, Role, Step, Transitions};
 use crate::protocol::ErrorCode;
 
+/// The outcomes of the `llm` assistant's replies: indices into `Metrics::llm_replies`.
+pub(crate) const REPLY_DONE: usize = 0;
+pub(crate) const REPLY_STOPPED: usize = 1;
+pub(crate) const REPLY_FAILED: usize = 2;
+pub(crate) const REPLY_REFUSED: usize = 3;
+/// The outcomes of replies, as `/metrics` names them.
+pub(crate) const REPLY_OUTCOMES: [&str; 4] = ["done", "stopped", "failed", "refused"];
+
 #[derive(Debug, Default)]
 pub(crate) struct Counter(AtomicU64);
 
@@ -150,7 +158,7 @@ pub(crate) struct Metrics {
     goals_finished: [[Counter; 5]; 4],
     errors: [Counter; ErrorCode::ALL.len()],
     pub turn_latency: Histogram,
-    /// Replies of the `llm` assistant, by outcome (`replies::REPLY_OUTCOMES`).
+    /// Replies of the `llm` assistant, by outcome (`REPLY_OUTCOMES`).
     pub llm_replies: [Counter; 4],
     /// Tokens the model reported (or was estimated) to use.
     pub llm_tokens: Counter,
@@ -406,7 +414,7 @@ impl Metrics {
             "counter",
             "Replies of the llm assistant, by outcome.",
         );
-        for (i, outcome) in super::replies::REPLY_OUTCOMES.iter().enumerate() {
+        for (i, outcome) in REPLY_OUTCOMES.iter().enumerate() {
             let _ = writeln!(
                 out,
                 "convstate_llm_replies_total{{outcome=\"{outcome}\"}} {}",

@@ -19,6 +19,7 @@ pub(crate) mod pages;
 pub(crate) mod rate;
 pub(crate) mod replies;
 pub(crate) mod sessions;
+pub(crate) mod stop;
 pub(crate) mod stream;
 pub(crate) mod web;
 pub(crate) mod ws;
@@ -35,9 +36,10 @@ use crate::config::ServerConfig;
 use crate::conversation::Engine;
 use crate::store::Store;
 pub use edge::Shutdown;
-use edge::{Limits, SessionRate, Stop, Tracker};
+use edge::{Limits, SessionRate, Tracker};
 use metrics::Metrics;
 use sessions::Sessions;
+use stop::Stop;
 
 /// The server's clock: every `now` the engine gets comes from here.
 #[derive(Clone, Debug)]

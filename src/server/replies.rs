@@ -13,6 +13,7 @@ use axum::extract::ws::Utf8Bytes;
 use tracing::{info, warn};
 
 use super::App;
+use super::metrics::{REPLY_DONE, REPLY_FAILED, REPLY_REFUSED};
 use super::sessions::{Push, Refused, ReplyPlan, Session, Started};
 use crate::assistant::llm::{BreakerState, Ended, Failure};
 use crate::assistant::prompt::{self, Said};
@@ -21,13 +22,6 @@ use crate::store::Change;
 
 /// The most recent changes read from the log for a prompt (the budget then cuts them).
 const TRANSCRIPT_CHANGES: u64 = 64;
-
-pub(crate) const REPLY_DONE: usize = 0;
-pub(crate) const REPLY_STOPPED: usize = 1;
-pub(crate) const REPLY_FAILED: usize = 2;
-pub(crate) const REPLY_REFUSED: usize = 3;
-/// The outcomes of replies, as `/metrics` names them.
-pub(crate) const REPLY_OUTCOMES: [&str; 4] = ["done", "stopped", "failed", "refused"];
 
 fn breaker(app: &App) -> BreakerState {
     app.sessions.llm().map_or(BreakerState::Closed, |(llm, _)| {

@@ -21,9 +21,10 @@ use tracing::{debug, info};
 
 use super::App;
 use super::auth::Access;
-use super::edge::{Admitted, Stop, reached};
+use super::edge::Admitted;
 use super::rate::RateLimiter;
 use super::sessions::{Applied, Push, Pushed, Refused, Session};
+use super::stop::{Stop, reached};
 use super::stream::Meter;
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame};
 use crate::store::{Committed, StoreError};

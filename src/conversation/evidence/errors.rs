@@ -13,6 +13,8 @@ impl View<'_> {
         let mut in_error = false;
         // The line before led a paste in ("cron job output:", "cargo build gives me").
         let mut led = false;
+        // ... by an introducer ("gives me"), not a bare colon or arrow.
+        let mut led_by_word = false;
         let mut at = 0;
         // The markers' hits, in order: one pass over them for all the lines.
         let mut markers = self
@@ -65,12 +67,20 @@ impl View<'_> {
             let marked = (marked
                 || level
                 || shouted
-                || (led && !t.trim().is_empty())
+                || (led
+                    && !t.trim().is_empty()
+                    // (After a bare colon, only a line that looks like a tool's: "my
+                    // shopping list:" and "milk eggs" are the user's words.)
+                    && (led_by_word
+                        || t.contains(|c: char| {
+                            c.is_ascii_digit() || ":/\\()[]{}=<>|`\"'".contains(c)
+                        })))
                 || camel_error(&self.text[span.clone()]).is_some()
                 || exception_name(t).is_some())
                 && !prose;
             if !t.trim().is_empty() {
                 led = !marked && !in_error && self.leads_in(span.clone()).is_some();
+                led_by_word = led && !t.trim_end().ends_with([':', '→', '>', '.', '\u{2026}']);
             }
             let frame = in_error
                 && (line.starts_with([' ', '\t'])
@@ -151,7 +161,10 @@ impl View<'_> {
         // A message in quotes right after the marker ("thread 'main' panicked at 'index out
         // of bounds: ...', src/parser.rs:88:21").
         // (Not after an error's name and its colon: "KeyError: 'price'" is the message.)
-        if !self.text[marker.clone()].trim_end().ends_with(':')
+        // (The line may end before the marker: a line cut at its limit, or cleaned of a
+        // marker's last character.)
+        if marker.end < line.end
+            && !self.text[marker.clone()].trim_end().ends_with(':')
             && self.text[marker.end..line.end]
                 .trim_start()
                 .starts_with(['\'', '"'])
@@ -248,15 +261,18 @@ impl View<'_> {
         ))
     }
 
-    /// The line that states an error block's error: the last line holding a marker (the
-    /// exception after a Python traceback's frames, the first line of a Java one), at most
-    /// `MAX_ERROR_LINE` bytes; with its marker.
+    /// The line that states an error block's error: the first line holding a marker (the
+    /// cause a tool prints first, the first line of a Java trace), or the last one in a
+    /// traceback that lists its frames first ("most recent call last": Python's exception
+    /// line), at most `MAX_ERROR_LINE` bytes; with its marker.
     pub(in crate::conversation) fn error_line(
         &self,
         block: Range<usize>,
     ) -> Option<(Range<usize>, Range<usize>)> {
         let mut found = None;
         let mut at = block.start;
+        // Once for the block: a traceback that lists its frames first.
+        let traceback = find_bytes(&self.text[block.clone()], "most recent call last").is_some();
         for line in self.text[block.clone()].split_inclusive('\n') {
             let span = at..at + line.trim_end_matches('\n').len();
             at += line.len();
@@ -280,9 +296,7 @@ impl View<'_> {
                 // The first error a tool prints is the cause ("ld: framework not found"
                 // before "clang: error: linker command failed"); a traceback that lists its
                 // frames first ("most recent call last") states it on its last marked line.
-                let last_first = found.is_some()
-                    && find_bytes(&self.text[block.clone()], "most recent call last").is_some();
-                if found.is_none() || last_first {
+                if found.is_none() || traceback {
                     found = Some((span, m));
                 }
             }
@@ -367,13 +381,18 @@ impl View<'_> {
         }
         let mut rest = text[at..].trim_start();
         // Ruby's "NoMethodError (undefined method `total' for nil:NilClass):": the message is
-        // in the parentheses.
+        // in the parentheses (the line comes without its closing "):", cleaned).
         if at == 0
             && let Some(open) = rest.find(" (")
             && exception_name(&format!("{}: ", &rest[..open])).is_some()
-            && let Some(inner) = rest[open + 2..].trim_end().strip_suffix("):")
         {
-            rest = inner;
+            let from = line.start + (text.len() - rest.len()) + open + 2;
+            let inner = &self.text[from..line.end];
+            let to = from + inner.trim_end().trim_end_matches([')', ':']).len();
+            let message = self.cls.clean(self.text, from..to, false);
+            if !message.is_empty() {
+                return message;
+            }
         }
         if rest.starts_with('(')
             && let Some(close) = rest.find(')')

@@ -153,8 +153,9 @@ impl View<'_> {
     }
 
     /// Where the user's own words of `line` end when the line points back at a paste above
-    /// it: an introducer or a problem word, then "this", "that" or "it" ("dies with this",
-    /// "getting this all over my cleaning notebook" does not: it names a place after).
+    /// it: it ends with an introducer, then "this", "that", "it", "these" or "above" ("dies
+    /// with this"; "getting this all over my cleaning notebook" does not: it names a place
+    /// after).
     fn points_back(&self, line: Range<usize>) -> Option<usize> {
         let text = self.text[line.clone()]
             .trim_end()

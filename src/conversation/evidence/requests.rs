@@ -92,8 +92,11 @@ impl View<'_> {
             return None;
         }
         let mut end = first.end;
-        for (i, w) in words(self.text, span.clone()).enumerate() {
+        let mut previous_of = false;
+        // (A noun phrase of more than five words is none: twelve are looked at at most.)
+        for (i, w) in words(self.text, span.clone()).enumerate().take(12) {
             let word = &self.text[w.clone()];
+            let after_of = std::mem::replace(&mut previous_of, word.eq_ignore_ascii_case("of"));
             // A noun phrase ends at a connector, a symbol, or a verb ("the signup form showed
             // ...").
             let verb = self
@@ -124,13 +127,7 @@ impl View<'_> {
             }
             // A determiner after the head starts an object: "the chart cover the legend" is
             // a thing and its verb ("of the" stays: "the top of the inbox").
-            if i > 1
-                && cls.lower_in(&cls.words.determiners, word)
-                && !self.text[..w.start]
-                    .trim_end()
-                    .to_ascii_lowercase()
-                    .ends_with(" of")
-            {
+            if i > 1 && cls.lower_in(&cls.words.determiners, word) && !after_of {
                 break;
             }
             end = w.end;

@@ -74,7 +74,7 @@ impl Sessions {
         };
         reply.cancel.notify_one();
         session.bump();
-        self.metrics.llm_replies[crate::server::replies::REPLY_STOPPED].inc();
+        self.metrics.llm_replies[super::super::metrics::REPLY_STOPPED].inc();
         self.store_reply(session, tip, &reply.text, true, now)
     }
 
