@@ -757,7 +757,7 @@ fn runtime() -> Option<tokio::runtime::Runtime> {
     }
 }
 
-fn report_patterns(errors: &patterns::PatternErrors) -> ExitCode {
+fn report_patterns(errors: &crate::diagnostic::Diagnostics) -> ExitCode {
     eprintln!("{errors}");
     let n = errors.0.len();
     eprintln!(
@@ -995,10 +995,15 @@ fn script(args: ScriptArgs) -> ExitCode {
 }
 
 fn flow(command: FlowCommand) -> ExitCode {
-    use crate::flow::{Flow, Flows};
-    let read = |path: &std::path::Path| -> Result<Flow, Vec<String>> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| vec![format!("{}: cannot read: {e}", path.display())])?;
+    use crate::flow::{Flow, Flows, Problem};
+    let read = |path: &std::path::Path| -> Result<Flow, Vec<Problem>> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            vec![Problem {
+                path: path.display().to_string(),
+                line: None,
+                message: format!("cannot read: {e}"),
+            }]
+        })?;
         Flow::parse(&path.display().to_string(), &text)
     };
     let flows = |patterns: Option<PathBuf>| -> Result<std::sync::Arc<Flows>, ExitCode> {
@@ -1087,7 +1092,7 @@ fn flow(command: FlowCommand) -> ExitCode {
 
 /// Loads the pattern set in `dir` and returns every problem (the `check-patterns` command):
 /// the patterns, then the guide's phrases, if the directory has its own, read against them.
-fn check_patterns(dir: &std::path::Path) -> Result<(), patterns::PatternErrors> {
+fn check_patterns(dir: &std::path::Path) -> Result<(), crate::diagnostic::Diagnostics> {
     let source = PatternSource::Dir(dir.to_path_buf());
     let engine = patterns::load(&source)?;
     crate::assistant::guide::Guide::load(&source, &engine).map(|_| ())

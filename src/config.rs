@@ -534,18 +534,6 @@ fn syntax_words(text: &str, line: usize, message: &str) -> String {
     message.trim().to_string()
 }
 
-/// The line where `key` is set (`key =` or `[key]`).
-fn key_line(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|l| {
-            let l = l.trim_start();
-            l.strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with('='))
-                || l.trim_end() == format!("[{key}]")
-        })
-        .map(|i| i + 1)
-}
-
 /// An address to listen on: `HOST:PORT` (an IP address or a name such as `localhost`, which is
 /// looked up; its IPv4 address first), `[IPV6]:PORT`, or a bare `PORT` (on loopback).
 pub fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
@@ -591,7 +579,8 @@ impl ConfigLayer {
 
     /// [`ConfigLayer::from_file`] of a file's text (`name` in messages).
     pub fn from_text(name: &str, text: &str) -> Result<ConfigLayer, String> {
-        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        let line_of = |offset: usize| crate::diagnostic::line_of(text, offset);
+        let keys = crate::diagnostic::KeyLines::new(text);
         let mut problems: Vec<(usize, String)> = Vec::new();
         // Syntax first, every line with a mistake (the parser goes on after one).
         let (_, syntax) = toml::de::DeTable::parse_recoverable(text);
@@ -610,7 +599,7 @@ impl ConfigLayer {
                         let mut one = toml::Table::new();
                         one.insert(key.clone(), value.clone());
                         if let Err(e) = toml::Value::Table(one).try_into::<ConfigLayer>() {
-                            let line = key_line(text, key).unwrap_or(1);
+                            let line = keys.line(key).unwrap_or(1);
                             let message = e.message().trim().to_string();
                             problems.push((line, format!("{key}: {message}")));
                         }

@@ -39,6 +39,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod conversation;
+pub mod diagnostic;
 pub mod eval;
 pub mod flow;
 #[doc(hidden)]

@@ -9,11 +9,11 @@
 //! `--patterns DIR` reads another set.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::diagnostic::{Diagnostic, Diagnostics, line_of};
 use toml::de::DeTable;
 
 use crate::conversation::lexicon::{
@@ -49,42 +49,6 @@ const MAX_PHRASE_LEN: usize = 200;
 const MAX_PHRASES: usize = 50_000;
 const MAX_REGEX_BYTES: usize = 4 << 20;
 
-/// One problem in a pattern file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PatternError {
-    pub path: String,
-    /// 1-based; `None` when the problem is the file as a whole (it cannot be read).
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-impl fmt::Display for PatternError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{}: {}", self.path, line, self.message),
-            None => write!(f, "{}: {}", self.path, self.message),
-        }
-    }
-}
-
-/// Every problem found, in file and line order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PatternErrors(pub Vec<PatternError>);
-
-impl fmt::Display for PatternErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for PatternErrors {}
-
 /// Where a pattern set comes from.
 #[derive(Clone, Debug)]
 pub enum PatternSource {
@@ -103,10 +67,10 @@ impl PatternSource {
 }
 
 /// Reads, checks and compiles a pattern set into an engine.
-pub fn load(source: &PatternSource) -> Result<Engine, PatternErrors> {
+pub fn load(source: &PatternSource) -> Result<Engine, Diagnostics> {
     let (lexicon, settings, hash) = read_hashed(source)?;
     let classifier = Classifier::new(&lexicon, &settings).map_err(|e| {
-        PatternErrors(vec![PatternError {
+        Diagnostics(vec![Diagnostic {
             path: source_name(source),
             line: None,
             message: e.to_string(),
@@ -121,7 +85,7 @@ pub fn load(source: &PatternSource) -> Result<Engine, PatternErrors> {
 
 /// The flows of a pattern directory (`DIR/flows/*.toml`), or `None` for the shipped ones (the
 /// built-in set, or a directory without `flows/`).
-fn read_flows(source: &PatternSource) -> Result<Option<crate::flow::Flows>, PatternErrors> {
+fn read_flows(source: &PatternSource) -> Result<Option<crate::flow::Flows>, Diagnostics> {
     let PatternSource::Dir(dir) = source else {
         return Ok(None);
     };
@@ -129,13 +93,13 @@ fn read_flows(source: &PatternSource) -> Result<Option<crate::flow::Flows>, Patt
     if !flows_dir.is_dir() {
         return Ok(None);
     }
-    let error = |path: String, message: String| PatternError {
+    let error = |path: String, message: String| Diagnostic {
         path,
         line: None,
         message,
     };
     let entries = std::fs::read_dir(&flows_dir).map_err(|e| {
-        PatternErrors(vec![error(
+        Diagnostics(vec![error(
             flows_dir.display().to_string(),
             format!("cannot read: {e}"),
         )])
@@ -157,38 +121,22 @@ fn read_flows(source: &PatternSource) -> Result<Option<crate::flow::Flows>, Patt
         }
     }
     if !errors.is_empty() {
-        return Err(PatternErrors(errors));
+        return Err(Diagnostics(errors));
     }
     crate::flow::Flows::from_texts(&files)
         .map(Some)
-        .map_err(|lines| PatternErrors(lines.iter().map(|l| flow_error(l)).collect()))
-}
-
-/// A flow loader's `path:line: message` as a pattern error.
-fn flow_error(text: &str) -> PatternError {
-    // The path may hold colons; the line is the last number between colons before the message.
-    if let Some((head, message)) = text.split_once(": ")
-        && let Some((path, line)) = head.rsplit_once(':')
-        && let Ok(line) = line.parse::<usize>()
-    {
-        return PatternError {
-            path: path.to_string(),
-            line: Some(line),
-            message: message.to_string(),
-        };
-    }
-    match text.split_once(": ") {
-        Some((path, message)) => PatternError {
-            path: path.to_string(),
-            line: None,
-            message: message.to_string(),
-        },
-        None => PatternError {
-            path: String::new(),
-            line: None,
-            message: text.to_string(),
-        },
-    }
+        .map_err(|problems| {
+            Diagnostics(
+                problems
+                    .into_iter()
+                    .map(|p| Diagnostic {
+                        path: p.path,
+                        line: p.line,
+                        message: p.message,
+                    })
+                    .collect(),
+            )
+        })
 }
 
 /// A pattern with its word boundaries (`\b`, `\B`) made ASCII ones (`(?-u:\b)`): Unicode
@@ -269,12 +217,12 @@ fn source_name(source: &PatternSource) -> String {
 }
 
 /// Reads and checks a pattern set without compiling the automaton.
-pub fn read(source: &PatternSource) -> Result<(Lexicon, Settings), PatternErrors> {
+pub fn read(source: &PatternSource) -> Result<(Lexicon, Settings), Diagnostics> {
     read_hashed(source).map(|(lexicon, settings, _)| (lexicon, settings))
 }
 
 /// [`read`], and a hash of the files' text (in their fixed order), for the engine's fingerprint.
-fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), PatternErrors> {
+fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Diagnostics> {
     // A directory that is not there is said once, not once per file it should hold.
     if let PatternSource::Dir(dir) = source
         && !dir.is_dir()
@@ -285,7 +233,7 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
             "no such directory (--patterns takes a directory holding the pattern files; without \
              it the built-in set is used)"
         };
-        return Err(PatternErrors(vec![PatternError {
+        return Err(Diagnostics(vec![Diagnostic {
             path: dir.display().to_string(),
             line: None,
             message: message.to_string(),
@@ -307,7 +255,7 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
                 match std::fs::read_to_string(&path) {
                     Ok(text) => texts.push((name, text)),
                     Err(e) => {
-                        errors.push(PatternError {
+                        errors.push(Diagnostic {
                             path: name,
                             line: None,
                             message: format!("cannot read: {e}"),
@@ -319,7 +267,7 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
         }
     }
     if !errors.is_empty() {
-        return Err(PatternErrors(errors));
+        return Err(Diagnostics(errors));
     }
     let mut docs = Vec::new();
     for (path, text) in &texts {
@@ -328,7 +276,7 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
         // lines after it): only the first error of a file is reliable.
         for e in parse_errors.into_iter().take(1) {
             let line = e.span().map(|s| line_of(text, s.start));
-            errors.push(PatternError {
+            errors.push(Diagnostic {
                 path: path.clone(),
                 line,
                 message: e.message().trim().to_lowercase(),
@@ -337,7 +285,7 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
         docs.push(table);
     }
     if !errors.is_empty() {
-        return Err(PatternErrors(errors));
+        return Err(Diagnostics(errors));
     }
     let cx = |i: usize| Cx {
         path: &texts[i].0,
@@ -365,7 +313,7 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
     };
     let phrases = count_phrases(&lexicon);
     if phrases > MAX_PHRASES {
-        errors.push(PatternError {
+        errors.push(Diagnostic {
             path: source_name(source),
             line: None,
             message: format!("{phrases} phrases in all; at most {MAX_PHRASES} are allowed"),
@@ -377,7 +325,7 @@ fn read_hashed(source: &PatternSource) -> Result<(Lexicon, Settings, u64), Patte
         });
         Ok((lexicon, settings, hash))
     } else {
-        Err(PatternErrors(errors))
+        Err(Diagnostics(errors))
     }
 }
 
@@ -425,26 +373,18 @@ fn count_phrases(lx: &Lexicon) -> usize {
             .sum::<usize>()
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
-}
-
 type Table<'i> = DeTable<'i>;
 
 /// The checking context of one file.
 struct Cx<'a> {
     path: &'a str,
     text: &'a str,
-    errors: Vec<PatternError>,
+    errors: Vec<Diagnostic>,
 }
 
 impl Cx<'_> {
     fn error(&mut self, span: Range<usize>, message: impl Into<String>) {
-        self.errors.push(PatternError {
+        self.errors.push(Diagnostic {
             path: self.path.to_string(),
             line: Some(line_of(self.text, span.start)),
             message: message.into(),

@@ -18,7 +18,8 @@ use super::template::fill;
 use crate::conversation::{
     Conversation, Engine, Goal, GoalType, Phase, Role, Signal, SlotStatus, Transition,
 };
-use crate::patterns::{PatternError, PatternErrors, PatternSource};
+use crate::diagnostic::{Diagnostic, Diagnostics, KeyLines, line_of};
+use crate::patterns::PatternSource;
 
 /// The built-in phrases.
 pub const BUILTIN: &str = include_str!("../../patterns/assistant.toml");
@@ -163,12 +164,12 @@ pub struct Guide {
 impl Guide {
     /// The guide of a pattern source: its directory's `assistant.toml` if it has one, the
     /// built-in phrases otherwise; checked against `engine`.
-    pub fn load(source: &PatternSource, engine: &Engine) -> Result<Guide, PatternErrors> {
+    pub fn load(source: &PatternSource, engine: &Engine) -> Result<Guide, Diagnostics> {
         let (path, text) = match source {
             PatternSource::Dir(dir) if dir.join(FILE).exists() => {
                 let path = dir.join(FILE);
                 let text = std::fs::read_to_string(&path).map_err(|e| {
-                    PatternErrors(vec![PatternError {
+                    Diagnostics(vec![Diagnostic {
                         path: path.display().to_string(),
                         line: None,
                         message: format!("cannot read: {e}"),
@@ -192,26 +193,22 @@ impl Guide {
     /// Reads and checks `text` (from `path`, for the errors): every key known and present,
     /// placeholders known, every slot of the engine asked for by its wordings, and no phrase
     /// that moves the conversation unless that is its purpose.
-    pub fn new(path: &str, text: &str, engine: &Engine) -> Result<Guide, PatternErrors> {
-        let error = |line: Option<usize>, message: String| PatternError {
+    pub fn new(path: &str, text: &str, engine: &Engine) -> Result<Guide, Diagnostics> {
+        let error = |line: Option<usize>, message: String| Diagnostic {
             path: path.to_string(),
             line,
             message,
         };
         let phrases: Phrases = toml::from_str(text).map_err(|e| {
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
-            PatternErrors(vec![error(line, e.message().trim().to_lowercase())])
+            let line = e.span().map(|s| line_of(text, s.start));
+            Diagnostics(vec![error(line, e.message().trim().to_lowercase())])
         })?;
-        let line_of = |needle: &str| {
-            text.find(needle)
-                .map(|at| text[..at].matches('\n').count() + 1)
-        };
+        // Each problem on the line of the key it is about.
+        let keys = KeyLines::new(text);
         let errors = std::cell::RefCell::new(Vec::new());
         let classifier = engine.classifier();
         let check = |key: &str, phrase: &str, allowed: &[&str], purpose: Purpose| {
-            let line = line_of(phrase.lines().next().unwrap_or(phrase));
+            let line = keys.line(key);
             if phrase.trim().is_empty() || phrase.len() > MAX_PHRASE {
                 errors.borrow_mut().push(error(
                     line,
@@ -320,14 +317,14 @@ impl Guide {
         // Each example must state a goal as the engine reads a user's message.
         if p.examples.is_empty() || p.examples.len() > MAX_EXAMPLES {
             errors.borrow_mut().push(error(
-                line_of("examples"),
+                keys.line("examples"),
                 format!("examples: 1 to {MAX_EXAMPLES} examples are expected"),
             ));
         }
         for (k, example) in p.examples.iter().enumerate() {
             if classifier.read(example, Role::User).goal.is_none() {
                 errors.borrow_mut().push(error(
-                    line_of(example),
+                    keys.line(&format!("examples[{}]", k + 1)),
                     format!("examples[{}]: states no goal as the engine reads it", k + 1),
                 ));
             }
@@ -335,7 +332,7 @@ impl Guide {
         for (name, words) in &p.waived {
             if !classifier.slots().iter().any(|s| &*s.name == name.as_str()) {
                 errors.borrow_mut().push(error(
-                    line_of(&format!("{name} =")),
+                    keys.line(&format!("waived.{name}")),
                     format!("waived.{name}: no such slot in slots.toml"),
                 ));
             }
@@ -383,7 +380,7 @@ impl Guide {
         for (name, wordings) in &p.ask {
             let Some(i) = slots.iter().position(|s| &*s.name == name.as_str()) else {
                 errors.borrow_mut().push(error(
-                    line_of(&format!("{name} =")).or_else(|| line_of(name)),
+                    keys.line(&format!("ask.{name}")),
                     format!(
                         "ask.{name}: no such slot in slots.toml (slots: {})",
                         slots
@@ -397,7 +394,7 @@ impl Guide {
             };
             if wordings.len() > MAX_REASKS {
                 errors.borrow_mut().push(error(
-                    line_of(&format!("{name} =")),
+                    keys.line(&format!("ask.{name}")),
                     format!("ask.{name}: at most {MAX_REASKS} other wordings"),
                 ));
             }
@@ -418,7 +415,7 @@ impl Guide {
                     types.insert(t, words.clone());
                 }
                 None => errors.borrow_mut().push(error(
-                    line_of(&format!("{name} =")),
+                    keys.line(&format!("types.{name}")),
                     format!(
                         "types.{name}: no such goal type (types: {})",
                         GoalType::NAMES.join(", ")
@@ -429,7 +426,7 @@ impl Guide {
         for t in GoalType::ALL {
             if !types.contains_key(&t) && !p.types.contains_key(t.as_str()) {
                 errors.borrow_mut().push(error(
-                    line_of("[types]"),
+                    keys.line("types"),
                     format!("types: no words for {t}"),
                 ));
             }
@@ -442,7 +439,7 @@ impl Guide {
                 types,
             })
         } else {
-            Err(PatternErrors(errors))
+            Err(Diagnostics(errors))
         }
     }
 

@@ -134,9 +134,7 @@ struct StepDef {
     expect: Expect,
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
+use crate::diagnostic::line_of;
 
 /// Reads a script's text, or says `path:line: what is wrong`.
 pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Script, String> {

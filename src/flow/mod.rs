@@ -339,24 +339,40 @@ fn setting_value(v: &toml::Value) -> Option<Value> {
     })
 }
 
+/// A problem of a flow file: its path, its line (from 1) when it has one, and what is wrong;
+/// shown as `path:line: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub path: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}: {}", self.path, line, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
 impl Flow {
-    /// Reads and checks a flow file; every problem as `path:line: message`.
-    pub fn parse(path: &str, text: &str) -> Result<Flow, Vec<String>> {
+    /// Reads and checks a flow file; every problem.
+    pub fn parse(path: &str, text: &str) -> Result<Flow, Vec<Problem>> {
         let lines = lines::Lines::new(text);
+        let problem = |line: Option<usize>, message: String| Problem {
+            path: path.to_string(),
+            line,
+            message,
+        };
         let file: FileToml = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| lines.of(s.start));
-            let message = e.message().trim().to_string();
-            vec![match line {
-                Some(l) => format!("{path}:{l}: {message}"),
-                None => format!("{path}: {message}"),
-            }]
+            vec![problem(line, e.message().trim().to_string())]
         })?;
         let mut errors = Vec::new();
         let mut err = |offset: Option<usize>, message: String| {
-            errors.push(match offset {
-                Some(o) => format!("{path}:{}: {message}", lines.of(o)),
-                None => format!("{path}: {message}"),
-            });
+            errors.push(problem(offset.map(|o| lines.of(o)), message));
         };
         let ident = |s: &str| {
             !s.is_empty()
@@ -750,8 +766,8 @@ impl Flow {
                 .collect(),
         };
         if errors.is_empty() {
-            for (line, problem) in flow.problems() {
-                errors.push(format!("{path}:{line}: {problem}"));
+            for (line, message) in flow.problems() {
+                errors.push(problem(Some(line), message));
             }
         }
         if errors.is_empty() {
@@ -980,27 +996,35 @@ impl Flows {
             Ok(f) => f,
             Err(e) => panic!(
                 "the built-in flows are checked by the tests: {}",
-                e.join("\n")
+                e.iter()
+                    .map(Problem::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
             ),
         }
     }
 
     /// Flows from (path, text) pairs; every problem of every file.
-    pub fn from_texts(files: &[(String, String)]) -> Result<Flows, Vec<String>> {
+    pub fn from_texts(files: &[(String, String)]) -> Result<Flows, Vec<Problem>> {
         let mut by_name = BTreeMap::new();
         let mut errors = Vec::new();
         for (path, text) in files {
             match Flow::parse(path, text) {
                 Ok(flow) => {
+                    let whole = |message: String| Problem {
+                        path: path.clone(),
+                        line: None,
+                        message,
+                    };
                     if flow.name == "conversation" {
-                        errors.push(format!(
-                            "{path}: \"conversation\" is the built-in conversation's name"
+                        errors.push(whole(
+                            "\"conversation\" is the built-in conversation's name".to_string(),
                         ));
                     } else if by_name.contains_key(&flow.name) {
-                        errors.push(format!(
-                            "{path}: a flow named \"{}\" is already read",
+                        errors.push(whole(format!(
+                            "a flow named \"{}\" is already read",
                             flow.name
-                        ));
+                        )));
                     } else {
                         by_name.insert(flow.name.clone(), Arc::new(flow));
                     }
@@ -1055,7 +1079,11 @@ mod tests {
     #[test]
     fn problems_are_said_with_their_line() {
         let text = "name = \"x\"\ninitial = \"a\"\n[[states]]\nname = \"a\"\n[[states]]\nname = \"b\"\n[[events]]\nname = \"go\"\n[[transitions]]\nfrom = \"a\"\nevent = \"go\"\nto = \"c\"\nguard = \"n >= 1\"\nreason = \"r\"\n";
-        let errors = Flow::parse("f.toml", text).unwrap_err();
+        let errors: Vec<String> = Flow::parse("f.toml", text)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert!(
             errors
                 .iter()
@@ -1068,7 +1096,11 @@ mod tests {
                 .any(|e| e.starts_with("f.toml:9:") && e.contains("\"n\" is not a counter")),
             "{errors:?}"
         );
-        let broken = Flow::parse("f.toml", "name = \"x\"\ninitial = 3\n").unwrap_err();
+        let broken: Vec<String> = Flow::parse("f.toml", "name = \"x\"\ninitial = 3\n")
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert!(broken[0].starts_with("f.toml:2:"), "{broken:?}");
     }
 }
