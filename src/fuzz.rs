@@ -77,7 +77,7 @@ pub fn message(data: &[u8]) {
     }
     assert_eq!(said.original_text(0..said.text.len()), &*text);
     // The inspector's notes quote the message (its quotes made straight) at their spans.
-    let normalized = crate::conversation::classify::normalize(&text);
+    let normalized = crate::conversation::text::normalize(&text);
     let (_, explanation) = engine.step_explained(
         &mut engine.start("s-fuzz", start_time()),
         Input::Message {

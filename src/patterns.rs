@@ -496,7 +496,7 @@ impl Cx<'_> {
                     format!("phrase longer than {MAX_PHRASE_LEN} bytes in `{key}`"),
                 ),
                 Some(s) => {
-                    let norm = crate::conversation::classify::normalize_phrase(s);
+                    let norm = crate::conversation::text::normalize_phrase(s);
                     if !seen.insert(norm.clone()) {
                         self.error(item.span(), format!("duplicate phrase \"{s}\" in `{key}`"));
                     } else {

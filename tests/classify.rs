@@ -3,7 +3,7 @@
 
 use convstate::conversation::Classifier;
 use convstate::conversation::Role;
-use convstate::conversation::classify::normalize;
+use convstate::conversation::text::normalize;
 
 /// `(role, text, goal, signals)`: role `u` or `a`; goal `-` for none, `type` for a goal of that
 /// type, `type: description` to check the description too; signals by name, exactly.

@@ -4,8 +4,8 @@
 //! timeout) is applied by the engine before this is called, because it can precede another
 //! transition in the same step; everything else is here.
 
-use super::classify::Signals;
 use super::lexicon::{Role, Settings, Signal};
+use super::reading::Signals;
 use super::state::{Goal, GoalReason, Phase, TransitionReason};
 
 /// What one input means for the machine, once classified and its slots read.

@@ -14,18 +14,23 @@ pub mod explain;
 pub mod lexicon;
 pub mod machine;
 pub(crate) mod names;
+pub(crate) mod reading;
 pub mod state;
 pub mod summary;
+pub mod text;
 pub mod typos;
+mod view;
+mod words;
 
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
 use smallvec::SmallVec;
 
-pub use classify::{Classifier, Reading, Signals};
+pub use classify::Classifier;
 pub use lexicon::{Lexicon, Role, Settings, Signal};
 pub use machine::{Facts, Outcome};
+pub use reading::{Reading, Signals};
 pub use state::{
     Conversation, Goal, GoalId, GoalReason, GoalStatus, GoalType, Milestone, Phase, QueuedGoal,
     Slot, SlotStatus, Transition, TransitionReason,
@@ -411,7 +416,7 @@ impl Engine {
                 text,
                 artifact,
             } => {
-                let text = classify::normalize(text);
+                let text = text::normalize(text);
                 // A user's misspelt words are read as the vocabulary words they are one edit
                 // from; descriptions and values keep what was written.
                 let said = if role == Role::User && self.settings.typo_tolerance {
@@ -569,7 +574,7 @@ impl Engine {
         let reviewing = conv.phase == Phase::Reviewing
             && !reading.signals.has(Signal::Switch)
             && !reading.signals.has(Signal::Cancel);
-        let task = |g: &classify::GoalLead| {
+        let task = |g: &reading::GoalLead| {
             self.classifier.goals()[g.goal].goal_type == GoalType::TaskExecution
         };
         let stated = reading
@@ -581,7 +586,7 @@ impl Engine {
         let reported = stated.is_none()
             && (reading.problem
                 || reading.goal.as_ref().is_some_and(|g| {
-                    g.rule == classify::Found::Request || (reviewing && task(g) && g.by_lead())
+                    g.rule == reading::Found::Request || (reviewing && task(g) && g.by_lead())
                 }));
         let facts = Facts {
             message: role,
@@ -989,7 +994,7 @@ impl Engine {
         &self,
         conv: &mut Conversation,
         said: &Said<'_>,
-        lead: &classify::GoalLead,
+        lead: &reading::GoalLead,
         now: DateTime<Utc>,
     ) {
         let def = &self.classifier.goals()[lead.goal];

@@ -18,35 +18,6 @@
 //! once (the further goals at most `MAX_QUEUED_GOALS` times), and a noun-phrase request looks
 //! at 16 words at most.
 
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A set of words with a fixed, cheap hasher (FNV-1a): lookups of short words cost the same
-/// in every process and little in any.
-pub(super) type Words = HashSet<String, BuildHasherDefault<Fnv>>;
-
-/// FNV-1a, for the word sets' short keys (not for keys a peer chooses to collide: the sets
-/// are the pattern files' words, and a lookup's key is one word).
-#[derive(Debug)]
-pub(super) struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
 /// Whether `text` holds an error's name or a status in capitals ("TypeError:",
 /// "IllegalStateException:", "FAILED", "ERROR", "FATAL"): one pass over its bytes, looking
 /// further only at an `E` or an `F`.
@@ -71,12 +42,13 @@ use std::ops::Range;
 
 use smallvec::SmallVec;
 
-use super::classify::{
-    Classifier, Detail, Found, GoalLead, Hit, LeadInfo, Meaning, Reading, View, count_words,
-    is_clause_byte, noun_phrase, sentences, skip_soft,
-};
-use super::lexicon::{ChangeMode, DescriptionMode, Language};
+use super::classify::Classifier;
+use super::lexicon::{ChangeMode, DescriptionMode};
+use super::reading::{Detail, Found, GoalLead, Hit, LeadInfo, Meaning, Reading};
 use super::state::{GoalType, MAX_QUEUED_GOALS};
+use super::text::{count_words, is_clause_byte, noun_phrase, sentences, skip_soft};
+use super::view::View;
+use super::words::Words;
 
 /// The most words a subject may have (a longer run before a predicate is no subject).
 const MAX_SUBJECT_WORDS: usize = 6;
@@ -102,47 +74,6 @@ const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
 const MAX_SUBJECT_BYTES: usize = 160;
 /// The most bytes of a pasted error line kept as a description.
 const MAX_ERROR_LINE: usize = 160;
-
-/// The language file's lists the reader looks words up in, one word each.
-#[derive(Clone, Debug, Default)]
-pub(super) struct WordSets {
-    auxiliaries: Words,
-    determiners: Words,
-    non_subjects: Words,
-    task_titles: Words,
-    /// The object's connectors after an artifact's kind that start its requirements.
-    pub(super) ends: Words,
-    /// Plain verbs, where a thing ends and its result starts.
-    pub(super) verbs: Words,
-    /// Verbs describing behaviour (`predicates`).
-    pub(super) predicates: Words,
-}
-
-impl WordSets {
-    pub(super) fn new(lang: &Language) -> WordSets {
-        let words = |lists: &[&Vec<String>]| {
-            lists
-                .iter()
-                .flat_map(|l| l.iter())
-                .map(|p| super::classify::normalize_phrase(p))
-                .filter(|p| !p.contains(' '))
-                .collect()
-        };
-        WordSets {
-            auxiliaries: words(&[&lang.auxiliaries]),
-            determiners: words(&[&lang.determiners]),
-            non_subjects: words(&[&lang.non_subjects]),
-            task_titles: lang
-                .task_titles
-                .iter()
-                .map(|t| super::classify::normalize_phrase(t))
-                .collect(),
-            ends: words(&[&lang.noun_phrase_ends]),
-            verbs: words(&[&lang.verbs]),
-            predicates: words(&[&lang.predicates]),
-        }
-    }
-}
 
 /// How much a sentence must show to be read as a problem report without a lead verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -342,6 +273,7 @@ impl Classifier {
 }
 
 mod correction;
+mod details;
 mod errors;
 mod further;
 mod nominal;

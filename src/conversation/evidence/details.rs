@@ -1,0 +1,387 @@
+//! Rule 10: the details a request states in its own sentence: an artifact's kind and what
+//! follows it, a task's thing and the change or value it asks for.
+
+use super::*;
+
+impl View<'_> {
+    /// Rules 2 and 10: the slot values a request states by its structure.
+    /// - an artifact: its kind (the object's noun phrase, or the vocabulary's kind within it)
+    ///   and what follows it as a purpose (`that`, `which`, `to`, `so`) or a description
+    ///   (`for`, `with`);
+    /// - a task whose lead adds its object ("add X to Y, D"): target Y, desired change X and D;
+    /// - a task whose lead states the change ("support SAML login"): the lead and its object.
+    pub(in crate::conversation) fn details(
+        &self,
+        goal: usize,
+        change: ChangeMode,
+        lead: Range<usize>,
+        object: Range<usize>,
+    ) -> SmallVec<[Detail; 2]> {
+        let cls = self.cls;
+        let def = &cls.goals[goal];
+        let mut out = SmallVec::new();
+        if def.slots.len() < 2 || object.is_empty() {
+            return out;
+        }
+        match def.goal_type {
+            GoalType::ArtifactCreation => {
+                let text = &self.text[object.clone()];
+                let np = noun_phrase(text, &cls.noun_phrase_ends);
+                let np_span = object.start..object.start + np.len();
+                // The vocabulary's kind, else the noun phrase when it names a thing (not
+                // "something", "stuff").
+                let kind = match cls.extract(np, def.slots[0]) {
+                    // The whole noun phrase when it is short and ends with the kind ("status
+                    // page", "Grafana dashboard"), else the kind.
+                    Some(r) if r.end == np.trim_end().len() && count_words(np) <= 4 => {
+                        cls.clean(self.text, np_span.clone(), true)
+                    }
+                    Some(r) => object.start + r.start..object.start + r.end,
+                    None => {
+                        let span = cls.clean(self.text, np_span.clone(), true);
+                        let vague = words(self.text, span.clone())
+                            .next()
+                            .is_none_or(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w]));
+                        if vague { span.start..span.start } else { span }
+                    }
+                };
+                if !kind.is_empty() && count_words(&self.text[kind.clone()]) <= 5 {
+                    out.push(detail(0, kind));
+                }
+                // What follows the kind: skip technologies ("in Python") to a connector.
+                let mut keep = None;
+                for w in words(self.text, np_span.end..object.end) {
+                    let word = &self.text[w.clone()];
+                    let is = |c: &str| word.eq_ignore_ascii_case(c);
+                    // "a newsletter announcing our spring sale": a participle describes it.
+                    if word.len() > 5 && word.to_ascii_lowercase().ends_with("ing") {
+                        keep = Some(w.start);
+                        break;
+                    }
+                    if [
+                        "that", "which", "who", "to", "so", "where", "that's", "thats",
+                    ]
+                    .iter()
+                    .any(|c| is(c))
+                    {
+                        let from = if is("so") {
+                            let rest = &self.text[w.end..object.end];
+                            let t = rest.trim_start();
+                            w.end
+                                + (rest.len() - t.len())
+                                + if t.len() >= 4 && t.as_bytes()[..4].eq_ignore_ascii_case(b"that")
+                                {
+                                    4
+                                } else {
+                                    0
+                                }
+                        } else {
+                            w.end
+                        };
+                        keep = Some(from);
+                        break;
+                    }
+                    if is("for") || is("with") || is("about") || is("using") {
+                        keep = Some(w.start);
+                        break;
+                    }
+                }
+                if let Some(from) = keep {
+                    let req = cls.clean(self.text, from..object.end, false);
+                    if !req.is_empty() {
+                        out.push(detail(1, req));
+                    }
+                }
+            }
+            GoalType::TaskExecution => {
+                let text = &self.text[object.clone()];
+                let comma = text
+                    .find([',', ';'])
+                    .map_or(object.end, |p| object.start + p);
+                // The object as written, articles included: "the" marks an existing thing.
+                let raw = skip_soft(self.text, lead.end).min(object.start);
+                match change {
+                    ChangeMode::None => {
+                        // "turn this into a bulleted list": the demonstrative ending the lead
+                        // is the thing.
+                        let demonstrative = words(self.text, lead.clone()).skip(1).find(|w| {
+                            ["this", "these", "that", "those"]
+                                .iter()
+                                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+                        });
+                        if let Some(d) = demonstrative {
+                            out.push(detail(0, d));
+                            if let Some(value) = self.after_to(raw..comma) {
+                                out.push(detail(1, value));
+                            }
+                        // "set the indent width to 2 spaces": the thing, and its new value.
+                        } else if let Some(np) = self.thing(raw..comma, true) {
+                            out.push(detail(0, np.clone()));
+                            if let Some(value) = self.after_to(np.end..comma) {
+                                out.push(detail(1, value));
+                            } else if let Some((_, particle)) = self.particle(np.start..comma) {
+                                // "turn the notifications for the team channel off".
+                                out.push(detail(1, particle));
+                            }
+                        } else if let Some((thing, particle)) = self.particle(raw..comma) {
+                            // "turn dark mode off", "turn the volume all the way down".
+                            out.push(detail(0, thing));
+                            out.push(detail(1, particle));
+                        } else if let Some(value) = self.after_to(raw..comma) {
+                            // "bump eslint to v9": a bare name before "to" and its value is
+                            // the thing; "wake me up at 6:30": the value alone.
+                            let to = words(self.text, raw..value.start).last();
+                            let bare = to
+                                .filter(|t| self.text[t.clone()].eq_ignore_ascii_case("to"))
+                                .and_then(|t| self.thing(raw..t.start, false))
+                                .filter(|t| {
+                                    words(self.text, t.clone()).next().is_some_and(|w| {
+                                        !cls.lower_in(&cls.words.non_subjects, &self.text[w])
+                                    })
+                                });
+                            if let Some(t) = bare {
+                                out.push(detail(0, t));
+                            }
+                            out.push(detail(1, value));
+                        }
+                    }
+                    ChangeMode::Object => {
+                        let lower = text.to_ascii_lowercase();
+                        // (" for " only before a thing named with a determiner: "a compact view
+                        // for the inbox", not "support for SSO".)
+                        let to = [" to ", " into ", " on ", " in ", " for "]
+                            .iter()
+                            .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
+                            .filter(|(p, _)| object.start + p < comma)
+                            .filter(|(p, n)| {
+                                lower[*p..*p + *n].trim() != "for"
+                                    || self.thing(object.start + p + n..comma, true).is_some()
+                            })
+                            // "add an endpoint to list archived projects": "to" and a verb
+                            // state a purpose, not a place.
+                            .filter(|(p, n)| {
+                                lower[*p..*p + *n].trim() != "to"
+                                    || words(self.text, object.start + p + n..comma)
+                                        .next()
+                                        .is_none_or(|w| {
+                                            let t = &self.text[w.clone()];
+                                            !(cls.lower_in(&cls.words.verbs, t)
+                                                || self
+                                                    .at(w.start, |m| matches!(m, Meaning::Lead(_)))
+                                                    .is_some())
+                                        })
+                            })
+                            .min();
+                        let what = match to {
+                            Some((p, n)) => {
+                                if let Some(t) = self.thing(object.start + p + n..comma, false) {
+                                    out.push(detail(0, t));
+                                }
+                                cls.clean(self.text, object.start..object.start + p, true)
+                            }
+                            None => {
+                                // "put the living room lights at 30%": a thing and its value.
+                                if let Some(np) = self.thing(raw..comma, true)
+                                    && let Some(value) = self.after_to(np.end..comma)
+                                {
+                                    out.push(detail(0, np));
+                                    out.push(detail(1, value));
+                                    return out;
+                                }
+                                cls.clean(self.text, object.start..comma, true)
+                            }
+                        };
+                        let more = cls.clean(self.text, comma..object.end, false);
+                        let mut spans: SmallVec<[Range<usize>; 2]> = SmallVec::new();
+                        if !what.is_empty() {
+                            spans.push(what);
+                        }
+                        if !more.is_empty() && count_words(&self.text[more.clone()]) <= 8 {
+                            spans.push(more);
+                        }
+                        if !spans.is_empty() {
+                            out.push(Detail {
+                                slot: 1,
+                                prefix: "",
+                                spans,
+                            });
+                        }
+                    }
+                    ChangeMode::Phrase => {
+                        // "support keyboard shortcuts in the editor": an existing thing named
+                        // with a definite determiner is the target.
+                        // (Else a thing after "in", "on", "from", "for" or "at" without one:
+                        // "support apple pay at checkout".)
+                        let thing = self
+                            .definite_thing(raw..comma)
+                            .or_else(|| self.bare_place_thing(raw..comma));
+                        if let Some(t) = &thing {
+                            out.push(detail(0, t.clone()));
+                        }
+                        // The change runs to the thing's preposition ("let admins impersonate
+                        // a user from the admin panel": "let admins impersonate a user").
+                        let end = thing
+                            .and_then(|t| {
+                                let before: SmallVec<[Range<usize>; 16]> =
+                                    words(self.text, raw..t.start).collect();
+                                let n = before.len();
+                                (n >= 2).then(|| before[n - 2].clone())
+                            })
+                            .filter(|w| {
+                                PLACES
+                                    .iter()
+                                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                            })
+                            .map_or(comma, |w| w.start);
+                        let phrase = cls.clean(self.text, lead.start..end, false);
+                        if !phrase.is_empty() {
+                            out.push(detail(1, phrase));
+                        }
+                    }
+                    ChangeMode::Content => {
+                        let content = cls.clean(self.text, object.start..object.end, false);
+                        if !content.is_empty() {
+                            out.push(detail(1, content));
+                        }
+                    }
+                    ChangeMode::Lead => {
+                        let pronoun = words(self.text, raw..comma)
+                            .next()
+                            .is_some_and(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w]));
+                        let thing = if pronoun {
+                            self.definite_thing(raw..comma)
+                        } else {
+                            self.thing(raw..comma, false)
+                        };
+                        let value = thing.as_ref().and_then(|t| self.after_to(t.end..comma));
+                        if let Some(t) = thing {
+                            out.push(detail(0, t));
+                        }
+                        // "dim the bedroom lights to 20 percent": the value, else the lead.
+                        out.push(detail(1, value.unwrap_or_else(|| lead.clone())));
+                    }
+                    ChangeMode::Result => {
+                        // "make the table headers sticky", "we need the export endpoint to
+                        // stream the csv", "make this faster": the thing up to its result. A
+                        // demonstrative that ends the lead ("make this") is the thing.
+                        let lead_words: SmallVec<[Range<usize>; 4]> =
+                            words(self.text, lead.clone()).collect();
+                        let from = lead_words
+                            .last()
+                            .filter(|w| {
+                                ["this", "these", "that", "those"]
+                                    .iter()
+                                    .any(|d| self.text[(*w).clone()].eq_ignore_ascii_case(d))
+                            })
+                            .map_or(object.start, |w| w.start);
+                        let words: SmallVec<[Range<usize>; 12]> =
+                            words(self.text, from..comma).collect();
+                        let split = words.iter().enumerate().skip(1).find_map(|(i, w)| {
+                            let word = &self.text[w.clone()];
+                            // A verb after a preposition is a noun ("sticky on scroll").
+                            let after_place = PLACES
+                                .iter()
+                                .chain(["every", "each"].iter())
+                                .any(|p| self.text[words[i - 1].clone()].eq_ignore_ascii_case(p));
+                            if after_place {
+                                return None;
+                            }
+                            // A verb has something after it: two words or more, or a
+                            // determiner, a particle, a place or a number ("the button go
+                            // away"); before a lone last word it is a noun ("the nightly
+                            // import idempotent").
+                            let complement = words.len() >= i + 3
+                                || words.get(i + 1).is_some_and(|n| {
+                                    let n = &self.text[n.clone()];
+                                    cls.lower_in(&cls.words.determiners, n)
+                                        || PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                                        || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                                        || n.starts_with(|c: char| c.is_ascii_digit())
+                                        // ("load faster", "scroll smoothly")
+                                        || (n.len() > 4
+                                            && (n.ends_with("er") || n.ends_with("ly")))
+                                });
+                            let verb = complement
+                                && (self
+                                    .at(w.start, |m| {
+                                        matches!(
+                                            m,
+                                            Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
+                                        )
+                                    })
+                                    .is_some()
+                                    || self.is_predicate(w.clone())
+                                    || cls.lower_in(&cls.words.verbs, word));
+                            // A number starts a value ("make the cache TTL 1h"); a past tense
+                            // after a noun phrase is its verb ("if the search box remembered
+                            // my last query").
+                            // ("if the search highlighted the matching words": one noun
+                            // and an object after it.)
+                            let object_next = words.get(i + 1).is_some_and(|n| {
+                                cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                            });
+                            let value = word.starts_with(|c: char| c.is_ascii_digit())
+                                || ((i >= 2 || object_next)
+                                    && word.len() >= 5
+                                    && word.ends_with("ed"));
+                            (["to", "so", "be", "can", "could", "would", "will", "might"]
+                                .iter()
+                                .any(|m| word.eq_ignore_ascii_case(m))
+                                || verb
+                                || value)
+                                .then_some(i)
+                        });
+                        // Without a verb, the result is the word before a preposition that
+                        // follows the thing ("the header sticky on mobile"), else the last
+                        // word ("the text on my phone bigger"), with a degree word before it
+                        // ("these tests less brittle").
+                        let split = split.or_else(|| {
+                            let stop = words
+                                .iter()
+                                .enumerate()
+                                .skip(2)
+                                .find(|(_, w)| {
+                                    cls.lower_in(&cls.words.ends, &self.text[(*w).clone()])
+                                })
+                                .map_or(words.len(), |(i, _)| i);
+                            (stop >= 2).then(|| {
+                                let last = stop - 1;
+                                let degree = last >= 2
+                                    && [
+                                        "more", "less", "too", "very", "much", "way", "super",
+                                        "really", "a", "bit",
+                                    ]
+                                    .iter()
+                                    .any(|d| {
+                                        self.text[words[last - 1].clone()].eq_ignore_ascii_case(d)
+                                    });
+                                if degree { last - 1 } else { last }
+                            })
+                        });
+                        let object = from..object.end;
+                        if let Some(i) = split {
+                            let target = cls.clean(self.text, object.start..words[i].start, true);
+                            let from = if matches!(
+                                self.text[words[i].clone()].to_ascii_lowercase().as_str(),
+                                "to" | "so" | "can" | "could" | "would" | "will" | "might"
+                            ) {
+                                words[i].end
+                            } else {
+                                words[i].start
+                            };
+                            let result = cls.clean(self.text, from..comma.max(from), false);
+                            if !target.is_empty() {
+                                out.push(detail(0, target));
+                            }
+                            if !result.is_empty() {
+                                out.push(detail(1, result));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+}

@@ -1,0 +1,192 @@
+//! Text helpers of the reader: normalising, word boundaries, sentences, noun phrases. Plain
+//! functions of a text, no vocabulary.
+
+use std::ops::Range;
+
+/// Straight quotes for curly ones, so phrases written with `'` match "I’ll".
+pub fn normalize(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(['\u{2019}', '\u{2018}']) {
+        std::borrow::Cow::Owned(text.replace(['\u{2019}', '\u{2018}'], "'"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// A phrase as the automaton stores it: lowercase, single spaces, straight quotes.
+pub fn normalize_phrase(phrase: &str) -> String {
+    normalize(phrase)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+pub(super) fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `'` joins words ("don't"): it counts as a word character when a letter follows it.
+pub(super) fn boundary_after(text: &str, at: usize) -> bool {
+    let mut rest = text[at..].chars();
+    match rest.next() {
+        None => true,
+        Some('\'') => !rest.next().is_some_and(char::is_alphabetic),
+        Some(c) => !is_word_char(c),
+    }
+}
+
+pub(super) fn boundary_before(text: &str, at: usize) -> bool {
+    let mut before = text[..at].chars().rev();
+    match before.next() {
+        None => true,
+        Some('\'') => !before.next().is_some_and(char::is_alphabetic),
+        Some(c) => !is_word_char(c),
+    }
+}
+
+pub(super) fn is_clause_byte(b: u8) -> bool {
+    matches!(b, b',' | b';' | b'.' | b'!' | b'?' | b'\n')
+}
+
+/// Past white space and punctuation that does not end a sentence.
+pub(super) fn skip_soft(text: &str, at: usize) -> usize {
+    let rest = &text[at..];
+    at + rest.len()
+        - rest
+            .trim_start_matches(|c: char| {
+                c.is_whitespace() || matches!(c, ',' | ':' | '-' | '—' | '–' | '"' | '(' | '*')
+            })
+            .len()
+}
+
+/// Sentence spans: split on `!`, `?`, `;`, line breaks, and `.` followed by white space or the
+/// end (so `Node.js` and `3.5` stay whole).
+pub(super) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            i += 1;
+            let ends = match b {
+                b'!' | b'?' | b';' | b'\n' => true,
+                b'.' => i == bytes.len() || bytes[i].is_ascii_whitespace(),
+                _ => false,
+            };
+            if ends {
+                let s = start..i - 1;
+                start = i;
+                if !text[s.clone()].trim().is_empty() {
+                    return Some(s);
+                }
+            }
+        }
+        if start < bytes.len() {
+            let s = start..bytes.len();
+            start = bytes.len();
+            if !text[s.clone()].trim().is_empty() {
+                return Some(s);
+            }
+        }
+        None
+    })
+}
+
+pub(super) fn count_words(text: &str) -> usize {
+    text.split(|c: char| !is_word_char(c) && c != '\'')
+        .filter(|w| !w.is_empty())
+        .count()
+}
+
+/// Whether `text` starts with the whole word (or words) `word`, ignoring ASCII case.
+pub(super) fn starts_with_word(text: &str, word: &str) -> bool {
+    text.len() >= word.len()
+        && text.is_char_boundary(word.len())
+        && text[..word.len()].eq_ignore_ascii_case(word)
+        && boundary_after(text, word.len())
+}
+
+pub(super) fn ends_with_word(text: &str, word: &str) -> bool {
+    let at = text.len().wrapping_sub(word.len());
+    text.len() >= word.len()
+        && text.is_char_boundary(at)
+        && text[at..].eq_ignore_ascii_case(word)
+        && boundary_before(text, at)
+}
+
+/// The noun phrase at the start of `text`: up to the first word of `ends` or clause
+/// punctuation.
+pub(super) fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
+    let mut at = 0;
+    while at < text.len() {
+        let rest = &text[at..];
+        if rest.starts_with(|c: char| c.is_ascii() && is_clause_byte(c as u8)) {
+            return &text[..at];
+        }
+        if boundary_before(text, at) && ends.iter().any(|w| starts_with_word(rest, w)) {
+            return text[..at].trim_end();
+        }
+        at += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_on_terminators_but_not_inside_words() {
+        let text = "Use Node.js 3.5 please. Then stop! Why? a;b\nc";
+        let got: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
+        assert_eq!(
+            got,
+            [
+                "Use Node.js 3.5 please",
+                " Then stop",
+                " Why",
+                " a",
+                "b",
+                "c"
+            ]
+        );
+    }
+
+    #[test]
+    fn word_boundaries_treat_apostrophes_as_joiners() {
+        assert!(boundary_after("ok then", 2));
+        assert!(!boundary_after("book", 2));
+        assert!(!boundary_after("don't", 3));
+        assert!(boundary_after("'ok'", 3));
+        assert!(!boundary_before("book", 2));
+        assert!(boundary_before("a book", 2));
+    }
+
+    #[test]
+    fn word_prefixes_and_suffixes_are_whole_words() {
+        assert!(starts_with_word("an app", "an"));
+        assert!(!starts_with_word("anvil", "an"));
+        assert!(ends_with_word("build it please", "please"));
+        assert!(!ends_with_word("displease", "please"));
+        assert!(!starts_with_word("é", "e"));
+    }
+
+    #[test]
+    fn noun_phrases_end_at_stop_words_and_punctuation() {
+        let ends = vec!["to".to_string(), "for".to_string()];
+        assert_eq!(noun_phrase("a minute to think", &ends), "a minute");
+        assert_eq!(
+            noun_phrase("a landing page, today", &ends),
+            "a landing page"
+        );
+        assert_eq!(noun_phrase("a tomato form", &ends), "a tomato form");
+    }
+
+    #[test]
+    fn curly_quotes_are_normalised() {
+        assert_eq!(normalize("I’ll start"), "I'll start");
+        assert!(matches!(normalize("plain"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(normalize_phrase("  Go   Ahead "), "go ahead");
+    }
+}

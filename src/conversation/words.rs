@@ -1,0 +1,74 @@
+//! The language file's lists the reader looks single words up in, as hash sets with a fixed,
+//! cheap hasher: built once with the classifier, read for many words of every message.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::lexicon::Language;
+
+/// A set of words with a fixed, cheap hasher (FNV-1a): lookups of short words cost the same
+/// in every process and little in any.
+pub(super) type Words = HashSet<String, BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, for the word sets' short keys (not for keys a peer chooses to collide: the sets
+/// are the pattern files' words, and a lookup's key is one word).
+#[derive(Debug)]
+pub(super) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The language file's lists the reader looks words up in, one word each.
+#[derive(Clone, Debug, Default)]
+pub(super) struct WordSets {
+    pub(super) auxiliaries: Words,
+    pub(super) determiners: Words,
+    pub(super) non_subjects: Words,
+    pub(super) task_titles: Words,
+    /// The object's connectors after an artifact's kind that start its requirements.
+    pub(super) ends: Words,
+    /// Plain verbs, where a thing ends and its result starts.
+    pub(super) verbs: Words,
+    /// Verbs describing behaviour (`predicates`).
+    pub(super) predicates: Words,
+}
+
+impl WordSets {
+    pub(super) fn new(lang: &Language) -> WordSets {
+        let words = |lists: &[&Vec<String>]| {
+            lists
+                .iter()
+                .flat_map(|l| l.iter())
+                .map(|p| super::text::normalize_phrase(p))
+                .filter(|p| !p.contains(' '))
+                .collect()
+        };
+        WordSets {
+            auxiliaries: words(&[&lang.auxiliaries]),
+            determiners: words(&[&lang.determiners]),
+            non_subjects: words(&[&lang.non_subjects]),
+            task_titles: lang
+                .task_titles
+                .iter()
+                .map(|t| super::text::normalize_phrase(t))
+                .collect(),
+            ends: words(&[&lang.noun_phrase_ends]),
+            verbs: words(&[&lang.verbs]),
+            predicates: words(&[&lang.predicates]),
+        }
+    }
+}
