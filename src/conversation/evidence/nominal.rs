@@ -264,20 +264,29 @@ impl View<'_> {
         };
         // A verb by its form before the place ("keyboard covers the comment input on ...",
         // "prices show 2 decimals in the cart"): the phrase is a sentence, not a request.
-        let formed = self
-            .predicates(start..span.end, Strength::Suffix)
-            .iter()
-            .any(|(v, _)| {
-                // (with an object after it: a plural before a place is a noun, "sticky table
-                // headers on the reports page".)
-                v.start > first.start
-                    && v.end <= ws[at].start
-                    && words(self.text, v.end..span.end).next().is_some_and(|n| {
-                        let n = &self.text[n];
-                        cls.lower_in(&cls.words.determiners, n)
-                            || n.starts_with(|c: char| c.is_ascii_digit())
-                    })
-            });
+        // (So is a word followed by a particle, "show up twice on iOS", "time out on the arm
+        // runners".)
+        let particle_verb = (1..at).any(|k| {
+            k + 1 < at
+                && ["up", "out", "off", "down", "away"]
+                    .iter()
+                    .any(|p| self.text[ws[k + 1].clone()].eq_ignore_ascii_case(p))
+        });
+        let formed = particle_verb
+            || self
+                .predicates(start..span.end, Strength::Suffix)
+                .iter()
+                .any(|(v, _)| {
+                    // (with an object after it: a plural before a place is a noun, "sticky table
+                    // headers on the reports page".)
+                    v.start > first.start
+                        && v.end <= ws[at].start
+                        && words(self.text, v.end..span.end).next().is_some_and(|n| {
+                            let n = &self.text[n];
+                            cls.lower_in(&cls.words.determiners, n)
+                                || n.starts_with(|c: char| c.is_ascii_digit())
+                        })
+                });
         if at == 0
             || at > 6
             || formed

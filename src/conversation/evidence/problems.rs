@@ -327,6 +327,42 @@ impl View<'_> {
                     .count();
                 subject.drain(..lead);
             }
+            // A verb the subject would end with belongs to the problem ("search returns
+            // nothing for ...", "the login page flashes white before ..."): the problem starts
+            // there.
+            let mut verb_start = None;
+            if subject.len() >= 2
+                && let Some(w) = subject.last()
+                && !["that", "which", "who"]
+                    .iter()
+                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+            {
+                // (A verb in -s right before the problem word: "emails are going out" and
+                // "the csv export skips" keep their nouns.)
+                let t = self.text[w.clone()].to_ascii_lowercase();
+                let stem = |cut: usize| t.get(..t.len().saturating_sub(cut)).unwrap_or("");
+                // (...and the problem word no verb itself: "emails go out twice", "alerts
+                // fire too often", "emails are going out" keep theirs.)
+                let next_is_problem = words(self.text, w.end..span.end).next().is_some_and(|n| {
+                    let t = &self.text[n.clone()];
+                    n.start == h.start
+                        && !cls.lower_in(&cls.words.verbs, t)
+                        && !cls.lower_in(&cls.words.auxiliaries, t)
+                        && !self.is_predicate(n.clone())
+                });
+                let verb = next_is_problem
+                    && t.ends_with('s')
+                    && (cls.lower_in(&cls.words.verbs, stem(1))
+                        || (t.ends_with("es") && cls.lower_in(&cls.words.verbs, stem(2)))
+                        || self.is_predicate(w.clone())
+                        || self
+                            .at(w.start, |m| matches!(m, Meaning::Introducer))
+                            .is_some());
+                if verb {
+                    verb_start = Some(w.start);
+                    subject.pop();
+                }
+            }
             // A relative clause describes the subject: its head is before it ("the cron that
             // cleans temp files stopped running").
             // (The problem starts after the clause.)
@@ -393,8 +429,11 @@ impl View<'_> {
             // The problem without the verb "to be" before it, as the issue's table writes it
             // ("the submit button is hidden behind the keyboard": "fix: hidden behind the
             // keyboard"); a negation or another verb stays ("doesn't load", "keeps crashing").
-            let mut from = last.end;
-            for w in words(self.text, last.end..end).take(3) {
+            let mut from = verb_start.unwrap_or(last.end);
+            for w in words(self.text, last.end..end)
+                .take(3)
+                .filter(|_| verb_start.is_none())
+            {
                 let t = &self.text[w.clone()];
                 if ["is", "are", "was", "were", "been", "be", "has", "have"]
                     .iter()
