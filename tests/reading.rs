@@ -187,6 +187,24 @@ fn it_with_no_goal_active_starts_a_task_with_its_target_open() {
     assert_eq!(s.goal(), None);
 }
 
+/// A condition that is not asked ("when I ... the X freezes") reports its main clause's
+/// problem; a question opened by "when" stays a question.
+#[test]
+fn a_condition_not_asked_reports_the_problem_of_its_main_clause() {
+    let mut s = Session::new();
+    s.user("when you scroll down the header disappears");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "header");
+    assert!(
+        has(&s.slot("desired_change"), "disappears"),
+        "{}",
+        s.slot("desired_change")
+    );
+    let mut s = Session::new();
+    s.user("when does the store open");
+    assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -93,6 +93,24 @@ impl View<'_> {
             {
                 return Some(e);
             }
+            // A condition that is not asked ("when I open the settings the app freezes", "if
+            // you scroll down the header disappears") reports the problem of its main clause.
+            let lead_word = self.text[g.lead.clone()].trim().to_ascii_lowercase();
+            if !object_lead
+                && ["when", "whenever", "if"].contains(&lead_word.as_str())
+                && !self.text[sentence.clone()].trim_end().ends_with('?')
+                && cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
+                // (A main clause that asks is a question: "if the build fails what should I
+                // do".)
+                && !words(self.text, g.lead.end..sentence.end).any(|w| {
+                    ["what", "how", "why", "which", "where", "who", "should", "can", "could"]
+                        .iter()
+                        .any(|q| self.text[w.clone()].eq_ignore_ascii_case(q))
+                })
+                && let Some(e) = self.evidence(start..sentence.end, Strength::Predicate)
+            {
+                return Some(e);
+            }
             // Rule 6: "can the notebook kernel auto-restart after an OOM?" asks a thing of the
             // user's to do something: a request (a task), not a question about it.
             if !object_lead && let Some(r) = self.request_question(&g, sentence.end) {
