@@ -82,15 +82,15 @@ fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
         let mut full = base.clone();
         full.extend(segments.iter().map(|s| s.to_string()));
         out.push(full.clone());
-        if code[end..].starts_with('{') {
-            if let Some(close) = code[end..].find('}') {
-                for item in code[end + 1..end + close].split(',') {
-                    let name = item.trim().split([' ', ':']).next().unwrap_or("");
-                    if !name.is_empty() && name != "self" {
-                        let mut p = full.clone();
-                        p.push(name.to_string());
-                        out.push(p);
-                    }
+        if code[end..].starts_with('{')
+            && let Some(close) = code[end..].find('}')
+        {
+            for item in code[end + 1..end + close].split(',') {
+                let name = item.trim().split([' ', ':']).next().unwrap_or("");
+                if !name.is_empty() && name != "self" {
+                    let mut p = full.clone();
+                    p.push(name.to_string());
+                    out.push(p);
                 }
             }
         }
