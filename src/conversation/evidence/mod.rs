@@ -361,6 +361,12 @@ impl View<'_> {
         if first.is_none() {
             first = first_read(&|span| self.nominal(span));
         }
+        // A plain verb of the vocabulary after a wish or at the sentence's start ("it would be
+        // really useful to filter invoices by status", "hide archived projects from the
+        // sidebar"): a request whose change is what it says, whose target is its object.
+        if first.is_none() {
+            first = first_read(&|span| self.imperative(span));
+        }
         // (A pasted error is stronger evidence than a sentence read by its verb alone.)
         // (Nor does it beat an error told in the user's own sentence.)
         if first.is_none() && !marked {
@@ -555,5 +561,51 @@ impl View<'_> {
                 reading.more.push(g);
             }
         }
+    }
+}
+
+impl View<'_> {
+    /// Rule 2 for a request led by a plain verb of the vocabulary that no lead group holds,
+    /// past the intents before it: the change is the verb and what follows, the target the
+    /// last thing named with a determiner, else the verb's object.
+    fn imperative(&self, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        let start = self.skip(span.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Intent)
+        });
+        let mut ws = words(self.text, start..span.end);
+        let verb = ws.next()?;
+        let object = ws.next()?;
+        // (A verb inside a signal's phrase asks for nothing: "go ahead", "go for it".)
+        let signalled = self
+            .at(verb.start, |m| matches!(m, Meaning::Signal(_) | Meaning::SmallTalk))
+            .is_some();
+        if signalled
+            || !cls.lower_in(&cls.words.verbs, &self.text[verb.clone()])
+            || self.text[span.clone()].trim_end().ends_with('?')
+            || cls.lower_in(&cls.words.auxiliaries, &self.text[object.clone()])
+            || cls.lower_in(&cls.words.non_subjects, &self.text[object.clone()])
+            || count_words(&self.text[start..span.end]) > 16
+        {
+            return None;
+        }
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        let change = cls.clean(self.text, verb.start..span.end, false);
+        let target = self
+            .last_definite(object.start..span.end)
+            .or_else(|| self.thing(object.start..span.end, false));
+        let mut details = SmallVec::new();
+        if let Some(t) = target {
+            details.push(detail(0, t));
+        }
+        details.push(detail(1, change.clone()));
+        Some(GoalLead {
+            goal: task,
+            description: change,
+            lead: verb,
+            wrapper: 0..0,
+            rule: Found::Nominal,
+            details,
+        })
     }
 }
