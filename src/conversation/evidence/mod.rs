@@ -578,7 +578,9 @@ impl View<'_> {
         let object = ws.next()?;
         // (A verb inside a signal's phrase asks for nothing: "go ahead", "go for it".)
         let signalled = self
-            .at(verb.start, |m| matches!(m, Meaning::Signal(_) | Meaning::SmallTalk))
+            .at(verb.start, |m| {
+                matches!(m, Meaning::Signal(_) | Meaning::SmallTalk)
+            })
             .is_some();
         if signalled
             || !cls.lower_in(&cls.words.verbs, &self.text[verb.clone()])
