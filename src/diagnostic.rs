@@ -1,7 +1,8 @@
 //! What a loader says about a file it could not take: `path:line: message`, one type for the
 //! pattern files, the guide's phrases, the configuration and the scripts, and one way of
-//! finding a line. (The flow loader, a leaf that imports nothing of ours, finds its lines with
-//! `flow::lines` and hands its problems over as [`Diagnostic`]s' fields.)
+//! finding a line: `flow::lines`, owned by the flow loader (a leaf that imports nothing of
+//! ours, which hands its problems over as `flow::Problem`s) and used by every other loader
+//! through this module.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -44,28 +45,8 @@ impl fmt::Display for Diagnostics {
 
 impl std::error::Error for Diagnostics {}
 
-/// Where each line of a text starts: the newlines found once, each offset's line by a binary
-/// search.
-#[derive(Debug)]
-pub struct Lines(Vec<usize>);
-
-impl Lines {
-    pub fn new(text: &str) -> Lines {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        Lines(starts)
-    }
-
-    /// The line (from 1) of the byte at `offset`; an offset past the end is on the last line.
-    pub fn of(&self, offset: usize) -> usize {
-        self.0.partition_point(|start| *start <= offset)
-    }
-}
+/// Where each line of a text starts (the flow loader's, a leaf's: one lookup for every loader).
+pub use crate::flow::lines::Lines;
 
 /// The line (from 1) of the byte at `offset` of `text`, for a single lookup.
 pub fn line_of(text: &str, offset: usize) -> usize {

@@ -4,10 +4,10 @@
 
 /// Where each line of a text starts.
 #[derive(Debug)]
-pub(crate) struct Lines(Vec<usize>);
+pub struct Lines(Vec<usize>);
 
 impl Lines {
-    pub(crate) fn new(text: &str) -> Lines {
+    pub fn new(text: &str) -> Lines {
         let mut starts = vec![0];
         starts.extend(
             text.bytes()
@@ -19,7 +19,7 @@ impl Lines {
     }
 
     /// The line (from 1) of the byte at `offset`.
-    pub(crate) fn of(&self, offset: usize) -> usize {
+    pub fn of(&self, offset: usize) -> usize {
         self.0.partition_point(|start| *start <= offset)
     }
 }
