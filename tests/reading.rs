@@ -205,6 +205,77 @@ fn a_condition_not_asked_reports_the_problem_of_its_main_clause() {
     assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
 }
 
+/// Rule 1 for a contrast: a clause after "but" with no subject of its own shares the one
+/// before it; its problem is the report.
+#[test]
+fn a_clause_after_but_without_a_subject_shares_the_one_before() {
+    for (text, target, change) in [
+        (
+            "the build passes locally but fails on CI",
+            "build",
+            "fails on CI",
+        ),
+        (
+            "the app works fine on wifi but crashes on 4g",
+            "app",
+            "crashes on 4g",
+        ),
+        (
+            "login works but it doesn't remember me",
+            "login",
+            "remember me",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
+/// An opening context ("since the update", "ever since yesterday") is no part of the
+/// subject.
+#[test]
+fn an_opening_context_is_no_part_of_the_subject() {
+    for (text, target) in [
+        (
+            "since the last release the login page loads forever",
+            "login page",
+        ),
+        (
+            "ever since yesterday my phone drains battery really fast",
+            "phone",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+}
+
+/// A feature named with its purpose after a lead ("add an option to ...", "can we get a way
+/// to ..."): the whole phrase is the change, the purpose's thing the target.
+#[test]
+fn a_feature_with_its_purpose_after_a_lead_targets_what_the_purpose_names() {
+    let mut s = Session::new();
+    s.user("can we get a way to export the chart as png");
+    assert_eq!(s.slot("target"), "chart");
+    assert!(
+        has(&s.slot("desired_change"), "export the chart as png"),
+        "{}",
+        s.slot("desired_change")
+    );
+    let mut s = Session::new();
+    s.user("add a field to the signup form");
+    assert_eq!(s.slot("target"), "signup form");
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -146,6 +146,18 @@ impl View<'_> {
                         }
                     }
                     ChangeMode::Object => {
+                        // "add an option to hide archived projects", "can we get a way to
+                        // export the chart": a feature and what it is for.
+                        let ws: SmallVec<[Range<usize>; 8]> =
+                            words(self.text, object.clone()).take(8).collect();
+                        if let Some((target, change)) = self.purpose(&ws, object.start, object.end)
+                        {
+                            if let Some(t) = target {
+                                out.push(detail(0, t));
+                            }
+                            out.push(detail(1, change));
+                            return out;
+                        }
                         let lower = text.to_ascii_lowercase();
                         // (" for " only before a thing named with a determiner: "a compact view
                         // for the inbox", not "support for SSO".)

@@ -121,43 +121,21 @@ impl View<'_> {
             return None;
         }
         // "a button to copy the invite link", "a way to duplicate a whole board", "option to
-        // snooze reminders ...": a feature and what it is for. The whole phrase is the change;
-        // the thing the purpose names (its last thing called by a determiner, else its
-        // object) the target.
-        if let Some(p) = ws.iter().take(5).position(|w| word(w) == "to")
-            && p >= 1
-            && ws
-                .get(p + 1)
-                .is_some_and(|v| cls.lower_in(&cls.words.verbs, &self.text[v.clone()]))
-            && !ws[..p].iter().any(|w| {
-                self.is_predicate(w.clone())
-                    || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
-                    || cls.lower_in(&cls.words.verbs, &self.text[w.clone()])
-            })
-        {
-            let after = ws[p + 1].end;
-            let clause = self.text[after..span.end]
-                .find([',', ';'])
-                .map_or(span.end, |c| after + c);
-            let target = self
-                .last_definite(after..clause)
-                .or_else(|| self.thing(after..clause, false));
-            let change = cls.clean(self.text, start..clause, true);
-            if !change.is_empty() {
-                let mut details = SmallVec::new();
-                if let Some(t) = target {
-                    details.push(detail(0, t));
-                }
-                details.push(detail(1, change.clone()));
-                return Some(GoalLead {
-                    goal: task,
-                    description: change.clone(),
-                    lead: first.clone(),
-                    wrapper: 0..0,
-                    rule: Found::Nominal,
-                    details,
-                });
+        // snooze reminders ...": a feature and what it is for.
+        if let Some((target, change)) = self.purpose(&ws, start, span.end) {
+            let mut details = SmallVec::new();
+            if let Some(t) = target {
+                details.push(detail(0, t));
             }
+            details.push(detail(1, change.clone()));
+            return Some(GoalLead {
+                goal: task,
+                description: change,
+                lead: first.clone(),
+                wrapper: 0..0,
+                rule: Found::Nominal,
+                details,
+            });
         }
         let verb = |w: &Range<usize>| {
             self.at(w.start, |m| {
@@ -380,5 +358,49 @@ impl View<'_> {
             rule: Found::Nominal,
             details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
         })
+    }
+}
+
+impl View<'_> {
+    /// A feature and what it is for ("a button to copy the invite link", "a way to duplicate a
+    /// whole board", "option to snooze reminders"), in the words `ws` of a phrase from
+    /// `start` to `end`: a noun, then "to" and a plain verb within its first five words. The
+    /// whole phrase (to a comma) is the change; the thing the purpose names (its last thing
+    /// called by a determiner, else its object) the target.
+    pub(in crate::conversation) fn purpose(
+        &self,
+        ws: &[Range<usize>],
+        start: usize,
+        end: usize,
+    ) -> Option<(Option<Range<usize>>, Range<usize>)> {
+        let cls = self.cls;
+        let p = ws
+            .iter()
+            .take(5)
+            .position(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))?;
+        if p == 0
+            || !ws.get(p + 1).is_some_and(|v| {
+                cls.lower_in(&cls.words.verbs, &self.text[v.clone()])
+                    || self
+                        .at(v.start, |m| matches!(m, Meaning::Lead(_)))
+                        .is_some()
+            })
+            || ws[..p].iter().any(|w| {
+                self.is_predicate(w.clone())
+                    || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
+                    || cls.lower_in(&cls.words.verbs, &self.text[w.clone()])
+            })
+        {
+            return None;
+        }
+        let after = ws[p + 1].end;
+        let clause = self.text[after..end]
+            .find([',', ';'])
+            .map_or(end, |c| after + c);
+        let target = self
+            .last_definite(after..clause)
+            .or_else(|| self.thing(after..clause, false));
+        let change = cls.clean(self.text, start..clause, true);
+        (!change.is_empty()).then_some((target, change))
     }
 }

@@ -182,6 +182,9 @@ impl View<'_> {
             .take_while(|h| h.start() < span.end)
             .peekable();
         let mut at = span.start;
+        // Rule 1 for a contrast: a clause after "but" with no subject of its own shares the
+        // subject of the clause before it ("the build passes locally but fails on CI").
+        let mut shared: Option<Range<usize>> = None;
         while at <= span.end {
             let end_here = at == span.end
                 || is_clause_byte(bytes[at])
@@ -196,7 +199,7 @@ impl View<'_> {
                 // The last problem clause decides (a detail follows its overview), but a
                 // request of the thing wins over problems ("the data catalog needs column
                 // lineage, table-level isn't enough").
-                if let Some(g) = self.clause(task, start..at, strength) {
+                if let Some(g) = self.clause(task, start..at, strength, shared.take()) {
                     let request = |f: &Option<GoalLead>| {
                         f.as_ref()
                             .is_some_and(|f: &GoalLead| f.rule == Found::Request)
@@ -204,6 +207,12 @@ impl View<'_> {
                     if !request(&found) || g.rule == Found::Request && found.is_none() {
                         found = Some(g);
                     }
+                }
+                if break_hit
+                    && let Some(h) = hits.peek()
+                    && self.meanings(**h).contains(&Meaning::Contrast)
+                {
+                    shared = self.subject_of(task, start..at, span.end);
                 }
                 start = if break_hit {
                     hits.peek().map_or(at + 1, |h| h.end())
@@ -222,12 +231,35 @@ impl View<'_> {
         found
     }
 
-    /// One clause of [`View::evidence`].
+    /// The subject of a statement in `clause` (a thing before a predicate of any strength
+    /// inside the clause; what follows up to `end` only shows a verb's object).
+    fn subject_of(&self, task: usize, clause: Range<usize>, end: usize) -> Option<Range<usize>> {
+        [Strength::Problem, Strength::Predicate, Strength::Suffix]
+            .into_iter()
+            .find_map(|s| self.clause_within(task, clause.start..end, clause.end, s, None))
+            .and_then(|g| g.details.first().and_then(|d| d.spans.first().cloned()))
+    }
+
+    /// One clause of [`View::evidence`]; `shared` is the subject of the clause before a
+    /// contrast, for a clause that has none.
     pub(in crate::conversation) fn clause(
         &self,
         task: usize,
         span: Range<usize>,
         strength: Strength,
+        shared: Option<Range<usize>>,
+    ) -> Option<GoalLead> {
+        self.clause_within(task, span.clone(), span.end, strength, shared)
+    }
+
+    /// [`View::clause`] with its predicate before `within`.
+    fn clause_within(
+        &self,
+        task: usize,
+        span: Range<usize>,
+        within: usize,
+        strength: Strength,
+        shared: Option<Range<usize>>,
     ) -> Option<GoalLead> {
         if span.is_empty() {
             return None;
@@ -244,7 +276,18 @@ impl View<'_> {
         if start >= span.end {
             return None;
         }
-        for (h, modal) in self.predicates(start..span.end, strength) {
+        // (A clause sharing a subject may open with its predicate: "... but fails on CI".)
+        let mut from = start;
+        if shared.is_some() && from > span.start {
+            from -= 1;
+            while !self.text.is_char_boundary(from) {
+                from -= 1;
+            }
+        }
+        for (h, modal) in self.predicates(from..span.end, strength) {
+            if h.start >= within {
+                break;
+            }
             // A subject is a few words: one that starts further back is none (and the work
             // per predicate stays bounded).
             if h.start - start > MAX_SUBJECT_BYTES {
@@ -306,10 +349,18 @@ impl View<'_> {
             // ("images on the product grid" stays whole).
             let is_det =
                 |w: &Range<usize>| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]);
-            let context = subject.first().is_some_and(|w| {
+            // (An intensifier may stand before it: "ever since the update", "right after
+            // the deploy".)
+            let opener = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
                 PLACES.iter().any(|p| t.eq_ignore_ascii_case(p)) || cls.lower_in(&cls.words.ends, t)
-            });
+            };
+            let context = subject.first().is_some_and(opener)
+                || subject.len() > 2
+                    && ["ever", "right", "just", "even", "only"]
+                        .iter()
+                        .any(|i| self.text[subject[0].clone()].eq_ignore_ascii_case(i))
+                    && opener(&subject[1]);
             if context {
                 if let Some(d) = subject.iter().rposition(is_det) {
                     subject.drain(..=d);
@@ -374,10 +425,16 @@ impl View<'_> {
             }) {
                 subject.truncate(r + 1);
             }
-            let (Some(head), Some(last)) = (subject.first(), subject.last()) else {
-                continue;
+            // A clause with no subject after a contrast shares the one before it.
+            let (head, last) = match (subject.first(), subject.last()) {
+                (Some(head), Some(last)) => (
+                    head.clone(),
+                    last.start..subject_end.unwrap_or(last.end).max(last.end),
+                ),
+                _ if shared.is_some() => (start..start, start..start),
+                _ => continue,
             };
-            let last = &(last.start..subject_end.unwrap_or(last.end).max(last.end));
+            let (head, last) = (&head, &last);
             // A subject is a noun phrase: no pronoun, auxiliary or predicate in it.
             let verbal = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
@@ -402,8 +459,9 @@ impl View<'_> {
                 && ["it", "they"]
                     .iter()
                     .any(|p| self.text[head.clone()].eq_ignore_ascii_case(p)))
-            .then(|| self.introduced_thing(start))
-            .flatten();
+            .then(|| shared.clone().or_else(|| self.introduced_thing(start)))
+            .flatten()
+            .or_else(|| shared.clone().filter(|_| subject.is_empty()));
             if referent.is_none()
                 && (subject.len() > MAX_SUBJECT_WORDS || subject[skip..].iter().any(verbal))
             {
