@@ -276,6 +276,40 @@ fn a_feature_with_its_purpose_after_a_lead_targets_what_the_purpose_names() {
     assert_eq!(s.slot("target"), "signup form");
 }
 
+/// A line ending with words that point at the paste below leads it in as a colon does; a
+/// verb in -ing opening the line names what the user was doing; the words before an error's
+/// marker on its own line lead it in.
+#[test]
+fn pastes_led_in_by_pointers_gerunds_and_words_before_the_marker() {
+    for (text, target, change) in [
+        (
+            "the deploy script fails with this\n\nError: EACCES: permission denied, mkdir '/srv/app/cache'",
+            "deploy script",
+            "permission denied",
+        ),
+        (
+            "running pytest gives me\nModuleNotFoundError: No module named 'app'",
+            "pytest",
+            "No module named",
+        ),
+        (
+            "kubectl apply keeps saying error: unable to recognize \"deploy.yaml\": no matches for kind \"Ingress\"",
+            "kubectl apply",
+            "no matches for kind",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -203,9 +203,27 @@ impl View<'_> {
             let text = &self.text[block.clone()];
             source_location(text).map(|r| block.start + r.start..block.start + r.end)
         };
+        // The user's words before the marker on its line, when they lead the error in
+        // ("kubectl apply keeps saying error: ...", "why does my fetch call throw TypeError:
+        // ...").
+        let led_in = || {
+            let mut end = self.text[line.start..marker.start].trim_end().len() + line.start;
+            // (An exception's name before the marker is the error's: "throw TypeError:
+            // Failed to fetch".)
+            if let Some((before, last)) = self.text[line.start..end].rsplit_once(' ')
+                && exception_name(&format!("{last} ")).is_some()
+            {
+                end = line.start + before.trim_end().len();
+            }
+            (end > line.start)
+                .then(|| self.leads_in(line.start..end))
+                .flatten()
+                .and_then(|e| self.intro_thing(line.start..e))
+        };
         let thing = self
             .named_thing(errors)
             .or_else(own_thing)
+            .or_else(led_in)
             .or_else(|| self.frame_subject(block.clone()))
             .or_else(located)
             .or_else(quoted_name);

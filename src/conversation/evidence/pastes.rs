@@ -83,7 +83,7 @@ impl View<'_> {
     /// this in the console when I open the profile page") or is followed by whose output it
     /// is ("journalctl for the mailer service"): then the last thing it calls by a definite
     /// name.
-    fn intro_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+    pub(in crate::conversation) fn intro_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
         // "when running npm install", "while deploying the api", "when i try to push": what
         // the user was doing is the thing.
         if let Some(t) = self.doing(span.clone()) {
@@ -110,15 +110,24 @@ impl View<'_> {
 
     /// The thing of what the user was doing in `span`: after "when" or "while", past a
     /// pronoun, "trying to" and the verb ("when running npm install": "npm install"; "while
-    /// deploying the api": "api"; "when i try to push": "push").
+    /// deploying the api": "api"; "when i try to push": "push"), or after a verb in -ing that
+    /// opens the span ("running pytest", "building the image").
     pub(in crate::conversation) fn doing(&self, span: Range<usize>) -> Option<Range<usize>> {
         let cls = self.cls;
         let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
-        let at = ws.iter().position(|w| {
+        let at = match ws.iter().position(|w| {
             ["when", "while", "whenever"]
                 .iter()
                 .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
-        })?;
+        }) {
+            Some(at) => at,
+            None if ws.len() >= 2 && self.gerund(&ws[0], ws.get(1)) => {
+                return self
+                    .thing(ws[1].start..span.end, false)
+                    .map(|t| self.cls.clean(self.text, t, true));
+            }
+            None => return None,
+        };
         let mut i = at + 1;
         let is = |i: usize, list: &[&str]| {
             ws.get(i).is_some_and(|w| {
@@ -152,6 +161,31 @@ impl View<'_> {
         }
     }
 
+    /// Whether `w` is a verb in -ing doing something to what follows it: before a determiner
+    /// ("building the image"), or made from a plain verb of the vocabulary ("running
+    /// pytest", "uploading files"); "billing page" and "something" are nouns.
+    fn gerund(&self, w: &Range<usize>, next: Option<&Range<usize>>) -> bool {
+        let cls = self.cls;
+        let t = self.text[w.clone()].to_ascii_lowercase();
+        let Some(stem) = t.strip_suffix("ing").filter(|s| s.len() >= 3) else {
+            return false;
+        };
+        if t.ends_with("thing") {
+            return false;
+        }
+        let b = stem.as_bytes();
+        let doubled = b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2];
+        let known = cls.lower_in(&cls.words.verbs, stem)
+            || (doubled && cls.lower_in(&cls.words.verbs, &stem[..stem.len() - 1]))
+            || cls.lower_in(&cls.words.verbs, &format!("{stem}e"));
+        known
+            || next.is_some_and(|n| {
+                ["the", "my", "our", "a", "an", "this", "these", "all"]
+                    .iter()
+                    .any(|d| self.text[n.clone()].eq_ignore_ascii_case(d))
+            })
+    }
+
     /// Where the user's own words of `line` end when the line points back at a paste above
     /// it: it ends with an introducer, then "this", "that", "it", "these" or "above" ("dies
     /// with this"; "getting this all over my cleaning notebook" does not: it names a place
@@ -162,12 +196,8 @@ impl View<'_> {
             .trim_end_matches(['.', '!', '?']);
         let body = [" this", " that", " it", " these", " above"]
             .iter()
-            .find_map(|m| {
-                text.len()
-                    .checked_sub(m.len())
-                    .filter(|&at| text.is_char_boundary(at) && text[at..].eq_ignore_ascii_case(m))
-                    .map(|at| text[..at].trim_end())
-            })?;
+            .find_map(|m| strip_suffix_ignore_case(text, m))
+            .map(str::trim_end)?;
         let end = line.start + body.len();
         let first = self.hits.partition_point(|h| h.start() <= line.start);
         let introducer = self.hits[first..]
@@ -190,9 +220,16 @@ impl View<'_> {
     pub(in crate::conversation) fn leads_in(&self, line: Range<usize>) -> Option<usize> {
         let text = self.text[line.clone()].trim_end();
         let start = line.start;
+        // (Words pointing at what follows end it as a colon does: "fails with this", "i get
+        // the following".)
         let body = [":", "→", "->", "=>", "...", "…"]
             .iter()
             .find_map(|m| text.strip_suffix(m))
+            .or_else(|| {
+                [" this", " these", " the following", " below"]
+                    .iter()
+                    .find_map(|m| strip_suffix_ignore_case(text, m))
+            })
             .map(str::trim_end);
         let marked = body.is_some();
         let mut end = start + body.unwrap_or(text).len();
@@ -332,4 +369,12 @@ impl View<'_> {
         }
         Some(span)
     }
+}
+
+/// `text` without `suffix` at its end, compared without case.
+fn strip_suffix_ignore_case<'t>(text: &'t str, suffix: &str) -> Option<&'t str> {
+    text.len()
+        .checked_sub(suffix.len())
+        .filter(|&at| text.is_char_boundary(at) && text[at..].eq_ignore_ascii_case(suffix))
+        .map(|at| &text[..at])
 }
