@@ -132,9 +132,79 @@ pub(super) fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
     text
 }
 
+/// The most code blocks [`code_blocks`] keeps; a message with more is read with the rest as
+/// prose.
+const MAX_CODE_BLOCKS: usize = 16;
+
+/// The runs of lines of `text` that are pasted code, not the user's sentences: lines inside
+/// a ``` fence, indented lines (two spaces or a tab) of a message of several lines, and a
+/// signature that opens a block ("def total(xs):", "function load() {"). One pass, in
+/// order; at most [`MAX_CODE_BLOCKS`] runs.
+pub(super) fn code_blocks(text: &str) -> smallvec::SmallVec<[Range<usize>; 4]> {
+    let mut out: smallvec::SmallVec<[Range<usize>; 4]> = smallvec::SmallVec::new();
+    if !text.contains('\n') {
+        return out;
+    }
+    let mut fenced = false;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let span = at..at + line.trim_end().len();
+        at += line.len();
+        let t = line.trim();
+        let fence = t.starts_with("```");
+        let code = fence
+            || fenced
+            || (!t.is_empty() && (line.starts_with("  ") || line.starts_with('\t')) && !bullet(t))
+            || (t.contains('(') && (t.ends_with(':') || t.ends_with('{')) && !t.contains(" ("));
+        if fence {
+            fenced = !fenced;
+        }
+        if !code || t.is_empty() {
+            continue;
+        }
+        let joins = out
+            .last()
+            .is_some_and(|last| text[last.end..span.start].trim().is_empty());
+        if joins {
+            if let Some(last) = out.last_mut() {
+                last.end = span.end;
+            }
+        } else if out.len() < MAX_CODE_BLOCKS {
+            out.push(span);
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// Whether a line opens with a list's mark ("- ", "* ", "• ", "1. ", "2) ").
+fn bullet(line: &str) -> bool {
+    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = &line[digits..];
+    ["- ", "* ", "• "].iter().any(|b| line.starts_with(b))
+        || (digits > 0 && (rest.starts_with(". ") || rest.starts_with(") ")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_blocks_are_fenced_indented_or_opened_by_a_signature() {
+        let text = "this is slow\n\ndef total(xs):\n    s = 0\n    return s\nthanks";
+        let got: Vec<&str> = code_blocks(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(got, ["def total(xs):\n    s = 0\n    return s"]);
+        let text = "see below\n```\nx = 1;\n```\nwhy (again)?";
+        let got: Vec<&str> = code_blocks(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(got, ["```\nx = 1;\n```"]);
+        // One line, prose with a parenthesis, or an indented list, is no code.
+        assert!(code_blocks("todo:\n  - add dark mode\n  2. fix the footer").is_empty());
+        assert!(code_blocks("fix the login (it hangs):").is_empty());
+        assert!(
+            code_blocks("the page hangs\nwhen I open the settings (the gear icon):").is_empty()
+        );
+    }
 
     #[test]
     fn sentences_split_on_terminators_but_not_inside_words() {

@@ -46,7 +46,7 @@ use super::classify::Classifier;
 use super::lexicon::{ChangeMode, DescriptionMode};
 use super::reading::{Detail, Found, GoalLead, Hit, LeadInfo, Meaning, Reading};
 use super::state::{GoalType, MAX_QUEUED_GOALS};
-use super::text::{count_words, is_clause_byte, noun_phrase, sentences, skip_soft};
+use super::text::{code_blocks, count_words, is_clause_byte, noun_phrase, sentences, skip_soft};
 use super::view::View;
 use super::words::Words;
 
@@ -306,8 +306,11 @@ impl View<'_> {
         // A line after a paste that only says where it happens ("on the checkout screen when
         // the keyboard opens") is the paste's place, not a statement of its own.
         let place = self.place_after(&errors);
+        // (Nor is pasted code the user's sentences: "s = 0" in a function is no request.)
+        let code = code_blocks(self.text);
         let own = |s: &Range<usize>| {
             !errors.iter().any(|e| e.start <= s.start && s.end <= e.end)
+                && !code.iter().any(|c| c.start <= s.start && s.end <= c.end)
                 && place
                     .as_ref()
                     .is_none_or(|(l, _)| !(l.start <= s.start && s.end <= l.end))

@@ -120,13 +120,52 @@ impl View<'_> {
                     // word ("mission accomplished") or a sentence of two words ("greatness
                     // awaits").
                     let in_signal = signal_end >= w.end;
-                    if verb && after_thing && continues && all.len() >= i + 3 && !in_signal {
+                    // (After an adverb of time, a word in -s is a verb: "the install guide
+                    // still mentions python 3.7".)
+                    let after_adverb = previous.as_ref().is_some_and(|p| {
+                        let t = &self.text[p.clone()];
+                        self.cls.lower_in(&self.cls.words.auxiliaries, t)
+                            && ![
+                                "is", "are", "was", "were", "be", "been", "being", "has", "have",
+                            ]
+                            .iter()
+                            .any(|b| t.eq_ignore_ascii_case(b))
+                            && i >= 2
+                    });
+                    if verb
+                        && after_thing
+                        && (continues || after_adverb && plural)
+                        && all.len() >= i + 3
+                        && !in_signal
+                    {
                         out.push((w.clone(), false));
                     }
                     // A plural noun before a bare word: that word is the verb ("my bluetooth
                     // headphones disconnect every few minutes", "reminders show up late").
+                    // (Or past an adverb of time: "my headphones sometimes disconnect".)
+                    let adverb_next = next.is_some_and(|n| {
+                        self.cls.lower_in(&self.cls.words.auxiliaries, n)
+                            && ![
+                                "is", "are", "was", "were", "be", "been", "being", "has", "have",
+                            ]
+                            .iter()
+                            .any(|b| n.eq_ignore_ascii_case(b))
+                    });
+                    if plural
+                        && adverb_next
+                        && !after_adverb
+                        && !in_signal
+                        && all.len() >= i + 4
+                        && let Some(v) = all.get(i + 2)
+                        && !self
+                            .cls
+                            .lower_in(&self.cls.words.determiners, &self.text[v.clone()])
+                    {
+                        out.push((v.clone(), false));
+                    }
                     if plural
                         && !continues
+                        && !after_adverb
                         && !in_signal
                         && all.len() >= i + 3
                         && let Some(n) = all.get(i + 1)
