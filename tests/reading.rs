@@ -310,6 +310,39 @@ fn pastes_led_in_by_pointers_gerunds_and_words_before_the_marker() {
     }
 }
 
+/// A compiler's line with a level and a code anywhere on it is an error; a route the user
+/// names around a paste is its thing; a line that ends "with" leaves the problem to the paste.
+#[test]
+fn coded_levels_routes_and_problems_told_by_the_paste() {
+    for (text, target, change) in [
+        (
+            "npm run build\n\nsrc/api/client.ts:14:7 - error TS2322: Type 'string' is not assignable to type 'number'.",
+            "npm run build",
+            "Type 'string' is not assignable",
+        ),
+        (
+            "getting this on every request to /orders\n\nsqlalchemy.exc.IntegrityError: null value in column \"customer_id\" violates not-null constraint",
+            "/orders",
+            "violates not-null constraint",
+        ),
+        (
+            "my docker build stops at step 5 with\nE: Unable to locate package libpq-dev",
+            "my docker build",
+            "Unable to locate package",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -76,7 +76,8 @@ impl View<'_> {
                             c.is_ascii_digit() || ":/\\()[]{}=<>|`\"'".contains(c)
                         })))
                 || camel_error(&self.text[span.clone()]).is_some()
-                || exception_name(t).is_some())
+                || exception_name(t).is_some()
+                || coded_level(t).is_some())
                 && !prose;
             if !t.trim().is_empty() {
                 led = !marked && !in_error && self.leads_in(span.clone()).is_some();
@@ -309,6 +310,10 @@ impl View<'_> {
                     let lead = line.len() - line.trim_start().len();
                     exception_name(line.trim_start())
                         .map(|r| span.start + lead + r.start..span.start + lead + r.end)
+                })
+                .or_else(|| {
+                    coded_level(&self.text[span.clone()])
+                        .map(|r| span.start + r.start..span.start + r.end)
                 });
             if let Some(m) = marker {
                 // The first error a tool prints is the cause ("ld: framework not found"
@@ -372,7 +377,9 @@ impl View<'_> {
                 .is_some_and(|c| c.chars().any(|c| c.is_ascii_digit()))
                 && ws.next().is_none()
         };
-        let mut at = 0;
+        // (After a level and its code wherever it stands: "src/app.ts:14:7 - error TS2322:
+        // Type ...".)
+        let mut at = coded_level(text).map_or(0, |r| r.end);
         // At most four names in a row ("thread main: panic: runtime error: ..."), and the
         // tool's name, place or address before them, a word without spaces ("ld:", "nginx:",
         // "psql:load.sql:12:", "user@10.0.3.14:", "ActiveRecord::ConnectionNotEstablished:").
@@ -532,7 +539,10 @@ impl View<'_> {
                     Some(t)
                 }
             } else {
-                self.definite_named(span).or_else(|| self.last_object(s))
+                // (A route named is the thing: "getting this on every request to /orders".)
+                pastes::route(self.text, span.clone())
+                    .or_else(|| self.definite_named(span))
+                    .or_else(|| self.last_object(s))
             }
         })
     }
@@ -658,6 +668,28 @@ fn exception_name(line: &str) -> Option<Range<usize>> {
         && capitals >= 2
         && last.chars().any(|c| c.is_ascii_lowercase());
     camel.then_some(0..colon + 1)
+}
+
+/// A level and a code anywhere on a line, colon included ("src/api/client.ts:14:7 - error
+/// TS2322: ...", "Program.cs(12,5): error CS0103: ..."): where it is.
+pub(super) fn coded_level(line: &str) -> Option<Range<usize>> {
+    let lower = line.get(..line.len().min(200))?.to_ascii_lowercase();
+    ["error ", "fatal "].iter().find_map(|l| {
+        let at = lower.find(l)?;
+        let before = lower[..at].chars().next_back();
+        if before.is_some_and(char::is_alphanumeric) {
+            return None;
+        }
+        let code_start = at + l.len();
+        let code_len = lower[code_start..].find(':')?;
+        let code = &lower[code_start..code_start + code_len];
+        (!code.is_empty()
+            && code.len() <= 12
+            && code.chars().all(|c| c.is_ascii_alphanumeric())
+            && code.chars().any(|c| c.is_ascii_digit())
+            && code.starts_with(|c: char| c.is_ascii_alphabetic()))
+        .then_some(at..code_start + code_len + 1)
+    })
 }
 
 /// The file of the first source location in `text`: a path whose last part has an extension

@@ -297,7 +297,8 @@ impl View<'_> {
                 .hits
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
-                || shouts_error(self.text));
+                || shouts_error(self.text)
+                || errors::coded_level(self.text).is_some());
         let errors = if marked || (!active && self.text.contains('\n')) {
             self.error_lines()
         } else {

@@ -29,7 +29,14 @@ impl View<'_> {
         let before = self.text[..block.start].trim_end();
         let start = before.rfind('\n').map_or(0, |p| p + 1);
         if let Some(end) = self.leads_in(start..before.len()) {
-            return Some(self.intro(start..end));
+            let mut intro = self.intro(start..end);
+            // A problem that ends "with" what follows is told by the paste ("my docker build
+            // stops at step 5 with").
+            let introducer = before[end..].trim_end_matches([':', '.']).trim_end();
+            if super::super::text::ends_with_word(introducer, "with") {
+                intro.problem = None;
+            }
+            return Some(intro);
         }
         let after =
             block.end + (self.text[block.end..].len() - self.text[block.end..].trim_start().len());
@@ -104,7 +111,8 @@ impl View<'_> {
             });
             (!whose && !output).then_some(t)
         });
-        head.or_else(|| self.last_definite(span.clone()))
+        head.or_else(|| route(self.text, span.clone()))
+            .or_else(|| self.last_definite(span.clone()))
             .or_else(|| self.named_subject(span))
     }
 
@@ -377,4 +385,23 @@ fn strip_suffix_ignore_case<'t>(text: &'t str, suffix: &str) -> Option<&'t str> 
         .checked_sub(suffix.len())
         .filter(|&at| text.is_char_boundary(at) && text[at..].eq_ignore_ascii_case(suffix))
         .map(|at| &text[..at])
+}
+
+/// The first route named in `span` ("on every request to /orders", "POST /api/v2/users"): a
+/// word that opens with a slash and has no file extension.
+pub(super) fn route(text: &str, span: Range<usize>) -> Option<Range<usize>> {
+    let mut at = span.start;
+    for w in text[span.clone()].split(' ') {
+        let start = at;
+        at += w.len() + 1;
+        let w = w.trim_end_matches([',', ':', ';', ')', '?', '!']);
+        if w.len() >= 2
+            && w.starts_with('/')
+            && w[1..].starts_with(|c: char| c.is_ascii_alphanumeric())
+            && !w.rsplit('/').next().is_some_and(|last| last.contains('.'))
+        {
+            return Some(start..start + w.len());
+        }
+    }
+    None
 }
