@@ -343,6 +343,70 @@ fn coded_levels_routes_and_problems_told_by_the_paste() {
     }
 }
 
+/// A topic, a comma, then a request that refers back to it: the request decides, the topic
+/// is its target.
+#[test]
+fn a_request_after_a_topic_and_a_comma_targets_the_topic() {
+    for (text, target, change) in [
+        (
+            "those warnings in the console, can we get rid of them",
+            "those warnings in the console",
+            "get rid of them",
+        ),
+        (
+            "the reporting queries use a lot of GROUP_CONCAT, can you rewrite them",
+            "reporting queries",
+            "rewrite them",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
+/// A lead holding its own demonstrative ("clean this up") states a task on it; "fix" with a
+/// problem named as a noun and a place ("fix the typo in the footer") targets the place.
+#[test]
+fn demonstrative_leads_and_problems_named_as_nouns() {
+    let mut s = Session::new();
+    s.user("can you clean this up");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "this");
+    for (text, target, change) in [
+        ("fix the typo in the footer", "footer", "typo"),
+        (
+            "fix the 404 on the about page, then add a link to it from the footer",
+            "about page",
+            "404",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+}
+
+/// A correction may restate its value with a lead ("no wait, make it a bar chart").
+#[test]
+fn a_correction_restated_with_a_lead_replaces_the_kind() {
+    let mut s = Session::new();
+    s.user("make a pie chart of monthly expenses");
+    s.user("no wait, make it a bar chart");
+    assert!(
+        has(&s.slot("component_type"), "bar chart"),
+        "{}",
+        s.slot("component_type")
+    );
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -683,7 +683,16 @@ impl Engine {
                 if let Some(why) = previous {
                     self.finish_goal(conv, why, now, finished);
                 }
-                self.start_goal(conv, said, lead, now);
+                // (The extractors read the goal's own part, not a further goal's: "fix the 404
+                // on the about page, then add a link to it from the footer".)
+                let until = reading
+                    .more
+                    .iter()
+                    .map(|g| g.lead.start.min(g.description.start))
+                    .filter(|&at| at > lead.lead.end)
+                    .min()
+                    .unwrap_or(said.text.len());
+                self.start_goal(conv, said, lead, until, now);
                 conv.queued_goals.retain(|q| !q.alternative);
                 self.queue(conv, said, reading);
                 enter_understanding(conv, reason, out);
@@ -733,7 +742,7 @@ impl Engine {
         let Some(lead) = reading.goal else {
             return;
         };
-        self.start_goal(conv, &said, &lead, now);
+        self.start_goal(conv, &said, &lead, said.text.len(), now);
         if let Some(goal) = &mut conv.current_goal {
             goal.goal_type = q.goal_type;
             goal.description = q.description;
@@ -995,6 +1004,7 @@ impl Engine {
         conv: &mut Conversation,
         said: &Said<'_>,
         lead: &reading::GoalLead,
+        until: usize,
         now: DateTime<Utc>,
     ) {
         let def = &self.classifier.goals()[lead.goal];
@@ -1046,7 +1056,8 @@ impl Engine {
             if goal.required_info[i].status == SlotStatus::Provided {
                 continue;
             }
-            if let Some(span) = self.classifier.extract(&said.text, s) {
+            let own = said.text.get(..until).unwrap_or(&said.text);
+            if let Some(span) = self.classifier.extract(own, s) {
                 goal.required_info[i].status = SlotStatus::Provided;
                 goal.required_info[i].value = Some(
                     capped(said.original_text(span), self.settings.max_value_chars).into_owned(),

@@ -373,6 +373,17 @@ impl<'a> View<'a> {
     /// follow intents ("could you", "I want to"); the longest lead wins, then the first
     /// declared. A lead followed by a predicate is a noun ("Deploy keeps timing out", rule 4).
     pub(super) fn lead_at(&self, start: usize, sentence: Range<usize>) -> Option<GoalLead> {
+        self.lead_referring(start, sentence, false)
+    }
+
+    /// [`View::lead_at`]; with `refers`, a pronoun object stands for a thing named before it
+    /// in the sentence ("those warnings, can we get rid of them"), and the lead counts.
+    pub(super) fn lead_referring(
+        &self,
+        start: usize,
+        sentence: Range<usize>,
+        refers: bool,
+    ) -> Option<GoalLead> {
         let cls = self.cls;
         let mut anchors: SmallVec<[usize; 4]> = SmallVec::new();
         let mut at = start;
@@ -402,7 +413,7 @@ impl<'a> View<'a> {
             if info.mode == DescriptionMode::Object && self.noun_use(h) {
                 return None;
             }
-            self.goal_from(start, h, info, sentence.end)
+            self.goal_from(start, h, info, sentence.end, refers)
         })
     }
 
@@ -414,6 +425,7 @@ impl<'a> View<'a> {
         lead: Hit,
         info: LeadInfo,
         end: usize,
+        refers: bool,
     ) -> Option<GoalLead> {
         let cls = self.cls;
         let end = self
@@ -424,7 +436,7 @@ impl<'a> View<'a> {
             return None;
         }
         if object.is_empty() {
-            return None;
+            return self.demonstrative_lead(start, lead, info);
         }
         let object_text = &self.text[object.clone()];
         // Rule 5: "it", "them" or "that" refers to the active goal's work ("make it blue"); with none
@@ -443,7 +455,7 @@ impl<'a> View<'a> {
                         .iter()
                         .any(|p| w.eq_ignore_ascii_case(p))
                 });
-        if info.mode == DescriptionMode::Object && pronoun && !open {
+        if info.mode == DescriptionMode::Object && pronoun && !open && !refers {
             return None;
         }
         if let Some(slot) = info.object_must_match {

@@ -24,7 +24,10 @@ impl View<'_> {
         let mut marked = false;
         loop {
             at = skip_soft(text, at);
-            match view.at(at, |m| matches!(m, Meaning::Filler | Meaning::Correction)) {
+            // ("wait" and "hold on" pause before the value: "no wait, a bar chart".)
+            match view.at(at, |m| {
+                matches!(m, Meaning::Filler | Meaning::Correction | Meaning::Deferral)
+            }) {
                 Some(h) => {
                     marked |= view.meanings(h).contains(&Meaning::Correction);
                     // "not X, Y": the negated value runs to the comma.
@@ -53,6 +56,21 @@ impl View<'_> {
         }
         if !marked {
             return None;
+        }
+        // A lead may restate the value ("no wait, make it a bar chart", "sorry, change it to
+        // 8pm", "actually use postgres"): the value follows it and its "it" or "to".
+        if let Some(h) = view.at(at, |m| matches!(m, Meaning::Lead(_))) {
+            at = h.end();
+            for w in words(text, at..text.len()).take(2) {
+                if ["it", "that", "them", "to"]
+                    .iter()
+                    .any(|p| text[w.clone()].eq_ignore_ascii_case(p))
+                {
+                    at = w.end;
+                } else {
+                    break;
+                }
+            }
         }
         let new = cls.clean(text, at..text.len(), true);
         self.short(text, new, None)

@@ -114,6 +114,19 @@ impl View<'_> {
                             if let Some(value) = self.after_to(raw..comma) {
                                 out.push(detail(1, value));
                             }
+                        // "fix the 404 on the about page", "fix the typo in the footer": a
+                        // problem named as a noun, then the thing it is in.
+                        } else if let Some(np) = self.thing(raw..comma, true)
+                            && self.names_problem(np.clone())
+                            && words(self.text, np.end..comma).next().is_some_and(|p| {
+                                PLACES
+                                    .iter()
+                                    .any(|c| self.text[p.clone()].eq_ignore_ascii_case(c))
+                            })
+                            && let Some(place) = self.bare_place_thing(np.end..comma)
+                        {
+                            out.push(detail(0, place));
+                            out.push(detail(1, np));
                         // "set the indent width to 2 spaces": the thing, and its new value.
                         } else if let Some(np) = self.thing(raw..comma, true) {
                             out.push(detail(0, np.clone()));
@@ -395,5 +408,25 @@ impl View<'_> {
             _ => {}
         }
         out
+    }
+}
+
+impl View<'_> {
+    /// Whether a noun phrase names a problem rather than a thing: a problem word or an error's
+    /// marker of the pattern files ("the typo", "the memory leak", "that flicker") or an HTTP
+    /// status ("the 404", "a 502").
+    pub(in crate::conversation) fn names_problem(&self, np: Range<usize>) -> bool {
+        // (Its head: "the flaky payment test" is a test.)
+        words(self.text, np).last().is_some_and(|w| {
+            let t = &self.text[w.clone()];
+            (t.len() == 3
+                && (t.starts_with('4') || t.starts_with('5'))
+                && t.bytes().all(|b| b.is_ascii_digit()))
+                || self
+                    .at(w.start, |m| {
+                        matches!(m, Meaning::Problem | Meaning::ErrorMarker)
+                    })
+                    .is_some()
+        })
     }
 }

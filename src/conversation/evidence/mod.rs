@@ -68,6 +68,17 @@ const PARTICLES: [&str; 14] = [
     "over", "behind", "out", "off", "up", "down", "back", "away", "around", "through", "under",
     "past", "again", "twice",
 ];
+/// Words of time after a verb: "failed twice today", "broke again overnight".
+const WHEN: [&str; 8] = [
+    "today",
+    "yesterday",
+    "tonight",
+    "overnight",
+    "again",
+    "recently",
+    "lately",
+    "sometimes",
+];
 /// Words that assign a value to a setting: "font size -> 16px", "retention = 10 tags".
 const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
 /// The most bytes before a predicate a subject may start at.

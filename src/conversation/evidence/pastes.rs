@@ -71,7 +71,9 @@ impl View<'_> {
                     !["this", "that", "these", "it", "the", "following"]
                         .iter()
                         .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
-                });
+                })
+                    // (Nor is a time: "died overnight", "failed again" only say it failed.)
+                    && !self.only_failed(at..end);
                 let problem = own.then(|| self.cls.clean(self.text, at..end, false));
                 (start..at, problem)
             }
@@ -404,4 +406,21 @@ pub(super) fn route(text: &str, span: Range<usize>) -> Option<Range<usize>> {
         }
     }
     None
+}
+
+impl View<'_> {
+    /// Whether a problem only says that something failed: a problem word, then nothing but
+    /// times and particles ("died overnight", "failed again", "crashed").
+    pub(in crate::conversation) fn only_failed(&self, problem: Range<usize>) -> bool {
+        let mut ws = words(self.text, problem);
+        ws.next().is_some_and(|w| {
+            self.at(w.start, |m| matches!(m, Meaning::Problem))
+                .is_some()
+        }) && ws.all(|w| {
+            let t = &self.text[w];
+            WHEN.iter()
+                .chain(PARTICLES.iter())
+                .any(|p| t.eq_ignore_ascii_case(p))
+        })
+    }
 }

@@ -272,7 +272,12 @@ impl View<'_> {
 
     /// The subject of a statement in `clause` (a thing before a predicate of any strength
     /// inside the clause; what follows up to `end` only shows a verb's object).
-    fn subject_of(&self, task: usize, clause: Range<usize>, end: usize) -> Option<Range<usize>> {
+    pub(in crate::conversation) fn subject_of(
+        &self,
+        task: usize,
+        clause: Range<usize>,
+        end: usize,
+    ) -> Option<Range<usize>> {
         [Strength::Problem, Strength::Predicate, Strength::Suffix]
             .into_iter()
             .find_map(|s| self.clause_within(task, clause.start..end, clause.end, s, None))
@@ -343,6 +348,8 @@ impl View<'_> {
                     || cls.lower_in(&cls.words.ends, n)
                     || cls.lower_in(&cls.words.auxiliaries, n)
                     || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                    || PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                    || WHEN.iter().any(|p| n.eq_ignore_ascii_case(p))
                     || n.starts_with(|c: char| c.is_ascii_digit())
                     || n.ends_with("ly")
                     || n.ends_with("ing");

@@ -114,9 +114,17 @@ impl View<'_> {
                 && words(self.text, w.end..span.end)
                     .next()
                     .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n]));
+            // (A connector right after a determiner is a noun: "the about page".)
+            let named = i == 1
+                && opens
+                && !["this", "that", "these", "those"]
+                    .iter()
+                    .any(|d| self.text[first.clone()].eq_ignore_ascii_case(d));
             if i > 0
-                && ((cls.lower_in(&cls.words.ends, word) && !word.eq_ignore_ascii_case("of"))
-                    || verb
+                && ((cls.lower_in(&cls.words.ends, word)
+                    && !word.eq_ignore_ascii_case("of")
+                    && !named)
+                    || (verb && !named)
                     || lead
                     || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
             {
@@ -317,5 +325,39 @@ impl View<'_> {
             .lower_in(&self.cls.words.auxiliaries, &self.text[word])
             && self.at(next, |m| m == Meaning::Filler).is_none();
         predicate || auxiliary
+    }
+}
+
+impl View<'_> {
+    /// Rule 5 for a task lead that holds its own demonstrative and has nothing after it
+    /// ("clean this up", "can you speed this up"): the demonstrative is the thing, the lead
+    /// the change.
+    pub(in crate::conversation) fn demonstrative_lead(
+        &self,
+        start: usize,
+        lead: Hit,
+        info: LeadInfo,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        let this = words(self.text, lead.start()..lead.end())
+            .skip(1)
+            .find(|w| {
+                ["this", "these", "that", "those"]
+                    .iter()
+                    .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+            })?;
+        if info.goal as usize != task || cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let span = lead.start()..lead.end();
+        Some(GoalLead {
+            goal: task,
+            description: span.clone(),
+            lead: span.clone(),
+            wrapper: cls.clean(self.text, start..lead.start(), false),
+            rule: Found::Lead,
+            details: SmallVec::from_iter([detail(0, this), detail(1, span)]),
+        })
     }
 }

@@ -185,6 +185,75 @@ impl View<'_> {
             return None;
         }
         self.evidence(start..sentence.end, Strength::Problem)
+            .or_else(|| self.lead_after_topic(start, sentence.end))
+    }
+
+    /// Rule 9 inside a sentence: a topic, a comma, then a request that refers back to it
+    /// ("those warnings in the console, can we get rid of them", "the reporting queries use
+    /// GROUP_CONCAT, can you rewrite them"). The request's lead decides; the topic (a thing,
+    /// or the subject of its clause) is the target the request's pronoun stands for. At most
+    /// three commas are looked at.
+    fn lead_after_topic(&self, start: usize, end: usize) -> Option<GoalLead> {
+        let cls = self.cls;
+        let mut from = start;
+        for _ in 0..3 {
+            let comma = from + self.text[from..end].find(',')?;
+            from = comma + 1;
+            // A topic names a thing or states what it does: no intent in it, no pronoun
+            // opening it ("I need add, delete and ..." is a list).
+            let first = self.hits.partition_point(|h| h.start() < start);
+            if self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < comma)
+                .any(|h| {
+                    self.meanings(*h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Intent))
+                })
+                || words(self.text, start..comma).next().is_some_and(|w| {
+                    let t = &self.text[w];
+                    cls.lower_in(&cls.words.non_subjects, t)
+                        && !["this", "these", "those", "that"]
+                            .iter()
+                            .any(|d| t.eq_ignore_ascii_case(d))
+                })
+            {
+                return None;
+            }
+            let after = self.skip(skip_soft(self.text, comma + 1), |m| {
+                matches!(m, Meaning::Filler | Meaning::Ack)
+            });
+            if after >= end {
+                return None;
+            }
+            let Some(mut g) = self.lead_referring(after, after..end, true) else {
+                continue;
+            };
+            let task = cls.goal_index(GoalType::TaskExecution)?;
+            if g.goal == task && !g.details.iter().any(|d| d.slot == 0) {
+                let topic = self
+                    .thing(start..comma, false)
+                    .filter(|t| self.text[t.end..comma].trim().is_empty())
+                    .or_else(|| {
+                        self.thing(start..comma, false)
+                            .map(|t| self.with_modifier(t, comma))
+                            .filter(|t| self.text[t.end..comma].trim().is_empty())
+                    })
+                    .or_else(|| self.subject_of(task, start..comma, comma));
+                let Some(t) = topic else { continue };
+                set_detail(&mut g, detail(0, t));
+                // (The request itself is the change when it names none: "rewrite them".)
+                if !g.details.iter().any(|d| d.slot == 1) {
+                    let change = cls.clean(self.text, g.lead.start..g.description.end, false);
+                    set_detail(&mut g, detail(1, change));
+                }
+                return Some(g);
+            }
+            if g.goal == task {
+                return Some(g);
+            }
+        }
+        None
     }
 
     /// Rule 6 for titles: a comparison ("Rust vs Go for a CLI tool", "tabs versus spaces")
