@@ -208,6 +208,10 @@ impl View<'_> {
         // ("kubectl apply keeps saying error: ...", "why does my fetch call throw TypeError:
         // ...").
         let led_in = || {
+            // (The marker may stand before the line: a line cut at its limit.)
+            if marker.start <= line.start || marker.start > line.end {
+                return None;
+            }
             let mut end = self.text[line.start..marker.start].trim_end().len() + line.start;
             // (An exception's name before the marker is the error's: "throw TypeError:
             // Failed to fetch".)

@@ -251,7 +251,13 @@ impl View<'_> {
                     && let Some(h) = hits.peek()
                     && self.meanings(**h).contains(&Meaning::Contrast)
                 {
-                    shared = self.subject_of(task, start..at, span.end);
+                    // (What follows is looked at for a few words only: a message of many
+                    // contrasts stays linear.)
+                    let mut end = span.end.min(at + 64);
+                    while !self.text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    shared = self.subject_of(task, start..at, end);
                 }
                 start = if break_hit {
                     hits.peek().map_or(at + 1, |h| h.end())
