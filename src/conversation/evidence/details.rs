@@ -114,21 +114,22 @@ impl View<'_> {
                             if let Some(value) = self.after_to(raw..comma) {
                                 out.push(detail(1, value));
                             }
-                        // "fix the 404 on the about page", "fix the typo in the footer": a
-                        // problem named as a noun, then the thing it is in.
-                        } else if let Some(np) = self.thing(raw..comma, true)
-                            && self.names_problem(np.clone())
-                            && words(self.text, np.end..comma).next().is_some_and(|p| {
-                                PLACES
-                                    .iter()
-                                    .any(|c| self.text[p.clone()].eq_ignore_ascii_case(c))
-                            })
-                            && let Some(place) = self.bare_place_thing(np.end..comma)
-                        {
-                            out.push(detail(0, place));
-                            out.push(detail(1, np));
-                        // "set the indent width to 2 spaces": the thing, and its new value.
                         } else if let Some(np) = self.thing(raw..comma, true) {
+                            // "fix the 404 on the about page", "fix the typo in the footer": a
+                            // problem named as a noun, then the thing it is in.
+                            if self.names_problem(np.clone())
+                                && words(self.text, np.end..comma).next().is_some_and(|p| {
+                                    PLACES
+                                        .iter()
+                                        .any(|c| self.text[p.clone()].eq_ignore_ascii_case(c))
+                                })
+                                && let Some(place) = self.bare_place_thing(np.end..comma)
+                            {
+                                out.push(detail(0, place));
+                                out.push(detail(1, np));
+                                return out;
+                            }
+                            // "set the indent width to 2 spaces": the thing, and its new value.
                             out.push(detail(0, np.clone()));
                             if let Some(value) = self.after_to(np.end..comma) {
                                 out.push(detail(1, value));
@@ -161,8 +162,11 @@ impl View<'_> {
                     ChangeMode::Object => {
                         // "add an option to hide archived projects", "can we get a way to
                         // export the chart": a feature and what it is for.
-                        let ws: SmallVec<[Range<usize>; 8]> =
-                            words(self.text, object.clone()).take(8).collect();
+                        let ws: SmallVec<[Range<usize>; 8]> = if text.contains(" to ") {
+                            words(self.text, object.clone()).take(8).collect()
+                        } else {
+                            SmallVec::new()
+                        };
                         if let Some((target, change)) = self.purpose(&ws, object.start, object.end)
                         {
                             if let Some(t) = target {

@@ -77,7 +77,7 @@ impl View<'_> {
                         })))
                 || camel_error(&self.text[span.clone()]).is_some()
                 || exception_name(t).is_some()
-                || coded_level(t).is_some())
+                || (t.contains(':') && coded_level(t).is_some()))
                 && !prose;
             if !t.trim().is_empty() {
                 led = !marked && !in_error && self.leads_in(span.clone()).is_some();

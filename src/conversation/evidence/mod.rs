@@ -309,7 +309,7 @@ impl View<'_> {
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
                 || shouts_error(self.text)
-                || errors::coded_level(self.text).is_some());
+                || (self.text.contains(':') && errors::coded_level(self.text).is_some()));
         let errors = if marked || (!active && self.text.contains('\n')) {
             self.error_lines()
         } else {
