@@ -407,6 +407,35 @@ fn a_correction_restated_with_a_lead_replaces_the_kind() {
     );
 }
 
+/// A scope in a task's label is its target; "allow" names whom or what the doing is done to;
+/// a cause's past verb breaks its object; a problem word heading a subject is a noun; "and"
+/// with a pronoun after a task starts a further task.
+#[test]
+fn scopes_allowances_causes_and_problem_nouns() {
+    for (text, target) in [
+        ("feat(cli): add a --dry-run flag", "cli"),
+        (
+            "allow guests to check out without creating an account",
+            "guests",
+        ),
+        ("[Feature] Allow exporting invoices as PDF", "invoices"),
+        ("the update from friday broke the export", "export"),
+        (
+            "the fix for the timezone bug didn't work",
+            "fix for the timezone bug",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+    let mut s = Session::new();
+    s.user("fix the login redirect and deploy it to staging");
+    assert_eq!(s.slot("target"), "login redirect");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -449,6 +449,8 @@ pub struct Language {
     pub conjunctions: Vec<String>,
     /// End a line of the user's own that introduces a pasted output (rule 1).
     pub introducers: Vec<String>,
+    /// Problem verbs whose object is what broke ("the update broke the export").
+    pub breakers: Vec<String>,
 }
 
 /// Thresholds of the machine.

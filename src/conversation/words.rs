@@ -45,6 +45,8 @@ pub(super) struct WordSets {
     pub(super) verbs: Words,
     /// Verbs describing behaviour (`predicates`).
     pub(super) predicates: Words,
+    /// Problem verbs whose object is what broke (`breakers`).
+    pub(super) breakers: Words,
 }
 
 impl WordSets {
@@ -69,6 +71,7 @@ impl WordSets {
             ends: words(&[&lang.noun_phrase_ends]),
             verbs: words(&[&lang.verbs]),
             predicates: words(&[&lang.predicates]),
+            breakers: words(&[&lang.breakers]),
         }
     }
 }

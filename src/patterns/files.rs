@@ -270,7 +270,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 32] = [
+        const KEYS: [&str; 33] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -303,6 +303,7 @@ impl Cx<'_> {
             "wishes",
             "conjunctions",
             "introducers",
+            "breakers",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         let mut lists: Vec<Vec<String>> = KEYS
@@ -348,6 +349,7 @@ impl Cx<'_> {
             wishes: next(),
             conjunctions: next(),
             introducers: next(),
+            breakers: next(),
         }
     }
 

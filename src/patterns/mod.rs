@@ -363,6 +363,7 @@ fn count_phrases(lx: &Lexicon) -> usize {
         &l.wishes,
         &l.conjunctions,
         &l.introducers,
+        &l.breakers,
     ]
     .iter()
     .map(|v| v.len())

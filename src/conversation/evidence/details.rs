@@ -434,3 +434,43 @@ impl View<'_> {
         })
     }
 }
+
+impl View<'_> {
+    /// What a request to allow something is about when it names no thing with a determiner
+    /// or a place: whom it lets do it ("allow guests to check out": "guests") or the object
+    /// of the doing ("allow exporting invoices as PDF": "invoices").
+    pub(in crate::conversation) fn allowed_thing(
+        &self,
+        span: Range<usize>,
+    ) -> Option<Range<usize>> {
+        let ws: SmallVec<[Range<usize>; 4]> = words(self.text, span.clone()).take(4).collect();
+        let is = |i: usize, w: &str| {
+            ws.get(i)
+                .is_some_and(|x| self.text[x.clone()].eq_ignore_ascii_case(w))
+        };
+        let first = ws.first()?;
+        let lower = self.text[first.clone()].to_ascii_lowercase();
+        // (Only after "allow", "enable" or "permit": "let people react to ..." names whom in
+        // its lead, "support for importing ..." a feature.)
+        let lead_word = self.text[..span.start]
+            .split_whitespace()
+            .next_back()
+            .unwrap_or("");
+        if !["allow", "enable", "permit"]
+            .iter()
+            .any(|l| lead_word.eq_ignore_ascii_case(l))
+        {
+            return None;
+        }
+        if lower.len() > 5 && lower.ends_with("ing") {
+            return self.thing(ws.get(1)?.start..span.end, false);
+        }
+        if self.cls.lower_in(&self.cls.words.non_subjects, &lower) {
+            return None;
+        }
+        if is(1, "to") {
+            return Some(first.clone());
+        }
+        is(2, "to").then(|| first.start..ws[1].end)
+    }
+}

@@ -26,6 +26,16 @@ impl View<'_> {
                 .last()
                 .is_some_and(is_det);
         let first_type = self.cls.goals[first].goal_type;
+        // (After a task, a pronoun names its thing: "fix the login redirect and deploy it".)
+        let names_thing = names_thing
+            || first_type == GoalType::TaskExecution
+                && words(self.text, lead.end()..self.text.len())
+                    .next()
+                    .is_some_and(|w| {
+                        ["it", "them", "that"]
+                            .iter()
+                            .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                    });
         let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
         // After a conjunction only a thing of its own starts a goal ("add and delete
         // features" is one list); after a sequencer any lead does ("order more beans and then

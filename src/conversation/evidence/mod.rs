@@ -471,6 +471,22 @@ impl View<'_> {
         {
             d.spans = SmallVec::from_iter([named]);
         }
+        // A request to allow something that names no thing (and no label named one) is about
+        // whom it lets do it or what the doing is done to ("allow guests to check out",
+        // "allow exporting invoices as PDF").
+        if self.cls.goals[goal.goal].goal_type == GoalType::TaskExecution
+            && !goal.details.iter().any(|d| d.slot == 0)
+            && self
+                .at(goal.lead.start, |m| {
+                    matches!(m, Meaning::Lead(id)
+                        if self.cls.leads[id as usize].change == ChangeMode::Phrase)
+                })
+                .is_some()
+            && self.definite_thing(goal.lead.end..sentence.end).is_none()
+            && let Some(t) = self.allowed_thing(goal.lead.end..sentence.end)
+        {
+            goal.details.insert(0, detail(0, t));
+        }
         // A target keeps the place or owner that follows it ("the node version in CI", "the
         // brightness on the hallway lights"), unless another value starts there.
         if self.cls.goals[goal.goal].goal_type == GoalType::TaskExecution
@@ -529,23 +545,32 @@ impl View<'_> {
             let Some(f) = self.further(from, sentence.end, goal) else {
                 break;
             };
-            let next = self.lead_at(f.next, f.next..sentence.end).or_else(|| {
-                // "a login form or a signup wizard": the same lead, another object.
-                f.alternative.then(|| {
-                    let end = self
-                        .further(f.next, sentence.end, goal)
-                        .map_or(sentence.end, |g| g.cut);
-                    let object = self.cls.clean(self.text, f.next..end, true);
-                    GoalLead {
-                        goal,
-                        description: object.clone(),
-                        lead: first.lead.clone(),
-                        wrapper: 0..0,
-                        rule: Found::Lead,
-                        details: self.details(goal, ChangeMode::None, first.lead.clone(), object),
-                    }
-                })
-            });
+            // (A pronoun in it stands for the first goal's thing: "fix the login redirect and
+            // deploy it to staging".)
+            let next = self
+                .lead_referring(f.next, f.next..sentence.end, true)
+                .or_else(|| {
+                    // "a login form or a signup wizard": the same lead, another object.
+                    f.alternative.then(|| {
+                        let end = self
+                            .further(f.next, sentence.end, goal)
+                            .map_or(sentence.end, |g| g.cut);
+                        let object = self.cls.clean(self.text, f.next..end, true);
+                        GoalLead {
+                            goal,
+                            description: object.clone(),
+                            lead: first.lead.clone(),
+                            wrapper: 0..0,
+                            rule: Found::Lead,
+                            details: self.details(
+                                goal,
+                                ChangeMode::None,
+                                first.lead.clone(),
+                                object,
+                            ),
+                        }
+                    })
+                });
             let Some(next) = next else {
                 break;
             };

@@ -363,6 +363,22 @@ impl View<'_> {
                     continue;
                 }
             }
+            // A problem word before a verb of its own is a noun: "the fix for the timezone bug
+            // didn't work" reports "didn't work".
+            if strength == Strength::Problem
+                && !modal
+                && words(self.text, h.end..span.end).next().is_some_and(|n| {
+                    let n = &self.text[n];
+                    [
+                        "didn't", "doesn't", "isn't", "wasn't", "won't", "never", "still", "keeps",
+                    ]
+                    .iter()
+                    .any(|x| n.eq_ignore_ascii_case(x))
+                })
+                && words(self.text, h.clone()).count() == 1
+            {
+                continue;
+            }
             // "Our app is a React Native app": a copula before "a" describes, reports nothing.
             if ["is", "are", "was", "were"]
                 .iter()
@@ -488,6 +504,18 @@ impl View<'_> {
             };
             let (head, last) = (&head, &last);
             // A subject is a noun phrase: no pronoun, auxiliary or predicate in it.
+            // (A problem word heading the subject, before its predicate, is a noun: "the timezone
+            // bug didn't work", "the crash still happens on login".)
+            let head_noun = |w: &Range<usize>| {
+                w.end == last.end
+                    && words(self.text, w.end..span.end).next().is_some_and(|n| {
+                        let n = &self.text[n];
+                        cls.lower_in(&cls.words.auxiliaries, n)
+                            || ["didn't", "doesn't", "isn't", "wasn't", "won't", "never"]
+                                .iter()
+                                .any(|x| n.eq_ignore_ascii_case(x))
+                    })
+            };
             let verbal = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
                 cls.lower_in(&cls.words.non_subjects, t)
@@ -496,7 +524,7 @@ impl View<'_> {
                         .at(w.start, |m| {
                             matches!(m, Meaning::Problem | Meaning::Modal | Meaning::Intent)
                         })
-                        .is_some()
+                        .is_some_and(|_| !head_noun(w))
                     || self.is_predicate(w.clone())
             };
             // A demonstrative before a noun is no pronoun ("this swift code").
@@ -520,6 +548,23 @@ impl View<'_> {
                 continue;
             }
             let target = referent.unwrap_or(head.start..last.end);
+            // A cause and what it broke ("the update from friday broke the export"): the
+            // object is the target.
+            let target = words(self.text, h.clone())
+                .last()
+                .filter(|w| cls.lower_in(&cls.words.breakers, &self.text[w.clone()]))
+                .and_then(|_| {
+                    let mut ws = words(self.text, h.end..span.end);
+                    let mut n = ws.next()?;
+                    if PARTICLES
+                        .iter()
+                        .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                    {
+                        n = ws.next()?;
+                    }
+                    self.thing(n.start..span.end, true)
+                })
+                .unwrap_or(target);
             // The problem keeps the words between the subject and its predicate ("is
             // hidden", "silently fails").
             // The problem ends where a new clause starts ("... on every mount and it's firing

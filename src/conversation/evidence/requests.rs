@@ -99,9 +99,22 @@ impl View<'_> {
             let after_of = std::mem::replace(&mut previous_of, word.eq_ignore_ascii_case("of"));
             // A noun phrase ends at a connector, a symbol, or a verb ("the signup form showed
             // ...").
+            // (A problem word before a verb of its own is a noun: "the timezone bug didn't
+            // work".)
+            let problem_noun = || {
+                words(self.text, w.end..span.end).next().is_some_and(|n| {
+                    let n = &self.text[n];
+                    cls.lower_in(&cls.words.auxiliaries, n)
+                        || [
+                            "didn't", "doesn't", "isn't", "wasn't", "won't", "never", "still",
+                        ]
+                        .iter()
+                        .any(|x| n.eq_ignore_ascii_case(x))
+                })
+            };
             let verb = self
                 .at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
-                .is_some()
+                .is_some_and(|_| i < 2 || !problem_noun())
                 || self.is_predicate(w.clone())
                 || cls.lower_in(&cls.words.auxiliaries, word);
             // (A lead word after the thing's first noun and before a determiner is its verb:

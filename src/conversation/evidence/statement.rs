@@ -37,11 +37,23 @@ impl View<'_> {
         let plain = self.skip(sentence.start, |m| {
             matches!(m, Meaning::Filler | Meaning::Ack)
         });
-        let lead = self.lead_at(start, sentence.clone()).or_else(|| {
-            (plain < start)
-                .then(|| self.lead_at(plain, sentence.clone()))
-                .flatten()
-        });
+        // A label with a scope ("fix(auth): ...", "feat(cli): ...") is a title, whatever its
+        // first word.
+        let scoped = {
+            let t = &self.text[start..sentence.end];
+            t.find(':').is_some_and(|c| {
+                c < 40 && t[..c].ends_with(')') && t[..c].contains('(') && !t[..c].contains(' ')
+            })
+        };
+        let lead = (!scoped)
+            .then(|| {
+                self.lead_at(start, sentence.clone()).or_else(|| {
+                    (plain < start)
+                        .then(|| self.lead_at(plain, sentence.clone()))
+                        .flatten()
+                })
+            })
+            .flatten();
         if let Some(mut g) = lead {
             // A title opened by a verb in -ing with no wrapper names a topic to explain
             // ("Converting a string to a date in Swift", "Parsing JSON in Go"); "would you
@@ -128,13 +140,25 @@ impl View<'_> {
                 // A label naming a thing is the task's target when the request names none
                 // ("dashboard: add a date range picker").
                 let label = cls.clean(self.text, start..after.saturating_sub(1).max(start), true);
-                if !task_title
+                // (A task's label may hold the scope it is about: "feat(cli): add a --dry-run
+                // flag".)
+                let scope = task_title
+                    .then(|| {
+                        let raw = start..after.saturating_sub(1).max(start);
+                        let l = &self.text[raw.clone()];
+                        let open = l.find('(')?;
+                        let close = l[open..].find(')')? + open;
+                        Some(raw.start + open + 1..raw.start + close)
+                    })
+                    .flatten()
+                    .filter(|r| !r.is_empty());
+                if (!task_title || scope.is_some())
                     && !label.is_empty()
                     && cls.goals[g.goal].goal_type == GoalType::TaskExecution
                     && !g.details.iter().any(|d| d.slot == 0)
                     && !self.text[label.clone()].starts_with('[')
                 {
-                    g.details.insert(0, detail(0, label));
+                    g.details.insert(0, detail(0, scope.unwrap_or(label)));
                 }
                 return Some(g);
             }
