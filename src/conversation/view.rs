@@ -400,8 +400,21 @@ impl<'a> View<'a> {
                 if h.end() > sentence.end {
                     continue;
                 }
+                // (A lead inside a deferral is the user's own doing: "let me check on my
+                // phone".)
+                let deferred = || {
+                    let first = self.hits.partition_point(|d| d.start() < start);
+                    self.hits[first..]
+                        .iter()
+                        .take_while(|d| d.start() <= h.start())
+                        .any(|d| {
+                            d.end() >= h.end() && self.meanings(*d).contains(&Meaning::Deferral)
+                        })
+                };
                 for m in self.meanings(*h) {
-                    if let Meaning::Lead(id) = m {
+                    if let Meaning::Lead(id) = m
+                        && !deferred()
+                    {
                         candidates.push((*h, *id));
                     }
                 }

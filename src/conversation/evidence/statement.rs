@@ -87,24 +87,11 @@ impl View<'_> {
                 g.details = SmallVec::new();
                 return Some(g);
             }
-            // Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to
-            // staging keeps failing"); a lead before a determiner is a verb ("fix the ...").
-            let next = words(self.text, g.lead.end..sentence.end).next();
-            let verb = next.is_none_or(|w| {
-                cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
-                    || cls.is_pronoun(&self.text[w])
-            });
-            // (A question's lead is no verb of its own: "what's wrong with ...".)
-            let object_lead = g.description.start > g.lead.start;
-            if !verb
-                && object_lead
-                && let Some(e) = self.evidence(start..sentence.end, Strength::Predicate)
-                && e.details
-                    .first()
-                    .is_some_and(|d| d.spans.first().is_some_and(|s| s.start <= g.lead.start))
-            {
+            if let Some(e) = self.lead_as_noun(&g, start..sentence.end) {
                 return Some(e);
             }
+            // (A question's lead is no verb of its own: "what's wrong with ...".)
+            let object_lead = g.description.start > g.lead.start;
             // A condition that is not asked ("when I open the settings the app freezes", "if
             // you scroll down the header disappears") reports the problem of its main clause.
             let lead_word = self.text[g.lead.clone()].trim().to_ascii_lowercase();
@@ -136,6 +123,10 @@ impl View<'_> {
                 return None;
             }
             if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
+                // ("CI: lint job fails on windows runners": the lead word is the subject's.)
+                if let Some(e) = self.lead_as_noun(&g, rest..sentence.end) {
+                    return Some(e);
+                }
                 g.rule = Found::Title;
                 // A label naming a thing is the task's target when the request names none
                 // ("dashboard: add a date range picker").
@@ -210,6 +201,27 @@ impl View<'_> {
         }
         self.evidence(start..sentence.end, Strength::Problem)
             .or_else(|| self.lead_after_topic(start, sentence.end))
+    }
+
+    /// Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to staging
+    /// keeps failing"): the sentence's evidence, when its subject holds the lead. A lead before
+    /// a determiner or a pronoun is a verb ("fix the ..."), and so is a question's.
+    fn lead_as_noun(&self, g: &GoalLead, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        let next = words(self.text, g.lead.end..span.end).next();
+        let verb = next.is_none_or(|w| {
+            cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
+                || cls.is_pronoun(&self.text[w])
+        });
+        let object_lead = g.description.start > g.lead.start;
+        if verb || !object_lead {
+            return None;
+        }
+        self.evidence(span, Strength::Predicate).filter(|e| {
+            e.details
+                .first()
+                .is_some_and(|d| d.spans.first().is_some_and(|s| s.start <= g.lead.start))
+        })
     }
 
     /// Rule 9 inside a sentence: a topic, a comma, then a request that refers back to it
