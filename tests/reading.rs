@@ -436,6 +436,47 @@ fn scopes_allowances_causes_and_problem_nouns() {
     assert_eq!(s.conv.queued_goals.len(), 1);
 }
 
+/// Requests in their everyday forms: a noun phrase asked for with a courtesy, "what about
+/// adding", "it should be possible to", "i'm missing a way to", a problem phrase "isn't
+/// working".
+#[test]
+fn everyday_forms_of_requests_and_reports() {
+    for (text, target, change) in [
+        ("dark mode please", "", "dark mode"),
+        (
+            "what about adding a search bar to the header",
+            "header",
+            "search bar",
+        ),
+        (
+            "it should be possible to undo a deleted comment",
+            "deleted comment",
+            "undo a deleted comment",
+        ),
+        (
+            "i'm missing a way to bulk delete photos",
+            "photos",
+            "way to bulk delete photos",
+        ),
+        ("the sidebar isn't working", "sidebar", "isn't working"),
+        ("polish the checkout flow", "checkout flow", ""),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    // A lead inside a deferral is the user's own doing.
+    let mut s = Session::new();
+    s.user("let me check on my phone");
+    assert_eq!(s.goal(), None);
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

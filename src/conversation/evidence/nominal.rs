@@ -137,6 +137,47 @@ impl View<'_> {
                 details,
             });
         }
+        // "dark mode please", "bulk delete would be handy": a thing asked for with a wish (a
+        // courtesy counts), no verb and no place.
+        // (Two words at least, the first no verb, no number: "volume 30 please" is a
+        // setting's value.)
+        if !wishes.is_empty()
+            && (2..=4).contains(&ws.len())
+            && !cls.lower_in(&cls.words.verbs, &self.text[first.clone()])
+            && !ws.iter().any(|w| {
+                let t = &self.text[w.clone()];
+                self.is_predicate(w.clone())
+                    || t.starts_with(|c: char| c.is_ascii_digit())
+                    || PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
+                    || cls.lower_in(&cls.words.non_subjects, t)
+                    || cls.lower_in(&cls.words.auxiliaries, t)
+                    || self
+                        .at(w.start, |m| {
+                            matches!(
+                                m,
+                                Meaning::Lead(_)
+                                    | Meaning::Problem
+                                    | Meaning::Modal
+                                    | Meaning::Signal(_)
+                                    | Meaning::SmallTalk
+                                    | Meaning::Ack
+                            )
+                        })
+                        .is_some()
+            })
+        {
+            let change = cls.clean(self.text, first.start..ws[ws.len() - 1].end, true);
+            if !change.is_empty() {
+                return Some(GoalLead {
+                    goal: task,
+                    description: change.clone(),
+                    lead: first.clone(),
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: SmallVec::from_iter([detail(1, change)]),
+                });
+            }
+        }
         let verb = |w: &Range<usize>| {
             self.at(w.start, |m| {
                 matches!(m, Meaning::Problem | Meaning::Modal | Meaning::SmallTalk)
@@ -378,6 +419,17 @@ impl View<'_> {
             .iter()
             .take(5)
             .position(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))?;
+        // (A verb may have a modifier before it: "a way to bulk delete photos".)
+        let p = if ws.get(p + 1).is_some_and(|m| {
+            ["bulk", "batch", "mass", "auto", "quickly", "easily", "also"]
+                .iter()
+                .any(|x| self.text[m.clone()].eq_ignore_ascii_case(x))
+        }) && ws.len() > p + 2
+        {
+            p + 1
+        } else {
+            p
+        };
         if p == 0
             || !ws.get(p + 1).is_some_and(|v| {
                 cls.lower_in(&cls.words.verbs, &self.text[v.clone()])
