@@ -477,6 +477,51 @@ fn everyday_forms_of_requests_and_reports() {
     assert_eq!(s.goal(), None);
 }
 
+/// A waiver whose words an extractor also matches waives the asked slot; a lead after a
+/// contrast decides when the clause before it states no goal; npm's detail lines leave the
+/// error to the line that states it; Python's top-level frame names its file.
+#[test]
+fn waivers_contrasts_and_tool_details() {
+    let mut s = Session::new();
+    s.user("create a contact form");
+    s.assistant("What should it do? Which features do you need?");
+    s.user("go with whatever is standard");
+    assert_eq!(s.status("requirements"), Some(SlotStatus::Waived));
+    let mut s = Session::new();
+    s.user("npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree");
+    assert!(has(
+        &s.slot("desired_change"),
+        "unable to resolve dependency tree"
+    ));
+    for (text, target, change) in [
+        (
+            "love the app but please add a widget for the home screen",
+            "home screen",
+            "widget",
+        ),
+        (
+            "Traceback (most recent call last):\n  File \"app.py\", line 7, in <module>\n    import pandas as pd\nModuleNotFoundError: No module named 'pandas'",
+            "app.py",
+            "No module named 'pandas'",
+        ),
+        (
+            "Chore - remove the unused lodash dependency",
+            "unused lodash dependency",
+            "remove",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -869,7 +869,19 @@ impl Engine {
             || [Signal::Cancel, Signal::Switch]
                 .iter()
                 .any(|s| reading.signals.has(*s));
-        if reading.waiver && !blocked_waiver && !fills.iter().any(|f| f.0 == asked) {
+        // (An extractor's match that overlaps the waiver's words is the waiver: "go with
+        // whatever is standard".)
+        let overlaps_waiver = |f: &(usize, Fill)| {
+            matches!(&f.1, Fill::Span(s) if reading
+                .waiver_at
+                .as_ref()
+                .is_some_and(|w| s.start < w.end && w.start < s.end))
+        };
+        if reading.waiver
+            && !blocked_waiver
+            && !fills.iter().any(|f| f.0 == asked && !overlaps_waiver(f))
+        {
+            fills.retain(|f| f.0 != asked);
             fills.push((asked, Fill::Waived));
             return fills;
         }

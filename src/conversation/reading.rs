@@ -199,6 +199,8 @@ pub struct Reading {
     pub alternatives: bool,
     /// A user reply leaving the question to the assistant ("you decide", rule 13).
     pub waiver: bool,
+    /// Where the first waiver phrase stands, byte range.
+    pub waiver_at: Option<Range<usize>>,
     /// A user message naming a problem (a problem word that is not a mere negation) or what
     /// the thing should do ("it should skip ..."): in `reviewing`, a change request ("still
     /// crashes when I switch cameras"), unless the message defers or is satisfied ("The colour

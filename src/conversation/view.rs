@@ -156,6 +156,7 @@ impl Classifier {
                     }
                     Meaning::Waiver if role == Role::User && !view.negated(*hit) => {
                         reading.waiver = true;
+                        reading.waiver_at.get_or_insert(hit.start()..hit.end());
                         note("waiver", role, *hit, None);
                     }
                     _ => {}

@@ -323,7 +323,23 @@ impl View<'_> {
                 // The first error a tool prints is the cause ("ld: framework not found"
                 // before "clang: error: linker command failed"); a traceback that lists its
                 // frames first ("most recent call last") states it on its last marked line.
-                if found.is_none() || traceback {
+                // (A line that only gives a detail of the error, its code, call or path, leaves
+                // it to the next: npm's "npm ERR! code ERESOLVE", "npm ERR! syscall mkdir"
+                // before "npm ERR! ERESOLVE unable to resolve ...".)
+                let detail_only = |f: &Range<usize>, fm: &Range<usize>| {
+                    let rest = self.text[fm.end.min(f.end)..f.end]
+                        .trim_start_matches(|c: char| !c.is_alphanumeric());
+                    let mut ws = rest.split_whitespace();
+                    ws.next().is_some_and(|w| {
+                        ["code", "syscall", "path", "errno", "file", "dest"]
+                            .iter()
+                            .any(|l| w.eq_ignore_ascii_case(l))
+                    }) && ws.next().is_some()
+                        && ws.next().is_none()
+                };
+                let code_only = found.as_ref().is_some_and(|(f, fm)| detail_only(f, fm))
+                    && !detail_only(&span, &m);
+                if found.is_none() || traceback || code_only {
                     found = Some((span, m));
                 }
             }
@@ -625,6 +641,16 @@ impl View<'_> {
                 let i = t.rfind(", in ")?;
                 let rest = &t[i + 5..];
                 let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                // (Code at a module's top level: the file is the thing, "app.py".)
+                if rest[..end].eq_ignore_ascii_case("<module>")
+                    && let Some(q) = t.strip_prefix("File \"")
+                    && let Some(close) = q.find('"')
+                {
+                    let path = &q[..close];
+                    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+                    let at = lead + 6 + close - file.len();
+                    return Some(at..at + file.len());
+                }
                 Some((lead + i + 5, lead + i + 5 + end))
             } else {
                 None

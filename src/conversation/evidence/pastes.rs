@@ -420,6 +420,7 @@ impl View<'_> {
             let t = &self.text[w];
             WHEN.iter()
                 .chain(PARTICLES.iter())
+                .chain(["here", "there", "now"].iter())
                 .any(|p| t.eq_ignore_ascii_case(p))
         })
     }

@@ -232,9 +232,31 @@ impl View<'_> {
     fn lead_after_topic(&self, start: usize, end: usize) -> Option<GoalLead> {
         let cls = self.cls;
         let mut from = start;
+        // The separators: commas, and contrast words ("love the app but please add a
+        // widget for the home screen"), in order.
+        let first_hit = self.hits.partition_point(|h| h.start() < start);
+        let contrasts: SmallVec<[Range<usize>; 2]> = self.hits[first_hit..]
+            .iter()
+            .take_while(|h| h.start() < end)
+            .filter(|h| self.meanings(**h).contains(&Meaning::Contrast))
+            .map(|h| h.start()..h.end())
+            .take(2)
+            .collect();
         for _ in 0..3 {
-            let comma = from + self.text[from..end].find(',')?;
-            from = comma + 1;
+            let next_comma = self.text[from..end].find(',').map(|c| from + c);
+            let next_contrast = contrasts.iter().find(|c| c.start >= from);
+            let (comma, after_sep) = match (next_comma, next_contrast) {
+                (Some(c), Some(k)) if k.start < c => (k.start, k.end),
+                (Some(c), _) => (c, c + 1),
+                (None, Some(k)) => (k.start, k.end),
+                (None, None) => return None,
+            };
+            from = after_sep;
+            // (No topic, no reference: "Great, but please change the header color" is a
+            // change asked of the work in hand.)
+            if count_words(&self.text[start..comma]) == 0 {
+                continue;
+            }
             // A topic names a thing or states what it does: no intent in it, no pronoun
             // opening it ("I need add, delete and ..." is a list).
             let first = self.hits.partition_point(|h| h.start() < start);
@@ -256,7 +278,7 @@ impl View<'_> {
             {
                 return None;
             }
-            let after = self.skip(skip_soft(self.text, comma + 1), |m| {
+            let after = self.skip(skip_soft(self.text, after_sep), |m| {
                 matches!(m, Meaning::Filler | Meaning::Ack)
             });
             if after >= end {
