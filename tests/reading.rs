@@ -522,6 +522,34 @@ fn waivers_contrasts_and_tool_details() {
     }
 }
 
+/// Settings in their everyday forms: a cap, a value asked as a question, a quantity that is
+/// no place, an adverb that is the verb's.
+#[test]
+fn settings_in_everyday_forms() {
+    for (text, target, change) in [
+        ("cap the retries at 3", "retries", "3"),
+        (
+            "can the timeout be 60 seconds instead of 30",
+            "timeout",
+            "60 seconds",
+        ),
+        ("sort the list alphabetically", "list", "alphabetically"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    let mut s = Session::new();
+    s.user("keep backups for 30 days instead of 7");
+    assert_ne!(s.slot("target"), "30 days");
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

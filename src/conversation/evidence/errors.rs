@@ -622,7 +622,9 @@ impl View<'_> {
                 .iter()
                 .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
         })?;
+        // (A number after it is a quantity, not a thing: "for 30 days".)
         self.thing(ws.get(p + 1)?.start..span.end, false)
+            .filter(|t| !self.text[t.clone()].starts_with(|c: char| c.is_ascii_digit()))
     }
 
     /// The error's own subject when the user names none: the function of the trace's first

@@ -48,14 +48,24 @@ impl View<'_> {
             }
         };
         let v = &self.text[verb.clone()];
-        // "can the API be ..." asks about it.
-        if ["be", "is", "are", "i", "you", "we"]
-            .iter()
-            .any(|w| v.eq_ignore_ascii_case(w))
+        // "can the API be ..." asks about it, unless a value follows ("can the timeout be 60
+        // seconds instead of 30": a setting's new value).
+        let value = v.eq_ignore_ascii_case("be")
+            && words(self.text, verb.end..end)
+                .next()
+                .is_some_and(|n| self.text[n].starts_with(|c: char| c.is_ascii_digit()));
+        if !value
+            && ["be", "is", "are", "i", "you", "we"]
+                .iter()
+                .any(|w| v.eq_ignore_ascii_case(w))
         {
             return None;
         }
-        let change = cls.clean(self.text, verb.start..end, false);
+        let change = cls.clean(
+            self.text,
+            if value { verb.end } else { verb.start }..end,
+            false,
+        );
         let task = cls.goal_index(GoalType::TaskExecution)?;
         // "will my alarm still go off if ...?" asks what happens.
         let conditional = words(self.text, change.clone()).any(|w| {
@@ -144,6 +154,14 @@ impl View<'_> {
                 break;
             }
             if i > 0 && self.text[end..w.start].contains([',', ';']) {
+                break;
+            }
+            // An adverb ending the phrase is the verb's: "sort the list alphabetically".
+            if i >= 2
+                && word.len() > 5
+                && word.to_ascii_lowercase().ends_with("ly")
+                && words(self.text, w.end..span.end).next().is_none()
+            {
                 break;
             }
             // A determiner after the head starts an object: "the chart cover the legend" is
