@@ -550,6 +550,45 @@ fn settings_in_everyday_forms() {
     assert_ne!(s.slot("target"), "30 days");
 }
 
+/// Pastes of more tools: a line after the paste saying when it happens, MySQL's coded level
+/// in the user's sentence, a line opening with a place, a context before the thing, an error
+/// asked about with "why".
+#[test]
+fn pastes_of_more_tools() {
+    for (text, target, change) in [
+        (
+            "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON\nwhen the dashboard loads",
+            "dashboard",
+            "Unexpected token",
+        ),
+        (
+            "mysql keeps saying ERROR 1040 (HY000): Too many connections",
+            "mysql",
+            "Too many connections",
+        ),
+        (
+            "in the checkout page i see\nTypeError: undefined is not an object (evaluating 'cart.items.length')",
+            "checkout page",
+            "undefined is not an object",
+        ),
+        (
+            "why am I getting 'Permission denied (publickey)' when pushing to github",
+            "github",
+            "Permission denied (publickey)",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -44,7 +44,7 @@ impl View<'_> {
                     ["error", "fatal", "panic"]
                         .iter()
                         .any(|l| w.eq_ignore_ascii_case(l))
-                }) && t.get(..24).unwrap_or(t).contains(':'));
+                }) && t.get(..40).unwrap_or(t).contains(':'));
             // A tool's status word in capitals anywhere ("> Task :app:compile FAILED").
             let shouted = t
                 .split(|c: char| !c.is_ascii_alphabetic())
@@ -269,11 +269,13 @@ impl View<'_> {
             .or_else(|| quoted(self.text, sentence.clone()));
         let message = quoted.unwrap_or(h.start()..h.end());
         let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
+        // (What the user was doing names it too: "... when pushing to github".)
         let target = self
             .definite_named(sentence.clone())
             .filter(outside)
             .or_else(|| self.bare_place_thing(message.end..sentence.end))
-            .filter(outside);
+            .filter(outside)
+            .or_else(|| self.doing(message.end..sentence.end));
         Some(report(
             task,
             target,
@@ -714,12 +716,18 @@ pub(super) fn coded_level(line: &str) -> Option<Range<usize>> {
         }
         let code_start = at + l.len();
         let code_len = lower[code_start..].find(':')?;
-        let code = &lower[code_start..code_start + code_len];
+        // (A state may follow the code: MySQL's "ERROR 1040 (HY000):".)
+        let code = lower[code_start..code_start + code_len]
+            .split(" (")
+            .next()
+            .unwrap_or("");
+        // (A code of digits only with a state after it: "ERROR 1040 (HY000):".)
+        let stated = lower[code_start..code_start + code_len].contains(" (");
         (!code.is_empty()
             && code.len() <= 12
             && code.chars().all(|c| c.is_ascii_alphanumeric())
             && code.chars().any(|c| c.is_ascii_digit())
-            && code.starts_with(|c: char| c.is_ascii_alphabetic()))
+            && (stated || code.starts_with(|c: char| c.is_ascii_alphabetic())))
         .then_some(at..code_start + code_len + 1)
     })
 }
@@ -732,7 +740,13 @@ fn source_location(text: &str) -> Option<Range<usize>> {
     let mut from = 0;
     while let Some(p) = text[from..].find(':').map(|p| from + p) {
         from = p + 1;
-        if !bytes.get(p + 1).is_some_and(u8::is_ascii_digit) {
+        // (A line number after it, or a test's name after "::": pytest's
+        // "tests/test_orders.py::test_refund".)
+        let test_id = bytes.get(p + 1) == Some(&b':')
+            && bytes
+                .get(p + 2)
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+        if !bytes.get(p + 1).is_some_and(u8::is_ascii_digit) && !test_id {
             continue;
         }
         // The word before the colon: a name with a dot and an extension of letters.

@@ -410,7 +410,9 @@ impl View<'_> {
             let all = 0..self.text.len();
             first = Some((g, all));
         }
-        if first.is_none()
+        // (It wins over a question opened by a question word, as a pasted error does: "why
+        // am I getting 'Permission denied (publickey)' when pushing to github".)
+        if first.as_ref().is_none_or(|(g, _)| asks(g))
             && (marked || self.text.contains(['\'', '"', '`']))
             && let Some(g) = self.inline_error()
         {

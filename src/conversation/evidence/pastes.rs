@@ -98,6 +98,30 @@ impl View<'_> {
         if let Some(t) = self.doing(span.clone()) {
             return Some(t);
         }
+        let first = words(self.text, span.clone()).next()?;
+        let opener = &self.text[first.clone()];
+        // A line that opens with a place names its thing ("in the checkout page i see").
+        if ["in", "on", "at", "inside", "within"]
+            .iter()
+            .any(|p| opener.eq_ignore_ascii_case(p))
+            && let Some(t) = self.thing(skip_soft(self.text, first.end)..span.end, false)
+        {
+            return Some(t);
+        }
+        // A line that opens with what came before ("after the upgrade our nginx won't
+        // start") names the thing after that context: its last thing called by a determiner.
+        if self.cls.lower_in(&self.cls.words.ends, opener) {
+            return self.last_definite(span);
+        }
+        // A thing called by a definite determiner opens the line, however long the line
+        // ("the cron job on the reporting box prints this every hour").
+        if ["the", "my", "our", "your", "their"]
+            .iter()
+            .any(|d| opener.eq_ignore_ascii_case(d))
+            && let Some(t) = self.thing(span.clone(), true)
+        {
+            return Some(t);
+        }
         let head = self.named_subject(span.clone()).and_then(|s| {
             let t = self.thing(s.clone(), false)?;
             // The words after the head: "for" or "from" says whose output it is.
@@ -162,8 +186,18 @@ impl View<'_> {
         if !verbal {
             return None;
         }
-        // The verb's object, else the verb alone ("when i try to push").
-        match ws.get(i + 1) {
+        // The verb's object, past a place word ("pushing to github"), else the verb alone
+        // ("when i try to push").
+        let object = if ws.get(i + 1).is_some_and(|p| {
+            PLACES
+                .iter()
+                .any(|c| self.text[p.clone()].eq_ignore_ascii_case(c))
+        }) {
+            i + 2
+        } else {
+            i + 1
+        };
+        match ws.get(object) {
             Some(o) => self
                 .thing(o.start..span.end, false)
                 .map(|t| self.cls.clean(self.text, t, true)),
@@ -297,6 +331,18 @@ impl View<'_> {
                 .any(|p| self.text[first.clone()].eq_ignore_ascii_case(p));
             if let (true, Some(next)) = (opens, ws.next())
                 && let Some(t) = self.thing(next.start..span.end, false)
+            {
+                return Some((span, t));
+            }
+            // ... or with when it happens ("when the dashboard loads", "while deploying the
+            // api"): the thing it names, or what the user was doing.
+            let when = ["when", "whenever", "while", "after", "before", "during"]
+                .iter()
+                .any(|p| self.text[first.clone()].eq_ignore_ascii_case(p));
+            if when
+                && let Some(t) = self
+                    .doing(span.clone())
+                    .or_else(|| self.definite_thing(first.end..span.end))
             {
                 return Some((span, t));
             }
