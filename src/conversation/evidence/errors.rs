@@ -470,7 +470,17 @@ impl View<'_> {
         {
             rest = &rest[..p];
         }
-        let start = line.start + (text.len() - rest.len());
+        // Where it was found is no part of it ("unknown directive \"http2\" in
+        // /etc/nginx/conf.d/site.conf:3").
+        if let Some(p) = rest.rfind(" in ")
+            && count_words(&rest[..p]) >= 2
+            && !rest[p + 4..].trim().contains(' ')
+            && source_location(&rest[p + 4..]).is_some()
+        {
+            rest = &rest[..p];
+        }
+        // (Where `rest` starts within the line: it may have lost its end to a reason above.)
+        let start = line.start + (rest.as_ptr() as usize - text.as_ptr() as usize);
         let mut end = rest.find(". ").unwrap_or(rest.len());
         // A remark in parentheses at the end ("(use -v to see invocation)"), closed or cut.
         if let Some(open) = rest[..end].rfind(" (")
