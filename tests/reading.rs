@@ -589,6 +589,21 @@ fn pastes_of_more_tools() {
     }
 }
 
+/// An action that is its own change may stand alone after a sequencer ("... and after that
+/// deploy"); a waiver or a signal word alone is none.
+#[test]
+fn a_bare_action_after_a_sequencer_is_queued() {
+    let mut s = Session::new();
+    s.user("clean up the css and after that deploy");
+    assert_eq!(s.slot("target"), "css");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    for text in ["skip", "cancel", "please skip"] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+    }
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

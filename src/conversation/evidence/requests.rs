@@ -392,3 +392,40 @@ impl View<'_> {
         })
     }
 }
+
+impl View<'_> {
+    /// A lead that is its own change, with nothing after it ("... and after that deploy",
+    /// "restart"): a task whose thing is still open.
+    pub(in crate::conversation) fn bare_action(
+        &self,
+        start: usize,
+        lead: Hit,
+        info: LeadInfo,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        // (Not a word that is a waiver, a signal or a non-answer too: "skip", "cancel".)
+        let other = self.meanings(lead).iter().any(|m| {
+            matches!(
+                m,
+                Meaning::Waiver | Meaning::Signal(_) | Meaning::NonAnswer | Meaning::Deferral
+            )
+        });
+        if other
+            || info.goal as usize != task
+            || info.change != ChangeMode::Lead
+            || cls.goals[task].slots.len() < 2
+        {
+            return None;
+        }
+        let span = lead.start()..lead.end();
+        Some(GoalLead {
+            goal: task,
+            description: span.clone(),
+            lead: span.clone(),
+            wrapper: cls.clean(self.text, start..lead.start(), false),
+            rule: Found::Lead,
+            details: SmallVec::from_iter([detail(1, span)]),
+        })
+    }
+}
