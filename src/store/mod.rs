@@ -19,6 +19,7 @@ pub(crate) mod memory;
 pub(crate) mod redis;
 pub(crate) mod sharded;
 pub(crate) mod sqlite;
+mod tickets;
 
 use std::collections::BTreeMap;
 use std::future::Future;

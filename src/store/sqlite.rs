@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::file_identity::{self, Identity};
+use super::tickets::Tickets;
 
 use super::{
     Append, Committed, ErrorKind, Event, Health, HealthCell, Options, RECENT_IDS, Receipt,
@@ -140,8 +141,8 @@ const RETRY_PAUSES: [Duration; 2] = [Duration::from_millis(20), Duration::from_m
 #[derive(Debug)]
 pub(crate) struct SqliteStore {
     path: PathBuf,
-    /// Ticket numbering and the queue, under one lock so tickets reach the writer in order.
-    queue: Mutex<Queue>,
+    /// Ticket numbering and the writer's queue.
+    queue: Tickets<mpsc::Sender<Queued>>,
     shared: Arc<Shared>,
     /// Shared with the writer thread, which shrinks its cache when the store is quiet.
     reader: Arc<Mutex<Connection>>,
@@ -166,9 +167,6 @@ struct Shared {
 /// A write on its way to the writer thread, with its event already encoded (JSON) for an
 /// append: encoding is the caller's work, not the one writer's.
 type Queued = (u64, Write, Option<String>, Option<Receipt>);
-
-/// The last ticket given, and the writer's queue (`None` once closed).
-type Queue = (u64, Option<mpsc::Sender<Queued>>);
 
 fn fail(path: &Path, e: impl std::fmt::Display) -> StoreError {
     StoreError::new(ErrorKind::Io, format!("{}: {e}", path.display()))
@@ -288,7 +286,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             path: path.to_path_buf(),
             checkpoints: Mutex::new(Some(checkpoints)),
-            queue: Mutex::new((0, Some(tx))),
+            queue: Tickets::new(tx),
             shared,
             reader,
             writer: Mutex::new(Some(thread)),
@@ -311,13 +309,7 @@ impl SqliteStore {
 
     /// Stops queueing and waits until the writer has committed everything queued.
     pub(crate) fn close(&self) {
-        let sender = self
-            .queue
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .1
-            .take();
-        drop(sender);
+        self.queue.close();
         if let Some(thread) = self.writer.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let _ = thread.join();
         }
@@ -1072,29 +1064,12 @@ impl Store for SqliteStore {
             })?),
             _ => None,
         };
-        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        let ticket = queue.0 + 1;
-        let Some(tx) = &queue.1 else {
-            return Err(StoreError::new(
-                ErrorKind::Closed,
-                format!("{}: the store is closed", self.path.display()),
-            ));
-        };
-        if ticket.saturating_sub(self.shared.waiters.settled()) > super::MAX_QUEUED as u64 {
-            return Err(super::queue_full(&self.path.display().to_string()));
-        }
-        if tx.send((ticket, write, body, receipt)).is_err() {
-            // The writer thread is gone (it never stops but at close: a bug): say so on
-            // /readyz rather than refuse every change silently.
-            let e = StoreError::new(
-                ErrorKind::Closed,
-                format!("{}: the store's writer stopped", self.path.display()),
-            );
-            self.shared.health.set_failing(e.clone());
-            return Err(e);
-        }
-        queue.0 = ticket;
-        Ok(ticket)
+        self.queue.queue(
+            &self.path.display().to_string(),
+            &self.shared.waiters,
+            &self.shared.health,
+            |ticket| (ticket, write, body, receipt),
+        )
     }
 
     fn committed(&self, ticket: u64) -> Committed {
@@ -1102,8 +1077,7 @@ impl Store for SqliteStore {
     }
 
     fn committed_all(&self) -> Committed {
-        let queued = self.queue.lock().unwrap_or_else(|p| p.into_inner()).0;
-        self.shared.waiters.wait(queued)
+        self.shared.waiters.wait(self.queue.last())
     }
 
     fn health(&self) -> Health {

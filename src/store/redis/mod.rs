@@ -16,12 +16,13 @@
 //! connection manager of their own (multiplexed: the reads of many sessions share it, in
 //! flight together).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
 use redis::{FromRedisValue, Script};
 
+use super::tickets::Tickets;
 use super::{
     Append, Committed, ErrorKind, Event, Health, HealthCell, Options, RECENT_IDS, Receipt,
     SNAPSHOT_EVERY, SNAPSHOTS_KEPT, Store, StoreError, Stored, Waiters, Write,
@@ -105,7 +106,8 @@ pub(crate) struct RedisStore {
     /// one that went silent).
     reads: Reads,
     shared: Arc<Shared>,
-    queue: Mutex<(u64, Option<tokio::sync::mpsc::UnboundedSender<Queued>>)>,
+    /// Ticket numbering and the writer's queue.
+    queue: Tickets<tokio::sync::mpsc::UnboundedSender<Queued>>,
     /// The doorbells heard on `PREFIX:changed`.
     bells: tokio::sync::broadcast::Sender<(Arc<str>, u64)>,
 }
@@ -234,7 +236,7 @@ impl RedisStore {
             runtime,
             reads,
             shared,
-            queue: Mutex::new((0, Some(tx))),
+            queue: Tickets::new(tx),
             bells,
         };
         // Reachable now, or the server does not start: a typo in the URL is said at once.
@@ -778,27 +780,12 @@ impl Store for RedisStore {
                 format!("the store is failing: {cause}"),
             ));
         }
-        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        let ticket = queue.0 + 1;
-        let Some(tx) = &queue.1 else {
-            return Err(StoreError::new(
-                ErrorKind::Closed,
-                format!("{}: the store is closed", self.url),
-            ));
-        };
-        if ticket.saturating_sub(self.shared.waiters.settled()) > super::MAX_QUEUED as u64 {
-            return Err(super::queue_full(&self.url));
-        }
-        if tx.send((ticket, write, receipt)).is_err() {
-            let e = StoreError::new(
-                ErrorKind::Closed,
-                format!("{}: the store's writer stopped", self.url),
-            );
-            self.shared.health.set_failing(e.clone());
-            return Err(e);
-        }
-        queue.0 = ticket;
-        Ok(ticket)
+        self.queue.queue(
+            &self.url,
+            &self.shared.waiters,
+            &self.shared.health,
+            |ticket| (ticket, write, receipt),
+        )
     }
 
     fn committed(&self, ticket: u64) -> Committed {
@@ -806,8 +793,7 @@ impl Store for RedisStore {
     }
 
     fn committed_all(&self) -> Committed {
-        let queued = self.queue.lock().unwrap_or_else(|p| p.into_inner()).0;
-        self.shared.waiters.wait(queued)
+        self.shared.waiters.wait(self.queue.last())
     }
 
     fn health(&self) -> Health {
@@ -948,11 +934,7 @@ impl Store for RedisStore {
 
     fn close(&self) {
         // Dropping the queue lets the writer finish what was queued and stop.
-        let last = {
-            let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-            queue.1 = None;
-            queue.0
-        };
+        let last = self.queue.close();
         let deadline = std::time::Instant::now() + RESPONSE_TIMEOUT;
         while self.shared.waiters.settled() < last && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
