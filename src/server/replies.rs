@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
-use tracing::{info, warn};
+use tracing::{Instrument, info, warn};
 
 use super::App;
 use super::metrics::{REPLY_DONE, REPLY_FAILED, REPLY_REFUSED};
@@ -66,14 +66,19 @@ pub(crate) fn follow(app: &Arc<App>, session: &Arc<Session>, plan: ReplyPlan) {
     match plan {
         ReplyPlan::Started(started) => {
             let (app, session) = (app.clone(), session.clone());
-            tokio::spawn(async move {
-                let cancel = started.cancel.clone();
-                tokio::select! {
-                    // Whoever cancelled it took the reply and stored it.
-                    _ = cancel.notified() => {}
-                    _ = write(&app, &session, &started) => {}
+            // One span for the reply's life: its log lines carry the session's id from it.
+            let span = tracing::info_span!("reply", session = %session.id);
+            tokio::spawn(
+                async move {
+                    let cancel = started.cancel.clone();
+                    tokio::select! {
+                        // Whoever cancelled it took the reply and stored it.
+                        _ = cancel.notified() => {}
+                        _ = write(&app, &session, &started) => {}
+                    }
                 }
-            });
+                .instrument(span),
+            );
         }
         ReplyPlan::Refused(code, why) => {
             app.metrics.llm_replies[REPLY_REFUSED].inc();
@@ -122,7 +127,7 @@ pub(crate) async fn stop(app: &Arc<App>, session: &Arc<Session>) {
     }
     match (stopped, reply_id) {
         (Ok(ticket), Some(id)) => idle_after(app, session, ticket, id, Some("stopped".into())),
-        (Err(e), _) => warn!(session = %session.id, "the stopped reply was not stored: {e:?}"),
+        (Err(e), _) => warn!("the stopped reply was not stored: {e:?}"),
         (Ok(_), None) => {}
     }
 }
@@ -189,7 +194,7 @@ async fn write(app: &Arc<App>, session: &Arc<Session>, started: &Started) {
     let stored = match ended {
         Ok(stored) => stored,
         Err(e) => {
-            warn!(session = %session.id, "the assistant's reply was not stored: {e:?}");
+            warn!("the assistant's reply was not stored: {e:?}");
             None
         }
     };
@@ -209,7 +214,7 @@ async fn write(app: &Arc<App>, session: &Arc<Session>, started: &Started) {
         Err(failure) if ticket.is_none() => {
             // Nothing was said: the state is as it was.
             let why = failure.to_string();
-            info!(session = %session.id, "llm: {why}");
+            info!("llm: {why}");
             let status = match failure {
                 Failure::Unavailable { .. } => "unavailable",
                 Failure::Failed(_) if breaker(app) == BreakerState::Open => "unavailable",
@@ -253,7 +258,7 @@ async fn again_if_displaced(
         {
             Ok(Some(next)) => ticket = next,
             other => {
-                warn!(session = %session.id, "the assistant's reply was not stored again: {other:?}");
+                warn!("the assistant's reply was not stored again: {other:?}");
                 return ticket;
             }
         }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
-use tracing::{debug, info};
+use tracing::{Instrument, debug, info};
 
 use super::App;
 use super::auth::Access;
@@ -330,6 +330,8 @@ impl Connection {
     /// future); the block below owns the one connection, moved into it.
     #[allow(clippy::manual_async_fn)] // on purpose: see above
     fn serve(mut self, last_seq: Option<u64>) -> impl Future<Output = ()> + Send {
+        // One span for the connection's life: its log lines carry the session's id from it.
+        let span = tracing::info_span!("connection", session = %self.session.id);
         async move {
             let app = self.app.clone();
             let _guard = app.track_connection();
@@ -346,7 +348,6 @@ impl Connection {
                     End::TooSlow => {
                         self.app.metrics.slow_clients_closed.inc();
                         info!(
-                            session = %self.session.id,
                             timeout = ?self.app.config.write_timeout,
                             "client too slow to read: closed"
                         );
@@ -356,7 +357,7 @@ impl Connection {
                     }
                     End::Gone => {}
                 }
-                info!(session = %self.session.id, "client left");
+                info!("client left");
             }
             // Its subscriptions go first (and the session's channels with them if it was the
             // last): a session nobody changed and nobody watches is dropped.
@@ -364,6 +365,7 @@ impl Connection {
             drop(self);
             app.sessions.left(&session);
         }
+        .instrument(span)
     }
 
     /// Joins the session (after `last_seq`: the frames missed since) and sends the welcome and
@@ -400,7 +402,7 @@ impl Connection {
                 return Err(None);
             }
         };
-        info!(session = %self.session.id, resumed = joined.resumed, "client joined");
+        info!(resumed = joined.resumed, "client joined");
         self.pushes = joined.pushes;
         if joined.deleted {
             let _ = self
@@ -562,7 +564,7 @@ impl Connection {
                 }
             }
             Ok(None) | Err(_) => {
-                debug!(session = %self.session.id, "too far behind to catch up: the current state instead");
+                debug!("too far behind to catch up: the current state instead");
                 let (seq, frame) = self.app.sessions.current_frame(&self.session);
                 self.send(frame).await?;
                 self.sent = self.sent.max(seq);
@@ -838,7 +840,7 @@ impl Connection {
 
     async fn on_ping(&mut self) -> Result<(), End> {
         if self.last_heard.elapsed() > self.app.config.ping_interval * 2 {
-            debug!(session = %self.session.id, "client silent for two ping intervals");
+            debug!("client silent for two ping intervals");
             return Err(End::Gone);
         }
         if self.token_expired() {
