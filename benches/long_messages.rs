@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 14] = [
+const KINDS: [(&str, &str); 15] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -66,6 +66,13 @@ const KINDS: [(&str, &str); 14] = [
         "the build step gives me:\nError: thing failed: cause: x.rs:12:3\n",
     ),
     ("of_the", "fix the top of the box of the lid "),
+    // Contrasts whose clause shares the subject before it, a topic and a comma before a
+    // request, and indented code set aside (each contrast looks a few words ahead, each comma
+    // for a lead after it, each line for a fence or an indent).
+    (
+        "topics_and_contrasts",
+        "the build passes locally but fails on ci, those warnings in the console, can we get rid of them\n    s = 0\n",
+    ),
 ];
 
 fn message(kind: &str, size: usize) -> String {
@@ -224,4 +231,9 @@ fn first_pastes_led_in(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn first_of_the(bencher: Bencher, size: usize) {
     step_first(bencher, "of_the", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_topics_and_contrasts(bencher: Bencher, size: usize) {
+    step_first(bencher, "topics_and_contrasts", size);
 }
