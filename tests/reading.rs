@@ -604,6 +604,42 @@ fn a_bare_action_after_a_sequencer_is_queued() {
     }
 }
 
+/// A short label of plain words before a dash is a title; a label's value that is a sentence
+/// is a problem report, not a setting.
+#[test]
+fn dash_labels_and_sentences_after_a_label() {
+    for (text, target, change) in [
+        (
+            "Login page - forgot password link does nothing",
+            "forgot password link",
+            "does nothing",
+        ),
+        (
+            "mobile - the hamburger icon is misaligned",
+            "hamburger icon",
+            "misaligned",
+        ),
+        (
+            "iOS: keyboard covers the message input",
+            "keyboard",
+            "covers the message input",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    let mut s = Session::new();
+    s.user("prettier: single quotes and no semicolons");
+    assert_eq!(s.slot("target"), "prettier");
+}
+
 #[test]
 fn a_demonstrative_object_states_a_goal() {
     let mut s = Session::new();

@@ -25,10 +25,22 @@ impl View<'_> {
                     .is_some()
         };
         let task = cls.goal_index(GoalType::TaskExecution)?;
+        // (A value that is a sentence is none: "iOS: keyboard covers the message input".)
         if target.is_empty()
             || change.is_empty()
             || count_words(&self.text[change.clone()]) > 5
             || words(self.text, change.clone()).any(|w| verb(&w))
+            || words(self.text, change.clone())
+                .collect::<SmallVec<[Range<usize>; 8]>>()
+                .windows(2)
+                .any(|p| {
+                    // A verb in -s before its object: "covers the message input".
+                    let w = self.text[p[0].clone()].to_ascii_lowercase();
+                    w.len() >= 4
+                        && w.ends_with('s')
+                        && !w.ends_with("ss")
+                        && cls.lower_in(&cls.words.determiners, &self.text[p[1].clone()])
+                })
             || cls.goals[task].slots.len() < 2
         {
             return None;

@@ -445,6 +445,29 @@ impl View<'_> {
         {
             return Some((span.start + p + n - 1, true));
         }
+        // A short label of plain words before a dash, then a sentence ("Login page - forgot
+        // password link does nothing", "mobile - the hamburger icon is misaligned"): a title
+        // whose label is the place. (No phrase of the vocabulary in the label: "fix the header
+        // - it overlaps" is a request, "hi - can you help" a greeting.)
+        if !first_titled
+            && let Some((p, n)) = [" - ", " — ", " – "]
+                .iter()
+                .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
+                .min()
+            && (1..=3).contains(&count_words(&text[..p]))
+            && count_words(&text[p + n..]) >= 3
+            && text.find(':').is_none_or(|c| c > p)
+        {
+            let first = self.hits.partition_point(|h| h.start() < span.start);
+            let plain = self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < span.start + p)
+                .next()
+                .is_none();
+            if plain {
+                return Some((span.start + p + n - 1, false));
+            }
+        }
         let colon = text.find(':')?;
         let label = &text[..colon];
         let after = text[colon + 1..].chars().next();
