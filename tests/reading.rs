@@ -443,6 +443,7 @@ fn scopes_allowances_causes_and_problem_nouns() {
 fn everyday_forms_of_requests_and_reports() {
     for (text, target, change) in [
         ("dark mode please", "", "dark mode"),
+        ("csv export pls", "", "csv export"),
         (
             "what about adding a search bar to the header",
             "header",

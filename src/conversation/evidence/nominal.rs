@@ -156,19 +156,24 @@ impl View<'_> {
         if !wishes.is_empty()
             && (2..=4).contains(&ws.len())
             && !cls.lower_in(&cls.words.verbs, &self.text[first.clone()])
-            && !ws.iter().any(|w| {
+            && !ws.iter().enumerate().any(|(i, w)| {
                 let t = &self.text[w.clone()];
+                // (A lead word after the first names the thing: "csv export pls", "bulk
+                // delete would be handy".)
                 self.is_predicate(w.clone())
                     || t.starts_with(|c: char| c.is_ascii_digit())
                     || PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
                     || cls.lower_in(&cls.words.non_subjects, t)
                     || cls.lower_in(&cls.words.auxiliaries, t)
+                    || (i == 0
+                        && self
+                            .at(w.start, |m| matches!(m, Meaning::Lead(_)))
+                            .is_some())
                     || self
                         .at(w.start, |m| {
                             matches!(
                                 m,
-                                Meaning::Lead(_)
-                                    | Meaning::Problem
+                                Meaning::Problem
                                     | Meaning::Modal
                                     | Meaning::Signal(_)
                                     | Meaning::SmallTalk
