@@ -66,6 +66,19 @@ impl Session {
     }
 }
 
+/// A first message read as a task on `target` whose change holds `change`.
+fn reads_task(text: &str, target: &str, change: &str) {
+    let mut s = Session::new();
+    s.user(text);
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    assert_eq!(s.slot("target"), target, "{text}");
+    assert!(
+        has(&s.slot("desired_change"), change),
+        "{text}: {}",
+        s.slot("desired_change")
+    );
+}
+
 fn has(value: &str, words: &str) -> bool {
     value.to_lowercase().contains(&words.to_lowercase())
 }
@@ -226,15 +239,7 @@ fn a_clause_after_but_without_a_subject_shares_the_one_before() {
             "remember me",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
 }
 
@@ -298,15 +303,7 @@ fn pastes_led_in_by_pointers_gerunds_and_words_before_the_marker() {
             "no matches for kind",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
 }
 
@@ -331,15 +328,7 @@ fn coded_levels_routes_and_problems_told_by_the_paste() {
             "Unable to locate package",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
 }
 
@@ -359,15 +348,7 @@ fn a_request_after_a_topic_and_a_comma_targets_the_topic() {
             "rewrite them",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
 }
 
@@ -462,15 +443,7 @@ fn everyday_forms_of_requests_and_reports() {
         ("the sidebar isn't working", "sidebar", "isn't working"),
         ("polish the checkout flow", "checkout flow", ""),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
     // A lead inside a deferral is the user's own doing.
     let mut s = Session::new();
@@ -511,15 +484,7 @@ fn waivers_contrasts_and_tool_details() {
             "remove",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
 }
 
@@ -536,15 +501,7 @@ fn settings_in_everyday_forms() {
         ),
         ("sort the list alphabetically", "list", "alphabetically"),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
     let mut s = Session::new();
     s.user("keep backups for 30 days instead of 7");
@@ -578,15 +535,7 @@ fn pastes_of_more_tools() {
             "Permission denied (publickey)",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
 }
 
@@ -626,15 +575,7 @@ fn dash_labels_and_sentences_after_a_label() {
             "covers the message input",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
     let mut s = Session::new();
     s.user("prettier: single quotes and no semicolons");

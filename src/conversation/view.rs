@@ -450,9 +450,7 @@ impl<'a> View<'a> {
             return None;
         }
         if object.is_empty() {
-            return self
-                .demonstrative_lead(start, lead, info)
-                .or_else(|| self.bare_action(start, lead, info));
+            return self.lead_alone(start, lead, info);
         }
         let object_text = &self.text[object.clone()];
         // Rule 5: "it", "them" or "that" refers to the active goal's work ("make it blue"); with none

@@ -2,6 +2,7 @@
 //! name, the thing the user's own words name around it, and an error told in the user's own
 //! sentence.
 
+use super::error_shapes::{coded_level, exception_name, source_location};
 use super::*;
 
 impl View<'_> {
@@ -684,98 +685,4 @@ impl View<'_> {
         }
         None
     }
-}
-
-/// An exception's name opening a line, before a colon and a space: a name of letters, digits,
-/// dots and underscores whose last part has two capitals at least
-/// (`psycopg2.errors.UniqueViolation:`, `ActiveRecord::RecordInvalid:` aside from "::"), so
-/// that a label such as "Note:" is none. Where it is, colon included.
-fn exception_name(line: &str) -> Option<Range<usize>> {
-    // (Or "Name (" for an exception whose name ends in Error or Exception, Ruby's form.)
-    let paren = line.find(" (").filter(|p| {
-        let n = &line[..*p];
-        n.ends_with("Error") || n.ends_with("Exception")
-    });
-    let colon = paren.or_else(|| line.find(": "))?;
-    let name = &line[..colon];
-    if name.is_empty()
-        || name.len() > 80
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':'))
-    {
-        return None;
-    }
-    let last = name.rsplit(['.', ':']).next().unwrap_or(name);
-    let capitals = last.chars().filter(char::is_ascii_uppercase).count();
-    let camel = last.starts_with(|c: char| c.is_ascii_uppercase())
-        && capitals >= 2
-        && last.chars().any(|c| c.is_ascii_lowercase());
-    camel.then_some(0..colon + 1)
-}
-
-/// A level and a code anywhere on a line, colon included ("src/api/client.ts:14:7 - error
-/// TS2322: ...", "Program.cs(12,5): error CS0103: ..."): where it is.
-pub(super) fn coded_level(line: &str) -> Option<Range<usize>> {
-    let lower = line.get(..line.len().min(200))?.to_ascii_lowercase();
-    ["error ", "fatal "].iter().find_map(|l| {
-        let at = lower.find(l)?;
-        let before = lower[..at].chars().next_back();
-        if before.is_some_and(char::is_alphanumeric) {
-            return None;
-        }
-        let code_start = at + l.len();
-        let code_len = lower[code_start..].find(':')?;
-        // (A state may follow the code: MySQL's "ERROR 1040 (HY000):".)
-        let code = lower[code_start..code_start + code_len]
-            .split(" (")
-            .next()
-            .unwrap_or("");
-        // (A code of digits only with a state after it: "ERROR 1040 (HY000):".)
-        let stated = lower[code_start..code_start + code_len].contains(" (");
-        (!code.is_empty()
-            && code.len() <= 12
-            && code.chars().all(|c| c.is_ascii_alphanumeric())
-            && code.chars().any(|c| c.is_ascii_digit())
-            && (stated || code.starts_with(|c: char| c.is_ascii_alphabetic())))
-        .then_some(at..code_start + code_len + 1)
-    })
-}
-
-/// The file of the first source location in `text`: a path whose last part has an extension
-/// of letters, followed by a colon and a line number ("src/parser.rs:88:21", "db.php:5",
-/// "/app/registry.go:23"). Its last part only ("parser.rs").
-fn source_location(text: &str) -> Option<Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut from = 0;
-    while let Some(p) = text[from..].find(':').map(|p| from + p) {
-        from = p + 1;
-        // (A line number after it, or a test's name after "::": pytest's
-        // "tests/test_orders.py::test_refund".)
-        let test_id = bytes.get(p + 1) == Some(&b':')
-            && bytes
-                .get(p + 2)
-                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
-        if !bytes.get(p + 1).is_some_and(u8::is_ascii_digit) && !test_id {
-            continue;
-        }
-        // The word before the colon: a name with a dot and an extension of letters.
-        let start = text[..p]
-            .char_indices()
-            .rev()
-            .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
-            .map_or(0, |(s, c)| s + c.len_utf8());
-        let path = &text[start..p];
-        let name_start = path.rfind('/').map_or(start, |s| start + s + 1);
-        let name = &text[name_start..p];
-        let ext = name.rsplit_once('.');
-        if let Some((stem, e)) = ext
-            && !stem.is_empty()
-            && (1..=5).contains(&e.len())
-            && e.chars().all(|c| c.is_ascii_alphabetic())
-        {
-            return Some(name_start..p);
-        }
-    }
-    None
 }

@@ -285,10 +285,12 @@ impl Classifier {
 
 mod correction;
 mod details;
+mod error_shapes;
 mod errors;
 mod further;
 mod nominal;
 mod pastes;
+mod problem_titles;
 mod problems;
 mod requests;
 mod statement;
@@ -309,7 +311,7 @@ impl View<'_> {
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
                 || shouts_error(self.text)
-                || (self.text.contains(':') && errors::coded_level(self.text).is_some()));
+                || (self.text.contains(':') && error_shapes::coded_level(self.text).is_some()));
         let errors = if marked || (!active && self.text.contains('\n')) {
             self.error_lines()
         } else {

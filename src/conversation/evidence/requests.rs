@@ -360,10 +360,12 @@ impl View<'_> {
 }
 
 impl View<'_> {
-    /// Rule 5 for a task lead that holds its own demonstrative and has nothing after it
-    /// ("clean this up", "can you speed this up"): the demonstrative is the thing, the lead
-    /// the change.
-    pub(in crate::conversation) fn demonstrative_lead(
+    /// A task lead with nothing after it: one that holds its own demonstrative ("clean this
+    /// up", "can you speed this up": rule 5, the demonstrative is the thing), or one that is
+    /// its own change ("... and after that deploy", "restart": the thing is still open, and a
+    /// word that is a waiver, a signal, a non-answer or a deferral too is none: "skip",
+    /// "cancel"). The lead is the change.
+    pub(in crate::conversation) fn lead_alone(
         &self,
         start: usize,
         lead: Hit,
@@ -371,61 +373,41 @@ impl View<'_> {
     ) -> Option<GoalLead> {
         let cls = self.cls;
         let task = cls.goal_index(GoalType::TaskExecution)?;
-        let this = words(self.text, lead.start()..lead.end())
-            .skip(1)
-            .find(|w| {
-                ["this", "these", "that", "those"]
-                    .iter()
-                    .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
-            })?;
         if info.goal as usize != task || cls.goals[task].slots.len() < 2 {
             return None;
         }
         let span = lead.start()..lead.end();
-        Some(GoalLead {
-            goal: task,
-            description: span.clone(),
-            lead: span.clone(),
-            wrapper: cls.clean(self.text, start..lead.start(), false),
-            rule: Found::Lead,
-            details: SmallVec::from_iter([detail(0, this), detail(1, span)]),
-        })
-    }
-}
-
-impl View<'_> {
-    /// A lead that is its own change, with nothing after it ("... and after that deploy",
-    /// "restart"): a task whose thing is still open.
-    pub(in crate::conversation) fn bare_action(
-        &self,
-        start: usize,
-        lead: Hit,
-        info: LeadInfo,
-    ) -> Option<GoalLead> {
-        let cls = self.cls;
-        let task = cls.goal_index(GoalType::TaskExecution)?;
-        // (Not a word that is a waiver, a signal or a non-answer too: "skip", "cancel".)
-        let other = self.meanings(lead).iter().any(|m| {
-            matches!(
-                m,
-                Meaning::Waiver | Meaning::Signal(_) | Meaning::NonAnswer | Meaning::Deferral
-            )
+        let this = words(self.text, span.clone()).skip(1).find(|w| {
+            ["this", "these", "that", "those"]
+                .iter()
+                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
         });
-        if other
-            || info.goal as usize != task
-            || info.change != ChangeMode::Lead
-            || cls.goals[task].slots.len() < 2
-        {
-            return None;
+        let mut details = SmallVec::new();
+        match this {
+            Some(this) => details.push(detail(0, this)),
+            None => {
+                let other = self.meanings(lead).iter().any(|m| {
+                    matches!(
+                        m,
+                        Meaning::Waiver
+                            | Meaning::Signal(_)
+                            | Meaning::NonAnswer
+                            | Meaning::Deferral
+                    )
+                });
+                if other || info.change != ChangeMode::Lead {
+                    return None;
+                }
+            }
         }
-        let span = lead.start()..lead.end();
+        details.push(detail(1, span.clone()));
         Some(GoalLead {
             goal: task,
             description: span.clone(),
-            lead: span.clone(),
+            lead: span,
             wrapper: cls.clean(self.text, start..lead.start(), false),
             rule: Found::Lead,
-            details: SmallVec::from_iter([detail(1, span)]),
+            details,
         })
     }
 }
