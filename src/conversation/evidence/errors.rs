@@ -176,10 +176,7 @@ impl View<'_> {
         }
         // The user's words after a dash on the error's line ("IndexError: ... -- in
         // parse_header") name the thing; the message stops there.
-        let tail = [" -- ", " — ", " – "]
-            .iter()
-            .filter_map(|d| find_bytes(&self.text[line.clone()], d).map(|p| (p, d.len())))
-            .min()
+        let tail = find_first_of(&self.text[line.clone()], &[" -- ", " — ", " – "])
             .map(|(p, n)| (line.start + p, line.start + p + n));
         if let Some((cut, _)) = tail
             && message.end > cut

@@ -29,6 +29,29 @@ fn shouts_error(text: &str) -> bool {
         .any(|(i, c)| matches!(c, b'E' | b'F') && MARKS.iter().any(|m| b[i..].starts_with(m)))
 }
 
+/// Where the first of `marks` stands in `hay`, with the mark's length (the shortest of those
+/// starting there): one pass over `hay`, however many marks. The marks start with the same
+/// byte.
+fn find_first_of(hay: &str, marks: &[&str]) -> Option<(usize, usize)> {
+    let h = hay.as_bytes();
+    let lead = *marks.first()?.as_bytes().first()?;
+    debug_assert!(marks.iter().all(|m| m.as_bytes().first() == Some(&lead)));
+    let mut at = 0;
+    while let Some(i) = h[at..].iter().position(|&b| b == lead) {
+        let i = at + i;
+        let found = marks
+            .iter()
+            .filter(|m| h[i..].starts_with(m.as_bytes()))
+            .map(|m| m.len())
+            .min();
+        if let Some(n) = found {
+            return Some((i, n));
+        }
+        at = i + 1;
+    }
+    None
+}
+
 /// Where `needle` first stands in `hay` (a plain byte scan: no searcher to build for the few
 /// bytes it looks at).
 fn find_bytes(hay: &str, needle: &str) -> Option<usize> {

@@ -426,12 +426,7 @@ impl View<'_> {
             .next()
             .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
         let dash = first_titled
-            .then(|| {
-                [" - ", " — ", " – "]
-                    .iter()
-                    .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
-                    .min()
-            })
+            .then(|| find_first_of(text, &[" - ", " — ", " – "]))
             .flatten()
             .filter(|(p, _)| {
                 text[..*p]
@@ -450,10 +445,7 @@ impl View<'_> {
         // whose label is the place. (No phrase of the vocabulary in the label: "fix the header
         // - it overlaps" is a request, "hi - can you help" a greeting.)
         if !first_titled
-            && let Some((p, n)) = [" - ", " — ", " – "]
-                .iter()
-                .filter_map(|d| find_bytes(text, d).map(|p| (p, d.len())))
-                .min()
+            && let Some((p, n)) = find_first_of(text, &[" - ", " — ", " – "])
             && (1..=3).contains(&count_words(&text[..p]))
             && count_words(&text[p + n..]) >= 3
             && text.find(':').is_none_or(|c| c > p)
