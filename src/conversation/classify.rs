@@ -70,8 +70,16 @@ impl Classifier {
         }
         let mut entries: Vec<(String, Meaning)> = Vec::new();
         let lang = &lexicon.language;
+        // (Each phrase also stands with its contractions swapped: "it'd help if" for "it
+        // would help if".)
         let mut add = |list: &[String], m: Meaning| {
-            entries.extend(list.iter().map(|p| (normalize_phrase(p), m)));
+            for p in list {
+                let p = normalize_phrase(p);
+                for v in contraction_variants(&p, &lang.contractions) {
+                    entries.push((v, m));
+                }
+                entries.push((p, m));
+            }
         };
         add(&lang.fillers, Meaning::Filler);
         add(&lang.acknowledgements, Meaning::Ack);

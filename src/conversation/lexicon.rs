@@ -451,6 +451,9 @@ pub struct Language {
     pub introducers: Vec<String>,
     /// Problem verbs whose object is what broke ("the update broke the export").
     pub breakers: Vec<String>,
+    /// Contractions and their full forms, `(short, long)`: every phrase of the lexicon that
+    /// holds one form also stands with the other ("it'd be nice to" / "it would be nice to").
+    pub contractions: Vec<(String, String)>,
 }
 
 /// Thresholds of the machine.

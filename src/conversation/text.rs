@@ -21,6 +21,38 @@ pub fn normalize_phrase(phrase: &str) -> String {
         .to_lowercase()
 }
 
+/// The forms of `phrase` (normalized) with one contraction of `pairs` (short, long) swapped
+/// for the other form wherever it stands as whole words: "it'd be nice to" gives "it would be
+/// nice to", and the other way round.
+pub(super) fn contraction_variants(phrase: &str, pairs: &[(String, String)]) -> Vec<String> {
+    let whole = |at: usize, len: usize| {
+        (at == 0 || phrase.as_bytes()[at - 1] == b' ')
+            && phrase.as_bytes().get(at + len).is_none_or(|b| *b == b' ')
+    };
+    let mut out = Vec::new();
+    for (short, long) in pairs {
+        for (from, to) in [(short, long), (long, short)] {
+            if from.is_empty() || !phrase.contains(from.as_str()) {
+                continue;
+            }
+            let mut variant = String::with_capacity(phrase.len() + 8);
+            let mut copied = 0;
+            for (at, _) in phrase.match_indices(from.as_str()) {
+                if at >= copied && whole(at, from.len()) {
+                    variant.push_str(&phrase[copied..at]);
+                    variant.push_str(to);
+                    copied = at + from.len();
+                }
+            }
+            if copied > 0 {
+                variant.push_str(&phrase[copied..]);
+                out.push(variant);
+            }
+        }
+    }
+    out
+}
+
 pub(super) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
@@ -189,6 +221,29 @@ fn bullet(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contractions_swap_for_their_full_forms_as_whole_words() {
+        let pairs = vec![
+            ("it'd".to_string(), "it would".to_string()),
+            ("don't".to_string(), "do not".to_string()),
+        ];
+        assert_eq!(
+            contraction_variants("it'd be nice to", &pairs),
+            ["it would be nice to"]
+        );
+        assert_eq!(
+            contraction_variants("it would help if", &pairs),
+            ["it'd help if"]
+        );
+        assert_eq!(
+            contraction_variants("i do not want", &pairs),
+            ["i don't want"]
+        );
+        // (Not inside a word: "split would" holds no "it would".)
+        assert!(contraction_variants("split would be nice", &pairs).is_empty());
+        assert!(contraction_variants("undo nothing", &pairs).is_empty());
+    }
 
     #[test]
     fn code_blocks_are_fenced_indented_or_opened_by_a_signature() {

@@ -270,7 +270,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 33] = [
+        const KEYS: [&str; 34] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -304,9 +304,30 @@ impl Cx<'_> {
             "conjunctions",
             "introducers",
             "breakers",
+            "contractions",
         ];
         self.known_keys(doc, &KEYS, "the language file");
-        let mut lists: Vec<Vec<String>> = KEYS
+        // Optional: "short = long" pairs.
+        let contractions = match doc.get("contractions") {
+            Some(_) => self.phrases(doc, 0..0, "contractions", "the language file"),
+            None => Vec::new(),
+        };
+        let contractions = contractions
+            .into_iter()
+            .filter_map(|(pair, span)| match pair.split_once(" = ") {
+                Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+                    Some((a.trim().to_lowercase(), b.trim().to_lowercase()))
+                }
+                _ => {
+                    self.error(
+                        span,
+                        format!("`{pair}` is no contraction: write \"it'd = it would\""),
+                    );
+                    None
+                }
+            })
+            .collect();
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 1]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -350,6 +371,7 @@ impl Cx<'_> {
             conjunctions: next(),
             introducers: next(),
             breakers: next(),
+            contractions,
         }
     }
 

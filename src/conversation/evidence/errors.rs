@@ -400,6 +400,8 @@ impl View<'_> {
         // (After a level and its code wherever it stands: "src/app.ts:14:7 - error TS2322:
         // Type ...".)
         let mut at = coded_level(text).map_or(0, |r| r.end);
+        // Where the last error's name starts ("KeyError" of "the handler throws KeyError: ...").
+        let mut last_name = None;
         // At most four names in a row ("thread main: panic: runtime error: ..."), and the
         // tool's name, place or address before them, a word without spaces ("ld:", "nginx:",
         // "psql:load.sql:12:", "user@10.0.3.14:", "ActiveRecord::ConnectionNotEstablished:").
@@ -410,6 +412,9 @@ impl View<'_> {
             let tool = !name.is_empty() && !name.contains(' ') && colon + 2 < rest.len();
             if name.len() > 60 || !(is_name(name) || coded(name) || tool) {
                 break;
+            }
+            if is_name(name) {
+                last_name = Some(at + name.rfind(' ').map_or(0, |p| p + 1));
             }
             at += colon + 2;
             // A level in brackets after a tool's name ("nginx: [emerg] ...").
@@ -488,9 +493,17 @@ impl View<'_> {
             end = open;
         }
         let message = self.cls.clean(self.text, start..start + end, false);
-        // A message of a word or two ("KeyError: 'customer_id'") needs its name.
-        if count_words(&self.text[message.clone()]) < 3 {
+        // A message of a word or two ("KeyError: 'customer_id'") needs its name, and so does
+        // one that opens with a quoted word ("KeyError: 'customer_id' when stripe sends ...").
+        let said = &self.text[message.clone()];
+        let quoted_word = said.starts_with(['\'', '"'])
+            && said.split_whitespace().next().is_some_and(|w| {
+                w.len() > 2 && w.trim_end_matches([',', '.']).ends_with(['\'', '"'])
+            });
+        if count_words(said) < 3 {
             line
+        } else if quoted_word && let Some(n) = last_name {
+            line.start + n..message.end
         } else {
             message
         }

@@ -1,0 +1,525 @@
+//! The reader's rules, one class of messages per test, each with messages of its class.
+
+use convstate::conversation::{GoalType, SlotStatus};
+
+use super::session::{Session, has, reads_task};
+
+#[test]
+fn a_paste_led_in_by_the_users_line_is_a_problem_of_the_thing_it_names() {
+    for (text, target, change) in [
+        (
+            "the nightly backup script says:\nrsync error: some files/attrs were not transferred (code 23)",
+            "nightly backup script",
+            "some files/attrs were not transferred",
+        ),
+        (
+            "logs from the billing worker:\nredis.exceptions.ConnectionError: Error 111 connecting to cache:6379. Connection refused.",
+            "billing worker",
+            "connecting to cache",
+        ),
+        (
+            "cargo test gives me\nerror[E0308]: mismatched types\n  --> src/tax.rs:12:5",
+            "cargo test",
+            "mismatched types",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
+/// Rule 1: a line after the paste that opens with a place says where it happens.
+#[test]
+fn a_place_after_a_paste_is_its_target() {
+    let mut s = Session::new();
+    s.user("mypy output:\nerror: Incompatible return value type (got \"str\", expected \"int\")\nin the invoice parser");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("target"), "invoice parser"),
+        "{}",
+        s.slot("target")
+    );
+    assert!(
+        has(&s.slot("desired_change"), "incompatible return value type"),
+        "{}",
+        s.slot("desired_change")
+    );
+}
+
+/// A target keeps the place or owner after it; "to" brings the value.
+#[test]
+fn a_target_keeps_its_place_and_the_value_follows_to() {
+    let mut s = Session::new();
+    s.user("lower the volume on the bedroom speaker to 20");
+    assert_eq!(s.slot("target"), "volume on the bedroom speaker");
+    assert_eq!(s.slot("desired_change"), "20");
+}
+
+/// Rule 5: "it" refers to the active goal's work; with no goal active, a task lead and "it"
+/// with words after it starts a task whose target is still open.
+#[test]
+fn it_with_no_goal_active_starts_a_task_with_its_target_open() {
+    let mut s = Session::new();
+    s.user("update it to use the new logo");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "");
+    assert!(
+        has(&s.slot("desired_change"), "use the new logo"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // "Fix it" alone says nothing to start from.
+    let mut s = Session::new();
+    s.user("Fix it");
+    assert_eq!(s.goal(), None);
+}
+
+/// A condition that is not asked ("when I ... the X freezes") reports its main clause's
+/// problem; a question opened by "when" stays a question.
+#[test]
+fn a_condition_not_asked_reports_the_problem_of_its_main_clause() {
+    let mut s = Session::new();
+    s.user("when you scroll down the header disappears");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "header");
+    assert!(
+        has(&s.slot("desired_change"), "disappears"),
+        "{}",
+        s.slot("desired_change")
+    );
+    let mut s = Session::new();
+    s.user("when does the store open");
+    assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
+}
+
+/// Rule 1 for a contrast: a clause after "but" with no subject of its own shares the one
+/// before it; its problem is the report.
+#[test]
+fn a_clause_after_but_without_a_subject_shares_the_one_before() {
+    for (text, target, change) in [
+        (
+            "the build passes locally but fails on CI",
+            "build",
+            "fails on CI",
+        ),
+        (
+            "the app works fine on wifi but crashes on 4g",
+            "app",
+            "crashes on 4g",
+        ),
+        (
+            "login works but it doesn't remember me",
+            "login",
+            "remember me",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// An opening context ("since the update", "ever since yesterday") is no part of the
+/// subject.
+#[test]
+fn an_opening_context_is_no_part_of_the_subject() {
+    for (text, target) in [
+        (
+            "since the last release the login page loads forever",
+            "login page",
+        ),
+        (
+            "ever since yesterday my phone drains battery really fast",
+            "phone",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+}
+
+/// A feature named with its purpose after a lead ("add an option to ...", "can we get a way
+/// to ..."): the whole phrase is the change, the purpose's thing the target.
+#[test]
+fn a_feature_with_its_purpose_after_a_lead_targets_what_the_purpose_names() {
+    let mut s = Session::new();
+    s.user("can we get a way to export the chart as png");
+    assert_eq!(s.slot("target"), "chart");
+    assert!(
+        has(&s.slot("desired_change"), "export the chart as png"),
+        "{}",
+        s.slot("desired_change")
+    );
+    let mut s = Session::new();
+    s.user("add a field to the signup form");
+    assert_eq!(s.slot("target"), "signup form");
+}
+
+/// A line ending with words that point at the paste below leads it in as a colon does; a
+/// verb in -ing opening the line names what the user was doing; the words before an error's
+/// marker on its own line lead it in.
+#[test]
+fn pastes_led_in_by_pointers_gerunds_and_words_before_the_marker() {
+    for (text, target, change) in [
+        (
+            "the deploy script fails with this\n\nError: EACCES: permission denied, mkdir '/srv/app/cache'",
+            "deploy script",
+            "permission denied",
+        ),
+        (
+            "running pytest gives me\nModuleNotFoundError: No module named 'app'",
+            "pytest",
+            "No module named",
+        ),
+        (
+            "kubectl apply keeps saying error: unable to recognize \"deploy.yaml\": no matches for kind \"Ingress\"",
+            "kubectl apply",
+            "no matches for kind",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// A compiler's line with a level and a code anywhere on it is an error; a route the user
+/// names around a paste is its thing; a line that ends "with" leaves the problem to the paste.
+#[test]
+fn coded_levels_routes_and_problems_told_by_the_paste() {
+    for (text, target, change) in [
+        (
+            "npm run build\n\nsrc/api/client.ts:14:7 - error TS2322: Type 'string' is not assignable to type 'number'.",
+            "npm run build",
+            "Type 'string' is not assignable",
+        ),
+        (
+            "getting this on every request to /orders\n\nsqlalchemy.exc.IntegrityError: null value in column \"customer_id\" violates not-null constraint",
+            "/orders",
+            "violates not-null constraint",
+        ),
+        (
+            "my docker build stops at step 5 with\nE: Unable to locate package libpq-dev",
+            "my docker build",
+            "Unable to locate package",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// A topic, a comma, then a request that refers back to it: the request decides, the topic
+/// is its target.
+#[test]
+fn a_request_after_a_topic_and_a_comma_targets_the_topic() {
+    for (text, target, change) in [
+        (
+            "those warnings in the console, can we get rid of them",
+            "those warnings in the console",
+            "get rid of them",
+        ),
+        (
+            "the reporting queries use a lot of GROUP_CONCAT, can you rewrite them",
+            "reporting queries",
+            "rewrite them",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// A lead holding its own demonstrative ("clean this up") states a task on it; "fix" with a
+/// problem named as a noun and a place ("fix the typo in the footer") targets the place.
+#[test]
+fn demonstrative_leads_and_problems_named_as_nouns() {
+    let mut s = Session::new();
+    s.user("can you clean this up");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "this");
+    for (text, target, change) in [
+        ("fix the typo in the footer", "footer", "typo"),
+        (
+            "fix the 404 on the about page, then add a link to it from the footer",
+            "about page",
+            "404",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+}
+
+/// A correction may restate its value with a lead ("no wait, make it a bar chart").
+#[test]
+fn a_correction_restated_with_a_lead_replaces_the_kind() {
+    let mut s = Session::new();
+    s.user("make a pie chart of monthly expenses");
+    s.user("no wait, make it a bar chart");
+    assert!(
+        has(&s.slot("component_type"), "bar chart"),
+        "{}",
+        s.slot("component_type")
+    );
+}
+
+/// A scope in a task's label is its target; "allow" names whom or what the doing is done to;
+/// a cause's past verb breaks its object; a problem word heading a subject is a noun; "and"
+/// with a pronoun after a task starts a further task.
+#[test]
+fn scopes_allowances_causes_and_problem_nouns() {
+    for (text, target) in [
+        ("feat(cli): add a --dry-run flag", "cli"),
+        (
+            "allow guests to check out without creating an account",
+            "guests",
+        ),
+        ("[Feature] Allow exporting invoices as PDF", "invoices"),
+        ("the update from friday broke the export", "export"),
+        (
+            "the fix for the timezone bug didn't work",
+            "fix for the timezone bug",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+    let mut s = Session::new();
+    s.user("fix the login redirect and deploy it to staging");
+    assert_eq!(s.slot("target"), "login redirect");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}
+
+/// Requests in their everyday forms: a noun phrase asked for with a courtesy, "what about
+/// adding", "it should be possible to", "i'm missing a way to", a problem phrase "isn't
+/// working".
+#[test]
+fn everyday_forms_of_requests_and_reports() {
+    for (text, target, change) in [
+        ("dark mode please", "", "dark mode"),
+        ("csv export pls", "", "csv export"),
+        (
+            "what about adding a search bar to the header",
+            "header",
+            "search bar",
+        ),
+        (
+            "it should be possible to undo a deleted comment",
+            "deleted comment",
+            "undo a deleted comment",
+        ),
+        (
+            "i'm missing a way to bulk delete photos",
+            "photos",
+            "way to bulk delete photos",
+        ),
+        ("the sidebar isn't working", "sidebar", "isn't working"),
+        ("polish the checkout flow", "checkout flow", ""),
+    ] {
+        reads_task(text, target, change);
+    }
+    // A lead inside a deferral is the user's own doing.
+    let mut s = Session::new();
+    s.user("let me check on my phone");
+    assert_eq!(s.goal(), None);
+}
+
+/// A waiver whose words an extractor also matches waives the asked slot; a lead after a
+/// contrast decides when the clause before it states no goal; npm's detail lines leave the
+/// error to the line that states it; Python's top-level frame names its file.
+#[test]
+fn waivers_contrasts_and_tool_details() {
+    let mut s = Session::new();
+    s.user("create a contact form");
+    s.assistant("What should it do? Which features do you need?");
+    s.user("go with whatever is standard");
+    assert_eq!(s.status("requirements"), Some(SlotStatus::Waived));
+    let mut s = Session::new();
+    s.user("npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree");
+    assert!(has(
+        &s.slot("desired_change"),
+        "unable to resolve dependency tree"
+    ));
+    for (text, target, change) in [
+        (
+            "love the app but please add a widget for the home screen",
+            "home screen",
+            "widget",
+        ),
+        (
+            "Traceback (most recent call last):\n  File \"app.py\", line 7, in <module>\n    import pandas as pd\nModuleNotFoundError: No module named 'pandas'",
+            "app.py",
+            "No module named 'pandas'",
+        ),
+        (
+            "Chore - remove the unused lodash dependency",
+            "unused lodash dependency",
+            "remove",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// Settings in their everyday forms: a cap, a value asked as a question, a quantity that is
+/// no place, an adverb that is the verb's.
+#[test]
+fn settings_in_everyday_forms() {
+    for (text, target, change) in [
+        ("cap the retries at 3", "retries", "3"),
+        (
+            "can the timeout be 60 seconds instead of 30",
+            "timeout",
+            "60 seconds",
+        ),
+        ("sort the list alphabetically", "list", "alphabetically"),
+    ] {
+        reads_task(text, target, change);
+    }
+    let mut s = Session::new();
+    s.user("keep backups for 30 days instead of 7");
+    assert_ne!(s.slot("target"), "30 days");
+}
+
+/// Pastes of more tools: a line after the paste saying when it happens, MySQL's coded level
+/// in the user's sentence, a line opening with a place, a context before the thing, an error
+/// asked about with "why".
+#[test]
+fn pastes_of_more_tools() {
+    for (text, target, change) in [
+        (
+            "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON\nwhen the dashboard loads",
+            "dashboard",
+            "Unexpected token",
+        ),
+        (
+            "mysql keeps saying ERROR 1040 (HY000): Too many connections",
+            "mysql",
+            "Too many connections",
+        ),
+        (
+            "in the checkout page i see\nTypeError: undefined is not an object (evaluating 'cart.items.length')",
+            "checkout page",
+            "undefined is not an object",
+        ),
+        (
+            "why am I getting 'Permission denied (publickey)' when pushing to github",
+            "github",
+            "Permission denied (publickey)",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// An action that is its own change may stand alone after a sequencer ("... and after that
+/// deploy"); a waiver or a signal word alone is none.
+#[test]
+fn a_bare_action_after_a_sequencer_is_queued() {
+    let mut s = Session::new();
+    s.user("clean up the css and after that deploy");
+    assert_eq!(s.slot("target"), "css");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    for text in ["skip", "cancel", "please skip"] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+    }
+}
+
+/// A short label of plain words before a dash is a title; a label's value that is a sentence
+/// is a problem report, not a setting.
+#[test]
+fn dash_labels_and_sentences_after_a_label() {
+    for (text, target, change) in [
+        (
+            "Login page - forgot password link does nothing",
+            "forgot password link",
+            "does nothing",
+        ),
+        (
+            "mobile - the hamburger icon is misaligned",
+            "hamburger icon",
+            "misaligned",
+        ),
+        (
+            "iOS: keyboard covers the message input",
+            "keyboard",
+            "covers the message input",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+    let mut s = Session::new();
+    s.user("prettier: single quotes and no semicolons");
+    assert_eq!(s.slot("target"), "prettier");
+}
+
+#[test]
+fn wishes_with_contractions_demand_and_a_quoted_key_after_an_error_name() {
+    // A phrase of the pattern files stands with its contractions swapped: "it'd" for "it
+    // would", "doesn't" for "does not".
+    reads_task(
+        "it'd be useful to have an undo button in the editor",
+        "editor",
+        "undo button",
+    );
+    reads_task(
+        "it would help to have a search box on the orders page",
+        "orders page",
+        "search box",
+    );
+    // A wish before the request itself, and demand reported for a feature.
+    reads_task(
+        "any chance we could get keyboard shortcuts in the editor?",
+        "editor",
+        "keyboard shortcuts",
+    );
+    reads_task(
+        "customers keep asking for a dark theme in the mobile app",
+        "mobile app",
+        "dark theme",
+    );
+    // A message that opens with a quoted key keeps the error's name.
+    reads_task(
+        "the webhook handler throws KeyError: 'customer_id' when stripe sends a refund event",
+        "webhook handler",
+        "KeyError: 'customer_id'",
+    );
+    reads_task(
+        "the importer raises KeyError: \"sku\" on the second sheet",
+        "importer",
+        "KeyError: \"sku\"",
+    );
+    // "drop" and "ditch" remove, as a task and as a change in review.
+    reads_task(
+        "drop the legacy_orders table",
+        "legacy_orders table",
+        "drop",
+    );
+    let mut s = Session::new();
+    s.user("write a landing page for my yoga studio")
+        .assistant("I'll start on it now.")
+        .assistant("Here it is: <artifact>...</artifact>")
+        .user("ditch the testimonials section");
+    let goal = s.conv.current_goal.as_ref().unwrap();
+    assert!(
+        goal.requested_changes
+            .last()
+            .is_some_and(|c| has(c, "testimonials section")),
+        "{:?}",
+        goal.requested_changes
+    );
+}
