@@ -523,3 +523,36 @@ fn wishes_with_contractions_demand_and_a_quoted_key_after_an_error_name() {
         goal.requested_changes
     );
 }
+
+#[test]
+fn a_name_and_its_version_describe_and_more_actions_and_waivers() {
+    // "X is vue 2" describes the stack; the report is the sentence after it.
+    reads_task(
+        "quick background: the frontend is vue 2 and we can't upgrade yet. the date picker shows the wrong week start",
+        "date picker",
+        "shows the wrong week start",
+    );
+    // (A number after an adverb is a value: this still reports.)
+    reads_task(
+        "I have an express app behind nginx. req.ip is always 127.0.0.1",
+        "req.ip",
+        "always 127.0.0.1",
+    );
+    // Actions that are their own change queue a second goal after "then".
+    let mut s = Session::new();
+    s.user("resize all the images in /static to 800px wide, then regenerate the sitemap");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    // Leaving it to the assistant, in more words.
+    for waiver in ["i'll leave that to you", "dunno, you tell me"] {
+        let mut s = Session::new();
+        s.user("make the onboarding flow better")
+            .assistant("What should be different afterwards?")
+            .user(waiver);
+        assert_eq!(
+            s.status("desired_change"),
+            Some(SlotStatus::Waived),
+            "{waiver}"
+        );
+    }
+}

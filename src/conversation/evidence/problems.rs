@@ -379,17 +379,52 @@ impl View<'_> {
             {
                 continue;
             }
-            // "Our app is a React Native app": a copula before "a" describes, reports nothing.
+            // "Our app is a React Native app", "the frontend is vue 2": a copula before "a" or
+            // before a name and its version describes, reports nothing.
             if ["is", "are", "was", "were"]
                 .iter()
                 .any(|c| self.text[h.clone()].eq_ignore_ascii_case(c))
-                && words(self.text, h.end..span.end).next().is_some_and(|n| {
+            {
+                let mut after = words(self.text, h.end..span.end);
+                let digit = |w: &Range<usize>| self.text.as_bytes()[w.start].is_ascii_digit();
+                let (n1, n2) = (after.next(), after.next());
+                let article = n1.as_ref().is_some_and(|n| {
                     ["a", "an"]
                         .iter()
                         .any(|a| self.text[n.clone()].eq_ignore_ascii_case(a))
-                })
-            {
-                continue;
+                });
+                // (A name and its version end the clause: "is now 2 seconds slower" reports.)
+                // (A number after an adverb is a value, not a version: "is always 5".)
+                let name = |n: &Range<usize>| {
+                    let t = &self.text[n.clone()];
+                    !digit(n)
+                        && ![
+                            "always",
+                            "still",
+                            "now",
+                            "only",
+                            "never",
+                            "just",
+                            "usually",
+                            "often",
+                            "sometimes",
+                            "at",
+                            "around",
+                            "about",
+                            "over",
+                            "under",
+                        ]
+                        .iter()
+                        .any(|a| t.eq_ignore_ascii_case(a))
+                };
+                let version = n1.as_ref().is_some_and(name)
+                    && n2.as_ref().is_some_and(|n| {
+                        digit(n) && self.text[n.clone()].matches('.').count() <= 2
+                    })
+                    && after.next().is_none();
+                if article || version {
+                    continue;
+                }
             }
             let mut subject: SmallVec<[Range<usize>; 8]> =
                 words(self.text, start..h.start).collect();
