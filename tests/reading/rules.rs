@@ -556,3 +556,19 @@ fn a_name_and_its_version_describe_and_more_actions_and_waivers() {
         );
     }
 }
+
+#[test]
+fn an_error_led_in_on_its_own_line_and_a_status_code_with_its_reason() {
+    // The user's words and a colon before an error on the same line lead it in.
+    reads_task(
+        "xcode archive fails: Command PhaseScriptExecution failed with a nonzero exit code",
+        "xcode archive",
+        "Command PhaseScriptExecution failed",
+    );
+    // A status code belongs to its reason.
+    reads_task(
+        "getting a 413 Request Entity Too Large from nginx when uploading videos",
+        "nginx",
+        "413 Request Entity Too Large",
+    );
+}

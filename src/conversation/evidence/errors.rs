@@ -159,7 +159,18 @@ impl View<'_> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
         let block = errors.first()?.clone();
         let (line, marker) = self.error_line(block.clone())?;
-        let mut message = self.error_message(line.clone());
+        // The user's own words and a colon before the error on its line lead it in ("xcode
+        // archive fails: Command PhaseScriptExecution failed with a nonzero exit code"): the
+        // message is after the colon, the thing in the words.
+        let inline = self.text[line.clone()]
+            .find(": ")
+            .map(|c| line.start + c)
+            .filter(|&c| c < marker.start)
+            .and_then(|c| Some((c, self.leads_in(line.start..c + 1)?)));
+        let mut message = match inline {
+            Some((c, _)) => self.error_message(c + 2..line.end),
+            None => self.error_message(line.clone()),
+        };
         // A message in quotes right after the marker ("thread 'main' panicked at 'index out
         // of bounds: ...', src/parser.rs:88:21").
         // (Not after an error's name and its colon: "KeyError: 'price'" is the message.)
@@ -183,6 +194,7 @@ impl View<'_> {
         {
             message = self.cls.clean(self.text, message.start..cut, false);
         }
+        let message = self.with_status_code(message);
         let own_thing = || {
             let rest = tail.map(|(_, from)| from..line.end)?;
             self.definite_named(rest.clone())
@@ -223,8 +235,10 @@ impl View<'_> {
                 .flatten()
                 .and_then(|e| self.intro_thing(line.start..e))
         };
+        let inline_thing = || inline.and_then(|(_, e)| self.intro_thing(line.start..e));
         let thing = self
             .named_thing(errors)
+            .or_else(inline_thing)
             .or_else(own_thing)
             .or_else(led_in)
             .or_else(|| self.frame_subject(block.clone()))
@@ -265,7 +279,7 @@ impl View<'_> {
         let sentence = sentences(self.text).find(|s| s.start <= h.start() && h.end() <= s.end)?;
         let quoted = quoted(self.text, h.end()..sentence.end.max(h.end()))
             .or_else(|| quoted(self.text, sentence.clone()));
-        let message = quoted.unwrap_or(h.start()..h.end());
+        let message = self.with_status_code(quoted.unwrap_or(h.start()..h.end()));
         let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
         // (What the user was doing names it too: "... when pushing to github".)
         let target = self
@@ -358,6 +372,22 @@ impl View<'_> {
         }
         let line = self.cls.clean(self.text, span.start..end, false);
         (!line.is_empty()).then_some((line, marker))
+    }
+
+    /// `message` with the status code before it, which belongs to its reason ("413 Request
+    /// Entity Too Large").
+    fn with_status_code(&self, message: Range<usize>) -> Range<usize> {
+        match &self.text.as_bytes()[..message.start] {
+            [.., pre, d1, d2, d3, b' ']
+                if !pre.is_ascii_alphanumeric()
+                    && (b'1'..=b'5').contains(d1)
+                    && d2.is_ascii_digit()
+                    && d3.is_ascii_digit() =>
+            {
+                message.start - 4..message.end
+            }
+            _ => message,
+        }
     }
 
     /// The message of an error line, without the error's name and what the tool prints
