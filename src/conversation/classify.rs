@@ -320,6 +320,13 @@ impl Classifier {
                 c.is_whitespace() || matches!(c, '.' | ',' | '!' | '?' | ';' | ':' | ')' | '—')
             });
             e = s + trimmed.len();
+            // A closing parenthesis stays with its opening one ("Permission denied (publickey)").
+            let slice = &text[s..e];
+            if text[e..before.1].starts_with(')')
+                && slice.matches('(').count() > slice.matches(')').count()
+            {
+                e += 1;
+            }
             // Quotes go only in pairs: `"todo" app` keeps its quotes, `"contact form"` loses them.
             let slice = &text[s..e];
             if slice.len() >= 2

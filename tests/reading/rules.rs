@@ -572,3 +572,46 @@ fn an_error_led_in_on_its_own_line_and_a_status_code_with_its_reason() {
         "413 Request Entity Too Large",
     );
 }
+
+#[test]
+fn error_headings_quoted_errors_bracketed_codes_and_nouns_before_a_modal() {
+    // A heading that is only a marker leaves the error to the line that states it.
+    let mut s = Session::new();
+    s.user("Unhandled Runtime Error\nError: Hydration failed because the initial UI does not match what was rendered on the server.");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("desired_change"), "Hydration failed because"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // An error the user quotes in a sentence: the quotes hold it, the words before lead it in.
+    reads_task(
+        "why does my build say \"Module not found: Can't resolve 'fs'\" when I import the pdf library",
+        "my build",
+        "Module not found: Can't resolve 'fs'",
+    );
+    // A bracketed code goes, a quoted name after the message is what it concerns.
+    reads_task(
+        "PermissionError: [Errno 13] Permission denied: '/var/log/app/worker.log'",
+        "/var/log/app/worker.log",
+        "Permission denied",
+    );
+    // (A word in parentheses stays with the message.)
+    reads_task(
+        "ssh into the runner fails:\nuser@10.0.3.14: Permission denied (publickey).",
+        "ssh",
+        "Permission denied (publickey)",
+    );
+    // A plural in -s before a modal is the subject's noun, not a verb.
+    reads_task(
+        "the invoice emails should include a pdf copy",
+        "invoice emails",
+        "include a pdf copy",
+    );
+    // Titles without their copula: "focus ring invisible on the dark theme".
+    reads_task(
+        "[a11y] focus ring invisible on the dark theme",
+        "focus ring",
+        "invisible on the dark theme",
+    );
+}

@@ -167,9 +167,24 @@ impl View<'_> {
             .map(|c| line.start + c)
             .filter(|&c| c < marker.start)
             .and_then(|c| Some((c, self.leads_in(line.start..c + 1)?)));
-        let mut message = match inline {
-            Some((c, _)) => self.error_message(c + 2..line.end),
-            None => self.error_message(line.clone()),
+        // An error the user quotes in a sentence of their own ("why does my build say \"Module
+        // not found: Can't resolve 'fs'\" when I import ..."): the quotes hold the message,
+        // the words before them lead it in.
+        let quoted_error = (marker.start > line.start && marker.end <= line.end)
+            .then(|| {
+                let open = line.start + self.text[line.start..marker.start].rfind('"')?;
+                let close = marker.end + self.text[marker.end..line.end].find('"')?;
+                // (An opening quote: an even number of them before it.)
+                let before = &self.text[line.start..open];
+                (before.split_whitespace().count() >= 2
+                    && before.matches('"').count().is_multiple_of(2))
+                .then_some(open..close + 1)
+            })
+            .flatten();
+        let mut message = match (inline, &quoted_error) {
+            (_, Some(q)) => self.error_message(q.start + 1..q.end - 1),
+            (Some((c, _)), None) => self.error_message(c + 2..line.end),
+            (None, None) => self.error_message(line.clone()),
         };
         // A message in quotes right after the marker ("thread 'main' panicked at 'index out
         // of bounds: ...', src/parser.rs:88:21").
@@ -219,10 +234,11 @@ impl View<'_> {
         // ...").
         let led_in = || {
             // (The marker may stand before the line: a line cut at its limit.)
-            if marker.start <= line.start || marker.start > line.end {
+            let from = quoted_error.as_ref().map_or(marker.start, |q| q.start);
+            if from <= line.start || from > line.end {
                 return None;
             }
-            let mut end = self.text[line.start..marker.start].trim_end().len() + line.start;
+            let mut end = self.text[line.start..from].trim_end().len() + line.start;
             // (An exception's name before the marker is the error's: "throw TypeError:
             // Failed to fetch".)
             if let Some((before, last)) = self.text[line.start..end].rsplit_once(' ')
@@ -353,7 +369,13 @@ impl View<'_> {
                 };
                 let code_only = found.as_ref().is_some_and(|(f, fm)| detail_only(f, fm))
                     && !detail_only(&span, &m);
-                if found.is_none() || traceback || code_only {
+                // (So does a heading that is only the marker: "Unhandled Runtime Error" over
+                // "Error: Hydration failed because ...".)
+                let heading_only = found.as_ref().is_some_and(|(f, _)| {
+                    !self.text[f.clone()].contains(':') && count_words(&self.text[f.clone()]) <= 4
+                }) && self.text[m.start.max(span.start)..span.end]
+                    .contains(": ");
+                if found.is_none() || traceback || code_only || heading_only {
                     found = Some((span, m));
                 }
             }
@@ -479,6 +501,23 @@ impl View<'_> {
         {
             rest = rest[close + 1..].trim_start();
         }
+        // A short code or level in brackets before the message ("[Errno 13] Permission
+        // denied", "[ERROR] Failed to execute goal ...").
+        if rest.starts_with('[')
+            && let Some(close) = rest.find("] ")
+            && close < 16
+        {
+            rest = rest[close + 2..].trim_start();
+        }
+        // A quoted name after the message and its colon is what it concerns, no part of it
+        // ("Permission denied: '/var/log/app/worker.log'").
+        if let Some(p) = rest.rfind(": ")
+            && count_words(&rest[..p]) >= 2
+            && rest[p + 2..].trim_end().starts_with(['\'', '"'])
+            && !rest[p + 2..].trim().contains(' ')
+        {
+            rest = &rest[..p];
+        }
         // An error wrapped in the steps that led to it ("driver failed programming ...: Bind
         // for 0.0.0.0:5432 failed: port is already allocated", "creating S3 Bucket
         // (acme-assets): BucketAlreadyExists"): the last step is the cause, when it is an
@@ -516,21 +555,28 @@ impl View<'_> {
         let start = line.start + (rest.as_ptr() as usize - text.as_ptr() as usize);
         let mut end = rest.find(". ").unwrap_or(rest.len());
         // A remark in parentheses at the end ("(use -v to see invocation)"), closed or cut.
+        // (A word in parentheses is part of it: "Permission denied (publickey)"; a time is
+        // not: "FAIL: TestParseDate (0.00s)".)
         if let Some(open) = rest[..end].rfind(" (")
             && (rest[..end].trim_end().ends_with(')') || !rest[open..end].contains(')'))
             && open > 0
+            && rest[open + 2..end]
+                .trim()
+                .contains(|c: char| c == ' ' || c.is_ascii_digit())
         {
             end = open;
         }
         let message = self.cls.clean(self.text, start..start + end, false);
-        // A message of a word or two ("KeyError: 'customer_id'") needs its name, and so does
-        // one that opens with a quoted word ("KeyError: 'customer_id' when stripe sends ...").
+        // A message of a word, or a quoted one ("KeyError: 'customer_id'"), needs its name, and
+        // so does one that opens with a quoted word ("KeyError: 'customer_id' when stripe sends
+        // ..."); two plain words stand alone ("Permission denied", "Connection refused").
         let said = &self.text[message.clone()];
         let quoted_word = said.starts_with(['\'', '"'])
             && said.split_whitespace().next().is_some_and(|w| {
                 w.len() > 2 && w.trim_end_matches([',', '.']).ends_with(['\'', '"'])
             });
-        if count_words(said) < 3 {
+        let words = count_words(said);
+        if words < 2 || (words < 3 && said.starts_with(['\'', '"'])) {
             line
         } else if quoted_word && let Some(n) = last_name {
             line.start + n..message.end

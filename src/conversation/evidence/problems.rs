@@ -495,14 +495,15 @@ impl View<'_> {
                 // "the csv export skips" keep their nouns.)
                 let t = self.text[w.clone()].to_ascii_lowercase();
                 let stem = |cut: usize| t.get(..t.len().saturating_sub(cut)).unwrap_or("");
-                // (...and the problem word no verb itself: "emails go out twice", "alerts
-                // fire too often", "emails are going out" keep theirs.)
+                // (...and the problem word no verb or modal itself: "emails go out twice",
+                // "alerts fire too often", "emails are going out" keep theirs.)
                 let next_is_problem = words(self.text, w.end..span.end).next().is_some_and(|n| {
                     let t = &self.text[n.clone()];
                     n.start == h.start
                         && !cls.lower_in(&cls.words.verbs, t)
                         && !cls.lower_in(&cls.words.auxiliaries, t)
                         && !self.is_predicate(n.clone())
+                        && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
                 });
                 let verb = next_is_problem
                     && t.ends_with('s')
