@@ -615,3 +615,20 @@ fn error_headings_quoted_errors_bracketed_codes_and_nouns_before_a_modal() {
         "invisible on the dark theme",
     );
 }
+
+#[test]
+fn abilities_asked_for_and_a_known_verb_inflected_after_the_thing() {
+    // "be able to" is the request's intent.
+    reads_task("I want to be able to pin messages", "messages", "pin");
+    // A known verb in -s or -ed after the thing starts its result.
+    reads_task(
+        "Would be cool if the map showed traffic",
+        "map",
+        "showed traffic",
+    );
+    reads_task(
+        "i wish the calendar synced with outlook",
+        "calendar",
+        "synced with outlook",
+    );
+}

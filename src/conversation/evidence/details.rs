@@ -349,7 +349,22 @@ impl View<'_> {
                             let object_next = words.get(i + 1).is_some_and(|n| {
                                 cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
                             });
+                            // (A known verb in -s or -ed with a word after it: "if the map
+                            // showed traffic", "so the table remembers the sort order".)
+                            let lower = word.to_ascii_lowercase();
+                            let inflected = words.len() > i + 1
+                                && [("ed", 2), ("ed", 1), ("es", 2), ("s", 1)].iter().any(
+                                    |(end, cut)| {
+                                        lower.ends_with(end)
+                                            && lower.len() > cut + 2
+                                            && cls.lower_in(
+                                                &cls.words.verbs,
+                                                &lower[..lower.len() - cut],
+                                            )
+                                    },
+                                );
                             let value = word.starts_with(|c: char| c.is_ascii_digit())
+                                || inflected
                                 || ((i >= 2 || object_next)
                                     && word.len() >= 5
                                     && word.ends_with("ed"));
