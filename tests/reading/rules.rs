@@ -632,3 +632,29 @@ fn abilities_asked_for_and_a_known_verb_inflected_after_the_thing() {
         "synced with outlook",
     );
 }
+
+#[test]
+fn two_kinds_joined_by_and_are_two_artifacts_and_any_names_a_thing() {
+    for (text, queued) in [
+        ("I need a landing page and a blog template", "blog template"),
+        ("write a poem and a short story about autumn", "short story"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert_eq!(s.conv.queued_goals.len(), 1, "{text}");
+        assert!(
+            has(&s.conv.queued_goals[0].description, queued),
+            "{text}: {}",
+            s.conv.queued_goals[0].description
+        );
+    }
+    // Parts inside a description stay parts.
+    let mut s = Session::new();
+    s.user("make a landing page with a hero section and a contact form");
+    assert!(s.conv.queued_goals.is_empty());
+    // "any" is a determiner: "fix any failing ones" names a thing of its own.
+    let mut s = Session::new();
+    s.user("Write unit tests for the cart service and fix any failing ones");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}

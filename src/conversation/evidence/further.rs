@@ -100,6 +100,19 @@ impl View<'_> {
                     cut: h.start(),
                     next,
                     alternative: false,
+                    shared_lead: false,
+                });
+                break;
+            }
+            // "I need a landing page and a blog template": after an artifact's plain object,
+            // "and" and another kind is a second artifact of the same lead. (Not inside a
+            // description: "a page with a header and a footer" names parts.)
+            if !sequencer && self.another_kind(from, h.start(), next, end, goal) {
+                best = Some(Further {
+                    cut: h.start(),
+                    next,
+                    alternative: false,
+                    shared_lead: true,
                 });
                 break;
             }
@@ -126,9 +139,56 @@ impl View<'_> {
                     cut: at,
                     next,
                     alternative: true,
+                    shared_lead: true,
                 });
             }
         }
         best
+    }
+
+    /// Whether `next..end`, after "and", names another kind of artifact than the plain object
+    /// in `from..and` (an article, then what the goal's first slot reads as a kind).
+    fn another_kind(&self, from: usize, and: usize, next: usize, end: usize, goal: usize) -> bool {
+        let cls = self.cls;
+        let def = &cls.goals[goal];
+        if def.goal_type != GoalType::ArtifactCreation
+            || !self.text[and..next].trim().eq_ignore_ascii_case("and")
+        {
+            return false;
+        }
+        let Some(&kind_slot) = def.slots.first() else {
+            return false;
+        };
+        let plain = {
+            let before = &self.text[from..and];
+            count_words(before) <= 5
+                && !before.contains([',', ';', ':'])
+                && !words(self.text, from..and).any(|w| {
+                    [
+                        "with",
+                        "that",
+                        "which",
+                        "for",
+                        "including",
+                        "where",
+                        "to",
+                        "of",
+                    ]
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
+        };
+        let article = words(self.text, next..end).next().is_some_and(|w| {
+            let w = &self.text[w];
+            w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an")
+        });
+        plain
+            && article
+            && cls
+                .extract(
+                    noun_phrase(&self.text[next..end], &cls.noun_phrase_ends),
+                    kind_slot,
+                )
+                .is_some()
     }
 }

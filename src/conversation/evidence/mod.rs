@@ -129,6 +129,9 @@ pub(super) struct Further {
     pub(super) next: usize,
     /// Joined by "or": the user has not chosen.
     pub(super) alternative: bool,
+    /// Another object of the first goal's lead ("a login form or a signup wizard", "a landing
+    /// page and a blog template").
+    pub(super) shared_lead: bool,
 }
 
 /// A word of the text: a run of characters that are not white space or hard punctuation.
@@ -578,7 +581,7 @@ impl View<'_> {
                 .lead_referring(f.next, f.next..sentence.end, true)
                 .or_else(|| {
                     // "a login form or a signup wizard": the same lead, another object.
-                    f.alternative.then(|| {
+                    f.shared_lead.then(|| {
                         let end = self
                             .further(f.next, sentence.end, goal)
                             .map_or(sentence.end, |g| g.cut);
