@@ -658,3 +658,21 @@ fn two_kinds_joined_by_and_are_two_artifacts_and_any_names_a_thing() {
     s.user("Write unit tests for the cart service and fix any failing ones");
     assert_eq!(s.conv.queued_goals.len(), 1);
 }
+
+#[test]
+fn dislike_of_the_work_in_review_is_a_change_request() {
+    for text in [
+        "i don't like the green",
+        "not a fan of the layout, can you try a two column version",
+        "i do not like the footer",
+    ] {
+        let mut s = Session::new();
+        s.user("build a landing page for my coffee shop")
+            .user("go ahead")
+            .assistant("Starting now.")
+            .assistant("Here it is: <artifact>page</artifact>")
+            .user(text);
+        let goal = s.conv.current_goal.as_ref().unwrap();
+        assert_eq!(goal.requested_changes.len(), 1, "{text}");
+    }
+}
