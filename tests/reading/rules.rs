@@ -676,3 +676,14 @@ fn dislike_of_the_work_in_review_is_a_change_request() {
         assert_eq!(goal.requested_changes.len(), 1, "{text}");
     }
 }
+
+#[test]
+fn what_follows_a_demonstrative_lead_says_how_and_a_last_on_or_off_is_the_state() {
+    reads_task(
+        "rewrite this in a friendlier tone",
+        "this",
+        "in a friendlier tone",
+    );
+    reads_task("I'd like the dark theme on", "dark theme", "on");
+    reads_task("i want the autosave off", "autosave", "off");
+}

@@ -111,7 +111,12 @@ impl View<'_> {
                         });
                         if let Some(d) = demonstrative {
                             out.push(detail(0, d));
-                            if let Some(value) = self.after_to(raw..comma) {
+                            // (What follows says how: "rewrite this in a friendlier tone".)
+                            let how = cls.clean(self.text, raw..comma, false);
+                            if let Some(value) = self
+                                .after_to(raw..comma)
+                                .or_else(|| (!how.is_empty()).then_some(how))
+                            {
                                 out.push(detail(1, value));
                             }
                         } else if let Some(np) = self.thing(raw..comma, true) {
@@ -388,6 +393,14 @@ impl View<'_> {
                                     cls.lower_in(&cls.words.ends, &self.text[(*w).clone()])
                                 })
                                 .map_or(words.len(), |(i, _)| i);
+                            // ("the dark theme on": a last "on" or "off" is the state asked for.)
+                            if stop + 1 == words.len()
+                                && ["on", "off"]
+                                    .iter()
+                                    .any(|s| self.text[words[stop].clone()].eq_ignore_ascii_case(s))
+                            {
+                                return Some(stop);
+                            }
                             (stop >= 2).then(|| {
                                 let last = stop - 1;
                                 let degree = last >= 2

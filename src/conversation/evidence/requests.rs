@@ -200,7 +200,8 @@ impl View<'_> {
         if PLACES.iter().any(|c| t.eq_ignore_ascii_case(c))
             || cls.lower_in(&cls.words.ends, t)
             || t.starts_with(|c: char| c.is_ascii_digit())
-            || ["now", "me", "us", "them", "it", "good", "real", "sure"]
+            // (An indefinite article says how, not where: "rewrite this in a friendlier tone".)
+            || ["now", "me", "us", "them", "it", "good", "real", "sure", "a", "an"]
                 .iter()
                 .any(|c| t.eq_ignore_ascii_case(c))
         {
