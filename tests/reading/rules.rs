@@ -687,3 +687,31 @@ fn what_follows_a_demonstrative_lead_says_how_and_a_last_on_or_off_is_the_state(
     reads_task("I'd like the dark theme on", "dark theme", "on");
     reads_task("i want the autosave off", "autosave", "off");
 }
+
+#[test]
+fn the_users_own_inability_is_a_problem_unless_it_asks_for_help() {
+    let mut s = Session::new();
+    s.user("I can't upload files larger than 10MB");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(
+        &s.slot("desired_change"),
+        "can't upload files larger than 10MB"
+    ));
+    reads_task(
+        "nothing happens when I press the submit button",
+        "submit button",
+        "nothing happens",
+    );
+    reads_task(
+        "we're unable to connect to the staging database",
+        "staging database",
+        "unable to connect",
+    );
+    // Not knowing how is a question; not being able to choose, an exploration.
+    let mut s = Session::new();
+    s.user("I can't figure out how to configure CORS in express");
+    assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
+    let mut s = Session::new();
+    s.user("I can't decide between react and vue");
+    assert_eq!(s.goal(), Some(GoalType::Exploration));
+}

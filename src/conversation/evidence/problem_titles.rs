@@ -16,10 +16,56 @@ impl View<'_> {
         if cls.goals[task].slots.len() < 2 || self.text[span.clone()].trim_end().ends_with('?') {
             return None;
         }
-        let first = words(self.text, span.clone()).next()?;
+        // (The user's own inability reads the same: "I can't upload files larger than 10MB",
+        // "we're unable to ...", and so does "nothing happens when I press submit".)
+        let mut ws2 = words(self.text, span.clone());
+        let first = ws2.next()?;
+        let second = ws2.next();
+        let lower = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
+        let is_unable =
+            |w: &str| ["can't", "cant", "cannot", "unable", "couldn't", "couldnt"].contains(&w);
+        let person =
+            ["i", "we", "i'm", "im", "we're", "i've", "we've"].contains(&lower(&first).as_str());
+        let (first, nothing) = match &second {
+            Some(s)
+                if person && (is_unable(&lower(s)) || lower(s) == "am" || lower(s) == "are") =>
+            {
+                // ("I am unable to", "we are unable to")
+                let s = if is_unable(&lower(s)) {
+                    s.clone()
+                } else {
+                    words(self.text, s.end..span.end)
+                        .next()
+                        .filter(|u| lower(u) == "unable")?
+                };
+                (s, false)
+            }
+            Some(s)
+                if lower(&first) == "nothing"
+                    && ["happens", "happened", "works", "loads", "shows"]
+                        .contains(&lower(s).as_str()) =>
+            {
+                (first, true)
+            }
+            _ => (first, false),
+        };
+        // (Not when a goal of another kind follows: "I can't figure out how to ...", "I can't
+        // decide between react and vue" ask for help, they report nothing broken.)
+        if first.start > span.start
+            && let Some(after) = words(self.text, first.end..span.end).next()
+            && self
+                .at(after.start, |m| {
+                    matches!(m, Meaning::Lead(id)
+                        if cls.goals[cls.leads[id as usize].goal as usize].goal_type
+                            != GoalType::TaskExecution)
+                })
+                .is_some()
+        {
+            return None;
+        }
+        let span = first.start..span.end;
         let word = self.text[first.clone()].to_ascii_lowercase();
-        let unable =
-            ["can't", "cant", "cannot", "unable", "couldn't", "couldnt"].contains(&word.as_str());
+        let unable = is_unable(&word) || nothing;
         let negation = [
             "not", "never", "no", "don't", "dont", "doesn't", "doesnt", "won't", "wont", "isn't",
             "isnt", "aren't", "didn't", "didnt", "wasn't", "wasnt", "weren't", "hasn't", "haven't",
