@@ -311,11 +311,13 @@ impl Classifier {
 
 mod correction;
 mod details;
+mod error_message;
 mod error_shapes;
 mod errors;
 mod further;
 mod nominal;
 mod pastes;
+mod predicates;
 mod problem_titles;
 mod problems;
 mod requests;
