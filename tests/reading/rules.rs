@@ -715,3 +715,24 @@ fn the_users_own_inability_is_a_problem_unless_it_asks_for_help() {
     s.user("I can't decide between react and vue");
     assert_eq!(s.goal(), Some(GoalType::Exploration));
 }
+
+#[test]
+fn a_plain_verb_after_a_plural_or_a_plural_and_its_place_reports() {
+    reads_task("the emails go to spam", "emails", "go to spam");
+    reads_task(
+        "Emails from the contact form go to spam",
+        "Emails from the contact form",
+        "go to spam",
+    );
+    reads_task(
+        "links in the footer open in a new tab",
+        "links in the footer",
+        "open in a new tab",
+    );
+    // (A noun phrase asked for stays a request.)
+    reads_task(
+        "keyboard shortcuts for the editor",
+        "editor",
+        "keyboard shortcuts",
+    );
+}

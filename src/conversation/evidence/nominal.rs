@@ -323,9 +323,22 @@ impl View<'_> {
                                 || n.starts_with(|c: char| c.is_ascii_digit())
                         })
                 });
+        // A plain verb after a plural is the plural's verb ("the emails go to spam", "images on
+        // the blog load slowly").
+        // (So is one after a plural and its place: "emails from the contact form go to spam".)
+        let plural = |w: &Range<usize>| {
+            let w = word(w);
+            w.len() > 3 && w.ends_with('s') && !w.ends_with("ss")
+        };
+        let plural_verb = (1..clause_end.max(at).min(ws.len())).any(|k| {
+            cls.lower_in(&cls.words.verbs, &self.text[ws[k].clone()])
+                && (plural(&ws[k - 1])
+                    || (k >= 3 && plural(&ws[0]) && PLACES.contains(&word(&ws[1]).as_str())))
+        });
         if at == 0
             || at > 6
             || formed
+            || plural_verb
             || ws[..at].iter().any(verb)
             || ws[at..clause_end.max(at)].iter().any(real_verb)
             || (at + 2..clause_end).any(suffix_verb)

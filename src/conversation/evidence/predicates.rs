@@ -171,6 +171,22 @@ impl View<'_> {
                     {
                         out.push((n.clone(), false));
                     }
+                    // A plain verb after a plural and its place ("emails from the contact form
+                    // go to spam", "links in the footer open in a new tab").
+                    if i >= 3
+                        && !in_signal
+                        && continues
+                        && self.cls.lower_in(&self.cls.words.verbs, &word)
+                        && PLACES
+                            .iter()
+                            .any(|p| self.text[all[1].clone()].eq_ignore_ascii_case(p))
+                        && {
+                            let head = self.text[all[0].clone()].to_ascii_lowercase();
+                            head.len() >= 4 && head.ends_with('s') && !head.ends_with("ss")
+                        }
+                    {
+                        out.push((w.clone(), false));
+                    }
                     if out.len() >= 4 {
                         break;
                     }
