@@ -736,3 +736,18 @@ fn a_plain_verb_after_a_plural_or_a_plural_and_its_place_reports() {
         "keyboard shortcuts",
     );
 }
+
+#[test]
+fn a_lead_of_three_words_or_more_is_no_noun() {
+    reads_task(
+        "customers are asking for apple pay at checkout",
+        "",
+        "apple pay",
+    );
+    // (A one-word lead before a predicate still is: "Deploy to staging keeps failing".)
+    reads_task(
+        "Deploy to staging keeps failing",
+        "Deploy to staging",
+        "keeps failing",
+    );
+}

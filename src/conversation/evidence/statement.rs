@@ -214,7 +214,10 @@ impl View<'_> {
                 || cls.is_pronoun(&self.text[w])
         });
         let object_lead = g.description.start > g.lead.start;
-        if verb || !object_lead {
+        // (A lead of three words or more is a clause of its own, no noun: "users keep asking
+        // for dark mode".)
+        let short = words(self.text, g.lead.clone()).nth(2).is_none();
+        if verb || !object_lead || !short {
             return None;
         }
         self.evidence(span, Strength::Predicate).filter(|e| {
