@@ -751,3 +751,14 @@ fn a_lead_of_three_words_or_more_is_no_noun() {
         "keeps failing",
     );
 }
+
+#[test]
+fn to_be_ends_the_thing_and_by_a_number_is_the_change() {
+    reads_task(
+        "I want the default sort to be newest first",
+        "default sort",
+        "newest first",
+    );
+    reads_task("reduce the logo size by half", "logo size", "by half");
+    reads_task("raise prices by 5%", "prices", "by 5%");
+}

@@ -310,75 +310,85 @@ impl View<'_> {
                             .map_or(object.start, |w| w.start);
                         let words: SmallVec<[Range<usize>; 12]> =
                             words(self.text, from..comma).collect();
-                        let split = words.iter().enumerate().skip(1).find_map(|(i, w)| {
-                            let word = &self.text[w.clone()];
-                            // A verb after a preposition is a noun ("sticky on scroll").
-                            let after_place = PLACES
-                                .iter()
-                                .chain(["every", "each"].iter())
-                                .any(|p| self.text[words[i - 1].clone()].eq_ignore_ascii_case(p));
-                            if after_place {
-                                return None;
-                            }
-                            // A verb has something after it: two words or more, or a
-                            // determiner, a particle, a place or a number ("the button go
-                            // away"); before a lone last word it is a noun ("the nightly
-                            // import idempotent").
-                            let complement = words.len() >= i + 3
-                                || words.get(i + 1).is_some_and(|n| {
-                                    let n = &self.text[n.clone()];
-                                    cls.lower_in(&cls.words.determiners, n)
+                        // "the default sort to be newest first": "to be" ends the thing, whatever
+                        // verbs the thing's words could be.
+                        let to_be = words.windows(2).position(|p| {
+                            self.text[p[0].clone()].eq_ignore_ascii_case("to")
+                                && self.text[p[1].clone()].eq_ignore_ascii_case("be")
+                        });
+                        let split = to_be.filter(|&i| i >= 1).or_else(|| {
+                            words.iter().enumerate().skip(1).find_map(|(i, w)| {
+                                let word = &self.text[w.clone()];
+                                // A verb after a preposition is a noun ("sticky on scroll").
+                                let after_place =
+                                    PLACES.iter().chain(["every", "each"].iter()).any(|p| {
+                                        self.text[words[i - 1].clone()].eq_ignore_ascii_case(p)
+                                    });
+                                if after_place {
+                                    return None;
+                                }
+                                // A verb has something after it: two words or more, or a
+                                // determiner, a particle, a place or a number ("the button go
+                                // away"); before a lone last word it is a noun ("the nightly
+                                // import idempotent").
+                                let complement = words.len() >= i + 3
+                                    || words.get(i + 1).is_some_and(|n| {
+                                        let n = &self.text[n.clone()];
+                                        cls.lower_in(&cls.words.determiners, n)
                                         || PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
                                         || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
                                         || n.starts_with(|c: char| c.is_ascii_digit())
                                         // ("load faster", "scroll smoothly")
                                         || (n.len() > 4
                                             && (n.ends_with("er") || n.ends_with("ly")))
-                                });
-                            let verb = complement
-                                && (self
-                                    .at(w.start, |m| {
-                                        matches!(
-                                            m,
-                                            Meaning::Lead(_) | Meaning::Problem | Meaning::Modal
-                                        )
-                                    })
-                                    .is_some()
-                                    || self.is_predicate(w.clone())
-                                    || cls.lower_in(&cls.words.verbs, word));
-                            // A number starts a value ("make the cache TTL 1h"); a past tense
-                            // after a noun phrase is its verb ("if the search box remembered
-                            // my last query").
-                            // ("if the search highlighted the matching words": one noun
-                            // and an object after it.)
-                            let object_next = words.get(i + 1).is_some_and(|n| {
-                                cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
-                            });
-                            // (A known verb in -s or -ed with a word after it: "if the map
-                            // showed traffic", "so the table remembers the sort order".)
-                            let lower = word.to_ascii_lowercase();
-                            let inflected = words.len() > i + 1
-                                && [("ed", 2), ("ed", 1), ("es", 2), ("s", 1)].iter().any(
-                                    |(end, cut)| {
-                                        lower.ends_with(end)
-                                            && lower.len() > cut + 2
-                                            && cls.lower_in(
-                                                &cls.words.verbs,
-                                                &lower[..lower.len() - cut],
+                                    });
+                                let verb = complement
+                                    && (self
+                                        .at(w.start, |m| {
+                                            matches!(
+                                                m,
+                                                Meaning::Lead(_)
+                                                    | Meaning::Problem
+                                                    | Meaning::Modal
                                             )
-                                    },
-                                );
-                            let value = word.starts_with(|c: char| c.is_ascii_digit())
-                                || inflected
-                                || ((i >= 2 || object_next)
-                                    && word.len() >= 5
-                                    && word.ends_with("ed"));
-                            (["to", "so", "be", "can", "could", "would", "will", "might"]
-                                .iter()
-                                .any(|m| word.eq_ignore_ascii_case(m))
-                                || verb
-                                || value)
-                                .then_some(i)
+                                        })
+                                        .is_some()
+                                        || self.is_predicate(w.clone())
+                                        || cls.lower_in(&cls.words.verbs, word));
+                                // A number starts a value ("make the cache TTL 1h"); a past tense
+                                // after a noun phrase is its verb ("if the search box remembered
+                                // my last query").
+                                // ("if the search highlighted the matching words": one noun
+                                // and an object after it.)
+                                let object_next = words.get(i + 1).is_some_and(|n| {
+                                    cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                                });
+                                // (A known verb in -s or -ed with a word after it: "if the map
+                                // showed traffic", "so the table remembers the sort order".)
+                                let lower = word.to_ascii_lowercase();
+                                let inflected = words.len() > i + 1
+                                    && [("ed", 2), ("ed", 1), ("es", 2), ("s", 1)].iter().any(
+                                        |(end, cut)| {
+                                            lower.ends_with(end)
+                                                && lower.len() > cut + 2
+                                                && cls.lower_in(
+                                                    &cls.words.verbs,
+                                                    &lower[..lower.len() - cut],
+                                                )
+                                        },
+                                    );
+                                let value = word.starts_with(|c: char| c.is_ascii_digit())
+                                    || inflected
+                                    || ((i >= 2 || object_next)
+                                        && word.len() >= 5
+                                        && word.ends_with("ed"));
+                                (["to", "so", "be", "can", "could", "would", "will", "might"]
+                                    .iter()
+                                    .any(|m| word.eq_ignore_ascii_case(m))
+                                    || verb
+                                    || value)
+                                    .then_some(i)
+                            })
                         });
                         // Without a verb, the result is the word before a preposition that
                         // follows the thing ("the header sticky on mobile"), else the last
@@ -418,7 +428,9 @@ impl View<'_> {
                         let object = from..object.end;
                         if let Some(i) = split {
                             let target = cls.clean(self.text, object.start..words[i].start, true);
-                            let from = if matches!(
+                            let from = if to_be == Some(i) {
+                                words[i + 1].end
+                            } else if matches!(
                                 self.text[words[i].clone()].to_ascii_lowercase().as_str(),
                                 "to" | "so" | "can" | "could" | "would" | "will" | "might"
                             ) {

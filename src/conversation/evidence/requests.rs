@@ -223,13 +223,28 @@ impl View<'_> {
             let number = ws
                 .get(i + 1)
                 .is_some_and(|n| self.text[n.clone()].starts_with(|c: char| c.is_ascii_digit()));
+            // "by" with a number or a fraction is the change itself ("reduce the logo size by
+            // half", "raise prices by 5%").
+            let by = t.eq_ignore_ascii_case("by")
+                && (number
+                    || ws.get(i + 1).is_some_and(|n| {
+                        ["half", "a third", "a quarter", "double", "twice"]
+                            .iter()
+                            .any(|f| self.text[n.clone()].eq_ignore_ascii_case(f))
+                    }));
             (["to", "into", "at"]
                 .iter()
                 .any(|c| t.eq_ignore_ascii_case(c))
                 || ASSIGNS.contains(&t)
-                || (t.eq_ignore_ascii_case("for") && number))
+                || (t.eq_ignore_ascii_case("for") && number)
+                || by)
                 .then(|| w.clone())
         })?;
+        let from = if self.text[w.clone()].eq_ignore_ascii_case("by") {
+            w.start
+        } else {
+            w.end
+        };
         // The value ends at a connector ("to python so it runs ..."), a colon, or a clause's
         // end.
         let span = span.start
@@ -253,7 +268,7 @@ impl View<'_> {
                 .any(|c| t.eq_ignore_ascii_case(c))
             })
             .map_or(span.end, |n| n.start);
-        let v = self.cls.clean(self.text, w.end..end, true);
+        let v = self.cls.clean(self.text, from..end, true);
         (!v.is_empty()).then_some(v)
     }
 
