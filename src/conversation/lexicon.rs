@@ -454,6 +454,9 @@ pub struct Language {
     /// Contractions and their full forms, `(short, long)`: every phrase of the lexicon that
     /// holds one form also stands with the other ("it'd be nice to" / "it would be nice to").
     pub contractions: Vec<(String, String)>,
+    /// Labels that introduce context, not a setting or a title ("Context: b2b saas, 200
+    /// customers"). Optional.
+    pub context_labels: Vec<String>,
 }
 
 /// Thresholds of the machine.

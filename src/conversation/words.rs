@@ -47,6 +47,8 @@ pub(super) struct WordSets {
     pub(super) predicates: Words,
     /// Problem verbs whose object is what broke (`breakers`).
     pub(super) breakers: Words,
+    /// Labels that introduce context (`context_labels`).
+    pub(super) context_labels: Words,
 }
 
 impl WordSets {
@@ -72,6 +74,11 @@ impl WordSets {
             verbs: words(&[&lang.verbs]),
             predicates: words(&[&lang.predicates]),
             breakers: words(&[&lang.breakers]),
+            context_labels: lang
+                .context_labels
+                .iter()
+                .map(|t| super::text::normalize_phrase(t))
+                .collect(),
         }
     }
 }

@@ -270,7 +270,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 34] = [
+        const KEYS: [&str; 35] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -305,6 +305,7 @@ impl Cx<'_> {
             "introducers",
             "breakers",
             "contractions",
+            "context_labels",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -327,7 +328,11 @@ impl Cx<'_> {
                 }
             })
             .collect();
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 1]
+        let context_labels = match doc.get("context_labels") {
+            Some(_) => self.phrases(doc, 0..0, "context_labels", "the language file"),
+            None => Vec::new(),
+        };
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 2]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -372,6 +377,7 @@ impl Cx<'_> {
             introducers: next(),
             breakers: next(),
             contractions,
+            context_labels: context_labels.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

@@ -762,3 +762,22 @@ fn to_be_ends_the_thing_and_by_a_number_is_the_change() {
     reads_task("reduce the logo size by half", "logo size", "by half");
     reads_task("raise prices by 5%", "prices", "by 5%");
 }
+
+#[test]
+fn context_labels_and_how_a_thing_is_made_state_no_problem() {
+    reads_task(
+        "Context: b2b saas, 200 customers. the invoices page takes 10s to load",
+        "invoices page",
+        "takes 10s to load",
+    );
+    reads_task(
+        "Our app is built with flutter. the splash screen stays white for 3 seconds",
+        "splash screen",
+        "stays white for 3 seconds",
+    );
+    reads_task(
+        "the site is hosted on netlify. the forms don't submit",
+        "forms",
+        "don't submit",
+    );
+}

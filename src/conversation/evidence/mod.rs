@@ -388,7 +388,7 @@ impl View<'_> {
         let first_read = |read: &dyn Fn(Range<usize>) -> Option<GoalLead>| {
             sentences(self.text)
                 .filter(own)
-                .filter(|s| !label(s))
+                .filter(|s| !label(s) && !self.context_labelled(s.clone()))
                 .find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
                     (start < s.end)

@@ -4,6 +4,13 @@
 
 use super::*;
 
+/// How a thing is made, before what it is made with: "built with flutter", "hosted on netlify"
+/// describe it, they report nothing.
+const MADE: [&str; 7] = [
+    "built", "written", "made", "based", "hosted", "deployed", "powered",
+];
+const MADE_BY: [&str; 5] = ["with", "in", "on", "using", "by"];
+
 impl View<'_> {
     /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
     /// problem predicate ("the submit button is hidden behind the keyboard") or a modal ("the
@@ -197,6 +204,18 @@ impl View<'_> {
             {
                 continue;
             }
+            // "the site is hosted on netlify": how a thing is made describes it.
+            if MADE
+                .iter()
+                .any(|m| self.text[h.clone()].eq_ignore_ascii_case(m))
+                && words(self.text, h.end..span.end).next().is_some_and(|n| {
+                    MADE_BY
+                        .iter()
+                        .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                })
+            {
+                continue;
+            }
             // "Our app is a React Native app", "the frontend is vue 2": a copula before "a" or
             // before a name and its version describes, reports nothing.
             if ["is", "are", "was", "were"]
@@ -240,7 +259,16 @@ impl View<'_> {
                         digit(n) && self.text[n.clone()].matches('.').count() <= 2
                     })
                     && after.next().is_none();
-                if article || version {
+                // ("Our app is built with flutter": how it is made, not what is wrong.)
+                let made = n1.as_ref().is_some_and(|n| {
+                    MADE.iter()
+                        .any(|m| self.text[n.clone()].eq_ignore_ascii_case(m))
+                }) && n2.as_ref().is_some_and(|n| {
+                    MADE_BY
+                        .iter()
+                        .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                });
+                if article || version || made {
                     continue;
                 }
             }

@@ -33,6 +33,9 @@ impl View<'_> {
         if self.about_assistant(start..sentence.end) {
             return None;
         }
+        if self.context_labelled(start..sentence.end) {
+            return None;
+        }
         // A cancel marker that leads no goal is a verb of its own ("cancel my 3pm meeting").
         let plain = self.skip(sentence.start, |m| {
             matches!(m, Meaning::Filler | Meaning::Ack)
@@ -201,6 +204,20 @@ impl View<'_> {
         }
         self.evidence(start..sentence.end, Strength::Problem)
             .or_else(|| self.lead_after_topic(start, sentence.end))
+    }
+
+    /// A sentence under a label that introduces context (`context_labels`: "Context: b2b saas,
+    /// 200 customers."): it states no goal; the next one may.
+    pub(in crate::conversation) fn context_labelled(&self, sentence: Range<usize>) -> bool {
+        let start = skip_soft(self.text, sentence.start);
+        self.text[start..sentence.end]
+            .find(':')
+            .is_some_and(|colon| {
+                self.cls.lower_in(
+                    &self.cls.words.context_labels,
+                    self.text[start..start + colon].trim(),
+                )
+            })
     }
 
     /// Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to staging
