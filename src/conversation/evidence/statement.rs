@@ -209,9 +209,11 @@ impl View<'_> {
     /// A sentence under a label that introduces context (`context_labels`: "Context: b2b saas,
     /// 200 customers."): it states no goal; the next one may.
     pub(in crate::conversation) fn context_labelled(&self, sentence: Range<usize>) -> bool {
-        let start = skip_soft(self.text, sentence.start);
-        self.text[start..sentence.end]
-            .find(':')
+        let start = skip_soft(self.text, sentence.start).min(sentence.end);
+        // (A label is short: its colon is looked for in the first 24 bytes.)
+        self.text.as_bytes()[start..sentence.end.min(start + 24)]
+            .iter()
+            .position(|&b| b == b':')
             .is_some_and(|colon| {
                 self.cls.lower_in(
                     &self.cls.words.context_labels,
