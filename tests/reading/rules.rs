@@ -781,3 +781,21 @@ fn context_labels_and_how_a_thing_is_made_state_no_problem() {
         "don't submit",
     );
 }
+
+#[test]
+fn a_verb_word_heading_a_noun_with_its_own_verb_is_a_subject() {
+    reads_task(
+        "share link opens a blank page",
+        "share link",
+        "opens a blank page",
+    );
+    reads_task(
+        "print preview cuts off the last column",
+        "print preview",
+        "cuts off the last column",
+    );
+    // (A verb and its object stay a request: "export invoices as csv".)
+    let mut s = Session::new();
+    s.user("export invoices as csv");
+    assert!(has(&s.slot("desired_change"), "export invoices as csv"));
+}

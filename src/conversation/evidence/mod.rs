@@ -664,6 +664,31 @@ impl View<'_> {
             return None;
         }
         let task = cls.goal_index(GoalType::TaskExecution)?;
+        // The verb's word heading a noun that has a verb in -s of its own ("share link opens a
+        // blank page", "print preview cuts off the last column") is the subject of a report.
+        if let Some(v) = ws.next() {
+            let t = self.text[v.clone()].to_ascii_lowercase();
+            let after = words(self.text, v.end..span.end).next();
+            let s_verb =
+                t.len() >= 4 && t.ends_with('s') && !t.ends_with("ss") && !t.ends_with("us");
+            if s_verb
+                && after.is_some_and(|a| {
+                    let a = &self.text[a];
+                    cls.lower_in(&cls.words.determiners, a)
+                        || PARTICLES.iter().any(|p| a.eq_ignore_ascii_case(p))
+                })
+            {
+                let problem = cls.clean(self.text, v.start..span.end, false);
+                return Some(report(
+                    task,
+                    Some(verb.start..object.end),
+                    problem,
+                    cls.clean(self.text, start..span.end, false),
+                    v,
+                    Found::ProblemReport,
+                ));
+            }
+        }
         let change = cls.clean(self.text, verb.start..span.end, false);
         let target = self
             .last_definite(object.start..span.end)
