@@ -457,6 +457,9 @@ pub struct Language {
     /// Labels that introduce context, not a setting or a title ("Context: b2b saas, 200
     /// customers"). Optional.
     pub context_labels: Vec<String>,
+    /// Last words of a short noun phrase that asks for a feature on its own ("SSO support",
+    /// "Slack integration"). Optional.
+    pub feature_heads: Vec<String>,
 }
 
 /// Thresholds of the machine.

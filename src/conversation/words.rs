@@ -49,6 +49,8 @@ pub(super) struct WordSets {
     pub(super) breakers: Words,
     /// Labels that introduce context (`context_labels`).
     pub(super) context_labels: Words,
+    /// Last words of a feature asked for by its name (`feature_heads`).
+    pub(super) feature_heads: Words,
 }
 
 impl WordSets {
@@ -79,6 +81,7 @@ impl WordSets {
                 .iter()
                 .map(|t| super::text::normalize_phrase(t))
                 .collect(),
+            feature_heads: words(&[&lang.feature_heads]),
         }
     }
 }

@@ -270,7 +270,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 35] = [
+        const KEYS: [&str; 36] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -306,6 +306,7 @@ impl Cx<'_> {
             "breakers",
             "contractions",
             "context_labels",
+            "feature_heads",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -332,7 +333,11 @@ impl Cx<'_> {
             Some(_) => self.phrases(doc, 0..0, "context_labels", "the language file"),
             None => Vec::new(),
         };
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 2]
+        let feature_heads = match doc.get("feature_heads") {
+            Some(_) => self.phrases(doc, 0..0, "feature_heads", "the language file"),
+            None => Vec::new(),
+        };
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 3]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -378,6 +383,7 @@ impl Cx<'_> {
             breakers: next(),
             contractions,
             context_labels: context_labels.into_iter().map(|(s, _)| s).collect(),
+            feature_heads: feature_heads.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

@@ -799,3 +799,17 @@ fn a_verb_word_heading_a_noun_with_its_own_verb_is_a_subject() {
     s.user("export invoices as csv");
     assert!(has(&s.slot("desired_change"), "export invoices as csv"));
 }
+
+#[test]
+fn a_short_name_of_a_feature_alone_asks_for_it() {
+    for text in ["SSO support", "Slack integration", "CSV export option"] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(has(&s.slot("desired_change"), text), "{text}");
+    }
+    // (Thanks for a thing asks for nothing.)
+    let mut s = Session::new();
+    s.user("thanks for the support");
+    assert_eq!(s.goal(), None);
+}

@@ -132,6 +132,47 @@ impl View<'_> {
         if cls.goals[task].slots.len() < 2 {
             return None;
         }
+        // "SSO support", "Slack integration": a short name of a feature, alone, asks for it.
+        // (Not after a preposition or a determiner, nor with a signal's words: "thanks for the
+        // support".)
+        let signalled = {
+            let from = self.hits.partition_point(|h| h.start() < span.start);
+            self.hits[from..]
+                .iter()
+                .take_while(|h| h.start() < span.end)
+                .any(|h| {
+                    self.meanings(*h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Signal(_) | Meaning::SmallTalk))
+                })
+        };
+        if (2..=4).contains(&ws.len())
+            && !signalled
+            && !PLACES.contains(&word(&first).as_str())
+            && !cls.lower_in(&cls.words.determiners, &self.text[first.clone()])
+            && cls.lower_in(
+                &cls.words.feature_heads,
+                &self.text[ws[ws.len() - 1].clone()],
+            )
+            && !ws.iter().any(|w| {
+                self.is_predicate(w.clone())
+                    || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+                    || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
+                    || self
+                        .at(w.start, |m| matches!(m, Meaning::Problem))
+                        .is_some()
+            })
+        {
+            let change = cls.clean(self.text, first.start..span.end, true);
+            return Some(GoalLead {
+                goal: task,
+                description: change.clone(),
+                lead: first.clone(),
+                wrapper: 0..0,
+                rule: Found::Nominal,
+                details: SmallVec::from_iter([detail(1, change)]),
+            });
+        }
         // "a button to copy the invite link", "a way to duplicate a whole board", "option to
         // snooze reminders ...": a feature and what it is for.
         if let Some((target, change)) = self.purpose(&ws, start, span.end) {
