@@ -20,6 +20,7 @@ pub mod lexicon;
 pub mod machine;
 pub(crate) mod names;
 pub(crate) mod reading;
+mod said;
 mod slots;
 pub mod state;
 pub mod summary;

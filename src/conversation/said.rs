@@ -1,0 +1,68 @@
+//! A message as read: its text with the words read as others, and the way back to what the
+//! user wrote (a description or a value keeps the user's spelling).
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use smallvec::SmallVec;
+
+/// A word read as another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Correction {
+    /// Where the word stands in the original message.
+    pub original: Range<usize>,
+    /// Where the vocabulary word it is read as stands in the text as read.
+    pub read: Range<usize>,
+}
+
+/// A message as read: the text with its corrections, and the way back to what was written.
+#[derive(Clone, Debug)]
+pub struct Said<'a> {
+    /// The text the classifier reads.
+    pub text: Cow<'a, str>,
+    /// What was written.
+    pub original: &'a str,
+    pub corrections: SmallVec<[Correction; 2]>,
+}
+
+impl<'a> Said<'a> {
+    /// A text read as written.
+    pub fn as_written(text: &'a str) -> Said<'a> {
+        Said {
+            text: Cow::Borrowed(text),
+            original: text,
+            corrections: SmallVec::new(),
+        }
+    }
+
+    /// What was written where `span` of the read text stands: a description or a value keeps
+    /// the user's spelling.
+    pub fn original_span(&self, span: Range<usize>) -> Range<usize> {
+        if self.corrections.is_empty() {
+            return span;
+        }
+        self.position(span.start, false)..self.position(span.end, true)
+    }
+
+    pub fn original_text(&self, span: Range<usize>) -> &str {
+        &self.original[self.original_span(span)]
+    }
+
+    fn position(&self, at: usize, end: bool) -> usize {
+        let mut shift: isize = 0;
+        for c in &self.corrections {
+            if at <= c.read.start {
+                break;
+            }
+            if at < c.read.end {
+                return if end {
+                    c.original.end
+                } else {
+                    c.original.start
+                };
+            }
+            shift = c.original.end as isize - c.read.end as isize;
+        }
+        (at as isize + shift) as usize
+    }
+}
