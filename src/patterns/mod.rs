@@ -23,6 +23,7 @@ use crate::conversation::lexicon::{
 use crate::conversation::{Classifier, Engine, GoalType};
 
 mod files;
+mod language;
 use files::*;
 
 /// The files of a pattern set, in the order they are read.

@@ -1,5 +1,5 @@
 //! Rule 14, two goals in one message: where a further goal starts after a goal's object (a
-//! sequencer or a conjunction and a lead, or "or").
+//! sequencer or a conjunction and a lead, or "or"), and the further goals read there.
 
 use super::*;
 
@@ -190,5 +190,77 @@ impl View<'_> {
                     kind_slot,
                 )
                 .is_some()
+    }
+
+    /// Goals after the first in its sentence (after a sequencer or "or") and in later
+    /// sentences that open with a sequencer.
+    pub(in crate::conversation) fn further_goals(
+        &self,
+        first: &GoalLead,
+        sentence: Range<usize>,
+        reading: &mut Reading,
+    ) {
+        let goal = first.goal;
+        let mut from = first.lead.end;
+        while reading.more.len() < MAX_QUEUED_GOALS {
+            let Some(f) = self.further(from, sentence.end, goal) else {
+                break;
+            };
+            // (A pronoun in it stands for the first goal's thing: "fix the login redirect and
+            // deploy it to staging".)
+            let next = self
+                .lead_referring(f.next, f.next..sentence.end, true)
+                .or_else(|| {
+                    // "a login form or a signup wizard": the same lead, another object.
+                    f.shared_lead.then(|| {
+                        let end = self
+                            .further(f.next, sentence.end, goal)
+                            .map_or(sentence.end, |g| g.cut);
+                        let object = self.cls.clean(self.text, f.next..end, true);
+                        GoalLead {
+                            goal,
+                            description: object.clone(),
+                            lead: first.lead.clone(),
+                            wrapper: 0..0,
+                            rule: Found::Lead,
+                            details: self.details(
+                                goal,
+                                ChangeMode::None,
+                                first.lead.clone(),
+                                object,
+                            ),
+                        }
+                    })
+                });
+            let Some(next) = next else {
+                break;
+            };
+            reading.alternatives |= f.alternative;
+            // Past the further statement's first character (its whole width).
+            let step = self.text[f.next..].chars().next().map_or(1, char::len_utf8);
+            from = next.lead.end.max(f.next + step);
+            reading.more.push(next);
+        }
+        if reading.alternatives {
+            return;
+        }
+        for s in sentences(self.text).filter(|s| s.start > sentence.start) {
+            if reading.more.len() >= MAX_QUEUED_GOALS {
+                break;
+            }
+            let opener = skip_soft(self.text, s.start);
+            if self.at(opener, |m| m == Meaning::Sequencer).is_none() {
+                continue;
+            }
+            let start = self.skip(opener, |m| {
+                matches!(m, Meaning::Filler | Meaning::Sequencer)
+            });
+            if let Some((lead, info)) = self.lead_hit(start, s.end)
+                && self.starts_new(goal, lead, info, true)
+                && let Some(g) = self.lead_at(start, s.clone())
+            {
+                reading.more.push(g);
+            }
+        }
     }
 }

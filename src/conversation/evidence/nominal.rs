@@ -132,6 +132,22 @@ impl View<'_> {
         if cls.goals[task].slots.len() < 2 {
             return None;
         }
+        // A feature asked for by the phrase: the change, and its thing when named.
+        let asked = |target: Option<Range<usize>>, change: Range<usize>| {
+            let mut details = SmallVec::new();
+            if let Some(t) = target {
+                details.push(detail(0, t));
+            }
+            details.push(detail(1, change.clone()));
+            GoalLead {
+                goal: task,
+                description: change,
+                lead: first.clone(),
+                wrapper: 0..0,
+                rule: Found::Nominal,
+                details,
+            }
+        };
         // "SSO support", "Slack integration": a short name of a feature, alone, asks for it.
         // (Not after a preposition or a determiner, nor with a signal's words: "thanks for the
         // support".)
@@ -163,32 +179,15 @@ impl View<'_> {
                         .is_some()
             })
         {
-            let change = cls.clean(self.text, first.start..span.end, true);
-            return Some(GoalLead {
-                goal: task,
-                description: change.clone(),
-                lead: first.clone(),
-                wrapper: 0..0,
-                rule: Found::Nominal,
-                details: SmallVec::from_iter([detail(1, change)]),
-            });
+            return Some(asked(
+                None,
+                cls.clean(self.text, first.start..span.end, true),
+            ));
         }
         // "a button to copy the invite link", "a way to duplicate a whole board", "option to
         // snooze reminders ...": a feature and what it is for.
         if let Some((target, change)) = self.purpose(&ws, start, span.end) {
-            let mut details = SmallVec::new();
-            if let Some(t) = target {
-                details.push(detail(0, t));
-            }
-            details.push(detail(1, change.clone()));
-            return Some(GoalLead {
-                goal: task,
-                description: change,
-                lead: first.clone(),
-                wrapper: 0..0,
-                rule: Found::Nominal,
-                details,
-            });
+            return Some(asked(target, change));
         }
         // "dark mode please", "bulk delete would be handy": a thing asked for with a wish (a
         // courtesy counts), no verb and no place.
@@ -226,14 +225,7 @@ impl View<'_> {
         {
             let change = cls.clean(self.text, first.start..ws[ws.len() - 1].end, true);
             if !change.is_empty() {
-                return Some(GoalLead {
-                    goal: task,
-                    description: change.clone(),
-                    lead: first.clone(),
-                    wrapper: 0..0,
-                    rule: Found::Nominal,
-                    details: SmallVec::from_iter([detail(1, change)]),
-                });
+                return Some(asked(None, change));
             }
         }
         let verb = |w: &Range<usize>| {
