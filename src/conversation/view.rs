@@ -306,10 +306,24 @@ impl<'a> View<'a> {
     pub(super) fn skip(&self, mut at: usize, want: impl Fn(Meaning) -> bool) -> usize {
         loop {
             at = skip_soft(self.text, at);
-            match self.at(at, &want) {
-                Some(h) => at = h.end(),
-                None => return at,
+            // The longest wanted hit there, unless a longer goal lead starts there too (the
+            // hits before it, longest first): "look at the deploy script" is no filler and its
+            // object.
+            let hits = self.starting_at(at);
+            let Some(i) = hits
+                .iter()
+                .position(|h| self.meanings(*h).iter().any(|m| want(*m)))
+            else {
+                return at;
+            };
+            if hits[..i].iter().any(|h| {
+                self.meanings(*h)
+                    .iter()
+                    .any(|m| matches!(m, Meaning::Lead(_)))
+            }) {
+                return at;
             }
+            at = hits[i].end();
         }
     }
 

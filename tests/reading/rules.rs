@@ -813,3 +813,117 @@ fn a_short_name_of_a_feature_alone_asks_for_it() {
     s.user("thanks for the support");
     assert_eq!(s.goal(), None);
 }
+
+#[test]
+fn a_plain_verb_after_a_plural_belongs_to_the_problem() {
+    // (Before a problem word, and after a plural that follows a word of its own and a place.)
+    reads_task(
+        "after upgrading to v4 the charts render blank",
+        "charts",
+        "render blank",
+    );
+    reads_task(
+        "the user avatars load slow on the team page",
+        "user avatars",
+        "load slow",
+    );
+}
+
+#[test]
+fn a_demand_lead_ending_in_to_is_who_wants_it() {
+    reads_task(
+        "users want to be able to change their username after signup",
+        "their username",
+        "change their username",
+    );
+    let mut s = Session::new();
+    s.user("customers want to export their invoices as pdf");
+    let change = s.slot("desired_change");
+    assert!(has(&change, "export their invoices"), "{change:?}");
+    assert!(!has(&change, "customers"), "{change:?}");
+}
+
+#[test]
+fn a_comparison_is_a_result_and_a_word_before_a_modal_is_the_things() {
+    reads_task(
+        "make these buttons the same height",
+        "these buttons",
+        "the same height",
+    );
+    reads_task(
+        "it would help a lot if the csv import could skip duplicate rows",
+        "csv import",
+        "skip duplicate rows",
+    );
+}
+
+#[test]
+fn a_filler_word_that_opens_a_longer_lead_is_the_lead() {
+    // "look" alone is a filler ("look, I need ..."); "look at" leads a task.
+    reads_task("look at the deploy script", "deploy script", "");
+    let mut s = Session::new();
+    s.user("look, I need a landing page for my bakery");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+}
+
+#[test]
+fn errors_in_single_quotes_and_codes_with_their_address() {
+    reads_task(
+        "why do I get 'Uncaught SyntaxError: Unexpected token <' in the console after deploying?",
+        "",
+        "Unexpected token <",
+    );
+    let mut s = Session::new();
+    s.user(
+        "why do I get 'Uncaught SyntaxError: Unexpected token <' in the console after deploying?",
+    );
+    assert!(!has(&s.slot("desired_change"), "console"));
+    reads_task(
+        "getting ECONNREFUSED 127.0.0.1:5432 when the app starts inside docker compose",
+        "app",
+        "ECONNREFUSED 127.0.0.1:5432",
+    );
+    // (An apostrophe is no quote: "doesn't" opens nothing.)
+    reads_task(
+        "getting EACCES /var/run/docker.sock when the worker starts",
+        "worker",
+        "EACCES /var/run/docker.sock",
+    );
+}
+
+#[test]
+fn a_lead_word_before_a_plural_and_a_plain_verb_names_the_thing() {
+    reads_task(
+        "Profile pictures upload sideways on iPhone",
+        "Profile pictures",
+        "upload sideways",
+    );
+    // (A compound noun after the verb keeps the lead a verb.)
+    let mut s = Session::new();
+    s.user("change pandas display options so it shows all columns");
+    assert!(
+        has(&s.slot("target"), "display options"),
+        "{}",
+        s.slot("target")
+    );
+}
+
+#[test]
+fn what_should_exist_and_an_exception_named_in_a_sentence() {
+    let mut s = Session::new();
+    s.user("there should be a confirmation step before deleting a workspace");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("desired_change"), "confirmation step"));
+    reads_task(
+        "running migrations gives me django.db.utils.OperationalError: no such column: orders.discount_code",
+        "migrations",
+        "no such column",
+    );
+    // (A compiler's code alone opens an error line.)
+    let mut s = Session::new();
+    s.user("TS2339: Property 'userId' does not exist on type 'Request'");
+    assert!(has(
+        &s.slot("desired_change"),
+        "Property 'userId' does not exist"
+    ));
+}

@@ -267,7 +267,17 @@ impl View<'_> {
                                     .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
                             })
                             .map_or(comma, |w| w.start);
-                        let phrase = cls.clean(self.text, lead.start..end, false);
+                        // (A lead that ends in "to" reports who wants it: "users want to
+                        // export their data" asks to export their data.)
+                        let lead_text = self.text[lead.clone()].trim_end();
+                        let from = if lead_text.len() > 3
+                            && lead_text[lead_text.len() - 3..].eq_ignore_ascii_case(" to")
+                        {
+                            raw
+                        } else {
+                            lead.start
+                        };
+                        let phrase = cls.clean(self.text, from..end, false);
                         if !phrase.is_empty() {
                             out.push(detail(1, phrase));
                         }
@@ -342,7 +352,15 @@ impl View<'_> {
                                         || (n.len() > 4
                                             && (n.ends_with("er") || n.ends_with("ly")))
                                     });
+                                // (A word before a modal is the thing's: "the csv import
+                                // could skip duplicate rows".)
+                                let before_modal = words.get(i + 1).is_some_and(|n| {
+                                    ["can", "could", "would", "will", "might", "should"]
+                                        .iter()
+                                        .any(|m| self.text[n.clone()].eq_ignore_ascii_case(m))
+                                });
                                 let verb = complement
+                                    && !before_modal
                                     && (self
                                         .at(w.start, |m| {
                                             matches!(
@@ -382,11 +400,18 @@ impl View<'_> {
                                     || ((i >= 2 || object_next)
                                         && word.len() >= 5
                                         && word.ends_with("ed"));
+                                // ("make these buttons the same height": a comparison
+                                // is the result.)
+                                let same = word.eq_ignore_ascii_case("the")
+                                    && words.get(i + 1).is_some_and(|n| {
+                                        self.text[n.clone()].eq_ignore_ascii_case("same")
+                                    });
                                 (["to", "so", "be", "can", "could", "would", "will", "might"]
                                     .iter()
                                     .any(|m| word.eq_ignore_ascii_case(m))
                                     || verb
-                                    || value)
+                                    || value
+                                    || same)
                                     .then_some(i)
                             })
                         });

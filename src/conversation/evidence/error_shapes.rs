@@ -35,28 +35,41 @@ pub(super) fn exception_name(line: &str) -> Option<Range<usize>> {
 /// TS2322: ...", "Program.cs(12,5): error CS0103: ..."): where it is.
 pub(super) fn coded_level(line: &str) -> Option<Range<usize>> {
     let lower = line.get(..line.len().min(200))?.to_ascii_lowercase();
-    ["error ", "fatal "].iter().find_map(|l| {
-        let at = lower.find(l)?;
-        let before = lower[..at].chars().next_back();
-        if before.is_some_and(char::is_alphanumeric) {
-            return None;
-        }
-        let code_start = at + l.len();
-        let code_len = lower[code_start..].find(':')?;
-        // (A state may follow the code: MySQL's "ERROR 1040 (HY000):".)
-        let code = lower[code_start..code_start + code_len]
-            .split(" (")
-            .next()
-            .unwrap_or("");
-        // (A code of digits only with a state after it: "ERROR 1040 (HY000):".)
-        let stated = lower[code_start..code_start + code_len].contains(" (");
-        (!code.is_empty()
-            && code.len() <= 12
-            && code.chars().all(|c| c.is_ascii_alphanumeric())
-            && code.chars().any(|c| c.is_ascii_digit())
-            && (stated || code.starts_with(|c: char| c.is_ascii_alphabetic())))
-        .then_some(at..code_start + code_len + 1)
-    })
+    ["error ", "fatal "]
+        .iter()
+        .find_map(|l| {
+            let at = lower.find(l)?;
+            let before = lower[..at].chars().next_back();
+            if before.is_some_and(char::is_alphanumeric) {
+                return None;
+            }
+            let code_start = at + l.len();
+            let code_len = lower[code_start..].find(':')?;
+            // (A state may follow the code: MySQL's "ERROR 1040 (HY000):".)
+            let code = lower[code_start..code_start + code_len]
+                .split(" (")
+                .next()
+                .unwrap_or("");
+            // (A code of digits only with a state after it: "ERROR 1040 (HY000):".)
+            let stated = lower[code_start..code_start + code_len].contains(" (");
+            (!code.is_empty()
+                && code.len() <= 12
+                && code.chars().all(|c| c.is_ascii_alphanumeric())
+                && code.chars().any(|c| c.is_ascii_digit())
+                && (stated || code.starts_with(|c: char| c.is_ascii_alphabetic())))
+            .then_some(at..code_start + code_len + 1)
+        })
+        .or_else(|| {
+            // A compiler's code alone opening the line ("TS2339: Property ...", "CS0246: ..."):
+            // one to four capitals, then three to five digits.
+            let code = &line[..line.find(": ")?];
+            let letters = code.bytes().take_while(u8::is_ascii_uppercase).count();
+            let digits = code.len() - letters;
+            ((1..=4).contains(&letters)
+                && (3..=5).contains(&digits)
+                && code[letters..].bytes().all(|b| b.is_ascii_digit()))
+            .then_some(0..code.len() + 1)
+        })
 }
 
 /// The file of the first source location in `text`: a path whose last part has an extension

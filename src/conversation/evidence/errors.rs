@@ -170,6 +170,8 @@ impl View<'_> {
         // An error the user quotes in a sentence of their own ("why does my build say \"Module
         // not found: Can't resolve 'fs'\" when I import ..."): the quotes hold the message,
         // the words before them lead it in.
+        // (Or in single quotes that stand apart from the words, unlike an apostrophe: "why
+        // do I get 'Uncaught SyntaxError: Unexpected token <' in the console".)
         let quoted_error = (marker.start > line.start && marker.end <= line.end)
             .then(|| {
                 let open = line.start + self.text[line.start..marker.start].rfind('"')?;
@@ -180,7 +182,27 @@ impl View<'_> {
                     && before.matches('"').count().is_multiple_of(2))
                 .then_some(open..close + 1)
             })
-            .flatten();
+            .flatten()
+            .or_else(|| {
+                if marker.start <= line.start || marker.end > line.end {
+                    return None;
+                }
+                let open = line.start + self.text[line.start..marker.start].rfind(" '")? + 1;
+                let after = &self.text[marker.end..line.end];
+                let close = marker.end
+                    + after.char_indices().find_map(|(i, c)| {
+                        (c == '\''
+                            && after[i + 1..]
+                                .chars()
+                                .next()
+                                .is_none_or(|n| n.is_whitespace() || ",.;:?!)".contains(n)))
+                        .then_some(i)
+                    })?;
+                let before = &self.text[line.start..open];
+                (before.split_whitespace().count() >= 2
+                    && !self.text[open + 1..marker.start].contains('\''))
+                .then_some(open..close + 1)
+            });
         let mut message = match (inline, &quoted_error) {
             (_, Some(q)) => self.error_message(q.start + 1..q.end - 1),
             (Some((c, _)), None) => self.error_message(c + 2..line.end),
@@ -291,11 +313,45 @@ impl View<'_> {
                             .trim_start()
                             .starts_with(['\'', '"', '`'])
                 })
-            })?;
-        let sentence = sentences(self.text).find(|s| s.start <= h.start() && h.end() <= s.end)?;
-        let quoted = quoted(self.text, h.end()..sentence.end.max(h.end()))
+            })
+            .map(|h| h.start()..h.end());
+        // Or an exception's name and its message in the user's sentence ("running migrations
+        // gives me django.db.utils.OperationalError: no such column: orders.discount"): the
+        // message is the line's, read as a pasted one's.
+        let (h, named) = match h {
+            Some(h) => (h, false),
+            None => (camel_error(self.text)?, true),
+        };
+        let sentence = sentences(self.text).find(|s| s.start <= h.start && h.end <= s.end)?;
+        if named {
+            let message = self.error_message(h.start..sentence.end);
+            let target = self
+                .definite_named(sentence.start..h.start)
+                .or_else(|| self.doing(sentence.start..h.start));
+            return Some(report(
+                task,
+                target,
+                message,
+                self.cls.clean(self.text, sentence, false),
+                h,
+                Found::PastedError,
+            ));
+        }
+        let quoted = quoted(self.text, h.end..sentence.end.max(h.end))
             .or_else(|| quoted(self.text, sentence.clone()));
-        let message = self.with_status_code(quoted.unwrap_or(h.start()..h.end()));
+        // (A marker keeps the address or path it names: "ECONNREFUSED 127.0.0.1:5432",
+        // "EACCES /var/run/docker.sock".)
+        let next = self.text[h.end..sentence.end.max(h.end)]
+            .strip_prefix(' ')
+            .and_then(|t| t.split(char::is_whitespace).next())
+            .map(|t| t.trim_end_matches([',', '.', ';', ')']))
+            .filter(|t| {
+                t.len() <= 64
+                    && t.contains([':', '/', '.'])
+                    && t.contains(|c: char| c.is_ascii_digit() || c == '/')
+            });
+        let marker = h.start..h.end + next.map_or(0, |t| t.len() + 1);
+        let message = self.with_status_code(quoted.unwrap_or(marker));
         let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
         // (What the user was doing names it too: "... when pushing to github".)
         let target = self
@@ -309,7 +365,7 @@ impl View<'_> {
             target,
             message,
             self.cls.clean(self.text, sentence, false),
-            h.start()..h.end(),
+            h,
             Found::PastedError,
         ))
     }

@@ -173,17 +173,22 @@ impl View<'_> {
                     }
                     // A plain verb after a plural and its place ("emails from the contact form
                     // go to spam", "links in the footer open in a new tab").
+                    // (The plural may follow a word of its own: "dropdown menus on the admin
+                    // panel close before ...".)
+                    let plural_at = |k: usize| {
+                        let head = self.text[all[k].clone()].to_ascii_lowercase();
+                        head.len() >= 4
+                            && head.ends_with('s')
+                            && !head.ends_with("ss")
+                            && PLACES
+                                .iter()
+                                .any(|p| self.text[all[k + 1].clone()].eq_ignore_ascii_case(p))
+                    };
                     if i >= 3
                         && !in_signal
                         && continues
                         && self.cls.lower_in(&self.cls.words.verbs, &word)
-                        && PLACES
-                            .iter()
-                            .any(|p| self.text[all[1].clone()].eq_ignore_ascii_case(p))
-                        && {
-                            let head = self.text[all[0].clone()].to_ascii_lowercase();
-                            head.len() >= 4 && head.ends_with('s') && !head.ends_with("ss")
-                        }
+                        && (plural_at(0) || i >= 4 && plural_at(1))
                     {
                         out.push((w.clone(), false));
                     }

@@ -351,14 +351,23 @@ impl View<'_> {
                         && !self.is_predicate(n.clone())
                         && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
                 });
-                let verb = next_is_problem
-                    && t.ends_with('s')
+                // (A plain verb after a plural: "the charts render blank".)
+                let after_plural = || {
+                    let p = self.text[subject[subject.len() - 2].clone()].as_bytes();
+                    p.len() >= 4
+                        && p[p.len() - 1].eq_ignore_ascii_case(&b's')
+                        && !p[p.len() - 2].eq_ignore_ascii_case(&b's')
+                        && !p[p.len() - 2].eq_ignore_ascii_case(&b'u')
+                };
+                let in_s = t.ends_with('s')
                     && (cls.lower_in(&cls.words.verbs, stem(1))
                         || (t.ends_with("es") && cls.lower_in(&cls.words.verbs, stem(2)))
                         || self.is_predicate(w.clone())
                         || self
                             .at(w.start, |m| matches!(m, Meaning::Introducer))
                             .is_some());
+                let verb = next_is_problem
+                    && (in_s || after_plural() && cls.lower_in(&cls.words.verbs, &t));
                 if verb {
                     verb_start = Some(w.start);
                     subject.pop();

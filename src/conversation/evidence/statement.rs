@@ -239,11 +239,37 @@ impl View<'_> {
         if verb || !object_lead || !short {
             return None;
         }
-        self.evidence(span, Strength::Predicate).filter(|e| {
+        let subject_holds_lead = |e: &GoalLead| {
             e.details
                 .first()
                 .is_some_and(|d| d.spans.first().is_some_and(|s| s.start <= g.lead.start))
-        })
+        };
+        self.evidence(span.clone(), Strength::Predicate)
+            .filter(subject_holds_lead)
+            .or_else(|| {
+                // (A lead word before a plural and a plain verb names the thing: "Profile
+                // pictures upload sideways on iPhone".)
+                let mut after = words(self.text, g.lead.end..span.end);
+                // (Not a compound noun after the verb: "change pandas display options".)
+                let (plural, verb, next) = (after.next()?, after.next()?, after.next()?);
+                let is_plural = |w: Range<usize>| {
+                    let p = self.text[w].as_bytes();
+                    p.len() >= 4
+                        && p[p.len() - 1] == b's'
+                        && !matches!(p[p.len() - 2], b's' | b'u' | b'\'')
+                };
+                // ("sideways", "backwards": adverbs.)
+                let adverb = |w: Range<usize>| {
+                    let t = self.text[w].to_ascii_lowercase();
+                    t.ends_with("ways") || t.ends_with("wards")
+                };
+                (is_plural(plural)
+                    && (!is_plural(next.clone()) || adverb(next))
+                    && cls.lower_in(&cls.words.verbs, &self.text[verb]))
+                .then(|| self.evidence(span, Strength::Suffix))
+                .flatten()
+                .filter(subject_holds_lead)
+            })
     }
 
     /// Rule 9 inside a sentence: a topic, a comma, then a request that refers back to it
