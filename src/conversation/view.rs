@@ -117,7 +117,8 @@ impl Classifier {
                                 continue;
                             }
                             if last_contrast.is_some_and(|at| hit.start() < at) {
-                                dropped_satisfied |= info.signal == Signal::Satisfied;
+                                dropped_satisfied |=
+                                    matches!(info.signal, Signal::Satisfied | Signal::Approve);
                                 drop(DropRule::Contrast);
                                 continue;
                             }

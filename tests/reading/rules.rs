@@ -927,3 +927,74 @@ fn what_should_exist_and_an_exception_named_in_a_sentence() {
         "Property 'userId' does not exist"
     ));
 }
+
+#[test]
+fn an_approval_before_a_contrast_in_review_is_a_change_request() {
+    for text in [
+        "ok but use metric units please",
+        "sure, but keep it under 200 words",
+    ] {
+        let mut s = Session::new();
+        s.user("write a recipe card for banana bread")
+            .user("go ahead")
+            .assistant("Starting now.")
+            .assistant("Here it is: <artifact>card</artifact>")
+            .user(text);
+        let goal = s.conv.current_goal.as_ref().unwrap();
+        assert_eq!(goal.requested_changes.len(), 1, "{text}");
+    }
+    // (A plain approval still approves nothing new and changes nothing.)
+    let mut s = Session::new();
+    s.user("write a recipe card for banana bread")
+        .user("go ahead")
+        .assistant("Starting now.")
+        .assistant("Here it is: <artifact>card</artifact>")
+        .user("ok");
+    let goal = s.conv.current_goal.as_ref().unwrap();
+    assert!(goal.requested_changes.is_empty());
+}
+
+#[test]
+fn nouns_by_their_ending_quantities_and_another_thing_after_also() {
+    reads_task("Emoji reactions on comments", "comments", "Emoji reactions");
+    reads_task(
+        "half the images on the gallery page are missing alt text",
+        "images on the gallery page",
+        "missing alt text",
+    );
+    let mut s = Session::new();
+    s.user("write a short bio for the conference site and also a one line tagline");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}
+
+#[test]
+fn a_kind_inside_a_longer_phrase_is_followed_by_its_description() {
+    for (text, kind, req) in [
+        (
+            "draft a message announcing the new on-call rotation",
+            "message",
+            "announcing the new on-call rotation",
+        ),
+        (
+            "generate a changelog from the last 20 commits",
+            "changelog",
+            "from the last 20 commits",
+        ),
+        (
+            "could you write a quiz on the water cycle",
+            "quiz",
+            "on the water cycle",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert!(has(&s.slot("component_type"), kind), "{text}");
+        assert!(
+            has(&s.slot("requirements"), req),
+            "{text}: {}",
+            s.slot("requirements")
+        );
+    }
+}

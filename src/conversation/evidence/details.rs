@@ -45,12 +45,19 @@ impl View<'_> {
                         if vague { span.start..span.start } else { span }
                     }
                 };
+                // (A kind inside a longer noun phrase is followed by what describes it: "a
+                // message announcing the new rotation".)
+                let scan_from = if kind.end > np_span.start && kind.end < np_span.end {
+                    kind.end
+                } else {
+                    np_span.end
+                };
                 if !kind.is_empty() && count_words(&self.text[kind.clone()]) <= 5 {
                     out.push(detail(0, kind));
                 }
                 // What follows the kind: skip technologies ("in Python") to a connector.
                 let mut keep = None;
-                for w in words(self.text, np_span.end..object.end) {
+                for w in words(self.text, scan_from..object.end) {
                     let word = &self.text[w.clone()];
                     let is = |c: &str| word.eq_ignore_ascii_case(c);
                     // "a newsletter announcing our spring sale": a participle describes it.
@@ -81,7 +88,10 @@ impl View<'_> {
                         keep = Some(from);
                         break;
                     }
-                    if is("for") || is("with") || is("about") || is("using") {
+                    if ["for", "with", "about", "using", "on", "from"]
+                        .iter()
+                        .any(|c| is(c))
+                    {
                         keep = Some(w.start);
                         break;
                     }

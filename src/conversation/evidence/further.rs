@@ -159,7 +159,12 @@ impl View<'_> {
         let Some(&kind_slot) = def.slots.first() else {
             return false;
         };
-        let plain = {
+        // ("and also a tagline": another thing, even after a description.)
+        let also = words(self.text, next..end)
+            .next()
+            .filter(|w| self.text[w.clone()].eq_ignore_ascii_case("also"));
+        let next = also.as_ref().map_or(next, |w| w.end);
+        let plain = also.is_some() || {
             let before = &self.text[from..and];
             count_words(before) <= 5
                 && !before.contains([',', ';', ':'])

@@ -168,6 +168,14 @@ fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Range<usize>> +
 }
 
 /// A word such as `TypeError` or `IllegalStateException` before a colon: where it is.
+/// A plural whose ending is a noun's, never a verb's in -s ("reactions", "permissions",
+/// "integrations", "activities"), lowercase.
+fn noun_ending(word: &str) -> bool {
+    ["ations", "ctions", "ssions", "ities"]
+        .iter()
+        .any(|e| word.ends_with(e))
+}
+
 fn camel_error(text: &str) -> Option<Range<usize>> {
     ["Error:", "Exception:"]
         .iter()

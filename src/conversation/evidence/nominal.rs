@@ -396,7 +396,11 @@ impl View<'_> {
         // submits twice on double click").
         let verb_like = |w: &Range<usize>| {
             let w = word(w);
-            (w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us"))
+            (w.len() >= 4
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !w.ends_with("us")
+                && !noun_ending(&w))
                 || (w.len() >= 5 && w.ends_with("ed"))
         };
         let bare = self

@@ -83,8 +83,9 @@ impl View<'_> {
                         && !word.ends_with("ss")
                         && !word.ends_with("us")
                         && !word.ends_with("'s");
-                    let verb =
-                        plural || (!function_word && word.len() >= 5 && word.ends_with("ed"));
+                    // (A noun's own ending is no verb's: "emoji reactions on comments".)
+                    let verb = plural && !noun_ending(&word)
+                        || (!function_word && word.len() >= 5 && word.ends_with("ed"));
                     let after_thing = previous.as_ref().is_some_and(|p| {
                         !self
                             .cls
