@@ -998,3 +998,85 @@ fn a_kind_inside_a_longer_phrase_is_followed_by_its_description() {
         );
     }
 }
+
+#[test]
+fn after_an_impersonal_wish_any_verb_is_wished_for() {
+    let mut s = Session::new();
+    s.user("it'd be cool to see the commit history right in the file viewer");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("desired_change"), "see the commit history"));
+}
+
+#[test]
+fn after_a_need_a_phrase_without_article_or_verb_is_the_feature() {
+    for (text, change) in [
+        (
+            "we really need audit logs for permission changes",
+            "audit logs",
+        ),
+        (
+            "we'd like webhooks when an invoice is paid",
+            "webhooks when an invoice is paid",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(has(&s.slot("desired_change"), change), "{text}");
+    }
+    // ("I need a minute" names nothing.)
+    let mut s = Session::new();
+    s.user("I need a minute to think");
+    assert_eq!(s.goal(), None);
+}
+
+#[test]
+fn a_wish_that_names_a_benefit_ends_the_phrase() {
+    for (text, change) in [
+        (
+            "having a search bar in the settings would save a lot of scrolling",
+            "search bar",
+        ),
+        (
+            "two-factor auth via SMS would make our security team happy",
+            "two-factor auth via SMS",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        let read = s.slot("desired_change");
+        assert!(has(&read, change), "{text}: {read}");
+        assert!(
+            !has(&read, "happy") && !has(&read, "scrolling"),
+            "{text}: {read}"
+        );
+    }
+}
+
+#[test]
+fn a_lead_word_as_a_label_gives_way_to_the_request_after_it() {
+    reads_task(
+        "refactor: extract the retry logic into a helper",
+        "retry logic",
+        "helper",
+    );
+    // (Upkeep named by its lead, and a purpose after it.)
+    reads_task(
+        "rotate the api keys for the staging env",
+        "api keys for the staging env",
+        "rotate",
+    );
+    let mut s = Session::new();
+    s.user("clean up the Podfile so it only has the pods we actually use");
+    assert!(has(&s.slot("desired_change"), "only has the pods"));
+}
+
+#[test]
+fn the_thing_before_an_introducer_is_the_target_of_a_quoted_error() {
+    reads_task(
+        "flutter run gives me 'Gradle task assembleDebug failed with exit code 1'",
+        "flutter run",
+        "Gradle task assembleDebug failed",
+    );
+}

@@ -308,6 +308,14 @@ impl View<'_> {
                             self.thing(raw..comma, false)
                         };
                         let value = thing.as_ref().and_then(|t| self.after_to(t.end..comma));
+                        // ("clean up the Podfile so it only has the pods we use": the
+                        // purpose says what the lead alone does not.)
+                        let value = value.or_else(|| {
+                            let so = words(self.text, raw..comma)
+                                .find(|w| self.text[w.clone()].eq_ignore_ascii_case("so"))?;
+                            let purpose = cls.clean(self.text, so.end..comma, false);
+                            (count_words(&self.text[purpose.clone()]) >= 2).then_some(purpose)
+                        });
                         if let Some(t) = thing {
                             out.push(detail(0, t));
                         }

@@ -359,7 +359,8 @@ impl View<'_> {
             .filter(outside)
             .or_else(|| self.bare_place_thing(message.end..sentence.end))
             .filter(outside)
-            .or_else(|| self.doing(message.end..sentence.end));
+            .or_else(|| self.doing(message.end..sentence.end))
+            .or_else(|| self.subject_before_introducer(sentence.start..message.start));
         Some(report(
             task,
             target,
@@ -368,6 +369,25 @@ impl View<'_> {
             h,
             Found::PastedError,
         ))
+    }
+
+    /// The words that open `span` before an introducer ("flutter run gives me ...", "the
+    /// worker throws ..."): one to four words, no pronoun first.
+    fn subject_before_introducer(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        let intro = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .find(|h| self.meanings(**h).contains(&Meaning::Introducer))?;
+        let subject = self.cls.clean(self.text, span.start..intro.start(), true);
+        let n = count_words(&self.text[subject.clone()]);
+        let pronoun = words(self.text, subject.clone()).next().is_some_and(|w| {
+            self.cls.is_pronoun(&self.text[w.clone()])
+                || self
+                    .cls
+                    .lower_in(&self.cls.words.non_subjects, &self.text[w])
+        });
+        ((1..=4).contains(&n) && !pronoun).then_some(subject)
     }
 
     /// The line that states an error block's error: the first line holding a marker (the

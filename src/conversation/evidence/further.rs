@@ -36,6 +36,20 @@ impl View<'_> {
                             .iter()
                             .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
                     });
+        // (A lead that adds its object to a thing names that thing: "and add oat milk to the
+        // shopping list"; a few words are looked at.)
+        let names_thing = names_thing
+            || info.change == ChangeMode::Object && {
+                let ws: SmallVec<[Range<usize>; 8]> = words(self.text, lead.end()..self.text.len())
+                    .take(8)
+                    .collect();
+                ws.windows(2).any(|p| {
+                    ["to", "into", "onto", "on", "in"]
+                        .iter()
+                        .any(|x| self.text[p[0].clone()].eq_ignore_ascii_case(x))
+                        && is_det(p[1].clone())
+                })
+            };
         let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
         // After a conjunction only a thing of its own starts a goal ("add and delete
         // features" is one list); after a sequencer any lead does ("order more beans and then

@@ -590,8 +590,14 @@ impl View<'_> {
                 matches!(m, Meaning::Signal(_) | Meaning::SmallTalk)
             })
             .is_some();
+        // (After an impersonal wish any verb is what is wished for: "it'd be cool to see the
+        // commit history in the file viewer".)
+        let wished = {
+            let skipped = self.text[span.start..start].trim_end().to_ascii_lowercase();
+            skipped.ends_with(" to") && skipped.contains(" be ")
+        };
         if signalled
-            || !cls.lower_in(&cls.words.verbs, &self.text[verb.clone()])
+            || !(wished || cls.lower_in(&cls.words.verbs, &self.text[verb.clone()]))
             || self.text[span.clone()].trim_end().ends_with('?')
             || cls.lower_in(&cls.words.auxiliaries, &self.text[object.clone()])
             || cls.lower_in(&cls.words.non_subjects, &self.text[object.clone()])

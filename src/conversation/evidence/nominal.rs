@@ -82,6 +82,21 @@ impl View<'_> {
         };
         // A noun phrase request is short: at most 16 words are looked at (wishes aside), and
         // the wishes' spans are walked once, in order.
+        // (A wish that names a benefit takes its own object, no part of the phrase: "having a
+        // search bar in the settings would save a lot of scrolling".)
+        let span = match wishes.iter().find(|x| {
+            let t = self.text[(*x).clone()].to_ascii_lowercase();
+            x.start > start && (t.starts_with("would save") || t.starts_with("would make"))
+        }) {
+            Some(x) => span.start..x.end,
+            None => span,
+        };
+        // ("having a search bar ...": the thing had is what is asked for.)
+        if let Some(w) = words(self.text, start..span.end).next()
+            && self.text[w.clone()].eq_ignore_ascii_case("having")
+        {
+            start = skip_soft(self.text, w.end);
+        }
         let mut ws: SmallVec<[Range<usize>; 16]> = SmallVec::new();
         let mut k = 0;
         for w in words(self.text, start..span.end) {
@@ -188,6 +203,52 @@ impl View<'_> {
         // snooze reminders ...": a feature and what it is for.
         if let Some((target, change)) = self.purpose(&ws, start, span.end) {
             return Some(asked(target, change));
+        }
+        // "we really need audit logs for permission changes": after a need (a lead that wanted
+        // a kind of artifact), a phrase of two words or more with no article and no verb is
+        // the feature asked for. ("I need a minute" names nothing.) (A word in -s is a plural
+        // there, no verb: "audit logs".)
+        // (What follows a condition is its own clause, part of the request: "webhooks when an
+        // invoice is paid".)
+        let comma_end = ws
+            .windows(2)
+            .position(|p| self.text[p[0].end..p[1].start].contains([',', ';']))
+            .map_or(ws.len(), |i| i + 1);
+        let clause_end = comma_end.min(
+            ws.iter()
+                .position(|w| {
+                    ["when", "whenever", "if", "once", "after", "before"]
+                        .contains(&word(w).as_str())
+                })
+                .unwrap_or(ws.len()),
+        );
+        if start > span.start
+            && (1..=8).contains(&clause_end)
+            && (clause_end >= 2 || comma_end > clause_end)
+            && !matches!(word(&first).as_str(), "a" | "an" | "some" | "more" | "to")
+            && !ws[..clause_end].iter().any(|w| {
+                let t = &self.text[w.clone()];
+                cls.lower_in(&cls.words.auxiliaries, t)
+                    || cls.lower_in(&cls.words.non_subjects, t)
+                    || t.starts_with(|c: char| c.is_ascii_digit())
+                    || self
+                        .at(w.start, |m| {
+                            matches!(m, Meaning::Problem | Meaning::Modal | Meaning::Signal(_))
+                        })
+                        .is_some()
+            })
+        {
+            let end = ws[clause_end - 1].end;
+            let target = self.definite_thing(first.start..end).or_else(|| {
+                let p = ws[..clause_end]
+                    .iter()
+                    .position(|w| ["for", "on", "in"].contains(&word(w).as_str()))?;
+                self.bare_place_thing(ws[p].start..end)
+            });
+            let change = cls.clean(self.text, first.start..ws[comma_end - 1].end, true);
+            if !change.is_empty() {
+                return Some(asked(target, change));
+            }
         }
         // "dark mode please", "bulk delete would be handy": a thing asked for with a wish (a
         // courtesy counts), no verb and no place.
@@ -449,7 +510,10 @@ impl View<'_> {
         }) {
             Some((thing, phrase)) => (thing, phrase),
             // "kitchen speaker volume to 4", "screen timeout -> 2 min": a setting and its value.
-            None if assigns || word(&ws[at]) == "to" => {
+            // (Not a thing counted by an article: "I need a minute to think".)
+            None if assigns
+                || word(&ws[at]) == "to" && !matches!(word(&first).as_str(), "a" | "an") =>
+            {
                 let value = cls.clean(self.text, after..span.end, true);
                 (phrase, value)
             }

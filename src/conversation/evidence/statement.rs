@@ -57,6 +57,24 @@ impl View<'_> {
                 })
             })
             .flatten();
+        // A lead word that is a label ("refactor: extract the retry logic into a helper",
+        // "fix: handle empty arrays"): the request after its colon, when it has a lead, is
+        // the goal.
+        let lead = lead.map(|g| {
+            if self.text[g.lead.end..].starts_with(':')
+                && words(self.text, g.lead.clone()).nth(1).is_none()
+            {
+                let rest = self.skip(g.lead.end + 1, |m| {
+                    matches!(m, Meaning::Filler | Meaning::Ack)
+                });
+                if rest < sentence.end
+                    && let Some(after) = self.lead_at(rest, rest..sentence.end)
+                {
+                    return after;
+                }
+            }
+            g
+        });
         if let Some(mut g) = lead {
             // A title opened by a verb in -ing with no wrapper names a topic to explain
             // ("Converting a string to a date in Swift", "Parsing JSON in Go"); "would you
