@@ -489,7 +489,18 @@ impl<'a> View<'a> {
         }
         if let Some(slot) = info.object_must_match {
             let np = noun_phrase(object_text, &cls.noun_phrase_ends);
-            cls.extract(np, slot as usize)?;
+            // (Or "something" with what it is for, as the goal's next slot reads it: "I need
+            // something to collect rsvps for a party".)
+            let purposed = object_text
+                .get(..10)
+                .is_some_and(|t| t.eq_ignore_ascii_case("something "))
+                && cls.goals[info.goal as usize]
+                    .slots
+                    .get(1)
+                    .is_some_and(|r| cls.extract(object_text, *r).is_some());
+            if !purposed {
+                cls.extract(np, slot as usize)?;
+            }
         }
         let description = match info.mode {
             DescriptionMode::Object => object.clone(),

@@ -613,12 +613,30 @@ impl View<'_> {
             let after = words(self.text, v.end..span.end).next();
             let s_verb =
                 t.len() >= 4 && t.ends_with('s') && !t.ends_with("ss") && !t.ends_with("us");
-            if s_verb
-                && after.is_some_and(|a| {
-                    let a = &self.text[a];
-                    cls.lower_in(&cls.words.determiners, a)
-                        || PARTICLES.iter().any(|p| a.eq_ignore_ascii_case(p))
-                })
+            // (Or a verb in -s known as one, "Run button stays disabled after a failed run",
+            // "Upload queue stalls when ..."; or a plain verb after a plural, "Invite emails
+            // link to the old domain".)
+            let known = s_verb
+                && (self.is_predicate(v.clone())
+                    || cls.lower_in(&cls.words.verbs, &t[..t.len() - 1])
+                    || after.as_ref().is_some_and(|a| {
+                        WHEN.iter()
+                            .any(|w| self.text[a.clone()].eq_ignore_ascii_case(w))
+                    }));
+            let o = self.text[object.clone()].as_bytes();
+            let plural_verb = o.len() >= 4
+                && o[o.len() - 1] == b's'
+                && !matches!(o[o.len() - 2], b's' | b'u' | b'\'')
+                && cls.lower_in(&cls.words.verbs, &t)
+                && after.is_some();
+            if known
+                || plural_verb
+                || s_verb
+                    && after.is_some_and(|a| {
+                        let a = &self.text[a];
+                        cls.lower_in(&cls.words.determiners, a)
+                            || PARTICLES.iter().any(|p| a.eq_ignore_ascii_case(p))
+                    })
             {
                 let problem = cls.clean(self.text, v.start..span.end, false);
                 return Some(report(
