@@ -153,7 +153,10 @@ pub(super) fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
     let mut at = 0;
     while at < text.len() {
         let rest = &text[at..];
-        if rest.starts_with(|c: char| c.is_ascii() && is_clause_byte(c as u8)) {
+        // (A colon before a space ends it too: "an onboarding flow: welcome screen, ...".)
+        if rest.starts_with(|c: char| c.is_ascii() && is_clause_byte(c as u8))
+            || rest.starts_with(": ")
+        {
             return &text[..at];
         }
         if boundary_before(text, at) && ends.iter().any(|w| starts_with_word(rest, w)) {

@@ -471,6 +471,12 @@ impl<'a> View<'a> {
         // Rule 5: "it", "them" or "that" refers to the active goal's work ("make it blue"); with none
         // active it is the user's own thing, not yet named ("make it load faster": a task
         // whose target is still open).
+        // (A lead before a conjunction is an item of a list: "subcommands for init, deploy and
+        // logs".)
+        let first_word = object_text.split_whitespace().next().unwrap_or("");
+        if first_word.eq_ignore_ascii_case("and") || first_word.eq_ignore_ascii_case("or") {
+            return None;
+        }
         let pronoun = cls.starts_with_any(&cls.pronouns, object_text);
         let open = !self.active
             && cls.goals[info.goal as usize].goal_type

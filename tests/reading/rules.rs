@@ -1080,3 +1080,48 @@ fn the_thing_before_an_introducer_is_the_target_of_a_quoted_error() {
         "Gradle task assembleDebug failed",
     );
 }
+
+#[test]
+fn an_artifacts_parts_after_including_or_a_colon_and_a_list_item_is_no_lead() {
+    for (text, kind, req) in [
+        (
+            "design an admin panel including user management and an audit log view",
+            "admin panel",
+            "user management and an audit log view",
+        ),
+        (
+            "create an onboarding flow: welcome screen, profile step and a short tour",
+            "onboarding flow",
+            "welcome screen, profile step and a short tour",
+        ),
+        (
+            "a cli tool with subcommands for init, deploy and logs",
+            "cli tool",
+            "subcommands for init, deploy and logs",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert!(has(&s.slot("component_type"), kind), "{text}");
+        assert!(
+            has(&s.slot("requirements"), req),
+            "{text}: {}",
+            s.slot("requirements")
+        );
+    }
+}
+
+#[test]
+fn a_plain_verb_after_a_plural_and_its_place_makes_the_plural_its_subject() {
+    reads_task(
+        "calendar invites from outlook show up an hour off",
+        "calendar invites from outlook",
+        "show up an hour off",
+    );
+    reads_task(
+        "Filter chips overflow the toolbar on small screens",
+        "Filter chips",
+        "overflow the toolbar",
+    );
+}

@@ -88,14 +88,30 @@ impl View<'_> {
                         keep = Some(from);
                         break;
                     }
-                    if ["for", "with", "about", "using", "on", "from"]
-                        .iter()
-                        .any(|c| is(c))
+                    if [
+                        "for",
+                        "with",
+                        "about",
+                        "using",
+                        "on",
+                        "from",
+                        "including",
+                        "featuring",
+                        "containing",
+                    ]
+                    .iter()
+                    .any(|c| is(c))
                     {
                         keep = Some(w.start);
                         break;
                     }
                 }
+                // ("an onboarding flow: welcome screen, profile step and a short tour": its
+                // parts after a colon.)
+                let keep = keep.or_else(|| {
+                    let c = self.text[scan_from..object.end].find(": ")?;
+                    Some(scan_from + c + 2)
+                });
                 if let Some(from) = keep {
                     let req = cls.clean(self.text, from..object.end, false);
                     if !req.is_empty() {

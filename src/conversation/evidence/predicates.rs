@@ -191,6 +191,10 @@ impl View<'_> {
                         && self.cls.lower_in(&self.cls.words.verbs, &word)
                         && (plural_at(0) || i >= 4 && plural_at(1))
                     {
+                        // (The plural is then the subject, no verb of its own: "calendar
+                        // invites from outlook show up an hour off".)
+                        let k = usize::from(!plural_at(0));
+                        out.retain(|(p, _)| *p != all[k]);
                         out.push((w.clone(), false));
                     }
                     if out.len() >= 4 {
