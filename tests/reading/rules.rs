@@ -1125,3 +1125,19 @@ fn a_plain_verb_after_a_plural_and_its_place_makes_the_plural_its_subject() {
         "overflow the toolbar",
     );
 }
+
+#[test]
+fn a_second_report_after_and_or_a_concession_ends_the_problem() {
+    reads_task(
+        "ssl cert on the staging domain expired and certbot didnt renew it",
+        "ssl cert on the staging domain",
+        "expired",
+    );
+    let mut s = Session::new();
+    s.user("the react native build for android takes forever and sometimes just hangs");
+    assert!(!has(&s.slot("desired_change"), "hangs"));
+    let mut s = Session::new();
+    s.user("my step counter says 0 steps even tho i walked to work");
+    assert!(has(&s.slot("desired_change"), "says 0 steps"));
+    assert!(!has(&s.slot("desired_change"), "walked"));
+}
