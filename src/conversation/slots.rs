@@ -132,9 +132,15 @@ impl Engine {
                 .as_ref()
                 .is_some_and(|w| s.start < w.end && w.start < s.end))
         };
+        // (A reply that opens with the waiver leaves it to the assistant whatever follows:
+        // "you decide what makes sense, I'm clueless with this stuff".)
+        let leads_with_waiver = reading
+            .waiver_at
+            .as_ref()
+            .is_some_and(|w| text[..w.start].trim().is_empty());
         if reading.waiver
             && !blocked_waiver
-            && !fills.iter().any(|f| f.0 == asked && !overlaps_waiver(f))
+            && (leads_with_waiver || !fills.iter().any(|f| f.0 == asked && !overlaps_waiver(f)))
         {
             fills.retain(|f| f.0 != asked);
             fills.push((asked, Fill::Waived));

@@ -1141,3 +1141,32 @@ fn a_second_report_after_and_or_a_concession_ends_the_problem() {
     assert!(has(&s.slot("desired_change"), "says 0 steps"));
     assert!(!has(&s.slot("desired_change"), "walked"));
 }
+
+#[test]
+fn a_reply_that_opens_with_a_waiver_waives_whatever_follows() {
+    let mut s = Session::new();
+    s.user("create a spreadsheet for me")
+        .assistant("What should it do? Which features do you need?")
+        .user("you decide what makes sense, I'm clueless with this stuff");
+    assert_eq!(s.status("requirements"), Some(SlotStatus::Waived));
+}
+
+#[test]
+fn a_determiner_inside_a_subject_and_a_direction_at_a_settings_end() {
+    reads_task(
+        "timezone for all reports should be UTC",
+        "timezone for all reports",
+        "UTC",
+    );
+    reads_task(
+        "ringer volume all the way down",
+        "ringer volume",
+        "all the way down",
+    );
+    // (A wish spelled short opens a request of the thing.)
+    reads_task(
+        "wld be gr8 if the travel planner showed train options not just flights",
+        "travel planner",
+        "showed train options",
+    );
+}

@@ -312,6 +312,35 @@ impl View<'_> {
             rule: Found::Nominal,
             details,
         };
+        // "ringer volume all the way down", "brightness way up": a setting and a direction
+        // at its end.
+        if let Some(last) = ws.last()
+            && ["up", "down", "off", "on"].contains(&word(last).as_str())
+        {
+            let n = ws.len();
+            let from = if n >= 5
+                && ws[n - 4..n - 1]
+                    .iter()
+                    .map(&word)
+                    .eq(["all", "the", "way"].iter().map(|w| w.to_string()))
+            {
+                n - 4
+            } else if n >= 3 && word(&ws[n - 2]) == "way" {
+                n - 2
+            } else {
+                n - 1
+            };
+            if (1..=3).contains(&from) && no_verb(&ws[..from]) {
+                let target = cls.clean(self.text, ws[0].start..ws[from - 1].end, true);
+                let value = cls.clean(self.text, ws[from].start..last.end, true);
+                if !target.is_empty() && !value.is_empty() {
+                    return Some(request(SmallVec::from_iter([
+                        detail(0, target),
+                        detail(1, value),
+                    ])));
+                }
+            }
+        }
         // "volume 30 please", "font size 14px": a setting and its value, side by side.
         if let Some(n) = ws
             .iter()

@@ -204,6 +204,15 @@ impl View<'_> {
             {
                 continue;
             }
+            // "volume all the way down": a direction asked for, nothing broken.
+            if self.text[h.clone()].eq_ignore_ascii_case("down")
+                && self.text[start..h.start]
+                    .trim_end()
+                    .to_ascii_lowercase()
+                    .ends_with("way")
+            {
+                continue;
+            }
             // "the site is hosted on netlify": how a thing is made describes it.
             if MADE
                 .iter()
@@ -407,9 +416,11 @@ impl View<'_> {
                                 .any(|x| n.eq_ignore_ascii_case(x))
                     })
             };
+            // (A determiner before a noun is none of them: "the timezone for all reports".)
             let verbal = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
                 cls.lower_in(&cls.words.non_subjects, t)
+                    && !(w.end < last.end && cls.lower_in(&cls.words.determiners, t))
                     || cls.lower_in(&cls.words.auxiliaries, t)
                     || self
                         .at(w.start, |m| {
