@@ -1170,3 +1170,16 @@ fn a_determiner_inside_a_subject_and_a_direction_at_a_settings_end() {
         "showed train options",
     );
 }
+
+#[test]
+fn a_feature_verbs_own_short_object_is_the_target() {
+    reads_task(
+        "it would be really useful to filter invoices by status",
+        "invoices",
+        "filter invoices by status",
+    );
+    // (Not a person before "to": "allow guests to RSVP without making an account".)
+    let mut s = Session::new();
+    s.user("allow guests to RSVP without making an account");
+    assert_ne!(s.slot("target"), "guests");
+}

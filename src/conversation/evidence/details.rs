@@ -277,6 +277,26 @@ impl View<'_> {
                             .or_else(|| self.bare_place_thing(raw..comma));
                         if let Some(t) = &thing {
                             out.push(detail(0, t.clone()));
+                        } else if let Some(t) = {
+                            // (Else the verb's own object, a short plural or compound: "filter
+                            // invoices by status".)
+                            let np = noun_phrase(&self.text[raw..comma], &cls.noun_phrase_ends);
+                            let t = cls.clean(self.text, raw..raw + np.len(), true);
+                            let n = count_words(&self.text[t.clone()]);
+                            // (Not one before "to", a person or a means: "allow guests to
+                            // RSVP", "a way to ...".)
+                            let before_to = words(self.text, t.end..comma)
+                                .next()
+                                .is_some_and(|w| self.text[w].eq_ignore_ascii_case("to"));
+                            ((1..=3).contains(&n)
+                                && t.end < comma
+                                && !before_to
+                                && !cls.starts_with_any(&cls.pronouns, &self.text[t.clone()])
+                                && !words(self.text, t.clone())
+                                    .any(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w])))
+                            .then_some(t)
+                        } {
+                            out.push(detail(0, t));
                         }
                         // The change runs to the thing's preposition ("let admins impersonate
                         // a user from the admin panel": "let admins impersonate a user").
