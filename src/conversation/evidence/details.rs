@@ -281,16 +281,28 @@ impl View<'_> {
                             // (Else the verb's own object, a short plural or compound: "filter
                             // invoices by status".)
                             let np = noun_phrase(&self.text[raw..comma], &cls.noun_phrase_ends);
-                            let t = cls.clean(self.text, raw..raw + np.len(), true);
+                            let mut t = cls.clean(self.text, raw..raw + np.len(), true);
+                            // (A gerund's object: "allow exporting invoices as PDF".)
+                            if let Some(g) = words(self.text, t.clone()).next()
+                                && self.text[g.clone()].to_ascii_lowercase().ends_with("ing")
+                                && g.end < t.end
+                            {
+                                t = skip_soft(self.text, g.end)..t.end;
+                            }
                             let n = count_words(&self.text[t.clone()]);
                             // (Not one before "to", a person or a means: "allow guests to
                             // RSVP", "a way to ...".)
                             let before_to = words(self.text, t.end..comma)
                                 .next()
                                 .is_some_and(|w| self.text[w].eq_ignore_ascii_case("to"));
+                            // (Nor when a thing with a determiner follows: that one is
+                            // the target, however it was missed.)
+                            let later_thing = words(self.text, t.end..comma)
+                                .any(|w| cls.lower_in(&cls.words.determiners, &self.text[w]));
                             ((1..=3).contains(&n)
                                 && t.end < comma
                                 && !before_to
+                                && !later_thing
                                 && !cls.starts_with_any(&cls.pronouns, &self.text[t.clone()])
                                 && !words(self.text, t.clone())
                                     .any(|w| cls.lower_in(&cls.words.non_subjects, &self.text[w])))
