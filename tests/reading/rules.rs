@@ -1185,3 +1185,20 @@ fn a_feature_verbs_own_short_object_is_the_target() {
         "allow exporting invoices as PDF",
     );
 }
+
+#[test]
+fn nothing_happening_after_a_condition_and_a_sequenced_addition_to_another_thing() {
+    reads_task(
+        "when i paste an image into a comment nothing happens",
+        "comment",
+        "nothing happens",
+    );
+    let mut s = Session::new();
+    s.user("set up a github action that runs the tests on every PR, then add a status badge to the readme");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    // (Without a sequencer, "add" after an artifact names one of its features.)
+    let mut s = Session::new();
+    s.user("build a todo app and add dark mode");
+    assert!(s.conv.queued_goals.is_empty());
+}

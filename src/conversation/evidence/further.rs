@@ -38,19 +38,23 @@ impl View<'_> {
                     });
         // (A lead that adds its object to a thing names that thing: "and add oat milk to the
         // shopping list"; a few words are looked at.)
-        let names_thing = names_thing
-            || info.change == ChangeMode::Object && {
-                let ws: SmallVec<[Range<usize>; 8]> = words(self.text, lead.end()..self.text.len())
-                    .take(8)
-                    .collect();
-                ws.windows(2).any(|p| {
-                    ["to", "into", "onto", "on", "in"]
-                        .iter()
-                        .any(|x| self.text[p[0].clone()].eq_ignore_ascii_case(x))
-                        && is_det(p[1].clone())
-                })
-            };
-        let feature = first_type == GoalType::ArtifactCreation && info.change == ChangeMode::Object;
+        let added_to_thing = info.change == ChangeMode::Object && {
+            let ws: SmallVec<[Range<usize>; 8]> = words(self.text, lead.end()..self.text.len())
+                .take(8)
+                .collect();
+            ws.windows(2).any(|p| {
+                ["to", "into", "onto", "on", "in"]
+                    .iter()
+                    .any(|x| self.text[p[0].clone()].eq_ignore_ascii_case(x))
+                    && is_det(p[1].clone())
+            })
+        };
+        let names_thing = names_thing || added_to_thing;
+        // (After an artifact, "add" names one of its features, unless a sequencer leads it to
+        // a thing of its own: "..., then add a status badge to the readme".)
+        let feature = first_type == GoalType::ArtifactCreation
+            && info.change == ChangeMode::Object
+            && !(sequencer && added_to_thing);
         // After a conjunction only a thing of its own starts a goal ("add and delete
         // features" is one list); after a sequencer any lead does ("order more beans and then
         // remind me to clean the grinder").

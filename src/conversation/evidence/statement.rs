@@ -127,7 +127,9 @@ impl View<'_> {
                         .iter()
                         .any(|q| self.text[w.clone()].eq_ignore_ascii_case(q))
                 })
-                && let Some(e) = self.evidence(start..sentence.end, Strength::Predicate)
+                && let Some(e) = self
+                    .evidence(start..sentence.end, Strength::Predicate)
+                    .or_else(|| self.nothing_after_condition(g.lead.end..sentence.end))
             {
                 return Some(e);
             }
@@ -238,6 +240,43 @@ impl View<'_> {
                     self.text[start..start + colon].trim(),
                 )
             })
+    }
+
+    /// A condition's main clause that says nothing happens ("when i paste an image into a
+    /// comment nothing happens"): the problem from "nothing", the thing the condition names
+    /// the target.
+    fn nothing_after_condition(&self, span: Range<usize>) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
+        let at = ws.windows(2).position(|p| {
+            self.text[p[0].clone()].eq_ignore_ascii_case("nothing")
+                && ["happens", "happened", "works", "loads", "shows", "changes"]
+                    .iter()
+                    .any(|v| self.text[p[1].clone()].eq_ignore_ascii_case(v))
+        })?;
+        if at == 0 {
+            return None;
+        }
+        let problem = self.cls.clean(self.text, ws[at].start..span.end, false);
+        // (The last thing the condition names with a determiner: "into a comment".)
+        let target = ws[..at]
+            .iter()
+            .rev()
+            .filter(|w| {
+                self.cls
+                    .lower_in(&self.cls.words.determiners, &self.text[(*w).clone()])
+            })
+            .find_map(|w| self.thing(w.start..ws[at].start, true))
+            .map(|t| self.cls.clean(self.text, t, true))
+            .filter(|t| !t.is_empty());
+        Some(report(
+            task,
+            target,
+            problem,
+            self.cls.clean(self.text, span, false),
+            ws[at].clone(),
+            Found::ProblemReport,
+        ))
     }
 
     /// Rule 4: a lead word that is the subject of a predicate is a noun ("Deploy to staging
