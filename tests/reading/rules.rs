@@ -1202,3 +1202,17 @@ fn nothing_happening_after_a_condition_and_a_sequenced_addition_to_another_thing
     s.user("build a todo app and add dark mode");
     assert!(s.conv.queued_goals.is_empty());
 }
+
+#[test]
+fn help_asked_with_a_thing_is_a_task_whose_change_is_asked_next() {
+    for (text, target) in [
+        ("can you help with our logging setup", "logging setup"),
+        ("take a look at the checkout flow", "checkout flow"),
+        ("can you do something about the footer", "footer"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+}
