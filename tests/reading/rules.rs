@@ -1216,3 +1216,16 @@ fn help_asked_with_a_thing_is_a_task_whose_change_is_asked_next() {
         assert!(has(&s.slot("target"), target), "{text}");
     }
 }
+
+#[test]
+fn an_aspect_of_a_thing_is_the_change_when_no_value_is_asked() {
+    reads_task(
+        "fix the alignment of the footer links",
+        "footer links",
+        "alignment",
+    );
+    // (A value after "to" stays the change: "change the color of the header to blue".)
+    let mut s = Session::new();
+    s.user("change the color of the header to blue");
+    assert!(has(&s.slot("desired_change"), "blue"));
+}

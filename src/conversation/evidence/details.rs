@@ -160,6 +160,25 @@ impl View<'_> {
                                 out.push(detail(1, np));
                                 return out;
                             }
+                            // "fix the alignment of the footer links", "improve the
+                            // performance of the search page": an aspect of a thing, with no
+                            // value asked for.
+                            let of = words(self.text, np.clone())
+                                .take(3)
+                                .find(|w| self.text[w.clone()].eq_ignore_ascii_case("of"));
+                            if let Some(of) = of
+                                && self.after_to(np.end..comma).is_none()
+                                && self.particle(np.start..comma).is_none()
+                                && let Some(thing) =
+                                    self.thing(skip_soft(self.text, of.end)..np.end, true)
+                            {
+                                let aspect = cls.clean(self.text, np.start..of.start, true);
+                                if !aspect.is_empty() {
+                                    out.push(detail(0, cls.clean(self.text, thing, true)));
+                                    out.push(detail(1, aspect));
+                                    return out;
+                                }
+                            }
                             // "set the indent width to 2 spaces": the thing, and its new value.
                             out.push(detail(0, np.clone()));
                             if let Some(value) = self.after_to(np.end..comma) {
