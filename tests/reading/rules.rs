@@ -1229,3 +1229,22 @@ fn an_aspect_of_a_thing_is_the_change_when_no_value_is_asked() {
     s.user("change the color of the header to blue");
     assert!(has(&s.slot("desired_change"), "blue"));
 }
+
+#[test]
+fn a_verb_by_its_form_before_how_often_and_requests_at_a_bare_step() {
+    reads_task(
+        "[perf] search page re-renders on every keystroke",
+        "search page",
+        "re-renders on every keystroke",
+    );
+    reads_task(
+        "customers are asking for apple pay at checkout",
+        "checkout",
+        "apple pay",
+    );
+    reads_task(
+        "ideally the cli would print a summary table at the end",
+        "cli",
+        "print a summary table",
+    );
+}

@@ -228,10 +228,22 @@ impl View<'_> {
                         let lower = text.to_ascii_lowercase();
                         // (" for " only before a thing named with a determiner: "a compact view
                         // for the inbox", not "support for SSO".)
-                        let to = [" to ", " into ", " on ", " in ", " for "]
+                        // (" at " only before a step named bare: "apple pay at checkout",
+                        // not "at the top" or "at 30%".)
+                        let to = [" to ", " into ", " on ", " in ", " for ", " at "]
                             .iter()
                             .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
                             .filter(|(p, _)| object.start + p < comma)
+                            .filter(|(p, n)| {
+                                lower[*p..*p + *n].trim() != "at"
+                                    || words(self.text, object.start + p + n..comma)
+                                        .next()
+                                        .is_some_and(|w| {
+                                            let t = &self.text[w];
+                                            !cls.lower_in(&cls.words.determiners, t)
+                                                && !t.starts_with(|c: char| c.is_ascii_digit())
+                                        })
+                            })
                             .filter(|(p, n)| {
                                 lower[*p..*p + *n].trim() != "for"
                                     || self.thing(object.start + p + n..comma, true).is_some()

@@ -438,13 +438,24 @@ impl View<'_> {
                 .any(|(v, _)| {
                     // (with an object after it: a plural before a place is a noun, "sticky table
                     // headers on the reports page".)
+                    // (Or how often, after its place: "re-renders on every keystroke".)
+                    let mut after = words(self.text, v.end..span.end);
+                    let (n1, n2) = (after.next(), after.next());
                     v.start > first.start
                         && v.end <= ws[at].start
-                        && words(self.text, v.end..span.end).next().is_some_and(|n| {
-                            let n = &self.text[n];
+                        && (n1.as_ref().is_some_and(|n| {
+                            let n = &self.text[n.clone()];
                             cls.lower_in(&cls.words.determiners, n)
                                 || n.starts_with(|c: char| c.is_ascii_digit())
-                        })
+                        }) || n1.as_ref().is_some_and(|n| {
+                            ["on", "at", "after"]
+                                .iter()
+                                .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                        }) && n2.is_some_and(|n| {
+                            ["every", "each"]
+                                .iter()
+                                .any(|e| self.text[n.clone()].eq_ignore_ascii_case(e))
+                        }))
                 });
         // A plain verb after a plural is the plural's verb ("the emails go to spam", "images on
         // the blog load slowly").
