@@ -1248,3 +1248,15 @@ fn a_verb_by_its_form_before_how_often_and_requests_at_a_bare_step() {
         "print a summary table",
     );
 }
+
+#[test]
+fn a_problem_of_another_thing_after_plus_or_a_sequencer_is_a_goal_of_its_own() {
+    let mut s = Session::new();
+    s.user("fix the typo in the footer, plus the logo looks blurry on retina screens");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    // (A sign inside a word is none: "the N+1 problem".)
+    let mut s = Session::new();
+    s.user("Tell me about the N+1 problem with resolvers");
+    assert!(s.conv.queued_goals.is_empty());
+}

@@ -125,6 +125,25 @@ impl View<'_> {
             // "I need a landing page and a blog template": after an artifact's plain object,
             // "and" and another kind is a second artifact of the same lead. (Not inside a
             // description: "a page with a header and a footer" names parts.)
+            // "fix the typo in the footer, plus the logo looks blurry on retina screens": after
+            // a sequencer or "plus", a problem reported of another thing is a task of its own.
+            // (A sequencer standing apart: "N+1 problem" holds none.)
+            let apart = self.text[..h.start()].ends_with(char::is_whitespace)
+                && self.text[h.end()..].starts_with(char::is_whitespace);
+            if apart
+                && (sequencer || self.text[h.start()..h.end()].eq_ignore_ascii_case("plus"))
+                && self
+                    .evidence(next..end, Strength::Problem)
+                    .is_some_and(|g| g.details.iter().any(|d| d.slot == 0))
+            {
+                best = Some(Further {
+                    cut: h.start(),
+                    next,
+                    alternative: false,
+                    shared_lead: false,
+                });
+                break;
+            }
             if !sequencer && self.another_kind(from, h.start(), next, end, goal) {
                 best = Some(Further {
                     cut: h.start(),
@@ -255,6 +274,7 @@ impl View<'_> {
                         }
                     })
                 });
+            let next = next.or_else(|| self.evidence(f.next..sentence.end, Strength::Problem));
             let Some(next) = next else {
                 break;
             };
