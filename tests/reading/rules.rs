@@ -1260,3 +1260,44 @@ fn a_problem_of_another_thing_after_plus_or_a_sequencer_is_a_goal_of_its_own() {
     s.user("Tell me about the N+1 problem with resolvers");
     assert!(s.conv.queued_goals.is_empty());
 }
+
+#[test]
+fn round_7_errors_particles_persons_and_verbs_in_ies() {
+    // A heading that is only the marker, with its colon.
+    let mut s = Session::new();
+    s.user("stacktrace:\nException in thread \"main\" java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"name\" is null\n\tat com.acme.App.greet(App.java:14)");
+    assert!(
+        has(&s.slot("desired_change"), "Cannot invoke"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // A request a tool names after a dash.
+    let mut s = Session::new();
+    s.user("npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/@acme%2fui - Not found");
+    assert!(
+        !has(&s.slot("desired_change"), "registry"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // A particle before the value.
+    let mut s = Session::new();
+    s.user("turn the hallway light off at 11");
+    assert!(has(&s.slot("target"), "hallway light"));
+    assert!(has(&s.slot("desired_change"), "off at 11"));
+    // A person and a modal before the verb.
+    reads_task(
+        "it'd be great if we could export the chat history as pdf",
+        "chat history",
+        "export the chat history as pdf",
+    );
+    // A verb in -ies.
+    reads_task(
+        "the webhook retries forever if the endpoint returns 410",
+        "webhook",
+        "retries forever",
+    );
+    // Hope as a polite form.
+    let mut s = Session::new();
+    s.user("hoping you can add shortcuts for bold and italic in the editor");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+}

@@ -181,9 +181,18 @@ impl View<'_> {
                             }
                             // "set the indent width to 2 spaces": the thing, and its new value.
                             out.push(detail(0, np.clone()));
+                            // (A particle before the value is the change with it: "turn the
+                            // hallway light off at 11".)
+                            let particle = self.particle(np.start..comma);
                             if let Some(value) = self.after_to(np.end..comma) {
-                                out.push(detail(1, value));
-                            } else if let Some((_, particle)) = self.particle(np.start..comma) {
+                                match particle {
+                                    Some((_, p)) if p.end <= value.start => out.push(detail(
+                                        1,
+                                        cls.clean(self.text, p.start..comma, false),
+                                    )),
+                                    _ => out.push(detail(1, value)),
+                                }
+                            } else if let Some((_, particle)) = particle {
                                 // "turn the notifications for the team channel off".
                                 out.push(detail(1, particle));
                             }
@@ -417,6 +426,24 @@ impl View<'_> {
                             .map_or(object.start, |w| w.start);
                         let words: SmallVec<[Range<usize>; 12]> =
                             words(self.text, from..comma).collect();
+                        // "it'd be great if we could export the chat history as pdf": a person
+                        // and a modal before the verb; the verb's phrase is the change, its
+                        // thing the target.
+                        if words.len() >= 4
+                            && ["we", "i", "you", "they", "users", "people", "customers"]
+                                .iter()
+                                .any(|p| self.text[words[0].clone()].eq_ignore_ascii_case(p))
+                            && ["could", "can", "would", "will", "might"]
+                                .iter()
+                                .any(|m| self.text[words[1].clone()].eq_ignore_ascii_case(m))
+                        {
+                            let verb = words[2].clone();
+                            if let Some(t) = self.definite_thing(verb.end..comma) {
+                                out.push(detail(0, t));
+                            }
+                            out.push(detail(1, cls.clean(self.text, verb.start..comma, false)));
+                            return out;
+                        }
                         // "the default sort to be newest first": "to be" ends the thing, whatever
                         // verbs the thing's words could be.
                         let to_be = words.windows(2).position(|p| {

@@ -141,6 +141,18 @@ impl View<'_> {
         {
             rest = last.trim_start();
         }
+        // A request a tool names after a dash ("404 Not Found - GET https://... - Not
+        // found"): the message is before it.
+        if let Some(p) = find_bytes(rest, " - ")
+            && count_words(&rest[..p]) >= 2
+            && [
+                "GET ", "POST ", "PUT ", "PATCH ", "DELETE ", "HEAD ", "http",
+            ]
+            .iter()
+            .any(|m| rest[p + 3..].starts_with(m))
+        {
+            rest = &rest[..p];
+        }
         // A reason after the error is no part of it ("... as mutable because it is also
         // borrowed as immutable", "... as it is undefined").
         if let Some(p) = [" because ", " as it is ", " since "]

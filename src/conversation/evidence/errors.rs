@@ -447,8 +447,10 @@ impl View<'_> {
                     && !detail_only(&span, &m);
                 // (So does a heading that is only the marker: "Unhandled Runtime Error" over
                 // "Error: Hydration failed because ...".)
+                // (A heading may end with its colon: "stacktrace:".)
                 let heading_only = found.as_ref().is_some_and(|(f, _)| {
-                    !self.text[f.clone()].contains(':') && count_words(&self.text[f.clone()]) <= 4
+                    let h = self.text[f.clone()].trim_end().trim_end_matches(':');
+                    !h.contains(':') && count_words(h) <= 4
                 }) && self.text[m.start.max(span.start)..span.end]
                     .contains(": ");
                 if found.is_none() || traceback || code_only || heading_only {

@@ -368,9 +368,12 @@ impl View<'_> {
                         && !p[p.len() - 2].eq_ignore_ascii_case(&b's')
                         && !p[p.len() - 2].eq_ignore_ascii_case(&b'u')
                 };
+                // ("retries": a verb in -y.)
                 let in_s = t.ends_with('s')
                     && (cls.lower_in(&cls.words.verbs, stem(1))
                         || (t.ends_with("es") && cls.lower_in(&cls.words.verbs, stem(2)))
+                        || (t.ends_with("ies")
+                            && cls.lower_in(&cls.words.verbs, &format!("{}y", stem(3))))
                         || self.is_predicate(w.clone())
                         || self
                             .at(w.start, |m| matches!(m, Meaning::Introducer))
