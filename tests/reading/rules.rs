@@ -1301,3 +1301,15 @@ fn round_7_errors_particles_persons_and_verbs_in_ies() {
     s.user("hoping you can add shortcuts for bold and italic in the editor");
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
 }
+
+#[test]
+fn a_concession_after_the_problem_ends_it() {
+    reads_task(
+        "the Update Profile button is greyed out even after i change the name",
+        "Update Profile button",
+        "greyed out",
+    );
+    let mut s = Session::new();
+    s.user("the Update Profile button is greyed out even after i change the name");
+    assert!(!has(&s.slot("desired_change"), "change the name"));
+}

@@ -503,10 +503,18 @@ impl View<'_> {
                                     .is_some()
                                     && !cls.lower_in(&cls.words.determiners, n)
                             }));
+                    // ("even after i change the name": a concession.)
+                    // (After two words at least: "shows even after updating" keeps it.)
+                    let concession = *i >= 2
+                        && c.eq_ignore_ascii_case("even")
+                        && ["after", "when", "if", "though", "tho", "before"]
+                            .iter()
+                            .any(|a| n.eq_ignore_ascii_case(a));
                     joins
                         && (cls.lower_in(&cls.words.non_subjects, n)
                             || cls.lower_in(&cls.words.determiners, n))
                         || second
+                        || concession
                 })
                 .map_or(span.end, |(_, p)| p[0].start);
             // The problem without the verb "to be" before it, as the table writes it
