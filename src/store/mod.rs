@@ -14,18 +14,21 @@
 //! [`Store::committed`] is woken. This is how a change reaches clients only once the store holds
 //! it: the server publishes it from its receipt.
 
+mod committed;
 pub(crate) mod file_identity;
+mod fold;
 pub(crate) mod memory;
 pub(crate) mod redis;
 pub(crate) mod sharded;
 pub(crate) mod sqlite;
 mod tickets;
 
+pub use committed::Committed;
+pub(crate) use committed::Waiters;
+pub use fold::{Folded, Stepped, fold, fold_with};
+
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -562,255 +565,12 @@ pub fn open_existing(url: &str, options: &Options) -> Result<Arc<dyn Store>, Sto
     open(url, options)
 }
 
-/// What one step of a fold did, for [`fold_with`]'s callback.
-#[derive(Debug)]
-pub struct Stepped<'a> {
-    pub transitions: &'a [crate::conversation::Transition],
-    /// A hosted flow's moves.
-    pub moves: &'a [crate::flow::Move],
-    /// The inspector's notes, when the fold was asked for them.
-    pub explanation: Option<&'a crate::conversation::explain::Explanation>,
-}
-
-/// A state folded from a log.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Folded {
-    pub conv: Conversation,
-    /// The subject that created the session (see [`Write::Create`]).
-    pub owner: Option<String>,
-    pub seq: u64,
-    /// The last client ids with their `seq`, oldest first, for idempotent retries.
-    pub recent_ids: Vec<(String, u64)>,
-    /// The goals the folded events finished, in order.
-    pub finished: Vec<Goal>,
-}
-
-/// Folds a stored session: the snapshot (or a fresh start), then each event at its time.
-pub fn fold(engine: &Engine, stored: &Stored) -> Result<Folded, StoreError> {
-    fold_with(engine, stored, false, |_, _, _| {})
-}
-
-/// [`fold`], calling `each` with every event, the state after it and the step's transitions.
-/// With `explain`, each step's [`Step`](crate::conversation::Step) is taken with the inspector's
-/// notes, and `each` gets them.
-pub fn fold_with(
-    engine: &Engine,
-    stored: &Stored,
-    explain: bool,
-    mut each: impl FnMut(&Event, &Conversation, &Stepped<'_>),
-) -> Result<Folded, StoreError> {
-    let (mut conv, mut seq) = match &stored.snapshot {
-        Some((seq, conv)) => {
-            let mut conv = conv.clone();
-            engine.fit(&mut conv);
-            (conv, *seq)
-        }
-        None => (
-            engine.start(stored.session_id.as_str(), stored.created_at),
-            0,
-        ),
-    };
-    // The store gives the last ids as of its snapshot (SQLite) or of its whole log; events past
-    // the last of them add theirs.
-    let mut recent_ids = stored.recent_ids.clone();
-    let indexed = recent_ids.last().map_or(0, |(_, seq)| *seq);
-    let mut finished = Vec::new();
-    for event in &stored.events {
-        if event.seq != seq + 1 {
-            return Err(StoreError::new(
-                ErrorKind::Corrupt,
-                format!(
-                    "session {}: event {} follows {seq}: the log has a gap",
-                    stored.session_id, event.seq
-                ),
-            ));
-        }
-        let (step, explanation) = if explain {
-            let (step, e) = engine.step_explained(&mut conv, event.change.input(), event.at);
-            (step, Some(e))
-        } else {
-            (engine.step(&mut conv, event.change.input(), event.at), None)
-        };
-        // A flow's start or event is logged only when its flow took it: one refused now means
-        // the flow files changed under the log (another node, another version of the flow).
-        if !step.changed && matches!(event.change, Change::Start { .. } | Change::Event { .. }) {
-            return Err(StoreError::new(
-                ErrorKind::Corrupt,
-                format!(
-                    "session {}: event {} is refused by its flow as loaded now: were the flow files changed?",
-                    stored.session_id, event.seq
-                ),
-            ));
-        }
-        seq = event.seq;
-        each(
-            event,
-            &conv,
-            &Stepped {
-                transitions: &step.transitions,
-                moves: &step.moves,
-                explanation: explanation.as_ref(),
-            },
-        );
-        finished.extend(step.finished);
-        if let Some(id) = &event.id
-            && seq > indexed
-        {
-            recent_ids.push((id.clone(), seq));
-        }
-    }
-    let skip = recent_ids.len().saturating_sub(RECENT_IDS);
-    recent_ids.drain(..skip);
-    Ok(Folded {
-        conv,
-        owner: stored.owner.clone(),
-        seq,
-        recent_ids,
-        finished,
-    })
-}
-
-/// The future of [`Store::committed`] and [`Store::committed_all`].
-#[derive(Debug)]
-pub struct Committed(Waiting);
-
-#[derive(Debug)]
-enum Waiting {
-    One(tokio::sync::oneshot::Receiver<Result<(), StoreError>>),
-    /// Several writes (one per file of a sharded store): resolves once all have, with the
-    /// first error met.
-    All {
-        left: Vec<Committed>,
-        failed: Option<StoreError>,
-    },
-}
-
-impl Committed {
-    /// Resolves once every one of `all` has.
-    pub(crate) fn all(all: Vec<Committed>) -> Committed {
-        Committed(Waiting::All {
-            left: all,
-            failed: None,
-        })
-    }
-}
-
-impl Future for Committed {
-    type Output = Result<(), StoreError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match &mut self.0 {
-            Waiting::One(rx) => Pin::new(rx).poll(cx).map(|r| {
-                r.unwrap_or_else(|_| Err(StoreError::new(ErrorKind::Closed, "the store stopped")))
-            }),
-            Waiting::All { left, failed } => {
-                let mut i = 0;
-                while i < left.len() {
-                    match Pin::new(&mut left[i]).poll(cx) {
-                        Poll::Pending => i += 1,
-                        Poll::Ready(outcome) => {
-                            left.swap_remove(i);
-                            if let (Err(e), None) = (outcome, &failed) {
-                                *failed = Some(e);
-                            }
-                        }
-                    }
-                }
-                if left.is_empty() {
-                    Poll::Ready(failed.take().map_or(Ok(()), Err))
-                } else {
-                    Poll::Pending
-                }
-            }
-        }
-    }
-}
-
-/// Failed tickets remembered, for a waiter that asks after its write settled.
-const FAILURES_KEPT: usize = 65_536;
-
-/// Waiters for tickets, woken once their write settles (not on every commit).
-#[derive(Debug, Default)]
-pub(crate) struct Waiters {
-    inner: std::sync::Mutex<WaitersInner>,
-}
-
-type Waiter = tokio::sync::oneshot::Sender<Result<(), StoreError>>;
-
-#[derive(Debug, Default)]
-struct WaitersInner {
-    /// Every ticket up to this one has settled.
-    settled: u64,
-    /// Settled tickets that failed (the most recent [`FAILURES_KEPT`]).
-    failed: BTreeMap<u64, StoreError>,
-    /// Tickets below this may have failed without being remembered (never in practice:
-    /// waiters ask right after writing).
-    forgotten_below: u64,
-    waiting: BTreeMap<u64, Vec<Waiter>>,
-}
-
-impl Waiters {
-    pub(crate) fn wait(&self, ticket: u64) -> Committed {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        if ticket == 0 {
-            // No write: what it stands for (a change read back from the log) is committed.
-            let _ = tx.send(Ok(()));
-        } else if ticket <= inner.settled {
-            let outcome = match inner.failed.get(&ticket) {
-                Some(e) => Err(e.clone()),
-                None if ticket < inner.forgotten_below => Err(StoreError::new(
-                    ErrorKind::Io,
-                    "the outcome of this write is no longer known",
-                )),
-                None => Ok(()),
-            };
-            let _ = tx.send(outcome);
-        } else {
-            inner.waiting.entry(ticket).or_default().push(tx);
-        }
-        Committed(Waiting::One(rx))
-    }
-
-    /// Every ticket up to this one has settled.
-    pub(crate) fn settled(&self) -> u64 {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).settled
-    }
-
-    /// Every ticket up to `upto` has settled: those in `failures` failed, the rest are
-    /// committed.
-    pub(crate) fn settle(&self, upto: u64, failures: Vec<(u64, StoreError)>) {
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.settled = inner.settled.max(upto);
-        for (ticket, e) in failures {
-            inner.failed.insert(ticket, e);
-        }
-        while inner.failed.len() > FAILURES_KEPT {
-            if let Some((ticket, _)) = inner.failed.pop_first() {
-                inner.forgotten_below = ticket + 1;
-            }
-        }
-        let later = inner.waiting.split_off(&(upto + 1));
-        let done = std::mem::replace(&mut inner.waiting, later);
-        let outcomes: Vec<_> = done
-            .into_iter()
-            .map(|(ticket, waiters)| {
-                let outcome = inner.failed.get(&ticket).cloned().map_or(Ok(()), Err);
-                (outcome, waiters)
-            })
-            .collect();
-        drop(inner);
-        for (outcome, waiters) in outcomes {
-            for tx in waiters {
-                let _ = tx.send(outcome.clone());
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
 
     fn now(c: &mut Committed) -> Option<Result<(), StoreError>> {
         let mut cx = Context::from_waker(std::task::Waker::noop());
