@@ -30,17 +30,22 @@ use crate::assistant::Mode;
 use crate::assistant::guide::Guide;
 use crate::conversation::{Conversation, Engine, Input, Phase, Role, Transitions};
 use crate::protocol::ErrorCode;
-use crate::protocol::json::{FrameParts, FrameText};
+use crate::protocol::json::FrameText;
 use crate::store::{
-    self, Append, Change, Event, RECENT_IDS, RESUME_LIMIT, SNAPSHOT_EVERY, Store, StoreError, Write,
+    self, Append, Change, Event, RESUME_LIMIT, SNAPSHOT_EVERY, Store, StoreError, Write,
 };
 
 mod applying;
 mod joining;
+mod recent_ids;
 mod reloading;
 mod replying;
 mod session;
 mod sweeping;
+mod view;
+
+use recent_ids::RecentIds;
+use view::{View, kept};
 
 /// Frames a slow client may fall behind before it is caught up from the log. Small on purpose:
 /// a channel allocates its slots up front, for every session.
@@ -173,67 +178,6 @@ struct Tip {
     reply: Option<InFlight>,
     /// What the session used of its model (in memory: a restart starts it again).
     usage: Usage,
-}
-
-/// What the store holds of a session, as clients see it.
-#[derive(Debug)]
-struct View {
-    /// The last committed change.
-    seq: u64,
-    /// Its `state` frame and where the frame's parts are. `None` until the session's first
-    /// change after it was created or loaded: the tip, which nothing has moved ahead yet, is
-    /// then the committed state, and the frame is written from it when it is asked for. A
-    /// session that is only watched keeps no frame.
-    text: Option<(Utf8Bytes, FrameParts)>,
-    phase: Phase,
-    last_updated: DateTime<Utc>,
-}
-
-impl View {
-    fn new(text: FrameText, phase: Phase, last_updated: DateTime<Utc>) -> View {
-        View {
-            seq: text.parts.seq,
-            text: Some(kept(text)),
-            phase,
-            last_updated,
-        }
-    }
-
-    /// The view of a state that is also the tip's (a new or loaded session).
-    fn of(conv: &Conversation, seq: u64) -> View {
-        View {
-            seq,
-            text: None,
-            phase: conv.phase,
-            last_updated: conv.last_updated,
-        }
-    }
-
-    fn seq(&self) -> u64 {
-        self.seq
-    }
-
-    /// The frame and its parts (see [`Session::written_view`]).
-    fn text(&self) -> (&str, &FrameParts) {
-        match &self.text {
-            Some((frame, parts)) => (frame.as_str(), parts),
-            None => unreachable!("a view is written before it is read"),
-        }
-    }
-
-    fn welcome(&self, resumed: bool) -> Utf8Bytes {
-        let (frame, parts) = self.text();
-        parts.welcome(frame, resumed).into()
-    }
-}
-
-/// A frame as a view keeps it: until the session's next change (for an idle session, hours),
-/// so without the writer's spare capacity (2 KiB per session less, measured per idle
-/// connection).
-fn kept(text: FrameText) -> (Utf8Bytes, FrameParts) {
-    let mut frame = text.text;
-    frame.shrink_to_fit();
-    (Utf8Bytes::from(frame), text.parts)
 }
 
 /// The outcome of an applied frame: its change's `seq`, and the store ticket that makes it
@@ -627,57 +571,6 @@ pub(crate) struct UpToNow {
 struct Rebuilt {
     start: FrameText,
     frames: Vec<(u64, Utf8Bytes)>,
-}
-
-/// A bounded memory of change ids: the `seq` each produced and the ticket that made it
-/// durable. Each id is held once, in arrival order, and looked up by a scan from the newest:
-/// at most 256 comparisons, and a third of the memory of a map beside a queue (up to 256 ids
-/// of 128 bytes per session, every session of the node).
-#[derive(Debug, Default)]
-struct RecentIds {
-    ids: VecDeque<(Box<str>, u64, u64)>,
-}
-
-impl RecentIds {
-    /// From the log's last ids, oldest first: all committed.
-    fn from_log(ids: Vec<(String, u64)>) -> RecentIds {
-        let mut recent = RecentIds::default();
-        let skip = ids.len().saturating_sub(RECENT_IDS);
-        for (id, seq) in ids.into_iter().skip(skip) {
-            recent.insert(&id, seq, 0);
-        }
-        recent
-    }
-
-    fn get(&self, id: &str) -> Option<(u64, u64)> {
-        self.ids
-            .iter()
-            .rev()
-            .find(|(known, _, _)| **known == *id)
-            .map(|&(_, seq, ticket)| (seq, ticket))
-    }
-
-    /// The change that answers `id` is a later one (the guide's last answer to a turn).
-    fn answered(&mut self, id: &str, seq: u64, ticket: u64) {
-        if let Some(entry) = self
-            .ids
-            .iter_mut()
-            .rev()
-            .find(|(known, _, _)| **known == *id)
-        {
-            (entry.1, entry.2) = (seq, ticket);
-        }
-    }
-
-    fn insert(&mut self, id: &str, seq: u64, ticket: u64) {
-        if self.get(id).is_some() {
-            return; // the first change of an id is the one its retries are answered with
-        }
-        if self.ids.len() == RECENT_IDS {
-            self.ids.pop_front();
-        }
-        self.ids.push_back((id.into(), seq, ticket));
-    }
 }
 
 /// The `state` frame of a change read from the log: its transitions, the inspector's notes

@@ -1,4 +1,5 @@
 use super::*;
+use crate::store::RECENT_IDS;
 
 #[test]
 fn recent_ids_are_bounded() {
@@ -9,11 +10,11 @@ fn recent_ids_are_bounded() {
     assert_eq!(r.get("c-0"), None);
     let last = RECENT_IDS as u64 + 9;
     assert_eq!(r.get(&format!("c-{last}")), Some((last, last)));
-    assert_eq!(r.ids.len(), RECENT_IDS);
+    assert_eq!(r.len(), RECENT_IDS);
     // A retry of a remembered id keeps its first answer.
     r.insert(&format!("c-{last}"), 0, 0);
     assert_eq!(r.get(&format!("c-{last}")), Some((last, last)));
-    assert_eq!(r.ids.len(), RECENT_IDS);
+    assert_eq!(r.len(), RECENT_IDS);
 }
 
 /// Sessions on a memory store, with the built-in patterns and the default settings.
