@@ -455,7 +455,7 @@ async fn follow(
         let _ = tokio::task::spawn_blocking(move || {
             for (id, seq) in todo {
                 if let Err(e) = following.sessions.follow(&id, seq) {
-                    tracing::debug!(session = %id, "following: {e}");
+                    sessions::span_of(&id).in_scope(|| tracing::debug!("following: {e}"));
                 }
             }
         })

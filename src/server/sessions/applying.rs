@@ -155,7 +155,9 @@ impl Sessions {
                     Ok(_) => {}
                     Err(e) => {
                         // The user's turn stands; the session is reloaded before its next change.
-                        tracing::warn!(session = %session.id, "the guide's answer was not stored: {e:?}");
+                        session.span().in_scope(|| {
+                            tracing::warn!("the guide's answer was not stored: {e:?}")
+                        });
                         break;
                     }
                 }

@@ -408,7 +408,9 @@ impl Sessions {
                 && session.tip().unstored
         });
         if dropped.is_some() {
-            tracing::debug!(session = %session.id, "a session without changes dropped as its client left");
+            session.span().in_scope(|| {
+                tracing::debug!("a session without changes dropped as its client left")
+            });
         }
     }
 
@@ -602,6 +604,13 @@ fn logged_frame(
 }
 
 /// `r-` and 16 random hex digits.
+/// The span of the session `id`'s log lines (see [`Session::span`]). At the error level: a span
+/// is written only where its level is enabled, and the id must be on every line, a warning's
+/// with the log at `warn` too.
+pub(crate) fn span_of(id: &str) -> tracing::Span {
+    tracing::error_span!("session", session = %id)
+}
+
 fn new_reply_id() -> String {
     let mut bytes = [0u8; 8];
     let _ = getrandom::fill(&mut bytes);

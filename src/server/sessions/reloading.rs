@@ -42,7 +42,7 @@ impl Sessions {
                 let rebuilt = match self.frames_between(&session.id, seen, folded.seq) {
                     Ok(rebuilt) => rebuilt,
                     Err(e) => {
-                        tracing::warn!(session = %session.id, "the frames of changes stored by another node cannot be read: clients here get the current state instead: {e}");
+                        session.span().in_scope(|| tracing::warn!("the frames of changes stored by another node cannot be read: clients here get the current state instead: {e}"));
                         None
                     }
                 };
@@ -90,7 +90,12 @@ impl Sessions {
             tip.scheduled = None;
             self.schedule(session, &mut tip);
             session.stale.store(false, Ordering::SeqCst);
-            tracing::info!(session = %session.id, seq = tip.seq, "session reloaded from the log after a failed write");
+            session.span().in_scope(|| {
+                tracing::info!(
+                    seq = tip.seq,
+                    "session reloaded from the log after a failed write"
+                )
+            });
             return Ok(());
         }
         Err(StoreError::new(

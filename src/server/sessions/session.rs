@@ -34,6 +34,13 @@ impl Session {
         })
     }
 
+    /// The session's span: its log lines are written in it, and carry its id from it. Made
+    /// when a line is written, not kept: a session at rest holds no span. (A connection's and
+    /// a reply's spans are their own, with the same id.)
+    pub(crate) fn span(&self) -> tracing::Span {
+        span_of(&self.id)
+    }
+
     pub(super) fn clients(&self) -> MutexGuard<'_, Option<Clients>> {
         self.clients.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -188,12 +195,19 @@ impl Session {
                     drop(view);
                     m.record_step(&record);
                 } else {
-                    tracing::error!(session = %self.id, seq = next.seq(), view = view.seq(), "a committed change does not follow the view");
+                    self.span().in_scope(|| {
+                        tracing::error!(
+                            seq = next.seq(),
+                            view = view.seq(),
+                            "a committed change does not follow the view"
+                        )
+                    });
                     self.stale.store(true, Ordering::SeqCst);
                 }
             }
             Err(e) => {
-                tracing::debug!(session = %self.id, error = %e, "a change was not stored");
+                self.span()
+                    .in_scope(|| tracing::debug!(error = %e, "a change was not stored"));
                 self.stale.store(true, Ordering::SeqCst);
             }
         }

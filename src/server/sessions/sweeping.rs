@@ -75,7 +75,9 @@ impl Sessions {
                 // One session that cannot be read does not keep the others from being served:
                 // it is said, counted, and refused when asked for.
                 Err(e) if e.kind == store::ErrorKind::Corrupt => {
-                    tracing::error!(session = %id, error = %e, "a session cannot be read: skipped");
+                    span_of(id).in_scope(
+                        || tracing::error!(error = %e, "a session cannot be read: skipped"),
+                    );
                     self.metrics.sessions_unreadable.inc();
                 }
                 Err(e) => return Err(e),
@@ -116,7 +118,7 @@ impl Sessions {
                 if *kind == Due::Idle {
                     // Evicted with a deadline pending: loading it applies what fell due.
                     if let Err(e) = self.load(id, now, false) {
-                        tracing::debug!(session = %id, error = %e, "idle sweep of an evicted session tried again");
+                        span_of(id).in_scope(|| tracing::debug!(error = %e, "idle sweep of an evicted session tried again"));
                         self.deadlines.push(now + RETRY, Due::Idle, id.clone());
                     }
                 }
@@ -142,7 +144,7 @@ impl Sessions {
                             }
                         }
                         Err(e) => {
-                            tracing::debug!(session = %session.id, error = %e, "idle sweep not stored; tried again");
+                            session.span().in_scope(|| tracing::debug!(error = %e, "idle sweep not stored; tried again"));
                             let retry = now + RETRY;
                             session.tip().scheduled = Some(retry);
                             self.deadlines.push(retry, Due::Idle, session.id.clone());
@@ -166,7 +168,9 @@ impl Sessions {
                         // `reload` scheduled.
                         Ok(()) => {}
                         Err(e) => {
-                            tracing::debug!(session = %session.id, error = %e, "reload tried again");
+                            session
+                                .span()
+                                .in_scope(|| tracing::debug!(error = %e, "reload tried again"));
                             self.deadlines
                                 .push(now + RETRY, Due::Reload, session.id.clone());
                         }
@@ -174,7 +178,9 @@ impl Sessions {
                 }
                 Due::Follow => {
                     if let Err(e) = self.follow(&session.id, u64::MAX) {
-                        tracing::debug!(session = %session.id, "following: {e}");
+                        session
+                            .span()
+                            .in_scope(|| tracing::debug!("following: {e}"));
                     }
                 }
                 Due::Evict => {
