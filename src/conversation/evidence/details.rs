@@ -98,6 +98,7 @@ impl View<'_> {
                         "including",
                         "featuring",
                         "containing",
+                        "of",
                     ]
                     .iter()
                     .any(|c| is(c))
