@@ -1324,3 +1324,19 @@ fn of_after_an_artifacts_kind_describes_it_and_an_overview_explores() {
     s.user("give me an overview of the different meal kit services");
     assert_eq!(s.goal(), Some(GoalType::Exploration));
 }
+
+#[test]
+fn what_a_thing_is_to_be_in_and_a_tour_explores() {
+    reads_task(
+        "rewrite these lines in Kotlin pls",
+        "these lines",
+        "in Kotlin",
+    );
+    // (A place with a determiner is no such thing.)
+    let mut s = Session::new();
+    s.user("update the readme in the docs folder");
+    assert!(!has(&s.slot("desired_change"), "docs folder"));
+    let mut s = Session::new();
+    s.user("give me a tour of this nginx config");
+    assert_eq!(s.goal(), Some(GoalType::Exploration));
+}

@@ -4,6 +4,25 @@
 use super::*;
 
 impl View<'_> {
+    /// "in Kotlin", "in plain English" after a thing and nothing else (a courtesy aside): what
+    /// the thing is to be in. Not a place named with a determiner ("in the footer").
+    fn in_what(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let ws: SmallVec<[Range<usize>; 6]> = words(self.text, span.clone()).take(6).collect();
+        let first = ws.first()?;
+        if !self.text[first.clone()].eq_ignore_ascii_case("in") || !(2..=4).contains(&ws.len()) {
+            return None;
+        }
+        let named = &ws[1];
+        if cls.lower_in(&cls.words.determiners, &self.text[named.clone()])
+            || cls.lower_in(&cls.words.non_subjects, &self.text[named.clone()])
+        {
+            return None;
+        }
+        let value = cls.clean(self.text, first.start..span.end, false);
+        (!value.is_empty() && count_words(&self.text[value.clone()]) <= 3).then_some(value)
+    }
+
     /// Rules 2 and 10: the slot values a request states by its structure.
     /// - an artifact: its kind (the object's noun phrase, or the vocabulary's kind within it)
     ///   and what follows it as a purpose (`that`, `which`, `to`, `so`) or a description
@@ -193,6 +212,9 @@ impl View<'_> {
                                     )),
                                     _ => out.push(detail(1, value)),
                                 }
+                            } else if let Some(how) = self.in_what(np.end..comma) {
+                                // "rewrite these lines in Kotlin": what it is to be in.
+                                out.push(detail(1, how));
                             } else if let Some((_, particle)) = particle {
                                 // "turn the notifications for the team channel off".
                                 out.push(detail(1, particle));
