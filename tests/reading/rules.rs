@@ -1340,3 +1340,14 @@ fn what_a_thing_is_to_be_in_and_a_tour_explores() {
     s.user("give me a tour of this nginx config");
     assert_eq!(s.goal(), Some(GoalType::Exploration));
 }
+
+#[test]
+fn a_tools_first_line_in_an_error_block_is_the_cause() {
+    let mut s = Session::new();
+    s.user("Xcode archive fails with\nld: framework not found Pods_MyApp\nclang: error: linker command failed with exit code 1 (use -v to see invocation)");
+    assert!(
+        has(&s.slot("desired_change"), "framework not found"),
+        "{}",
+        s.slot("desired_change")
+    );
+}

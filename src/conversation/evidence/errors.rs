@@ -424,6 +424,32 @@ impl View<'_> {
                 .or_else(|| {
                     coded_level(&self.text[span.clone()])
                         .map(|r| span.start + r.start..span.start + r.end)
+                })
+                .or_else(|| {
+                    // A tool's name and its message, inside an error's block ("ld: framework not
+                    // found Pods_MyApp" before clang's "error: linker command failed"); not a
+                    // note on the error ("hint:", "note:").
+                    let line = &self.text[span.clone()];
+                    let lead = line.len() - line.trim_start().len();
+                    let (tool, rest) = line.trim_start().split_once(": ")?;
+                    (!tool.is_empty()
+                        && tool.len() <= 12
+                        && tool
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                        && ![
+                            "hint",
+                            "note",
+                            "help",
+                            "context",
+                            "suggestion",
+                            "warning",
+                            "info",
+                            "debug",
+                        ]
+                        .contains(&tool)
+                        && count_words(rest) >= 2)
+                        .then(|| span.start + lead..span.start + lead + tool.len())
                 });
             if let Some(m) = marker {
                 // The first error a tool prints is the cause ("ld: framework not found"
