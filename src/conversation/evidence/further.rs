@@ -130,8 +130,17 @@ impl View<'_> {
             // (A sequencer standing apart: "N+1 problem" holds none.)
             let apart = self.text[..h.start()].ends_with(char::is_whitespace)
                 && self.text[h.end()..].starts_with(char::is_whitespace);
+            // (Only where a problem word follows: the reading of a clause is not cheap.)
+            let problem_after = || {
+                let first = self.hits.partition_point(|x| x.start() < next);
+                self.hits[first..]
+                    .iter()
+                    .take_while(|x| x.start() < end)
+                    .any(|x| self.meanings(*x).contains(&Meaning::Problem))
+            };
             if apart
                 && (sequencer || self.text[h.start()..h.end()].eq_ignore_ascii_case("plus"))
+                && problem_after()
                 && self
                     .evidence(next..end, Strength::Problem)
                     .is_some_and(|g| g.details.iter().any(|d| d.slot == 0))
