@@ -117,7 +117,6 @@ impl View<'_> {
                         "including",
                         "featuring",
                         "containing",
-                        "of",
                     ]
                     .iter()
                     .any(|c| is(c))
