@@ -111,57 +111,47 @@ impl View<'_> {
                 continue;
             }
             let next = skip_soft(self.text, h.end());
-            if let Some((lead, info)) = self.lead_hit(next, end)
-                && self.starts_new(goal, lead, info, sequencer)
-            {
-                best = Some(Further {
-                    cut: h.start(),
-                    next,
-                    alternative: false,
-                    shared_lead: false,
-                });
-                break;
-            }
+            // A lead that starts a goal of its own.
+            let lead = || {
+                self.lead_hit(next, end)
+                    .is_some_and(|(lead, info)| self.starts_new(goal, lead, info, sequencer))
+            };
+            // "fix the typo in the footer, plus the logo looks blurry on retina screens": after
+            // a sequencer or "plus" standing apart ("N+1 problem" holds none), a problem
+            // reported of another thing is a task of its own. (Only where a problem word
+            // follows: the reading of a clause is not cheap.)
+            let report = || {
+                let apart = self.text[..h.start()].ends_with(char::is_whitespace)
+                    && self.text[h.end()..].starts_with(char::is_whitespace);
+                let first = self.hits.partition_point(|x| x.start() < next);
+                apart
+                    && (sequencer || self.text[h.start()..h.end()].eq_ignore_ascii_case("plus"))
+                    && self.hits[first..]
+                        .iter()
+                        .take_while(|x| x.start() < end)
+                        .any(|x| self.meanings(*x).contains(&Meaning::Problem))
+                    && self
+                        .evidence(next..end, Strength::Problem)
+                        .is_some_and(|g| g.details.iter().any(|d| d.slot == 0))
+            };
             // "I need a landing page and a blog template": after an artifact's plain object,
             // "and" and another kind is a second artifact of the same lead. (Not inside a
             // description: "a page with a header and a footer" names parts.)
-            // "fix the typo in the footer, plus the logo looks blurry on retina screens": after
-            // a sequencer or "plus", a problem reported of another thing is a task of its own.
-            // (A sequencer standing apart: "N+1 problem" holds none.)
-            let apart = self.text[..h.start()].ends_with(char::is_whitespace)
-                && self.text[h.end()..].starts_with(char::is_whitespace);
-            // (Only where a problem word follows: the reading of a clause is not cheap.)
-            let problem_after = || {
-                let first = self.hits.partition_point(|x| x.start() < next);
-                self.hits[first..]
-                    .iter()
-                    .take_while(|x| x.start() < end)
-                    .any(|x| self.meanings(*x).contains(&Meaning::Problem))
+            let another = || !sequencer && self.another_kind(from, h.start(), next, end, goal);
+            let shared_lead = if lead() || report() {
+                false
+            } else if another() {
+                true
+            } else {
+                continue;
             };
-            if apart
-                && (sequencer || self.text[h.start()..h.end()].eq_ignore_ascii_case("plus"))
-                && problem_after()
-                && self
-                    .evidence(next..end, Strength::Problem)
-                    .is_some_and(|g| g.details.iter().any(|d| d.slot == 0))
-            {
-                best = Some(Further {
-                    cut: h.start(),
-                    next,
-                    alternative: false,
-                    shared_lead: false,
-                });
-                break;
-            }
-            if !sequencer && self.another_kind(from, h.start(), next, end, goal) {
-                best = Some(Further {
-                    cut: h.start(),
-                    next,
-                    alternative: false,
-                    shared_lead: true,
-                });
-                break;
-            }
+            best = Some(Further {
+                cut: h.start(),
+                next,
+                alternative: false,
+                shared_lead,
+            });
+            break;
         }
         let lower = &self.text[from..end];
         let mut search = 0;

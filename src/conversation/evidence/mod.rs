@@ -168,6 +168,15 @@ fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Range<usize>> +
 }
 
 /// A word such as `TypeError` or `IllegalStateException` before a colon: where it is.
+/// A word in -s that reads as a plural: four letters at least, not in -ss, -us or -'s
+/// ("charts", "pictures"; not "class", "status", "user's").
+fn plural(word: &str) -> bool {
+    let p = word.as_bytes();
+    p.len() >= 4
+        && p[p.len() - 1].eq_ignore_ascii_case(&b's')
+        && !matches!(p[p.len() - 2].to_ascii_lowercase(), b's' | b'u' | b'\'')
+}
+
 /// A plural whose ending is a noun's, never a verb's in -s ("reactions", "permissions",
 /// "integrations", "activities"), lowercase.
 fn noun_ending(word: &str) -> bool {
@@ -623,10 +632,7 @@ impl View<'_> {
                         WHEN.iter()
                             .any(|w| self.text[a.clone()].eq_ignore_ascii_case(w))
                     }));
-            let o = self.text[object.clone()].as_bytes();
-            let plural_verb = o.len() >= 4
-                && o[o.len() - 1] == b's'
-                && !matches!(o[o.len() - 2], b's' | b'u' | b'\'')
+            let plural_verb = plural(&self.text[object.clone()])
                 && cls.lower_in(&cls.words.verbs, &t)
                 && after.is_some();
             if known

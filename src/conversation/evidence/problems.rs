@@ -361,13 +361,7 @@ impl View<'_> {
                         && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
                 });
                 // (A plain verb after a plural: "the charts render blank".)
-                let after_plural = || {
-                    let p = self.text[subject[subject.len() - 2].clone()].as_bytes();
-                    p.len() >= 4
-                        && p[p.len() - 1].eq_ignore_ascii_case(&b's')
-                        && !p[p.len() - 2].eq_ignore_ascii_case(&b's')
-                        && !p[p.len() - 2].eq_ignore_ascii_case(&b'u')
-                };
+                let after_plural = || plural(&self.text[subject[subject.len() - 2].clone()]);
                 // ("retries": a verb in -y.)
                 let in_s = t.ends_with('s')
                     && (cls.lower_in(&cls.words.verbs, stem(1))

@@ -308,19 +308,14 @@ impl View<'_> {
                 // pictures upload sideways on iPhone".)
                 let mut after = words(self.text, g.lead.end..span.end);
                 // (Not a compound noun after the verb: "change pandas display options".)
-                let (plural, verb, next) = (after.next()?, after.next()?, after.next()?);
-                let is_plural = |w: Range<usize>| {
-                    let p = self.text[w].as_bytes();
-                    p.len() >= 4
-                        && p[p.len() - 1] == b's'
-                        && !matches!(p[p.len() - 2], b's' | b'u' | b'\'')
-                };
+                let (head, verb, next) = (after.next()?, after.next()?, after.next()?);
+                let is_plural = |w: Range<usize>| plural(&self.text[w]);
                 // ("sideways", "backwards": adverbs.)
                 let adverb = |w: Range<usize>| {
                     let t = self.text[w].to_ascii_lowercase();
                     t.ends_with("ways") || t.ends_with("wards")
                 };
-                (is_plural(plural)
+                (is_plural(head)
                     && (!is_plural(next.clone()) || adverb(next))
                     && cls.lower_in(&cls.words.verbs, &self.text[verb]))
                 .then(|| self.evidence(span, Strength::Suffix))
