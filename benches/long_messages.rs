@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 15] = [
+const KINDS: [(&str, &str); 17] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -73,6 +73,11 @@ const KINDS: [(&str, &str); 15] = [
         "topics_and_contrasts",
         "the build passes locally but fails on ci, those warnings in the console, can we get rid of them\n    s = 0\n",
     ),
+    // One long sentence of sequencers and conjunctions after a first goal, none starting a
+    // further one: each looks for a lead, a report or another kind after it (the reports
+    // read are bounded; before that each read the rest of the sentence, quadratic).
+    ("sequencers", "fix the header then broken plus it then it "),
+    ("conjunctions", "build a page and x and also y "),
 ];
 
 fn message(kind: &str, size: usize) -> String {
@@ -236,4 +241,14 @@ fn first_of_the(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn first_topics_and_contrasts(bencher: Bencher, size: usize) {
     step_first(bencher, "topics_and_contrasts", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_sequencers(bencher: Bencher, size: usize) {
+    step_first(bencher, "sequencers", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_conjunctions(bencher: Bencher, size: usize) {
+    step_first(bencher, "conjunctions", size);
 }

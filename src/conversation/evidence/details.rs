@@ -472,6 +472,16 @@ impl View<'_> {
                             self.text[p[0].clone()].eq_ignore_ascii_case("to")
                                 && self.text[p[1].clone()].eq_ignore_ascii_case("be")
                         });
+                        // (The last word is a result the signals name: "bigger", "shorter".)
+                        let result_last = words.len() >= 3
+                            && words.last().is_some_and(|w| {
+                                self.at(w.start, |m| {
+                                    matches!(m, Meaning::Signal(s)
+                                        if cls.signals[s as usize].signal
+                                            == super::super::Signal::ChangeRequest)
+                                })
+                                .is_some_and(|h| h.end() == w.end)
+                            });
                         let split = to_be.filter(|&i| i >= 1).or_else(|| {
                             words.iter().enumerate().skip(1).find_map(|(i, w)| {
                                 let word = &self.text[w.clone()];
@@ -481,6 +491,18 @@ impl View<'_> {
                                         self.text[words[i - 1].clone()].eq_ignore_ascii_case(p)
                                     });
                                 if after_place {
+                                    return None;
+                                }
+                                // A word before a place, when the last word is a result the
+                                // pattern files ask for ("make the font size in the settings
+                                // screen bigger"), is the thing's noun: the place is part of
+                                // the thing.
+                                let place_next = words.get(i + 1).is_some_and(|n| {
+                                    PLACES
+                                        .iter()
+                                        .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                                });
+                                if place_next && result_last {
                                     return None;
                                 }
                                 // A verb has something after it: two words or more, or a
@@ -565,13 +587,16 @@ impl View<'_> {
                         // follows the thing ("the header sticky on mobile"), else the last
                         // word ("the text on my phone bigger"), with a degree word before it
                         // ("these tests less brittle").
+                        // (After a place, a last result word is still the result: "the font
+                        // size in the settings screen bigger".)
                         let split = split.or_else(|| {
                             let stop = words
                                 .iter()
                                 .enumerate()
                                 .skip(2)
                                 .find(|(_, w)| {
-                                    cls.lower_in(&cls.words.ends, &self.text[(*w).clone()])
+                                    !result_last
+                                        && cls.lower_in(&cls.words.ends, &self.text[(*w).clone()])
                                 })
                                 .map_or(words.len(), |(i, _)| i);
                             // ("the dark theme on": a last "on" or "off" is the state asked for.)
@@ -582,18 +607,26 @@ impl View<'_> {
                             {
                                 return Some(stop);
                             }
+                            // (Degree words, up to three: "a bit smaller".)
                             (stop >= 2).then(|| {
-                                let last = stop - 1;
-                                let degree = last >= 2
-                                    && [
-                                        "more", "less", "too", "very", "much", "way", "super",
-                                        "really", "a", "bit",
-                                    ]
-                                    .iter()
-                                    .any(|d| {
-                                        self.text[words[last - 1].clone()].eq_ignore_ascii_case(d)
-                                    });
-                                if degree { last - 1 } else { last }
+                                let mut last = stop - 1;
+                                for _ in 0..3 {
+                                    let degree = last >= 2
+                                        && [
+                                            "more", "less", "too", "very", "much", "way", "super",
+                                            "really", "a", "bit", "little", "lot",
+                                        ]
+                                        .iter()
+                                        .any(|d| {
+                                            self.text[words[last - 1].clone()]
+                                                .eq_ignore_ascii_case(d)
+                                        });
+                                    if !degree {
+                                        break;
+                                    }
+                                    last -= 1;
+                                }
+                                last
                             })
                         });
                         let object = from..object.end;

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// How many reports after a sequencer or "plus" one search for a further goal reads (each
+/// reads the rest of the sentence; a message of many sequencers stays linear).
+const MAX_REPORT_TRIES: usize = 2;
+
 impl View<'_> {
     /// Whether a lead after the first goal starts a goal of its own: its object names a thing
     /// (it opens with a determiner), and it is not a feature of an artifact ("build a todo app
@@ -101,6 +105,11 @@ impl View<'_> {
     ) -> Option<Further> {
         let first = self.hits.partition_point(|h| h.start() < from);
         let mut best: Option<Further> = None;
+        // Bounds that keep a message of many conjunctions linear: where the last problem word
+        // of the range starts (looked up once), and how many reports are read (each reads the
+        // rest of the sentence).
+        let mut last_problem: Option<Option<usize>> = None;
+        let mut reports_left = MAX_REPORT_TRIES;
         for h in &self.hits[first..] {
             if h.start() >= end {
                 break;
@@ -120,19 +129,29 @@ impl View<'_> {
             // a sequencer or "plus" standing apart ("N+1 problem" holds none), a problem
             // reported of another thing is a task of its own. (Only where a problem word
             // follows: the reading of a clause is not cheap.)
-            let report = || {
+            let mut report = || {
                 let apart = self.text[..h.start()].ends_with(char::is_whitespace)
                     && self.text[h.end()..].starts_with(char::is_whitespace);
-                let first = self.hits.partition_point(|x| x.start() < next);
-                apart
-                    && (sequencer || self.text[h.start()..h.end()].eq_ignore_ascii_case("plus"))
-                    && self.hits[first..]
+                if !apart
+                    || !(sequencer || self.text[h.start()..h.end()].eq_ignore_ascii_case("plus"))
+                    || reports_left == 0
+                {
+                    return false;
+                }
+                let last = *last_problem.get_or_insert_with(|| {
+                    let stop = self.hits.partition_point(|x| x.start() < end);
+                    self.hits[first..stop]
                         .iter()
-                        .take_while(|x| x.start() < end)
-                        .any(|x| self.meanings(*x).contains(&Meaning::Problem))
-                    && self
-                        .evidence(next..end, Strength::Problem)
-                        .is_some_and(|g| g.details.iter().any(|d| d.slot == 0))
+                        .rev()
+                        .find(|x| self.meanings(**x).contains(&Meaning::Problem))
+                        .map(|x| x.start())
+                });
+                if last.is_none_or(|p| p < next) {
+                    return false;
+                }
+                reports_left -= 1;
+                self.evidence(next..end, Strength::Problem)
+                    .is_some_and(|g| g.details.iter().any(|d| d.slot == 0))
             };
             // "I need a landing page and a blog template": after an artifact's plain object,
             // "and" and another kind is a second artifact of the same lead. (Not inside a
@@ -200,9 +219,10 @@ impl View<'_> {
             .next()
             .filter(|w| self.text[w.clone()].eq_ignore_ascii_case("also"));
         let next = also.as_ref().map_or(next, |w| w.end);
+        // (Five words at most: a few are counted, whatever the length before.)
         let plain = also.is_some() || {
             let before = &self.text[from..and];
-            count_words(before) <= 5
+            at_most_words(before, 5)
                 && !before.contains([',', ';', ':'])
                 && !words(self.text, from..and).any(|w| {
                     [
