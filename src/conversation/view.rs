@@ -212,8 +212,17 @@ impl<'a> View<'a> {
         let mut hits: SmallVec<[Hit; 32]> = SmallVec::new();
         for m in cls.matcher.find_overlapping_iter(text) {
             let (first, last) = cls.word_edges[m.pattern().as_usize()];
+            // (A hyphen between letters joins words: "fine-tuning" holds no "fine".)
+            let joined_before = first
+                && text[..m.start()].ends_with('-')
+                && text[..m.start() - 1].ends_with(char::is_alphanumeric);
+            let joined_after = last
+                && text[m.end()..].starts_with('-')
+                && text[m.end() + 1..].starts_with(char::is_alphabetic);
             if (first && !boundary_before(text, m.start()))
                 || (last && !boundary_after(text, m.end()))
+                || joined_before
+                || joined_after
             {
                 continue;
             }

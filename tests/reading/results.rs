@@ -1,6 +1,6 @@
 //! "make the thing its result": where the thing ends and the result starts.
 
-use super::session::reads_task;
+use super::session::{Session, reads_task};
 
 #[test]
 fn a_place_inside_the_thing_before_a_last_result_word() {
@@ -37,5 +37,39 @@ fn degree_words_before_the_result_are_the_results() {
         "make these tests less brittle",
         "these tests",
         "less brittle",
+    );
+}
+
+#[test]
+fn what_happens_now_after_instead_of_is_no_part_of_the_change() {
+    reads_task(
+        "we need the export endpoint to stream the csv instead of building it in memory",
+        "export endpoint",
+        "stream the csv",
+    );
+    let mut s = Session::new();
+    s.user("it'd be really handy to duplicate a survey instead of rebuilding it from scratch");
+    assert_eq!(s.slot("desired_change"), "duplicate a survey");
+    let mut s = Session::new();
+    s.user("the importer should skip bad rows instead of failing the whole batch");
+    assert_eq!(s.slot("desired_change"), "skip bad rows");
+    // (A contrast of values stays: it is what the change is.)
+    reads_task(
+        "make the api return 404 instead of 500 for missing users",
+        "api",
+        "404 instead of 500",
+    );
+}
+
+#[test]
+fn a_hyphen_between_letters_joins_the_words() {
+    // "fine" is an acknowledgement, "down" a particle: neither inside a compound.
+    let mut s = Session::new();
+    s.user("fine-tuning script dies with an out of memory error");
+    assert_eq!(s.slot("target"), "fine-tuning script");
+    reads_task(
+        "the drop-down menu closes by itself on ipad",
+        "drop-down menu",
+        "closes by itself",
     );
 }

@@ -139,6 +139,10 @@ impl View<'_> {
                 }
             }
             GoalType::TaskExecution => {
+                // "stream the csv instead of building it in memory": a request's object ends
+                // before "instead of" and a verb in -ing, what happens now (a contrast of
+                // values stays: "return 404 instead of 500").
+                let object = object.start..self.instead_of_doing(object.clone());
                 let text = &self.text[object.clone()];
                 let comma = text
                     .find([',', ';'])
@@ -660,6 +664,31 @@ impl View<'_> {
 }
 
 impl View<'_> {
+    /// Where "instead of" and a verb in -ing start in `span` ("instead of building it"), else
+    /// its end.
+    pub(super) fn instead_of_doing(&self, span: Range<usize>) -> usize {
+        let text = &self.text[span.clone()];
+        const MARK: &[u8] = b"instead of ";
+        let mut from = 0;
+        while let Some(p) = text.as_bytes()[from..]
+            .windows(MARK.len())
+            .position(|w| w.eq_ignore_ascii_case(MARK))
+        {
+            let at = from + p;
+            from = at + MARK.len();
+            let next = words(self.text, span.start + from..span.end).next();
+            if boundary_before(text, at)
+                && next.is_some_and(|w| {
+                    let w = &self.text[w];
+                    w.len() > 5 && w.to_ascii_lowercase().ends_with("ing")
+                })
+            {
+                return span.start + text[..at].trim_end().len();
+            }
+        }
+        span.end
+    }
+
     /// Whether a noun phrase names a problem rather than a thing: a problem word or an error's
     /// marker of the pattern files ("the typo", "the memory leak", "that flicker") or an HTTP
     /// status ("the 404", "a 502").

@@ -547,15 +547,11 @@ impl View<'_> {
                         .any(|m| t.eq_ignore_ascii_case(m))
             });
             let (rule, prefix, change) = if modal {
-                (
-                    Found::Request,
-                    "",
-                    cls.clean(
-                        self.text,
-                        modal_verb.map_or(h.end, |w| w.start)..span.end,
-                        false,
-                    ),
-                )
+                (Found::Request, "", {
+                    let from = modal_verb.map_or(h.end, |w| w.start);
+                    let end = self.instead_of_doing(from..span.end);
+                    cls.clean(self.text, from..end, false)
+                })
             } else {
                 (Found::ProblemReport, "fix: ", change)
             };

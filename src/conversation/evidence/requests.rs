@@ -61,11 +61,8 @@ impl View<'_> {
         {
             return None;
         }
-        let change = cls.clean(
-            self.text,
-            if value { verb.end } else { verb.start }..end,
-            false,
-        );
+        let from = if value { verb.end } else { verb.start };
+        let change = cls.clean(self.text, from..self.instead_of_doing(from..end), false);
         let task = cls.goal_index(GoalType::TaskExecution)?;
         // "will my alarm still go off if ...?" asks what happens.
         let conditional = words(self.text, change.clone()).any(|w| {
