@@ -3,6 +3,7 @@
 //! the corpus scored by `convstate eval`'s scorer against the floor the test command holds.
 
 mod reading {
+    pub(crate) mod reports;
     pub(crate) mod results;
     pub(crate) mod rules;
     pub(crate) mod session;

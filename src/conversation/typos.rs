@@ -148,9 +148,15 @@ impl Speller {
             ends,
             ..
         } = &mut speller;
-        // Vocabulary words are known: found at their first key.
+        // Vocabulary words are known: found at their first key; and so are they in -s, for
+        // the short ones the built-in list leaves out ("use": "the widget uses ...").
         for v in vocabulary.iter().filter(|v| v.len() <= MAX_WORD) {
             near_known.insert(word_key(v.as_bytes()), Known::Listed);
+            if v.len() < MAX_WORD {
+                let mut s: SmallVec<[u8; MAX_WORD]> = SmallVec::from_slice(v.as_bytes());
+                s.push(b's');
+                near_known.entry(word_key(&s)).or_insert(Known::Listed);
+            }
         }
         for (id, t) in targets.iter().enumerate() {
             let b = t.as_bytes();
@@ -630,6 +636,10 @@ mod tests {
         assert_eq!(s.spell("tanks").text, "tanks");
         assert_eq!(s.spell("sonds good").text, "sounds good");
         assert_eq!(s.spell("it sonds odd").text, "it sonds odd");
+        assert_eq!(
+            s.spell("the widget uses the wrong timezone").text,
+            "the widget uses the wrong timezone"
+        );
         // A known word of the patterns is never corrected.
         assert_eq!(s.correction("perfcts"), None);
     }

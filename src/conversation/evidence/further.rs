@@ -115,10 +115,17 @@ impl View<'_> {
                 break;
             }
             let meanings = self.meanings(*h);
-            let sequencer = meanings.contains(&Meaning::Sequencer);
-            if !sequencer && !meanings.contains(&Meaning::Conjunction) {
+            let conjunction = meanings.contains(&Meaning::Conjunction);
+            if !conjunction && !meanings.contains(&Meaning::Sequencer) {
                 continue;
             }
+            // "plus" standing apart (the "N+1 problem" holds none) joins two requests the way
+            // a sequencer does: "a contact form with a honeypot field, plus show me how to
+            // test it".
+            let apart = self.text[..h.start()].ends_with(char::is_whitespace)
+                && self.text[h.end()..].starts_with(char::is_whitespace);
+            let plus = apart && self.text[h.start()..h.end()].eq_ignore_ascii_case("plus");
+            let sequencer = meanings.contains(&Meaning::Sequencer) || plus;
             let next = skip_soft(self.text, h.end());
             // A lead that starts a goal of its own.
             let lead = || {
@@ -130,12 +137,7 @@ impl View<'_> {
             // reported of another thing is a task of its own. (Only where a problem word
             // follows: the reading of a clause is not cheap.)
             let mut report = || {
-                let apart = self.text[..h.start()].ends_with(char::is_whitespace)
-                    && self.text[h.end()..].starts_with(char::is_whitespace);
-                if !apart
-                    || !(sequencer || self.text[h.start()..h.end()].eq_ignore_ascii_case("plus"))
-                    || reports_left == 0
-                {
+                if !apart || !sequencer || reports_left == 0 {
                     return false;
                 }
                 let last = *last_problem.get_or_insert_with(|| {

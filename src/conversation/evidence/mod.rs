@@ -434,11 +434,25 @@ impl View<'_> {
         }
         // (A pasted error is stronger evidence than a sentence read by its verb alone.)
         // (Nor does it beat an error told in the user's own sentence.)
+        // (A sentence or a clause telling what the user's thing uses or has, with another
+        // after it, is context: "Our shop uses Shopify. Product images load slowly on mobile",
+        // "our team uses github actions, and jobs sit in the queue for ages".)
         if first.is_none() && !marked {
+            let last_own = sentences(self.text).filter(own).last().map(|s| s.start);
             for strength in [Strength::Predicate, Strength::Suffix] {
                 first = sentences(self.text).filter(own).find_map(|s| {
-                    let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-                    (start < s.end && !self.about_assistant(start..s.end))
+                    let mut start =
+                        self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                    let mut setup = false;
+                    if start < s.end && self.setup(start..s.end) {
+                        match self.text[start..s.end].find(',') {
+                            Some(c) => {
+                                start = self.skip(start + c + 1, |m| m == Meaning::Conjunction)
+                            }
+                            None => setup = Some(s.start) != last_own,
+                        }
+                    }
+                    (start < s.end && !setup && !self.about_assistant(start..s.end))
                         .then(|| self.evidence_of(start..s.end, strength))
                         .flatten()
                         .map(|g| (g, s))

@@ -340,8 +340,15 @@ impl View<'_> {
             // nothing for ...", "the login page flashes white before ..."): the problem starts
             // there.
             let mut verb_start = None;
+            // (Or before a determiner and the problem: "the copy link button copies the wrong
+            // url", "the weather widget uses the wrong timezone".)
+            let det_last = subject.len() >= 3
+                && subject
+                    .last()
+                    .is_some_and(|w| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]));
+            let vi = subject.len().saturating_sub(1 + usize::from(det_last));
             if subject.len() >= 2
-                && let Some(w) = subject.last()
+                && let Some(w) = subject.get(vi)
                 && !["that", "which", "who"]
                     .iter()
                     .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
@@ -352,16 +359,18 @@ impl View<'_> {
                 let stem = |cut: usize| t.get(..t.len().saturating_sub(cut)).unwrap_or("");
                 // (...and the problem word no verb or modal itself: "emails go out twice",
                 // "alerts fire too often", "emails are going out" keep theirs.)
-                let next_is_problem = words(self.text, w.end..span.end).next().is_some_and(|n| {
-                    let t = &self.text[n.clone()];
-                    n.start == h.start
-                        && !cls.lower_in(&cls.words.verbs, t)
-                        && !cls.lower_in(&cls.words.auxiliaries, t)
-                        && !self.is_predicate(n.clone())
-                        && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
-                });
+                let next_is_problem = words(self.text, w.end..span.end)
+                    .nth(usize::from(det_last))
+                    .is_some_and(|n| {
+                        let t = &self.text[n.clone()];
+                        n.start == h.start
+                            && !cls.lower_in(&cls.words.verbs, t)
+                            && !cls.lower_in(&cls.words.auxiliaries, t)
+                            && !self.is_predicate(n.clone())
+                            && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
+                    });
                 // (A plain verb after a plural: "the charts render blank".)
-                let after_plural = || plural(&self.text[subject[subject.len() - 2].clone()]);
+                let after_plural = || vi >= 1 && plural(&self.text[subject[vi - 1].clone()]);
                 // ("retries": a verb in -y.)
                 let in_s = t.ends_with('s')
                     && (cls.lower_in(&cls.words.verbs, stem(1))
@@ -376,7 +385,7 @@ impl View<'_> {
                     && (in_s || after_plural() && cls.lower_in(&cls.words.verbs, &t));
                 if verb {
                     verb_start = Some(w.start);
-                    subject.pop();
+                    subject.truncate(vi);
                 }
             }
             // A relative clause describes the subject: its head is before it ("the cron that

@@ -1,0 +1,55 @@
+//! Problem reports: where the subject ends and the problem starts, and which sentence holds it.
+
+use super::session::{Session, reads_task};
+
+#[test]
+fn a_verb_in_s_before_a_determiner_and_the_problem_is_the_problems() {
+    reads_task(
+        "Copy link button copies the wrong url on the share dialog",
+        "Copy link button",
+        "copies the wrong url",
+    );
+    reads_task(
+        "the backup job uses the wrong bucket",
+        "backup job",
+        "uses the wrong bucket",
+    );
+    reads_task(
+        "the weather widget uses the wrong timezone",
+        "weather widget",
+        "uses the wrong timezone",
+    );
+}
+
+#[test]
+fn a_short_vocabulary_word_in_s_is_no_typo() {
+    // "uses" is "use" in -s, not a misspelt "users".
+    let mut s = Session::new();
+    s.user("my laptop uses way too much battery when zoom is open");
+    assert_eq!(s.slot("target"), "laptop");
+    assert!(
+        s.slot("desired_change")
+            .contains("uses way too much battery"),
+        "{}",
+        s.slot("desired_change")
+    );
+}
+
+#[test]
+fn what_the_users_thing_uses_or_has_is_context_before_the_report() {
+    reads_task(
+        "my dad has an old android tablet. the weather app shows yesterday's forecast",
+        "weather app",
+        "shows yesterday's forecast",
+    );
+    reads_task(
+        "our startup uses supabase, and signups take ages to show up in the dashboard",
+        "signups",
+        "take ages to show up",
+    );
+    reads_task(
+        "Our shop uses Shopify. Product images load slowly on mobile",
+        "Product images",
+        "load slowly",
+    );
+}
