@@ -71,12 +71,19 @@ impl Classifier {
         let mut entries: Vec<(String, Meaning)> = Vec::new();
         let lang = &lexicon.language;
         // (Each phrase also stands with its contractions swapped: "it'd help if" for "it
-        // would help if".)
+        // would help if"; and a negation without its apostrophe, as people type it: "hasnt"
+        // for "hasn't".)
         let mut add = |list: &[String], m: Meaning| {
             for p in list {
                 let p = normalize_phrase(p);
                 for v in contraction_variants(&p, &lang.contractions) {
+                    if let Some(bare) = without_apostrophes(&v) {
+                        entries.push((bare, m));
+                    }
                     entries.push((v, m));
+                }
+                if let Some(bare) = without_apostrophes(&p) {
+                    entries.push((bare, m));
                 }
                 entries.push((p, m));
             }

@@ -21,6 +21,11 @@ pub fn normalize_phrase(phrase: &str) -> String {
         .to_lowercase()
 }
 
+/// `phrase` with each "n't" written "nt" ("hasn't been" gives "hasnt been"), if it holds one.
+pub(super) fn without_apostrophes(phrase: &str) -> Option<String> {
+    phrase.contains("n't").then(|| phrase.replace("n't", "nt"))
+}
+
 /// The forms of `phrase` (normalized) with one contraction of `pairs` (short, long) swapped
 /// for the other form wherever it stands as whole words: "it'd be nice to" gives "it would be
 /// nice to", and the other way round.

@@ -1,6 +1,9 @@
 //! Typo tolerance (the spec's "Real phrasing", rule 4): a word that is not a known word and is
 //! one edit (a letter inserted, deleted or replaced, or two neighbours swapped) from exactly one
-//! vocabulary word of five or more letters is read as that word.
+//! vocabulary word of five or more letters is read as that word. The edit keeps the first
+//! letter or swaps it with the second ("gmail" is no "email"), and a word in capitals or
+//! capitalised inside a sentence is a name or a code ("ERESOLVE", "the Procfile"), never read
+//! as another.
 //!
 //! Known words are the vocabulary of the pattern files and a built-in list of English words
 //! (`words.txt`: the public-domain "web2" list, Webster's Second New International Dictionary of
@@ -215,7 +218,10 @@ impl Speller {
             }
             let before = previous.replace(start..i);
             let word = &text[start..i];
-            if !(MIN_WORD..=MAX_WORD).contains(&word.len()) || !stands_alone(text, start, i) {
+            if !(MIN_WORD..=MAX_WORD).contains(&word.len())
+                || !stands_alone(text, start, i)
+                || named(text, start, word)
+            {
                 continue;
             }
             let Some((target, inflection)) = self.correction(word) else {
@@ -316,7 +322,10 @@ impl Speller {
                     found = Some(None); // a vocabulary word
                     return false;
                 }
-                if found != Some(Some(id)) && one_edit(w, target) {
+                // (A typo keeps the first letter, or swaps it with the second: "gmail" is no
+                // "email", "maven" no "haven".)
+                let first = w[0] == target[0] || w[0] == target[1] && w[1] == target[0];
+                if found != Some(Some(id)) && first && one_edit(w, target) {
                     if found.is_some() {
                         found = Some(None); // near two vocabulary words: ambiguous
                         return false;
@@ -335,6 +344,28 @@ impl Speller {
             Known::No => Some((target, false)),
         }
     }
+}
+
+/// Whether `word` at `start` is a name or a code rather than a misspelt word: all capitals
+/// ("ERESOLVE"), or a capital inside a sentence ("the Procfile", "builds with Maven").
+fn named(text: &str, start: usize, word: &str) -> bool {
+    let b = word.as_bytes();
+    if !b[0].is_ascii_uppercase() {
+        return false;
+    }
+    if b.iter().all(u8::is_ascii_uppercase) {
+        return true;
+    }
+    text[..start]
+        .trim_end_matches([' ', '\t'])
+        .chars()
+        .last()
+        .is_some_and(|c| {
+            !matches!(
+                c,
+                '\n' | '\r' | '.' | '!' | '?' | ':' | '"' | '(' | '[' | '-' | '*' | '>'
+            )
+        })
 }
 
 /// Not part of a longer token: no digit, underscore, non-ASCII letter or joining apostrophe
@@ -449,10 +480,17 @@ enum Known {
     Listed,
 }
 
+/// Negated auxiliaries typed without their apostrophe, which the built-in list does not hold
+/// ("hasnt" is no misspelt "wasnt").
+const CONTRACTIONS: [&str; 16] = [
+    "isnt", "arent", "wasnt", "werent", "hasnt", "havent", "hadnt", "doesnt", "didnt", "cant",
+    "couldnt", "wont", "wouldnt", "shouldnt", "mustnt", "neednt",
+];
+
 /// How the built-in list knows `w` (lower-case ASCII).
 fn known(w: &[u8]) -> Known {
     let dict = dictionary();
-    if dict.contains(w) {
+    if dict.contains(w) || CONTRACTIONS.iter().any(|c| c.as_bytes() == w) {
         return Known::Listed;
     }
     let n = w.len();
@@ -642,6 +680,15 @@ mod tests {
         );
         // A known word of the patterns is never corrected.
         assert_eq!(s.correction("perfcts"), None);
+        // A typo keeps its first letter (or swaps it with the second); names and codes stay.
+        assert_eq!(s.spell("switch to gmail").text, "switch to gmail");
+        assert_eq!(s.spell("ubild a page").text, "build a page");
+        assert_eq!(s.spell("edit the Procfile").text, "edit the Procfile");
+        assert_eq!(s.spell("code ERESOLVE").text, "code ERESOLVE");
+        assert_eq!(s.spell("Buld a page").text, "build a page");
+        assert_eq!(s.spell("ok.\nBuld a page").text, "ok.\nbuild a page");
+        // Negations typed without their apostrophe are words.
+        assert_eq!(s.spell("it hasnt synced").text, "it hasnt synced");
     }
 
     #[test]

@@ -53,3 +53,17 @@ fn what_the_users_thing_uses_or_has_is_context_before_the_report() {
         "load slowly",
     );
 }
+
+#[test]
+fn a_negation_typed_without_its_apostrophe_reads_as_one() {
+    reads_task(
+        "the reset email hasnt arrived for an hour",
+        "reset email",
+        "hasnt arrived",
+    );
+    reads_task(
+        "the sidebar icons arent aligned on firefox",
+        "sidebar icons",
+        "arent aligned",
+    );
+}
