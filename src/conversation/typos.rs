@@ -3,7 +3,7 @@
 //! vocabulary word of five or more letters is read as that word. The edit keeps the first
 //! letter or swaps it with the second ("gmail" is no "email"), and a word in capitals or
 //! capitalised inside a sentence is a name or a code ("ERESOLVE", "the Procfile"), never read
-//! as another.
+//! as another; nor is a part of a dotted name or a path ("java.util.Arrays").
 //!
 //! Known words are the vocabulary of the pattern files and a built-in list of English words
 //! (`words.txt`: the public-domain "web2" list, Webster's Second New International Dictionary of
@@ -380,10 +380,18 @@ fn stands_alone(text: &str, start: usize, end: usize) -> bool {
         before == Some(b'\'') && start >= 2 && b[start - 2].is_ascii_alphabetic();
     let apostrophe_after =
         after == Some(b'\'') && b.get(end + 1).is_some_and(u8::is_ascii_alphabetic);
+    // (A dot or a slash between letters makes a name of code or a path: "java.util.Arrays",
+    // "src/util/date.ts".)
+    let dotted_before =
+        matches!(before, Some(b'.' | b'/')) && start >= 2 && b[start - 2].is_ascii_alphanumeric();
+    let dotted_after =
+        matches!(after, Some(b'.' | b'/')) && b.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
     !before.is_some_and(joins)
         && !after.is_some_and(joins)
         && !apostrophe_before
         && !apostrophe_after
+        && !dotted_before
+        && !dotted_after
 }
 
 /// Powers of the hash's multiplier, up to the longest word.
@@ -685,6 +693,9 @@ mod tests {
         assert_eq!(s.spell("ubild a page").text, "build a page");
         assert_eq!(s.spell("edit the Procfile").text, "edit the Procfile");
         assert_eq!(s.spell("code ERESOLVE").text, "code ERESOLVE");
+        assert_eq!(s.spell("at java.util.Arrays").text, "at java.util.Arrays");
+        assert_eq!(s.spell("src/util/x.ts").text, "src/util/x.ts");
+        assert_eq!(s.spell("i cant buld.").text, "i cant build.");
         assert_eq!(s.spell("Buld a page").text, "build a page");
         assert_eq!(s.spell("ok.\nBuld a page").text, "ok.\nbuild a page");
         // Negations typed without their apostrophe are words.
