@@ -469,6 +469,23 @@ impl<'a> View<'a> {
         let end = self
             .further(lead.end(), end, info.goal as usize)
             .map_or(end, |f| f.cut);
+        // A wish that closes the sentence is no part of the object ("support for importing
+        // bookmarks from Firefox would be nice").
+        // (Where the words end is found once: the work stays linear.)
+        let first = self.hits.partition_point(|h| h.start() < lead.end());
+        let words_end = cls.clean(self.text, lead.end()..end, false).end;
+        let end = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < end)
+            .filter(|h| {
+                h.start() > lead.end()
+                    && h.end() <= end
+                    && h.end() >= words_end
+                    && self.meanings(**h).contains(&Meaning::Wish)
+            })
+            .map(|h| h.start())
+            .min()
+            .unwrap_or(end);
         let object = cls.clean(self.text, lead.end()..end, true);
         if info.min_words > 0 && (count_words(&self.text[object.clone()]) as u32) < info.min_words {
             return None;

@@ -67,3 +67,13 @@ fn a_negation_typed_without_its_apostrophe_reads_as_one() {
         "arent aligned",
     );
 }
+
+#[test]
+fn a_path_and_its_line_after_an_error_is_where_not_what() {
+    let mut s = Session::new();
+    s.user("nginx -t says\nnginx: [emerg] unknown directive \"proxy_passs\" in /etc/nginx/sites-enabled/app:14");
+    assert_eq!(
+        s.slot("desired_change"),
+        "fix: unknown directive \"proxy_passs\""
+    );
+}

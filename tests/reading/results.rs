@@ -73,3 +73,14 @@ fn a_hyphen_between_letters_joins_the_words() {
         "closes by itself",
     );
 }
+
+#[test]
+fn a_wish_closing_the_sentence_is_no_part_of_the_object() {
+    let mut s = Session::new();
+    s.user("Support for importing bookmarks from Firefox would be nice");
+    assert_eq!(
+        s.slot("desired_change"),
+        "Support for importing bookmarks from Firefox"
+    );
+    assert!(!s.slot("target").contains("would"), "{}", s.slot("target"));
+}

@@ -164,11 +164,19 @@ impl View<'_> {
             rest = &rest[..p];
         }
         // Where it was found is no part of it ("unknown directive \"http2\" in
-        // /etc/nginx/conf.d/site.conf:3").
+        // /etc/nginx/conf.d/site.conf:3", or a path with no extension and its line:
+        // ".../sites-enabled/app:14").
+        let path_line = |t: &str| {
+            let t = t.trim().trim_end_matches(['.', ',']);
+            t.contains('/')
+                && t.rsplit_once(':').is_some_and(|(path, line)| {
+                    !path.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
+                })
+        };
         if let Some(p) = rest.rfind(" in ")
             && count_words(&rest[..p]) >= 2
             && !rest[p + 4..].trim().contains(' ')
-            && source_location(&rest[p + 4..]).is_some()
+            && (source_location(&rest[p + 4..]).is_some() || path_line(&rest[p + 4..]))
         {
             rest = &rest[..p];
         }
