@@ -77,3 +77,21 @@ fn a_path_and_its_line_after_an_error_is_where_not_what() {
         "fix: unknown directive \"proxy_passs\""
     );
 }
+
+#[test]
+fn a_plain_verb_after_a_plural_further_back_starts_the_problem() {
+    reads_task(
+        "Onboarding emails go out in the wrong language",
+        "Onboarding emails",
+        "go out in the wrong language",
+    );
+    reads_task(
+        "the invoices show up with the wrong currency",
+        "invoices",
+        "show up with the wrong currency",
+    );
+    // (A word that could be a verb heading more nouns is the subject's.)
+    let mut s = Session::new();
+    s.user("the weekly sales email went out with last week's numbers");
+    assert_eq!(s.slot("target"), "weekly sales email");
+}

@@ -388,6 +388,31 @@ impl View<'_> {
                     subject.truncate(vi);
                 }
             }
+            // (Further back, a plain verb after a plural, the problem word later in its
+            // phrase: "Onboarding emails go out in the wrong language".)
+            if verb_start.is_none()
+                && let Some(i) = (1..subject.len()).find(|&i| {
+                    let noun = &self.text[subject[i - 1].clone()];
+                    plural(noun)
+                        && !noun_ending(&noun.to_ascii_lowercase())
+                        && cls.lower_in(&cls.words.verbs, &self.text[subject[i].clone()])
+                        // (A verb has a particle, a place or a determiner after it; a noun
+                        // does not: "the weekly sales email went out".)
+                        && subject.get(i + 1).is_some_and(|n| {
+                            let n = &self.text[n.clone()];
+                            PARTICLES.iter().chain(PLACES.iter()).any(|p| n.eq_ignore_ascii_case(p))
+                                || cls.lower_in(&cls.words.determiners, n)
+                        })
+                        && !subject[..i].iter().any(|w| {
+                            ["that", "which", "who"]
+                                .iter()
+                                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+                        })
+                })
+            {
+                verb_start = Some(subject[i].start);
+                subject.truncate(i);
+            }
             // A relative clause describes the subject: its head is before it ("the cron that
             // cleans temp files stopped running").
             // (The problem starts after the clause.)
