@@ -84,3 +84,28 @@ fn a_wish_closing_the_sentence_is_no_part_of_the_object() {
     );
     assert!(!s.slot("target").contains("would"), "{}", s.slot("target"));
 }
+
+#[test]
+fn a_position_is_where_a_thing_is_put_not_the_thing() {
+    // The lead with its position is the change; the thing is its object.
+    let mut s = Session::new();
+    s.user("make it possible to pin a chat to the top");
+    assert_eq!(
+        s.goal(),
+        Some(convstate::conversation::GoalType::TaskExecution)
+    );
+    assert_eq!(s.slot("target"), "chat");
+    assert_eq!(s.slot("desired_change"), "pin a chat to the top");
+    let mut s = Session::new();
+    s.user("let users pin their favourite projects to the top");
+    assert!(
+        s.slot("target").contains("favourite projects"),
+        "{}",
+        s.slot("target")
+    );
+    reads_task(
+        "pin the release notes to the top of the channel",
+        "release notes",
+        "pin the release notes to the top",
+    );
+}

@@ -422,6 +422,25 @@ impl View<'_> {
                             self.thing(raw..comma, false)
                         };
                         let value = thing.as_ref().and_then(|t| self.after_to(t.end..comma));
+                        // ("pin a chat to the top": a position is where the lead puts the
+                        // thing, and the lead with it is the change.)
+                        let value = value.map(|v| {
+                            let mut ws = words(self.text, v.clone());
+                            let first = ws.next();
+                            let second = ws.next();
+                            let position = |w: &Option<Range<usize>>| {
+                                w.as_ref().is_some_and(|w| {
+                                    POSITIONS
+                                        .iter()
+                                        .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                                })
+                            };
+                            if position(&first) || position(&second) {
+                                cls.clean(self.text, lead.start..v.end, false)
+                            } else {
+                                v
+                            }
+                        });
                         // ("clean up the Podfile so it only has the pods we use": the
                         // purpose says what the lead alone does not.)
                         let value = value.or_else(|| {

@@ -84,6 +84,20 @@ const MAX_CORRECTION: usize = 120;
 const PLACES: [&str; 9] = [
     "in", "on", "to", "from", "for", "into", "across", "at", "of",
 ];
+/// Where something is put, not a thing ("to the top", "at the bottom of the list").
+const POSITIONS: [&str; 11] = [
+    "top",
+    "bottom",
+    "end",
+    "beginning",
+    "start",
+    "front",
+    "back",
+    "left",
+    "right",
+    "side",
+    "middle",
+];
 /// Words that mark a line as the user's own prose rather than a tool's output.
 const PROSE: [&str; 18] = [
     "i", "we", "you", "my", "our", "your", "the", "a", "an", "me", "us", "it", "i'm", "im",

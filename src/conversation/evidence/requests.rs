@@ -330,11 +330,19 @@ impl View<'_> {
             list.iter()
                 .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
         };
+        // (A position is no thing: "pin a chat to the top", "at the bottom of the page" name
+        // where, and the thing may follow: "to the top of the inbox".)
+        let position = |i: usize| ws.get(i + 1).is_some_and(|w| is(w, &POSITIONS));
         let located = ws
             .windows(2)
-            .find(|p| is(&p[0], &PLACES) && is(&p[1], &definite))
-            .map(|p| p[1].start);
-        let first = ws.iter().find(|w| is(w, &definite)).map(|w| w.start);
+            .enumerate()
+            .find(|(i, p)| is(&p[0], &PLACES) && is(&p[1], &definite) && !position(i + 1))
+            .map(|(_, p)| p[1].start);
+        let first = ws
+            .iter()
+            .enumerate()
+            .find(|(i, w)| is(w, &definite) && !position(*i))
+            .map(|(_, w)| w.start);
         if let Some(at) = located.or(first) {
             return self.thing(at..span.end, true);
         }
