@@ -213,16 +213,18 @@ impl<'a> View<'a> {
         for m in cls.matcher.find_overlapping_iter(text) {
             let (first, last) = cls.word_edges[m.pattern().as_usize()];
             // (A hyphen between letters joins words: "fine-tuning" holds no "fine".)
-            let joined_before = first
-                && text[..m.start()].ends_with('-')
-                && text[..m.start() - 1].ends_with(char::is_alphanumeric);
-            let joined_after = last
-                && text[m.end()..].starts_with('-')
-                && text[m.end() + 1..].starts_with(char::is_alphabetic);
-            if (first && !boundary_before(text, m.start()))
-                || (last && !boundary_after(text, m.end()))
-                || joined_before
-                || joined_after
+            let bytes = text.as_bytes();
+            let joined_before = || {
+                m.start() >= 2
+                    && bytes[m.start() - 1] == b'-'
+                    && bytes[m.start() - 2].is_ascii_alphanumeric()
+            };
+            let joined_after = || {
+                bytes.get(m.end()) == Some(&b'-')
+                    && bytes.get(m.end() + 1).is_some_and(u8::is_ascii_alphabetic)
+            };
+            if (first && (!boundary_before(text, m.start()) || joined_before()))
+                || (last && (!boundary_after(text, m.end()) || joined_after()))
             {
                 continue;
             }
@@ -471,17 +473,20 @@ impl<'a> View<'a> {
             .map_or(end, |f| f.cut);
         // A wish that closes the sentence is no part of the object ("support for importing
         // bookmarks from Firefox would be nice").
-        // (Where the words end is found once: the work stays linear.)
+        // (Where the words end is found once, and only when a wish is there: the work stays
+        // linear.)
         let first = self.hits.partition_point(|h| h.start() < lead.end());
-        let words_end = cls.clean(self.text, lead.end()..end, false).end;
+        let mut words_end = None;
         let end = self.hits[first..]
             .iter()
             .take_while(|h| h.start() < end)
             .filter(|h| {
                 h.start() > lead.end()
                     && h.end() <= end
-                    && h.end() >= words_end
                     && self.meanings(**h).contains(&Meaning::Wish)
+                    && h.end()
+                        >= *words_end
+                            .get_or_insert_with(|| cls.clean(self.text, lead.end()..end, false).end)
             })
             .map(|h| h.start())
             .min()

@@ -686,26 +686,24 @@ impl View<'_> {
     /// Where "instead of" and a verb in -ing start in `span` ("instead of building it"), else
     /// its end.
     pub(super) fn instead_of_doing(&self, span: Range<usize>) -> usize {
-        let text = &self.text[span.clone()];
-        const MARK: &[u8] = b"instead of ";
-        let mut from = 0;
-        while let Some(p) = text.as_bytes()[from..]
-            .windows(MARK.len())
-            .position(|w| w.eq_ignore_ascii_case(MARK))
-        {
-            let at = from + p;
-            from = at + MARK.len();
-            let next = words(self.text, span.start + from..span.end).next();
-            if boundary_before(text, at)
-                && next.is_some_and(|w| {
+        // ("instead of" is a phrase of the signals: its hits are looked at, not the bytes.)
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .filter(|h| {
+                h.end() <= span.end
+                    && self.text[h.start()..h.end()].eq_ignore_ascii_case("instead of")
+            })
+            .find(|h| {
+                words(self.text, h.end()..span.end).next().is_some_and(|w| {
                     let w = &self.text[w];
                     w.len() > 5 && w.to_ascii_lowercase().ends_with("ing")
                 })
-            {
-                return span.start + text[..at].trim_end().len();
-            }
-        }
-        span.end
+            })
+            .map_or(span.end, |h| {
+                span.start + self.text[span.start..h.start()].trim_end().len()
+            })
     }
 
     /// Whether a noun phrase names a problem rather than a thing: a problem word or an error's
