@@ -196,9 +196,13 @@ impl PatternSet {
 
     /// One bit per pattern that matches somewhere in the text.
     pub fn matches(&self, hay: Haystack<'_>) -> u64 {
+        // (Most messages match none of a slot's extractors: a search that stops at the first
+        // match, or finds none, costs less than one that tells every pattern that matches.)
         let bits = |it: &mut dyn Iterator<Item = usize>| it.fold(0u64, |m, i| m | (1 << i));
         match self.ascii.as_ref().filter(|_| hay.ascii) {
+            Some(set) if !set.is_match(hay.text.as_bytes()) => 0,
             Some(set) => bits(&mut set.matches(hay.text.as_bytes()).into_iter()),
+            None if !self.any.is_match(hay.text) => 0,
             None => bits(&mut self.any.matches(hay.text).into_iter()),
         }
     }
