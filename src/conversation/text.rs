@@ -136,15 +136,6 @@ pub(super) fn count_words(text: &str) -> usize {
         .count()
 }
 
-/// Whether `text` has at most `n` words (as [`count_words`] counts them), looking no further
-/// than the word after the `n`th.
-pub(super) fn at_most_words(text: &str, n: usize) -> bool {
-    text.split(|c: char| !is_word_char(c) && c != '\'')
-        .filter(|w| !w.is_empty())
-        .nth(n)
-        .is_none()
-}
-
 /// Whether `text` starts with the whole word (or words) `word`, ignoring ASCII case.
 pub(super) fn starts_with_word(text: &str, word: &str) -> bool {
     text.len() >= word.len()

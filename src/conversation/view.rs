@@ -188,6 +188,9 @@ impl Classifier {
 /// A message with its hits, for the sentence logic. Built in O(n log n) of the message's
 /// length whatever its content (no hit is compared with every other): long messages are normal
 /// (assistants paste code), and a message built to be slow must not stall the server.
+/// Prefixes a hyphen joins to a verb, which stays a verb: "re-enable", "double-check".
+const VERB_PREFIXES: [&str; 8] = ["re", "un", "pre", "de", "co", "double", "over", "mis"];
+
 pub(super) struct View<'a> {
     pub(super) cls: &'a Classifier,
     pub(super) text: &'a str,
@@ -214,10 +217,15 @@ impl<'a> View<'a> {
             let (first, last) = cls.word_edges[m.pattern().as_usize()];
             // (A hyphen between letters joins words: "fine-tuning" holds no "fine".)
             let bytes = text.as_bytes();
+            // (Not after a verb's prefix: "re-enable", "double-check", "pre-fill".)
             let joined_before = || {
                 m.start() >= 2
                     && bytes[m.start() - 1] == b'-'
                     && bytes[m.start() - 2].is_ascii_alphanumeric()
+                    && !text[..m.start() - 1]
+                        .rsplit(|c: char| !c.is_ascii_alphanumeric())
+                        .next()
+                        .is_some_and(|p| VERB_PREFIXES.iter().any(|x| p.eq_ignore_ascii_case(x)))
             };
             let joined_after = || {
                 bytes.get(m.end()) == Some(&b'-')
@@ -416,6 +424,16 @@ impl<'a> View<'a> {
         let mut at = start;
         while anchors.len() < 8 {
             anchors.push(at);
+            // (A verb's prefix before its hyphen leads with the verb: "re-enable the cron job".)
+            if let Some(p) = VERB_PREFIXES.iter().find(|p| {
+                let rest = self.text.as_bytes().get(at..).unwrap_or_default();
+                rest.len() > p.len() + 1
+                    && rest[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+                    && rest[p.len()] == b'-'
+                    && rest[p.len() + 1].is_ascii_alphabetic()
+            }) {
+                anchors.push(at + p.len() + 1);
+            }
             match self.at(at, |m| matches!(m, Meaning::Intent | Meaning::Filler)) {
                 Some(h) => at = skip_soft(self.text, h.end()),
                 None => break,
@@ -489,7 +507,7 @@ impl<'a> View<'a> {
                             .get_or_insert_with(|| cls.clean(self.text, lead.end()..end, false).end)
             })
             .map(|h| h.start())
-            .min()
+            .next()
             .unwrap_or(end);
         let object = cls.clean(self.text, lead.end()..end, true);
         if info.min_words > 0 && (count_words(&self.text[object.clone()]) as u32) < info.min_words {

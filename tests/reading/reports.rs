@@ -95,3 +95,12 @@ fn a_plain_verb_after_a_plural_further_back_starts_the_problem() {
     s.user("the weekly sales email went out with last week's numbers");
     assert_eq!(s.slot("target"), "weekly sales email");
 }
+
+#[test]
+fn a_singulars_verb_keeps_a_compound_subject_whole() {
+    reads_task(
+        "The analytics export for March is empty",
+        "analytics export for March",
+        "empty",
+    );
+}

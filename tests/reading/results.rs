@@ -109,3 +109,32 @@ fn a_position_is_where_a_thing_is_put_not_the_thing() {
         "pin the release notes to the top",
     );
 }
+
+#[test]
+fn a_contrast_of_values_after_instead_of_stays() {
+    // "padding" and "string" are no verbs of the vocabulary: values contrasted.
+    let mut s = Session::new();
+    s.user("use margin instead of padding on the cards");
+    assert!(
+        s.slot("desired_change").contains("instead of padding"),
+        "{}",
+        s.slot("desired_change")
+    );
+}
+
+#[test]
+fn a_position_before_a_noun_is_an_adjective() {
+    let mut s = Session::new();
+    s.user("Crash when I tap the back button");
+    assert_eq!(s.slot("target"), "back button");
+}
+
+#[test]
+fn a_verbs_prefix_before_a_hyphen_keeps_the_verb() {
+    let mut s = Session::new();
+    s.user("re-enable the nightly cron job");
+    assert_eq!(
+        s.goal(),
+        Some(convstate::conversation::GoalType::TaskExecution)
+    );
+}

@@ -425,17 +425,20 @@ impl View<'_> {
                         // ("pin a chat to the top": a position is where the lead puts the
                         // thing, and the lead with it is the change.)
                         let value = value.map(|v| {
-                            let mut ws = words(self.text, v.clone());
-                            let first = ws.next();
-                            let second = ws.next();
-                            let position = |w: &Option<Range<usize>>| {
-                                w.as_ref().is_some_and(|w| {
+                            let ws: SmallVec<[Range<usize>; 4]> =
+                                words(self.text, v.clone()).take(3).collect();
+                            // (The first or second word, ending the value or before "of": "the
+                            // top", "the bottom of the list"; not "the front desk".)
+                            let position = |i: usize| {
+                                ws.get(i).is_some_and(|w| {
                                     POSITIONS
                                         .iter()
                                         .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
-                                })
+                                }) && ws
+                                    .get(i + 1)
+                                    .is_none_or(|n| self.text[n.clone()].eq_ignore_ascii_case("of"))
                             };
-                            if position(&first) || position(&second) {
+                            if position(0) || position(1) {
                                 cls.clean(self.text, lead.start..v.end, false)
                             } else {
                                 v
@@ -696,9 +699,27 @@ impl View<'_> {
                     && self.text[h.start()..h.end()].eq_ignore_ascii_case("instead of")
             })
             .find(|h| {
-                words(self.text, h.end()..span.end).next().is_some_and(|w| {
-                    let w = &self.text[w];
-                    w.len() > 5 && w.to_ascii_lowercase().ends_with("ing")
+                // (A verb in -ing with its object, or a verb of the vocabulary: "instead of
+                // building it in memory", "instead of crashing"; "instead of padding on the
+                // cards" or "instead of string" contrasts values.)
+                let cls = self.cls;
+                let mut ws = words(self.text, h.end()..span.end);
+                ws.next().is_some_and(|w| {
+                    let w = self.text[w].to_ascii_lowercase();
+                    let object = ws.next().is_some_and(|n| {
+                        let n = &self.text[n];
+                        cls.lower_in(&cls.words.determiners, n)
+                            || ["it", "them", "everything", "anything", "me", "us"]
+                                .iter()
+                                .any(|p| n.eq_ignore_ascii_case(p))
+                    });
+                    w.len() > 5
+                        && w.ends_with("ing")
+                        && (object || {
+                            let stem = &w[..w.len() - 3];
+                            cls.lower_in(&cls.words.verbs, stem)
+                                || cls.lower_in(&cls.words.verbs, &format!("{stem}e"))
+                        })
                 })
             })
             .map_or(span.end, |h| {

@@ -110,6 +110,9 @@ impl View<'_> {
         // rest of the sentence).
         let mut last_problem: Option<Option<usize>> = None;
         let mut reports_left = MAX_REPORT_TRIES;
+        // Where the sixth word after the goal's object starts (found once): "and" before it
+        // follows a plain object of five words at most.
+        let mut sixth_word: Option<usize> = None;
         for h in &self.hits[first..] {
             if h.start() >= end {
                 break;
@@ -158,7 +161,11 @@ impl View<'_> {
             // "I need a landing page and a blog template": after an artifact's plain object,
             // "and" and another kind is a second artifact of the same lead. (Not inside a
             // description: "a page with a header and a footer" names parts.)
-            let another = || !sequencer && self.another_kind(from, h.start(), next, end, goal);
+            let mut another = || {
+                let few =
+                    *sixth_word.get_or_insert_with(|| nth_word_start(self.text, from..end, 5));
+                !sequencer && self.another_kind(from, h.start(), next, end, goal, few)
+            };
             let shared_lead = if lead() || report() {
                 false
             } else if another() {
@@ -205,7 +212,17 @@ impl View<'_> {
 
     /// Whether `next..end`, after "and", names another kind of artifact than the plain object
     /// in `from..and` (an article, then what the goal's first slot reads as a kind).
-    fn another_kind(&self, from: usize, and: usize, next: usize, end: usize, goal: usize) -> bool {
+    /// `few` is where the sixth word after `from` starts: the object before "and" is plain
+    /// only when "and" comes before it.
+    fn another_kind(
+        &self,
+        from: usize,
+        and: usize,
+        next: usize,
+        end: usize,
+        goal: usize,
+        few: usize,
+    ) -> bool {
         let cls = self.cls;
         let def = &cls.goals[goal];
         if def.goal_type != GoalType::ArtifactCreation
@@ -221,10 +238,9 @@ impl View<'_> {
             .next()
             .filter(|w| self.text[w.clone()].eq_ignore_ascii_case("also"));
         let next = also.as_ref().map_or(next, |w| w.end);
-        // (Five words at most: a few are counted, whatever the length before.)
         let plain = also.is_some() || {
             let before = &self.text[from..and];
-            at_most_words(before, 5)
+            and <= few
                 && !before.contains([',', ';', ':'])
                 && !words(self.text, from..and).any(|w| {
                     [
@@ -327,4 +343,22 @@ impl View<'_> {
             }
         }
     }
+}
+
+/// Where the word after the `n`th of `span` starts (words as [`count_words`] counts them), else
+/// the span's end.
+fn nth_word_start(text: &str, span: Range<usize>, n: usize) -> usize {
+    let mut count = 0;
+    let mut in_word = false;
+    for (i, c) in text[span.clone()].char_indices() {
+        let word = is_word_char(c) || c == '\'';
+        if word && !in_word {
+            if count == n {
+                return span.start + i;
+            }
+            count += 1;
+        }
+        in_word = word;
+    }
+    span.end
 }

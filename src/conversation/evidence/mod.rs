@@ -70,7 +70,7 @@ use super::lexicon::{ChangeMode, DescriptionMode};
 use super::reading::{Detail, Found, GoalLead, Hit, LeadInfo, Meaning, Reading};
 use super::state::{GoalType, MAX_QUEUED_GOALS};
 use super::text::{
-    at_most_words, code_blocks, count_words, is_clause_byte, noun_phrase, sentences, skip_soft,
+    code_blocks, count_words, is_clause_byte, is_word_char, noun_phrase, sentences, skip_soft,
 };
 use super::view::View;
 use super::words::Words;

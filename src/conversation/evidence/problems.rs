@@ -403,6 +403,13 @@ impl View<'_> {
                             PARTICLES.iter().chain(PLACES.iter()).any(|p| n.eq_ignore_ascii_case(p))
                                 || cls.lower_in(&cls.words.determiners, n)
                         })
+                        // (Nor when a singular's verb follows: "the analytics export for March
+                        // is empty".)
+                        && !words(self.text, subject[i].end..h.end).any(|w| {
+                            ["is", "was", "has", "isn't", "wasn't", "hasn't", "doesn't", "does"]
+                                .iter()
+                                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                        })
                         && !subject[..i].iter().any(|w| {
                             ["that", "which", "who"]
                                 .iter()

@@ -332,7 +332,13 @@ impl View<'_> {
         };
         // (A position is no thing: "pin a chat to the top", "at the bottom of the page" name
         // where, and the thing may follow: "to the top of the inbox".)
-        let position = |i: usize| ws.get(i + 1).is_some_and(|w| is(w, &POSITIONS));
+        // (Before a noun it is an adjective: "the back button", "the top bar".)
+        let position = |i: usize| {
+            ws.get(i + 1).is_some_and(|w| is(w, &POSITIONS))
+                && ws
+                    .get(i + 2)
+                    .is_none_or(|n| is(n, &["of"]) || is(n, &PLACES))
+        };
         let located = ws
             .windows(2)
             .enumerate()
