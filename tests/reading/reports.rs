@@ -104,3 +104,13 @@ fn a_singulars_verb_keeps_a_compound_subject_whole() {
         "empty",
     );
 }
+
+#[test]
+fn a_command_in_backticks_before_a_paste_is_its_target() {
+    let mut s = Session::new();
+    s.user("fresh clone, `npm test` gives\n\nError: Cannot find module '../config/test.json'\nRequire stack:\n- /app/src/db.js");
+    assert_eq!(s.slot("target"), "npm test");
+    // (A sentence emptied by its fillers holds none: the fuzz test's case.)
+    let mut s = Session::new();
+    s.user(", \nunable to find");
+}

@@ -535,7 +535,7 @@ impl View<'_> {
             let span = start..s.end;
             // A command or a name the user quotes in backticks is what they ran or what failed
             // ("fresh clone, `npm test` gives"): a short one, on one line.
-            if let Some(quoted) = backticked(self.text, span.clone()) {
+            if let Some(quoted) = pastes::backticked(self.text, span.clone()) {
                 return Some(quoted);
             }
             let first = words(self.text, span.clone()).next()?;
@@ -691,16 +691,4 @@ impl View<'_> {
         }
         None
     }
-}
-
-/// The inside of the first pair of backticks in `span`, when it is short (four words at most)
-/// and on one line.
-fn backticked(text: &str, span: Range<usize>) -> Option<Range<usize>> {
-    // (A span past its sentence's end, after a skip, is empty.)
-    let t = text.get(span.clone())?;
-    let open = t.find('`')?;
-    let close = open + 1 + t[open + 1..].find('`')?;
-    let inside = &t[open + 1..close];
-    (!inside.trim().is_empty() && !inside.contains('\n') && inside.split_whitespace().count() <= 4)
-        .then(|| span.start + open + 1..span.start + close)
 }

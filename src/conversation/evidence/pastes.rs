@@ -98,6 +98,10 @@ impl View<'_> {
         if let Some(t) = self.doing(span.clone()) {
             return Some(t);
         }
+        // A command or a name in backticks is what was run ("fresh clone, `npm test` gives").
+        if let Some(t) = backticked(self.text, span.clone()) {
+            return Some(t);
+        }
         let first = words(self.text, span.clone()).next()?;
         let opener = &self.text[first.clone()];
         // A line that opens with a place names its thing ("in the checkout page i see").
@@ -470,4 +474,16 @@ impl View<'_> {
                 .any(|p| t.eq_ignore_ascii_case(p))
         })
     }
+}
+
+/// The inside of the first pair of backticks in `span`, when it is short (four words at most)
+/// and on one line.
+pub(super) fn backticked(text: &str, span: Range<usize>) -> Option<Range<usize>> {
+    // (A span past its sentence's end, after a skip, is empty.)
+    let t = text.get(span.clone())?;
+    let open = t.find('`')?;
+    let close = open + 1 + t[open + 1..].find('`')?;
+    let inside = &t[open + 1..close];
+    (!inside.trim().is_empty() && !inside.contains('\n') && inside.split_whitespace().count() <= 4)
+        .then(|| span.start + open + 1..span.start + close)
 }
