@@ -114,3 +114,17 @@ fn a_command_in_backticks_before_a_paste_is_its_target() {
     let mut s = Session::new();
     s.user(", \nunable to find");
 }
+
+#[test]
+fn a_lead_word_before_a_noun_a_plural_and_a_plain_verb_names_the_thing() {
+    reads_task(
+        "Reset password emails go to spam",
+        "Reset password emails",
+        "go to spam",
+    );
+    reads_task(
+        "Profile pictures upload sideways on iPhone",
+        "Profile pictures",
+        "upload sideways",
+    );
+}

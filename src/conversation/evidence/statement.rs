@@ -322,21 +322,28 @@ impl View<'_> {
             .or_else(|| {
                 // (A lead word before a plural and a plain verb names the thing: "Profile
                 // pictures upload sideways on iPhone".)
-                let mut after = words(self.text, g.lead.end..span.end);
-                // (Not a compound noun after the verb: "change pandas display options".)
-                let (head, verb, next) = (after.next()?, after.next()?, after.next()?);
-                let is_plural = |w: Range<usize>| plural(&self.text[w]);
+                // (Or after a noun and a plural: "Reset password emails go to spam".)
+                let after: SmallVec<[Range<usize>; 4]> =
+                    words(self.text, g.lead.end..span.end).take(4).collect();
+                let is_plural = |w: &Range<usize>| plural(&self.text[w.clone()]);
                 // ("sideways", "backwards": adverbs.)
-                let adverb = |w: Range<usize>| {
-                    let t = self.text[w].to_ascii_lowercase();
+                let adverb = |w: &Range<usize>| {
+                    let t = self.text[w.clone()].to_ascii_lowercase();
                     t.ends_with("ways") || t.ends_with("wards")
                 };
-                (is_plural(head)
-                    && (!is_plural(next.clone()) || adverb(next))
-                    && cls.lower_in(&cls.words.verbs, &self.text[verb]))
-                .then(|| self.evidence(span, Strength::Suffix))
-                .flatten()
-                .filter(subject_holds_lead)
+                // (Not a compound noun after the verb: "change pandas display options".)
+                let names = |i: usize| {
+                    after.len() > i + 2
+                        && is_plural(&after[i])
+                        && (!is_plural(&after[i + 2]) || adverb(&after[i + 2]))
+                        && cls.lower_in(&cls.words.verbs, &self.text[after[i + 1].clone()])
+                };
+                let second =
+                    names(1) && !cls.lower_in(&cls.words.determiners, &self.text[after[0].clone()]);
+                (names(0) || second)
+                    .then(|| self.evidence(span, Strength::Suffix))
+                    .flatten()
+                    .filter(subject_holds_lead)
             })
     }
 
