@@ -351,14 +351,7 @@ impl Classifier {
                 .checked_sub(1)
                 .and_then(|i| text.as_bytes().get(i))
                 .map(u8::to_ascii_lowercase);
-            if articles
-                && let Some(w) = self.articles.iter().find(|w| {
-                    w.as_bytes().first() == first.as_ref() && starts_with_word(&text[s..e], w)
-                })
-            {
-                inside -= quotes(&text[s..s + w.len()]);
-                s += w.len();
-            }
+            // (The trailing words first: "a bit" is one, before its "a" is an article.)
             if let Some(w) = self
                 .trailing
                 .iter()
@@ -366,6 +359,14 @@ impl Classifier {
             {
                 inside -= quotes(&text[e - w.len()..e]);
                 e -= w.len();
+            }
+            if articles
+                && let Some(w) = self.articles.iter().find(|w| {
+                    w.as_bytes().first() == first.as_ref() && starts_with_word(&text[s..e], w)
+                })
+            {
+                inside -= quotes(&text[s..s + w.len()]);
+                s += w.len();
             }
             if (s, e) == before {
                 return s..e;

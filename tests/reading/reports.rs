@@ -128,3 +128,19 @@ fn a_lead_word_before_a_noun_a_plural_and_a_plain_verb_names_the_thing() {
         "upload sideways",
     );
 }
+
+#[test]
+fn a_quoted_path_after_an_error_is_where_not_what() {
+    let mut s = Session::new();
+    s.user("webpack build:\nModule not found: Error: Can't resolve 'fs' in '/app/node_modules/dotenv/lib'");
+    assert_eq!(s.slot("desired_change"), "fix: Can't resolve 'fs'");
+}
+
+#[test]
+fn plural_subjects_take_the_plain_form_of_a_problem_verb() {
+    reads_task(
+        "Share links expire after an hour instead of a week",
+        "Share links",
+        "expire after an hour",
+    );
+}

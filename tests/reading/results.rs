@@ -138,3 +138,19 @@ fn a_verbs_prefix_before_a_hyphen_keeps_the_verb() {
         Some(convstate::conversation::GoalType::TaskExecution)
     );
 }
+
+#[test]
+fn wishes_with_it_and_an_intensifier_open_a_request() {
+    reads_task(
+        "it would be really nice if the gallery remembered my sort order",
+        "gallery",
+        "remembered my sort order",
+    );
+}
+
+#[test]
+fn a_degree_at_the_end_is_no_change() {
+    let mut s = Session::new();
+    s.user("can you clean this up a bit\n\nfor i in range(len(xs)):\n    if xs[i] != None:\n        out.append(xs[i])");
+    assert_eq!(s.slot("desired_change"), "clean this up");
+}

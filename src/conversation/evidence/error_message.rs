@@ -166,12 +166,19 @@ impl View<'_> {
         // Where it was found is no part of it ("unknown directive \"http2\" in
         // /etc/nginx/conf.d/site.conf:3", or a path with no extension and its line:
         // ".../sites-enabled/app:14").
+        // (Or a path in quotes: "Can't resolve 'fs' in '/app/node_modules/dotenv/lib'".)
         let path_line = |t: &str| {
             let t = t.trim().trim_end_matches(['.', ',']);
+            let quoted = t.len() > 2
+                && (t.starts_with('\'') && t.ends_with('\'')
+                    || t.starts_with('"') && t.ends_with('"'));
             t.contains('/')
-                && t.rsplit_once(':').is_some_and(|(path, line)| {
-                    !path.is_empty() && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())
-                })
+                && (quoted
+                    || t.rsplit_once(':').is_some_and(|(path, line)| {
+                        !path.is_empty()
+                            && !line.is_empty()
+                            && line.bytes().all(|b| b.is_ascii_digit())
+                    }))
         };
         if let Some(p) = rest.rfind(" in ")
             && count_words(&rest[..p]) >= 2
