@@ -154,3 +154,25 @@ fn a_degree_at_the_end_is_no_change() {
     s.user("can you clean this up a bit\n\nfor i in range(len(xs)):\n    if xs[i] != None:\n        out.append(xs[i])");
     assert_eq!(s.slot("desired_change"), "clean this up");
 }
+
+#[test]
+fn edits_of_a_text_named_by_their_verb_are_the_change() {
+    reads_task(
+        "proofread this cover letter",
+        "this cover letter",
+        "proofread",
+    );
+    // (A text after a colon is what the request is about, no value of it.)
+    let mut s = Session::new();
+    s.user("shorten this paragraph: Our team is excited to announce that starting next month we will be offering extended support hours.");
+    assert_eq!(s.slot("target"), "this paragraph");
+    assert_eq!(s.slot("desired_change"), "shorten");
+    // ("log level: debug" stays a label and its value.)
+    let mut s = Session::new();
+    s.user("log level: debug pls");
+    assert!(
+        s.slot("desired_change").ends_with("debug"),
+        "{}",
+        s.slot("desired_change")
+    );
+}

@@ -144,8 +144,14 @@ impl View<'_> {
                 // values stays: "return 404 instead of 500").
                 let object = object.start..self.instead_of_doing(object.clone());
                 let text = &self.text[object.clone()];
+                // (A colon and a text of four words or more start what the request is
+                // about, no part of its value: "shorten this paragraph: Our team is excited to
+                // announce ..."; "log level: debug" is a label and its value.)
                 let comma = text
                     .find([',', ';'])
+                    .into_iter()
+                    .chain(text.find(": ").filter(|p| count_words(&text[p + 2..]) >= 4))
+                    .min()
                     .map_or(object.end, |p| object.start + p);
                 // The object as written, articles included: "the" marks an existing thing.
                 let raw = skip_soft(self.text, lead.end).min(object.start);
