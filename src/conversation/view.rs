@@ -425,14 +425,15 @@ impl<'a> View<'a> {
         while anchors.len() < 8 {
             anchors.push(at);
             // (A verb's prefix before its hyphen leads with the verb: "re-enable the cron job".)
-            if let Some(p) = VERB_PREFIXES.iter().find(|p| {
-                let rest = self.text.as_bytes().get(at..).unwrap_or_default();
-                rest.len() > p.len() + 1
-                    && rest[..p.len()].eq_ignore_ascii_case(p.as_bytes())
-                    && rest[p.len()] == b'-'
-                    && rest[p.len() + 1].is_ascii_alphabetic()
-            }) {
-                anchors.push(at + p.len() + 1);
+            // (A hyphen within a few letters is looked for first.)
+            let rest = self.text.as_bytes().get(at..).unwrap_or_default();
+            if let Some(h) = rest.iter().take(7).position(|&b| b == b'-')
+                && rest.get(h + 1).is_some_and(u8::is_ascii_alphabetic)
+                && VERB_PREFIXES
+                    .iter()
+                    .any(|p| p.len() == h && rest[..h].eq_ignore_ascii_case(p.as_bytes()))
+            {
+                anchors.push(at + h + 1);
             }
             match self.at(at, |m| matches!(m, Meaning::Intent | Meaning::Filler)) {
                 Some(h) => at = skip_soft(self.text, h.end()),

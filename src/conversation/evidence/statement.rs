@@ -8,16 +8,13 @@ impl View<'_> {
     /// the thing, then "uses", "has" or "have" ("our team uses github actions", "my mom has
     /// an old ipad").
     pub(super) fn setup(&self, span: Range<usize>) -> bool {
-        let ws: SmallVec<[Range<usize>; 6]> = words(self.text, span).take(6).collect();
         let is = |w: &Range<usize>, list: &[&str]| {
             list.iter()
                 .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
         };
-        ws.first().is_some_and(|w| is(w, &["our", "my", "their"]))
-            && ws
-                .iter()
-                .skip(2)
-                .any(|w| is(w, &["uses", "use", "has", "have"]))
+        let mut ws = words(self.text, span).take(6);
+        ws.next().is_some_and(|w| is(&w, &["our", "my", "their"]))
+            && ws.skip(1).any(|w| is(&w, &["uses", "use", "has", "have"]))
     }
 
     /// One sentence's goal, if it states one.
