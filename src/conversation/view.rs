@@ -511,6 +511,15 @@ impl<'a> View<'a> {
             .next()
             .unwrap_or(end);
         let object = cls.clean(self.text, lead.end()..end, true);
+        // (Rule 5: a lead that holds "it" or "them" ("make it", "get it to") refers to the
+        // active goal's work; with none active it is the user's own thing, not yet named.)
+        if self.active
+            && self.text[lead.start()..lead.end()]
+                .split_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("it") || w.eq_ignore_ascii_case("them"))
+        {
+            return None;
+        }
         if info.min_words > 0 && (count_words(&self.text[object.clone()]) as u32) < info.min_words {
             return None;
         }

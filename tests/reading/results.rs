@@ -176,3 +176,15 @@ fn edits_of_a_text_named_by_their_verb_are_the_change() {
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn make_it_with_no_goal_active_states_a_change_of_a_thing_not_yet_named() {
+    let mut s = Session::new();
+    s.user("make it more responsive on phones");
+    assert_eq!(
+        s.goal(),
+        Some(convstate::conversation::GoalType::TaskExecution)
+    );
+    assert_eq!(s.slot("desired_change"), "more responsive on phones");
+    assert_eq!(s.slot("target"), "");
+}
