@@ -12,10 +12,12 @@
 //! - this module: [`Engine::step`], which puts them together for one input.
 
 pub mod classify;
+mod dictionary;
 mod evidence;
 pub mod explain;
 mod flows;
 mod goals;
+mod leads;
 pub mod lexicon;
 pub mod machine;
 pub(crate) mod names;

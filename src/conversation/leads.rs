@@ -1,0 +1,205 @@
+//! A goal stated by a lead (rules 4, 5 and 14): the lead at a sentence's start, after intents,
+//! and the goal its object states.
+
+use std::cmp::Reverse;
+use std::ops::Range;
+
+use smallvec::SmallVec;
+
+use super::lexicon::DescriptionMode;
+use super::reading::{Found, GoalLead, Hit, LeadInfo, Meaning};
+use super::text::*;
+use super::view::{VERB_PREFIXES, View};
+
+impl View<'_> {
+    /// The goal a lead at `start` (after fillers) of `sentence` states, if any: leads may
+    /// follow intents ("could you", "I want to"); the longest lead wins, then the first
+    /// declared. A lead followed by a predicate is a noun ("Deploy keeps timing out", rule 4).
+    pub(super) fn lead_at(&self, start: usize, sentence: Range<usize>) -> Option<GoalLead> {
+        self.lead_referring(start, sentence, false)
+    }
+
+    /// [`View::lead_at`]; with `refers`, a pronoun object stands for a thing named before it
+    /// in the sentence ("those warnings, can we get rid of them"), and the lead counts.
+    pub(super) fn lead_referring(
+        &self,
+        start: usize,
+        sentence: Range<usize>,
+        refers: bool,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        let mut anchors: SmallVec<[usize; 4]> = SmallVec::new();
+        let mut at = start;
+        while anchors.len() < 8 {
+            anchors.push(at);
+            // (A verb's prefix before its hyphen leads with the verb: "re-enable the cron job".)
+            // (A hyphen within a few letters is looked for first.)
+            let rest = self.text.as_bytes().get(at..).unwrap_or_default();
+            if let Some(h) = rest.iter().take(7).position(|&b| b == b'-')
+                && rest.get(h + 1).is_some_and(u8::is_ascii_alphabetic)
+                && VERB_PREFIXES
+                    .iter()
+                    .any(|p| p.len() == h && rest[..h].eq_ignore_ascii_case(p.as_bytes()))
+            {
+                anchors.push(at + h + 1);
+            }
+            match self.at(at, |m| matches!(m, Meaning::Intent | Meaning::Filler)) {
+                Some(h) => at = skip_soft(self.text, h.end()),
+                None => break,
+            }
+        }
+        let mut candidates: SmallVec<[(Hit, u16); 8]> = SmallVec::new();
+        for &anchor in &anchors {
+            for h in self.starting_at(anchor) {
+                if h.end() > sentence.end {
+                    continue;
+                }
+                // (A lead inside a deferral is the user's own doing: "let me check on my
+                // phone".)
+                let deferred = || {
+                    let first = self.hits.partition_point(|d| d.start() < start);
+                    self.hits[first..]
+                        .iter()
+                        .take_while(|d| d.start() <= h.start())
+                        .any(|d| {
+                            d.end() >= h.end() && self.meanings(*d).contains(&Meaning::Deferral)
+                        })
+                };
+                for m in self.meanings(*h) {
+                    if let Meaning::Lead(id) = m
+                        && !deferred()
+                    {
+                        candidates.push((*h, *id));
+                    }
+                }
+            }
+        }
+        candidates.sort_unstable_by_key(|(h, id)| (Reverse(h.end), *id));
+        candidates.into_iter().find_map(|(h, id)| {
+            let info = cls.leads[id as usize];
+            if info.mode == DescriptionMode::Object && self.noun_use(h) {
+                return None;
+            }
+            self.goal_from(start, h, info, sentence.end, refers)
+        })
+    }
+
+    /// The goal a lead states, if its object qualifies; `start` is where its sentence starts
+    /// after fillers. The object ends where a further goal starts (rule 14).
+    pub(super) fn goal_from(
+        &self,
+        start: usize,
+        lead: Hit,
+        info: LeadInfo,
+        end: usize,
+        refers: bool,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        let end = self
+            .further(lead.end(), end, info.goal as usize)
+            .map_or(end, |f| f.cut);
+        // A wish that closes the sentence is no part of the object ("support for importing
+        // bookmarks from Firefox would be nice").
+        // (Where the words end is found once, and only when a wish is there: the work stays
+        // linear.)
+        let first = self.hits.partition_point(|h| h.start() < lead.end());
+        let mut words_end = None;
+        let end = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < end)
+            .filter(|h| {
+                h.start() > lead.end()
+                    && h.end() <= end
+                    && self.meanings(**h).contains(&Meaning::Wish)
+                    && h.end()
+                        >= *words_end
+                            .get_or_insert_with(|| cls.clean(self.text, lead.end()..end, false).end)
+            })
+            .map(|h| h.start())
+            .next()
+            .unwrap_or(end);
+        let object = cls.clean(self.text, lead.end()..end, true);
+        // (Rule 5: a lead that holds "it" or "them" ("make it", "get it to") refers to the
+        // active goal's work; with none active it is the user's own thing, not yet named.)
+        if self.active
+            && self.text[lead.start()..lead.end()]
+                .split_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("it") || w.eq_ignore_ascii_case("them"))
+        {
+            return None;
+        }
+        if info.min_words > 0 && (count_words(&self.text[object.clone()]) as u32) < info.min_words {
+            return None;
+        }
+        if object.is_empty() {
+            return self.lead_alone(start, lead, info);
+        }
+        let object_text = &self.text[object.clone()];
+        // Rule 5: "it", "them" or "that" refers to the active goal's work ("make it blue"); with none
+        // active it is the user's own thing, not yet named ("make it load faster": a task
+        // whose target is still open).
+        // (A lead before a conjunction is an item of a list: "subcommands for init, deploy and
+        // logs".)
+        let first_word = object_text.split_whitespace().next().unwrap_or("");
+        if first_word.eq_ignore_ascii_case("and") || first_word.eq_ignore_ascii_case("or") {
+            return None;
+        }
+        let pronoun = cls.starts_with_any(&cls.pronouns, object_text);
+        let open = !self.active
+            && cls.goals[info.goal as usize].goal_type
+                == crate::conversation::GoalType::TaskExecution
+            && count_words(object_text) >= 2
+            && self.text[object.clone()]
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .is_some_and(|w| {
+                    ["it", "them", "that"]
+                        .iter()
+                        .any(|p| w.eq_ignore_ascii_case(p))
+                });
+        if info.mode == DescriptionMode::Object && pronoun && !open && !refers {
+            return None;
+        }
+        if let Some(slot) = info.object_must_match {
+            let np = noun_phrase(object_text, &cls.noun_phrase_ends);
+            // (Or "something" with what it is for, as the goal's next slot reads it: "I need
+            // something to collect rsvps for a party".)
+            let purposed = object_text
+                .get(..10)
+                .is_some_and(|t| t.eq_ignore_ascii_case("something "))
+                && cls.goals[info.goal as usize]
+                    .slots
+                    .get(1)
+                    .is_some_and(|r| cls.extract(object_text, *r).is_some());
+            if !purposed {
+                cls.extract(np, slot as usize)?;
+            }
+        }
+        let description = match info.mode {
+            DescriptionMode::Object => object.clone(),
+            DescriptionMode::Sentence => cls.clean(self.text, lead.start()..end, false),
+        };
+        let wrapper = cls.clean(self.text, start..lead.start(), false);
+        let mut details = self.details(
+            info.goal as usize,
+            info.change,
+            lead.start()..lead.end(),
+            object,
+        );
+        // (The pronoun names nothing yet: the target stays open.)
+        if pronoun {
+            details.retain(|d| {
+                !(d.spans.len() == 1
+                    && cls.starts_with_any(&cls.pronouns, &self.text[d.spans[0].clone()]))
+            });
+        }
+        Some(GoalLead {
+            goal: info.goal as usize,
+            description,
+            lead: lead.start()..lead.end(),
+            wrapper,
+            rule: Found::Lead,
+            details,
+        })
+    }
+}
