@@ -7,6 +7,7 @@ mod reading {
     pub(crate) mod results;
     pub(crate) mod rules;
     pub(crate) mod session;
+    pub(crate) mod titles;
 }
 
 use convstate::conversation::{GoalType, Input, Phase, Role, SlotStatus};

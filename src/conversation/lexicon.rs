@@ -464,6 +464,9 @@ pub struct Language {
     /// Last words of a short noun phrase that asks for a feature on its own ("SSO support",
     /// "Slack integration"). Optional.
     pub feature_heads: Vec<String>,
+    /// Words that say how often or how badly before a problem that opens a title ("Random
+    /// crashes on Android 14", "Intermittent timeouts from the gateway"). Optional.
+    pub problem_modifiers: Vec<String>,
 }
 
 /// Thresholds of the machine.

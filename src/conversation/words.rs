@@ -51,6 +51,8 @@ pub(super) struct WordSets {
     pub(super) context_labels: Words,
     /// Last words of a feature asked for by its name (`feature_heads`).
     pub(super) feature_heads: Words,
+    /// How often or how badly, before a problem opening a title (`problem_modifiers`).
+    pub(super) problem_modifiers: Words,
 }
 
 impl WordSets {
@@ -82,6 +84,7 @@ impl WordSets {
                 .map(|t| super::text::normalize_phrase(t))
                 .collect(),
             feature_heads: words(&[&lang.feature_heads]),
+            problem_modifiers: words(&[&lang.problem_modifiers]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 36] = [
+        const KEYS: [&str; 37] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -43,6 +43,7 @@ impl Cx<'_> {
             "contractions",
             "context_labels",
             "feature_heads",
+            "problem_modifiers",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -64,7 +65,8 @@ impl Cx<'_> {
             .collect();
         let context_labels = self.optional_phrases(doc, "context_labels");
         let feature_heads = self.optional_phrases(doc, "feature_heads");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 3]
+        let problem_modifiers = self.optional_phrases(doc, "problem_modifiers");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 4]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -111,6 +113,7 @@ impl Cx<'_> {
             contractions,
             context_labels: context_labels.into_iter().map(|(s, _)| s).collect(),
             feature_heads: feature_heads.into_iter().map(|(s, _)| s).collect(),
+            problem_modifiers: problem_modifiers.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

@@ -64,6 +64,21 @@ impl View<'_> {
             return None;
         }
         let span = first.start..span.end;
+        // How often or how badly may stand before the problem ("Random crashes on Android 14",
+        // "Intermittent 502 errors from the gateway", "500 errors on checkout"): up to two such words
+        // and a number.
+        let mut problem_word = first.clone();
+        let mut rest = words(self.text, first.end..span.end);
+        for _ in 0..3 {
+            let t = &self.text[problem_word.clone()];
+            let skip = cls.lower_in(&cls.words.problem_modifiers, t)
+                || t.bytes().next().is_some_and(|b| b.is_ascii_digit());
+            match rest.next() {
+                Some(n) if skip => problem_word = n,
+                _ => break,
+            }
+        }
+        let first = problem_word;
         let word = self.text[first.clone()].to_ascii_lowercase();
         let unable = is_unable(&word) || nothing;
         let negation = [
@@ -96,12 +111,37 @@ impl View<'_> {
         }
         // At least three words, and no verb of its own after the problem ("crashes are
         // rare" is a sentence, not a title).
-        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
-        if ws.len() < 3 || (!unable && ws[1..].iter().any(|w| self.is_predicate(w.clone()))) {
+        let ws: SmallVec<[Range<usize>; 16]> =
+            words(self.text, first.start..span.end).take(16).collect();
+        if words(self.text, span.clone()).nth(2).is_none()
+            || (!unable && ws[1..].iter().any(|w| self.is_predicate(w.clone())))
+        {
             return None;
         }
         let problem = cls.clean(self.text, span.clone(), false);
-        let target = self.definite_thing(first.end..span.end);
+        // A problem word of one word before a noun of its own qualifies it: the noun is the
+        // thing ("Broken link to the migration guide", "Wrong total on the invoice page").
+        let qualified = hit
+            .filter(|h| !unable && h.end() == first.end)
+            .and_then(|h| words(self.text, h.end()..span.end).next())
+            .filter(|n| {
+                let t = &self.text[n.clone()];
+                t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
+                    && !PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
+                    && !WHEN.iter().any(|p| t.eq_ignore_ascii_case(p))
+                    && ![
+                        "when", "whenever", "after", "before", "while", "if", "since", "with",
+                        "and", "or", "during", "until", "by", "at",
+                    ]
+                    .iter()
+                    .any(|p| t.eq_ignore_ascii_case(p))
+                    && !cls.lower_in(&cls.words.determiners, t)
+                    && !cls.lower_in(&cls.words.non_subjects, t)
+                    && !cls.lower_in(&cls.words.auxiliaries, t)
+                    && self.at(n.start, |m| m == Meaning::Problem).is_none()
+            })
+            .and_then(|n| self.thing(n.start..span.end, false));
+        let target = qualified.or_else(|| self.definite_thing(first.end..span.end));
         Some(report(
             task,
             target,

@@ -454,6 +454,26 @@ impl View<'_> {
                                 .any(|x| n.eq_ignore_ascii_case(x))
                     })
             };
+            // (Nor is a problem word before a noun of the subject: it names a kind of thing,
+            // "the crash reporter ignores native crashes", "bug tracker sends duplicate emails".)
+            let modifier = |w: &Range<usize>| {
+                w.end < last.end
+                    && words(self.text, w.end..last.end).next().is_some_and(|n| {
+                        let t = &self.text[n.clone()];
+                        t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
+                            && !PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
+                            && !cls.lower_in(&cls.words.determiners, t)
+                            && !cls.lower_in(&cls.words.non_subjects, t)
+                            && !cls.lower_in(&cls.words.auxiliaries, t)
+                            && !self.is_predicate(n.clone())
+                            && self
+                                .at(n.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+                                .is_none()
+                    })
+                    && self
+                        .at(w.start, |m| m == Meaning::Problem)
+                        .is_some_and(|h| h.end() == w.end)
+            };
             // (A determiner before a noun is none of them: "the timezone for all reports".)
             let verbal = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
@@ -464,7 +484,7 @@ impl View<'_> {
                         .at(w.start, |m| {
                             matches!(m, Meaning::Problem | Meaning::Modal | Meaning::Intent)
                         })
-                        .is_some_and(|_| !head_noun(w))
+                        .is_some_and(|_| !head_noun(w) && !modifier(w))
                     || self.is_predicate(w.clone())
             };
             // A demonstrative before a noun is no pronoun ("this swift code").
@@ -484,6 +504,18 @@ impl View<'_> {
             .or_else(|| shared.clone().filter(|_| subject.is_empty()));
             if referent.is_none()
                 && (subject.len() > MAX_SUBJECT_WORDS || subject[skip..].iter().any(verbal))
+            {
+                continue;
+            }
+            // How often or how badly names no thing: "Random crashes on Android 14" is a title
+            // that opens with its problem (`View::problem_title`).
+            if referent.is_none()
+                && !subject.is_empty()
+                && subject.iter().all(|w| {
+                    let t = &self.text[w.clone()];
+                    cls.lower_in(&cls.words.problem_modifiers, t)
+                        || t.bytes().next().is_some_and(|b| b.is_ascii_digit())
+                })
             {
                 continue;
             }

@@ -1,0 +1,94 @@
+//! Titles as issue trackers and question sites write them: a problem qualified by how often
+//! or how badly, a problem word before a noun, a question asking for the right way.
+
+use super::session::{Session, reads_task};
+use convstate::conversation::GoalType;
+
+#[test]
+fn how_often_or_how_badly_before_a_problem_opens_a_problem_title() {
+    reads_task(
+        "Random crashes on Android 14",
+        "Android 14",
+        "Random crashes on Android 14",
+    );
+    reads_task(
+        "Intermittent 502 errors from the gateway",
+        "gateway",
+        "Intermittent 502 errors",
+    );
+    reads_task(
+        "500 errors on the checkout page",
+        "checkout page",
+        "500 errors",
+    );
+    let mut s = Session::new();
+    s.user("Infinite redirect loop after logging out");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(s.slot("desired_change").contains("Infinite redirect loop"));
+    // A modifier before no problem states none.
+    let mut s = Session::new();
+    s.user("random thoughts on the roadmap");
+    assert_ne!(
+        s.slot("desired_change"),
+        "fix: random thoughts on the roadmap"
+    );
+}
+
+#[test]
+fn a_problem_word_before_a_noun_qualifies_the_thing() {
+    reads_task(
+        "Wrong total on the invoice page",
+        "total on the invoice page",
+        "Wrong total",
+    );
+    reads_task(
+        "Broken link to the migration guide in the readme",
+        "link",
+        "Broken link",
+    );
+    // Before a place, a problem noun names no thing: the place is the target.
+    reads_task(
+        "Crash on the settings screen after rotating",
+        "settings screen",
+        "Crash",
+    );
+    // Inside a subject, a problem word before a noun is part of its name.
+    reads_task(
+        "Crash reporter ignores native crashes",
+        "Crash reporter",
+        "ignores native crashes",
+    );
+    reads_task(
+        "the bug tracker sends duplicate emails",
+        "bug tracker",
+        "sends duplicate emails",
+    );
+}
+
+#[test]
+fn a_title_asking_for_the_right_way_is_a_question() {
+    for text in [
+        "Recommended way to share state between sibling components in Vue",
+        "Easiest way to parse an ISO date in Go",
+        "the proper way to close a channel in go",
+        "Best approach for paginating a GraphQL API",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::QuestionAnswer), "{text}");
+    }
+}
+
+#[test]
+fn switching_a_device_on_or_off_is_a_toggle() {
+    reads_task(
+        "switch off the lights in the living room",
+        "lights in the living room",
+        "switch off",
+    );
+    reads_task(
+        "power on the printer upstairs",
+        "printer upstairs",
+        "power on",
+    );
+}
