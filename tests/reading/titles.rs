@@ -92,3 +92,49 @@ fn switching_a_device_on_or_off_is_a_toggle() {
         "power on",
     );
 }
+
+#[test]
+fn a_title_of_poor_wording_reports_a_problem_and_its_condition_may_have_a_verb() {
+    reads_task(
+        "Unclear error message when the API key is wrong",
+        "error message",
+        "Unclear error message when the API key is wrong",
+    );
+    reads_task(
+        "Misleading tooltip on the export button",
+        "tooltip on the export button",
+        "Misleading tooltip",
+    );
+    // Before any condition, a verb of its own makes it a sentence, not a title.
+    let mut s = Session::new();
+    s.user("Crashes are rare");
+    assert_ne!(s.slot("desired_change"), "fix: Crashes are rare");
+}
+
+#[test]
+fn an_adjective_by_its_form_after_the_thing_is_the_result() {
+    reads_task(
+        "Make the retry count configurable per queue",
+        "retry count",
+        "configurable per queue",
+    );
+    reads_task(
+        "make the table sortable by date",
+        "table",
+        "sortable by date",
+    );
+    reads_task("make the sidebar collapsible", "sidebar", "collapsible");
+}
+
+#[test]
+fn a_call_is_the_change_and_whom_it_calls_the_target() {
+    reads_task("call the pharmacy", "pharmacy", "call the pharmacy");
+    reads_task(
+        "phone the garage about my car",
+        "garage",
+        "phone the garage about my car",
+    );
+    let mut s = Session::new();
+    s.user("call mom");
+    assert_eq!(s.slot("desired_change"), "call mom");
+}

@@ -358,6 +358,7 @@ mod predicates;
 mod problem_titles;
 mod problems;
 mod requests;
+mod results;
 mod statement;
 mod things;
 

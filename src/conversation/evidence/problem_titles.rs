@@ -113,8 +113,23 @@ impl View<'_> {
         // rare" is a sentence, not a title).
         let ws: SmallVec<[Range<usize>; 16]> =
             words(self.text, first.start..span.end).take(16).collect();
+        // (A condition after the problem has its own verb: "Unclear error message when the
+        // API key is wrong".)
+        let condition = ws
+            .iter()
+            .position(|w| {
+                [
+                    "when", "whenever", "if", "after", "before", "while", "since", "until",
+                ]
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+            })
+            .unwrap_or(ws.len());
         if words(self.text, span.clone()).nth(2).is_none()
-            || (!unable && ws[1..].iter().any(|w| self.is_predicate(w.clone())))
+            || (!unable
+                && ws[1..condition.max(1)]
+                    .iter()
+                    .any(|w| self.is_predicate(w.clone())))
         {
             return None;
         }
