@@ -144,3 +144,47 @@ fn plural_subjects_take_the_plain_form_of_a_problem_verb() {
         "expire after an hour",
     );
 }
+
+#[test]
+fn an_inability_in_any_form_reports_a_problem_and_a_time_is_no_thing() {
+    for (text, problem) in [
+        (
+            "i haven't been able to log in since yesterday",
+            "haven't been able to log in",
+        ),
+        (
+            "we weren't able to deploy on friday",
+            "weren't able to deploy",
+        ),
+        (
+            "I can no longer open the settings page",
+            "can no longer open the settings page",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(
+            s.goal(),
+            Some(convstate::conversation::GoalType::TaskExecution),
+            "{text}"
+        );
+        assert!(
+            s.slot("desired_change").contains(problem),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+        // ("since yesterday", "friday": when, not what.)
+        let target = s.slot("target");
+        assert!(
+            !target.contains("yesterday") && !target.contains("friday"),
+            "{text}: {target}"
+        );
+    }
+    // An inability before another kind of goal asks for that goal, reports nothing broken.
+    let mut s = Session::new();
+    s.user("i'm not able to decide between vue and react");
+    assert_ne!(
+        s.goal(),
+        Some(convstate::conversation::GoalType::TaskExecution)
+    );
+}

@@ -188,3 +188,19 @@ fn make_it_with_no_goal_active_states_a_change_of_a_thing_not_yet_named() {
     assert_eq!(s.slot("desired_change"), "more responsive on phones");
     assert_eq!(s.slot("target"), "");
 }
+
+#[test]
+fn a_lead_ending_with_its_determiner_is_a_verb_not_a_subject() {
+    // "make the cards" is no subject of "stack": the lead asks for the result.
+    reads_task("make the cards stack on mobile", "cards", "stack on mobile");
+    reads_task(
+        "make the header stick to the top",
+        "header",
+        "stick to the top",
+    );
+    reads_task(
+        "make the footer stay at the bottom",
+        "footer",
+        "stay at the bottom",
+    );
+}

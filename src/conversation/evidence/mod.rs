@@ -121,6 +121,27 @@ const WHEN: [&str; 8] = [
     "lately",
     "sometimes",
 ];
+/// Words that open a time, no thing: "on friday", "in the morning" is when ("log in since
+/// yesterday").
+const TIMES: [&str; 17] = [
+    "since",
+    "until",
+    "till",
+    "yesterday",
+    "today",
+    "tomorrow",
+    "tonight",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "weekends",
+    "morning",
+    "evening",
+];
 /// Words that assign a value to a setting: "font size -> 16px", "retention = 10 tags".
 const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
 /// The most bytes before a predicate a subject may start at.

@@ -26,7 +26,7 @@ impl View<'_> {
             |w: &str| ["can't", "cant", "cannot", "unable", "couldn't", "couldnt"].contains(&w);
         let person =
             ["i", "we", "i'm", "im", "we're", "i've", "we've"].contains(&lower(&first).as_str());
-        let (first, nothing) = match &second {
+        let (first, inability) = match &second {
             Some(s)
                 if person && (is_unable(&lower(s)) || lower(s) == "am" || lower(s) == "are") =>
             {
@@ -40,6 +40,29 @@ impl View<'_> {
                 };
                 (s, false)
             }
+            // ("i haven't been able to", "we weren't able to", "i'm no longer able to", "i
+            // can no longer": a negation, then "able to" or a verb within four words.)
+            Some(s)
+                if person && {
+                    let next: SmallVec<[Range<usize>; 5]> =
+                        words(self.text, s.start..span.end).take(5).collect();
+                    let negated = |w: &Range<usize>| {
+                        let t = lower(w);
+                        t == "not" || t == "no" || t == "never" || t.ends_with("n't")
+                    };
+                    next.iter().position(negated).is_some_and(|n| {
+                        next[n + 1..]
+                            .windows(2)
+                            .any(|p| lower(&p[0]) == "able" && lower(&p[1]) == "to")
+                            || lower(&next[n]) == "no"
+                                && next.get(n + 1).is_some_and(|l| lower(l) == "longer")
+                                && n >= 1
+                                && ["can", "could"].contains(&lower(&next[n - 1]).as_str())
+                    })
+                } =>
+            {
+                (s.clone(), true)
+            }
             Some(s)
                 if lower(&first) == "nothing"
                     && ["happens", "happened", "works", "loads", "shows"]
@@ -51,8 +74,13 @@ impl View<'_> {
         };
         // (Not when a goal of another kind follows: "I can't figure out how to ...", "I can't
         // decide between react and vue" ask for help, they report nothing broken.)
+        // (Past the words of an inability: "not able to decide between ...".)
         if first.start > span.start
-            && let Some(after) = words(self.text, first.end..span.end).next()
+            && let Some(after) = words(self.text, first.end..span.end).find(|w| {
+                !["been", "able", "to", "not", "no", "longer"]
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+            })
             && self
                 .at(after.start, |m| {
                     matches!(m, Meaning::Lead(id)
@@ -80,7 +108,7 @@ impl View<'_> {
         }
         let first = problem_word;
         let word = self.text[first.clone()].to_ascii_lowercase();
-        let unable = is_unable(&word) || nothing;
+        let unable = is_unable(&word) || inability;
         let negation = [
             "not", "never", "no", "don't", "dont", "doesn't", "doesnt", "won't", "wont", "isn't",
             "isnt", "aren't", "didn't", "didnt", "wasn't", "wasnt", "weren't", "hasn't", "haven't",

@@ -353,9 +353,10 @@ impl View<'_> {
             return self.thing(at..span.end, true);
         }
         // "support markdown in ticket comments": a thing after "in" or "on" without one.
+        // (A time is no thing: "on friday", "log in since yesterday".)
         let bare = ws
             .windows(2)
-            .find(|p| is(&p[0], &["in", "on"]))
+            .find(|p| is(&p[0], &["in", "on"]) && !is(&p[1], &TIMES))
             .map(|p| p[1].start)?;
         self.thing(bare..span.end, false)
     }

@@ -298,10 +298,14 @@ impl View<'_> {
     fn lead_as_noun(&self, g: &GoalLead, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
         let next = words(self.text, g.lead.end..span.end).next();
+        // (So is a lead that ends with its determiner: "make the cards stack on mobile".)
         let verb = next.is_none_or(|w| {
             cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
                 || cls.is_pronoun(&self.text[w])
-        });
+        }) || words(self.text, g.lead.clone()).nth(1).is_some()
+            && words(self.text, g.lead.clone())
+                .last()
+                .is_some_and(|w| cls.lower_in(&cls.words.determiners, &self.text[w]));
         let object_lead = g.description.start > g.lead.start;
         // (A lead of three words or more is a clause of its own, no noun: "users keep asking
         // for dark mode".)
