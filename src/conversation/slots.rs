@@ -90,10 +90,17 @@ impl Engine {
             .required_info
             .iter()
             .position(|s| s.status == SlotStatus::Asked);
+        // (A switch marker inside a correction is the correction's: "actually make it a weekly
+        // summary instead".)
         let plain = !reading.question
             && !reading.waiver
             && !reading.non_answer
-            && reading.signals.without(Signal::ChangeRequest).is_empty();
+            && reading
+                .signals
+                .without(Signal::ChangeRequest)
+                .without(Signal::Switch)
+                .is_empty()
+            && (!reading.signals.has(Signal::Switch) || reading.goal.is_none());
         if reading.goal.as_ref().is_none_or(|g| !g.by_lead())
             && plain
             && let Some(fill) = self.correction(goal, said, reading)

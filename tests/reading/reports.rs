@@ -188,3 +188,23 @@ fn an_inability_in_any_form_reports_a_problem_and_a_time_is_no_thing() {
         Some(convstate::conversation::GoalType::TaskExecution)
     );
 }
+
+#[test]
+fn a_quantifier_after_a_plural_ends_the_subject_and_a_past_verb_before_a_possessive_reports() {
+    reads_task(
+        "the map pins all pile up in one spot when zoomed out",
+        "map pins",
+        "pile up in one spot",
+    );
+    // ("eats all the memory": a quantifier before a determiner is the object's.)
+    reads_task(
+        "Search index rebuild eats all the memory on the box",
+        "Search index rebuild",
+        "eats all the memory",
+    );
+    reads_task(
+        "our nightly etl job skipped yesterday's partition",
+        "nightly etl job",
+        "skipped yesterday's partition",
+    );
+}

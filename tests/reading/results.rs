@@ -204,3 +204,27 @@ fn a_lead_ending_with_its_determiner_is_a_verb_not_a_subject() {
         "stay at the bottom",
     );
 }
+
+#[test]
+fn having_a_thing_in_a_place_adds_the_thing_to_the_place() {
+    // After a lead that asks to have a thing (not "make"), the first thing is the change and
+    // the place named with a determiner the target.
+    reads_task(
+        "Can we have the invoice number in the email subject line?",
+        "email subject line",
+        "invoice number",
+    );
+    reads_task(
+        "i'd like the company logo in the footer",
+        "footer",
+        "company logo",
+    );
+    // A position is where: the thing is the target.
+    reads_task("i want the logo on the left", "logo", "on the left");
+    // A verb before the place keeps the result reading.
+    reads_task(
+        "would be nice if the cli printed a summary at the end",
+        "cli",
+        "printed a summary",
+    );
+}

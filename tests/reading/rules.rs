@@ -271,6 +271,17 @@ fn a_correction_restated_with_a_lead_replaces_the_kind() {
         "{}",
         s.slot("component_type")
     );
+    // A switch marker inside the correction ("actually", "instead") is the correction's.
+    for reply in [
+        "actually make it a weekly summary instead",
+        "actually a weekly summary instead",
+    ] {
+        let mut s = Session::new();
+        s.user("write a daily report email for the sales team");
+        s.user(reply);
+        assert_eq!(s.slot("component_type"), "weekly summary", "{reply}");
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{reply}");
+    }
 }
 
 /// A scope in a task's label is its target; "allow" names whom or what the doing is done to;

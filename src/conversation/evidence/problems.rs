@@ -175,7 +175,9 @@ impl View<'_> {
                 && let Some(n) = words(self.text, h.end..span.end).next()
             {
                 let n = &self.text[n];
+                // (A possessive is a determiner: "skipped yesterday's partition".)
                 let continues = cls.lower_in(&cls.words.determiners, n)
+                    || n.ends_with("'s")
                     || cls.lower_in(&cls.words.ends, n)
                     || cls.lower_in(&cls.words.auxiliaries, n)
                     || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
@@ -187,6 +189,22 @@ impl View<'_> {
                 if !continues {
                     continue;
                 }
+            }
+            // A word before a quantifier ends a plural subject, no predicate: "the map pins all
+            // pile up in one spot" ("eats all the memory": a quantifier before a determiner is
+            // the object's).
+            let mut after = words(self.text, h.end..span.end);
+            if after.next().is_some_and(|n| {
+                ["all", "both", "each"]
+                    .iter()
+                    .any(|q| self.text[n.clone()].eq_ignore_ascii_case(q))
+            }) && after
+                .next()
+                .is_some_and(|n| !cls.lower_in(&cls.words.determiners, &self.text[n]))
+                && self.text[h.clone()].ends_with('s')
+                && !self.text[h.clone()].contains(' ')
+            {
+                continue;
             }
             // A problem word before a verb of its own is a noun: "the fix for the timezone bug
             // didn't work" reports "didn't work".

@@ -45,6 +45,68 @@ impl View<'_> {
             out.push(detail(1, cls.clean(self.text, verb.start..comma, false)));
             return;
         }
+        // "can we have the invoice number in the email subject line", "i'd like the company
+        // logo in the footer": after a lead that asks to have a thing (not "make"), a thing
+        // with no verb, then "in", "on" or "at" and another thing named with a determiner,
+        // places the first in the second: the first is the change, the second the target.
+        // ("the logo on the left": a position is where, no thing: the first thing is the
+        // target, where it goes the change.)
+        let makes = lead_words.first().is_some_and(|w| {
+            let w = self.text[w.clone()].to_ascii_lowercase();
+            w == "make" || w == "making"
+        });
+        if !makes
+            && let Some(p) = words.iter().position(|w| {
+                ["in", "on", "at"]
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+            })
+            && p >= 1
+            && words.len() <= p + 6
+            && words
+                .get(p + 1)
+                .is_some_and(|d| cls.lower_in(&cls.words.determiners, &self.text[d.clone()]))
+            && words.get(p + 2).is_some()
+            && !words[..p].iter().any(|w| {
+                let t = &self.text[w.clone()];
+                let l = t.to_ascii_lowercase();
+                // (Also in -s or -ed: "if the cli printed a summary at the end".)
+                let stem = |cut: usize| l.get(..l.len().saturating_sub(cut)).unwrap_or("");
+                let inflected = (l.ends_with("ed")
+                    && (cls.lower_in(&cls.words.verbs, stem(2))
+                        || cls.lower_in(&cls.words.verbs, stem(1))))
+                    || (l.ends_with('s') && cls.lower_in(&cls.words.verbs, stem(1)));
+                inflected
+                    || cls.lower_in(&cls.words.verbs, t)
+                    || cls.lower_in(&cls.words.auxiliaries, t)
+                    || self.is_predicate(w.clone())
+                    || t.eq_ignore_ascii_case("to")
+                    || self
+                        .at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+                        .is_some()
+            })
+        {
+            let first = cls.clean(self.text, from..words[p - 1].end, true);
+            let position = POSITIONS
+                .iter()
+                .any(|x| self.text[words[p + 2].clone()].eq_ignore_ascii_case(x));
+            let (target, change) = if position {
+                (
+                    Some(first),
+                    cls.clean(self.text, words[p].start..comma, false),
+                )
+            } else {
+                (self.thing(words[p + 1].start..comma, true), first)
+            };
+            if let Some(t) = target
+                && !t.is_empty()
+                && !change.is_empty()
+            {
+                out.push(detail(0, t));
+                out.push(detail(1, change));
+                return;
+            }
+        }
         // "the default sort to be newest first": "to be" ends the thing, whatever
         // verbs the thing's words could be.
         let to_be = words.windows(2).position(|p| {
