@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// How a thing is made, before what it is made with: "built with flutter", "hosted on netlify"
+/// describe it, they report nothing.
+const MADE: [&str; 7] = [
+    "built", "written", "made", "based", "hosted", "deployed", "powered",
+];
+const MADE_BY: [&str; 5] = ["with", "in", "on", "using", "by"];
+
 impl View<'_> {
     /// The predicates of a clause, in order, for a strength of evidence: (where, a modal).
     pub(in crate::conversation) fn predicates(
@@ -205,6 +212,153 @@ impl View<'_> {
             }
         }
         out
+    }
+
+    /// Whether the predicate hit `h` in the clause `clause` (its subject from `clause.start`)
+    /// is the clause's predicate, not a word that only looks like one: an adjective in -ed
+    /// ("retry failed jobs"), a problem word naming a noun, a direction asked for, how a thing
+    /// is made, a copula that describes, a plural before a quantifier.
+    pub(in crate::conversation) fn predicate_of_clause(
+        &self,
+        h: Range<usize>,
+        modal: bool,
+        strength: Strength,
+        clause: Range<usize>,
+    ) -> bool {
+        let cls = self.cls;
+        let (start, span) = (clause.start, clause.clone());
+        // A word in -ed before a plain word is an adjective ("retry failed jobs"), no
+        // predicate; a predicate is followed by a preposition, a determiner, an adverb,
+        // a number or nothing ("the build failed on CI").
+        if self.text[h.clone()].to_ascii_lowercase().ends_with("ed")
+            && let Some(n) = words(self.text, h.end..span.end).next()
+        {
+            let n = &self.text[n];
+            // (A possessive is a determiner: "skipped yesterday's partition".)
+            let continues = cls.lower_in(&cls.words.determiners, n)
+                || n.ends_with("'s")
+                || cls.lower_in(&cls.words.ends, n)
+                || cls.lower_in(&cls.words.auxiliaries, n)
+                || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                || PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                || WHEN.iter().any(|p| n.eq_ignore_ascii_case(p))
+                || n.starts_with(|c: char| c.is_ascii_digit())
+                || n.ends_with("ly")
+                || n.ends_with("ing");
+            if !continues {
+                return false;
+            }
+        }
+        // A word before a quantifier ends a plural subject, no predicate: "the map pins all
+        // pile up in one spot" ("eats all the memory": a quantifier before a determiner is
+        // the object's).
+        let mut after = words(self.text, h.end..span.end);
+        if after.next().is_some_and(|n| {
+            ["all", "both", "each"]
+                .iter()
+                .any(|q| self.text[n.clone()].eq_ignore_ascii_case(q))
+        }) && after
+            .next()
+            .is_some_and(|n| !cls.lower_in(&cls.words.determiners, &self.text[n]))
+            && self.text[h.clone()].ends_with('s')
+            && !self.text[h.clone()].contains(' ')
+        {
+            return false;
+        }
+        // A problem word before a verb of its own is a noun: "the fix for the timezone bug
+        // didn't work" reports "didn't work".
+        if strength == Strength::Problem
+            && !modal
+            && words(self.text, h.end..span.end).next().is_some_and(|n| {
+                let n = &self.text[n];
+                [
+                    "didn't", "doesn't", "isn't", "wasn't", "won't", "never", "still", "keeps",
+                ]
+                .iter()
+                .any(|x| n.eq_ignore_ascii_case(x))
+            })
+            && words(self.text, h.clone()).count() == 1
+        {
+            return false;
+        }
+        // "volume all the way down": a direction asked for, nothing broken.
+        if self.text[h.clone()].eq_ignore_ascii_case("down")
+            && self.text[start..h.start]
+                .trim_end()
+                .to_ascii_lowercase()
+                .ends_with("way")
+        {
+            return false;
+        }
+        // "the site is hosted on netlify": how a thing is made describes it.
+        if MADE
+            .iter()
+            .any(|m| self.text[h.clone()].eq_ignore_ascii_case(m))
+            && words(self.text, h.end..span.end).next().is_some_and(|n| {
+                MADE_BY
+                    .iter()
+                    .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+            })
+        {
+            return false;
+        }
+        // "Our app is a React Native app", "the frontend is vue 2": a copula before "a" or
+        // before a name and its version describes, reports nothing.
+        if ["is", "are", "was", "were"]
+            .iter()
+            .any(|c| self.text[h.clone()].eq_ignore_ascii_case(c))
+        {
+            let mut after = words(self.text, h.end..span.end);
+            let digit = |w: &Range<usize>| self.text.as_bytes()[w.start].is_ascii_digit();
+            let (n1, n2) = (after.next(), after.next());
+            let article = n1.as_ref().is_some_and(|n| {
+                ["a", "an"]
+                    .iter()
+                    .any(|a| self.text[n.clone()].eq_ignore_ascii_case(a))
+            });
+            // (A name and its version end the clause: "is now 2 seconds slower" reports.)
+            // (A number after an adverb is a value, not a version: "is always 5".)
+            let name = |n: &Range<usize>| {
+                let t = &self.text[n.clone()];
+                !digit(n)
+                    && ![
+                        "always",
+                        "still",
+                        "now",
+                        "only",
+                        "never",
+                        "just",
+                        "usually",
+                        "often",
+                        "sometimes",
+                        "at",
+                        "around",
+                        "about",
+                        "over",
+                        "under",
+                    ]
+                    .iter()
+                    .any(|a| t.eq_ignore_ascii_case(a))
+            };
+            let version = n1.as_ref().is_some_and(name)
+                && n2
+                    .as_ref()
+                    .is_some_and(|n| digit(n) && self.text[n.clone()].matches('.').count() <= 2)
+                && after.next().is_none();
+            // ("Our app is built with flutter": how it is made, not what is wrong.)
+            let made = n1.as_ref().is_some_and(|n| {
+                MADE.iter()
+                    .any(|m| self.text[n.clone()].eq_ignore_ascii_case(m))
+            }) && n2.as_ref().is_some_and(|n| {
+                MADE_BY
+                    .iter()
+                    .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+            });
+            if article || version || made {
+                return false;
+            }
+        }
+        true
     }
 
     /// A word of the `predicates` list.
