@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use smallvec::SmallVec;
 
-use super::lexicon::DescriptionMode;
+use super::lexicon::{ChangeMode, DescriptionMode};
 use super::reading::{Found, GoalLead, Hit, LeadInfo, Meaning};
 use super::text::*;
 use super::view::{VERB_PREFIXES, View};
@@ -184,8 +184,21 @@ impl View<'_> {
             info.goal as usize,
             info.change,
             lead.start()..lead.end(),
-            object,
+            object.clone(),
         );
+        // (A lead that is its own change after an ability asked for is the feature with its
+        // object: "i want to be able to mute a thread without leaving it".)
+        if info.change == ChangeMode::Lead
+            && self.text[start..lead.start()]
+                .trim_end()
+                .to_ascii_lowercase()
+                .ends_with("able to")
+            && let Some(d) = details.iter_mut().find(|d| d.slot == 1)
+        {
+            let phrase = lead.start()..object.end;
+            d.spans.clear();
+            d.spans.push(phrase);
+        }
         // (The pronoun names nothing yet: the target stays open.)
         if pronoun {
             details.retain(|d| {

@@ -228,3 +228,49 @@ fn having_a_thing_in_a_place_adds_the_thing_to_the_place() {
         "printed a summary",
     );
 }
+
+#[test]
+fn whom_a_request_lets_act_is_no_target_and_a_purpose_is_no_place() {
+    // "let admins" is whom it lets; "for debugging" is what for: the user is the target.
+    reads_task(
+        "Let admins impersonate a user for debugging",
+        "user",
+        "impersonate a user",
+    );
+    // After an ability asked for, a lead that is its own change keeps its object.
+    let mut s = Session::new();
+    s.user("i want to be able to mute a thread without leaving it");
+    assert_eq!(s.slot("desired_change"), "mute a thread without leaving it");
+    let mut s = Session::new();
+    s.user("mute the family group chat");
+    assert_eq!(s.slot("desired_change"), "mute");
+}
+
+#[test]
+fn directions_and_reading_out_state_their_object_as_the_change() {
+    for (text, change) in [
+        ("navigate to the nearest gas station", "nearest gas station"),
+        ("read me my last text message", "my last text message"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(s.slot("desired_change").contains(change), "{text}");
+    }
+}
+
+#[test]
+fn a_kind_before_nouns_of_its_own_and_a_request_after_the_users_situation() {
+    use convstate::conversation::GoalType;
+    let mut s = Session::new();
+    s.user("we run a small clinic and patients keep missing appointments. could you build a reminder sms flow?");
+    assert_eq!(s.slot("component_type"), "reminder sms flow");
+    let mut s = Session::new();
+    s.user("write a poem tomorrow");
+    assert_eq!(s.slot("component_type"), "poem");
+    let mut s = Session::new();
+    s.user("my landlord wants a signed lease renewal by friday, can you draft a short email asking for two more weeks");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(s.slot("component_type").contains("email"));
+    // A task after its topic stays the report's: "..., can you fix it".
+    reads_task("the export is broken, can you fix it", "export", "broken");
+}

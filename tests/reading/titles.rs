@@ -138,3 +138,25 @@ fn a_call_is_the_change_and_whom_it_calls_the_target() {
     s.user("call mom");
     assert_eq!(s.slot("desired_change"), "call mom");
 }
+
+#[test]
+fn a_title_opening_with_a_verbs_ing_form_asks_how() {
+    for text in [
+        "Reading a large CSV file in chunks with pandas",
+        "Parsing dates in Go",
+        "Given an array of integers, return the indices of the two numbers that add up to a target",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::QuestionAnswer), "{text}");
+    }
+    // A problem or a verb describing behaviour makes it a statement.
+    for text in [
+        "Sorting is broken on the reports page",
+        "Scrolling the feed jumps to the top",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
+}

@@ -55,6 +55,30 @@ impl View<'_> {
                     Some(r) if r.end == np.trim_end().len() && count_words(np) <= 4 => {
                         cls.clean(self.text, np_span.clone(), true)
                     }
+                    // (A kind before a noun or two of its own names what the thing is for:
+                    // "a reminder sms flow", "a dashboard widget".)
+                    Some(r)
+                        if count_words(np) <= 4
+                            && (1..=2).contains(&count_words(&np[r.end..]))
+                            && words(self.text, object.start + r.end..np_span.end).all(|w| {
+                                let t = &self.text[w.clone()];
+                                let l = t.to_ascii_lowercase();
+                                t.bytes().all(|b| b.is_ascii_alphabetic())
+                                    && !l.ends_with("ing")
+                                    && !l.ends_with("ed")
+                                    && !l.ends_with("ly")
+                                    && !TIMES.contains(&l.as_str())
+                                    && !WHEN.contains(&l.as_str())
+                                    && l != "now"
+                                    && !cls.lower_in(&cls.words.determiners, t)
+                                    && !cls.lower_in(&cls.words.non_subjects, t)
+                                    && !cls.lower_in(&cls.words.auxiliaries, t)
+                                    && !cls.lower_in(&cls.words.verbs, t)
+                                    && !self.is_predicate(w.clone())
+                            }) =>
+                    {
+                        cls.clean(self.text, np_span.clone(), true)
+                    }
                     Some(r) => object.start + r.start..object.start + r.end,
                     None => {
                         let span = cls.clean(self.text, np_span.clone(), true);
@@ -352,6 +376,18 @@ impl View<'_> {
                         } else if let Some(t) = {
                             // (Else the verb's own object, a short plural or compound: "filter
                             // invoices by status".)
+                            // (After "let" and whom it lets, the verb comes first: "let admins
+                            // impersonate a user for debugging".)
+                            let raw = if self.text[lead.clone()]
+                                .get(..4)
+                                .is_some_and(|l| l.eq_ignore_ascii_case("let "))
+                            {
+                                words(self.text, raw..comma)
+                                    .next()
+                                    .map_or(raw, |v| skip_soft(self.text, v.end).min(comma))
+                            } else {
+                                raw
+                            };
                             let np = noun_phrase(&self.text[raw..comma], &cls.noun_phrase_ends);
                             let mut t = cls.clean(self.text, raw..raw + np.len(), true);
                             // (A gerund's object: "allow exporting invoices as PDF".)

@@ -378,6 +378,7 @@ mod pastes;
 mod predicates;
 mod problem_titles;
 mod problems;
+mod question_titles;
 mod requests;
 mod results;
 mod statement;

@@ -201,6 +201,10 @@ impl View<'_> {
             || ["now", "me", "us", "them", "it", "good", "real", "sure", "a", "an"]
                 .iter()
                 .any(|c| t.eq_ignore_ascii_case(c))
+            // (Nor does a gerund after "for", a purpose: "a user for debugging".)
+            || (self.text[p.clone()].eq_ignore_ascii_case("for")
+                && t.len() > 5
+                && t.to_ascii_lowercase().ends_with("ing"))
         {
             return np;
         }

@@ -235,6 +235,12 @@ impl View<'_> {
         if leads_only {
             return None;
         }
+        if let Some(g) = self.how_to_title(start..sentence.end) {
+            return Some(g);
+        }
+        if let Some(g) = self.request_after_context(start, sentence.end) {
+            return Some(g);
+        }
         self.evidence(start..sentence.end, Strength::Problem)
             .or_else(|| self.lead_after_topic(start, sentence.end))
     }
@@ -438,32 +444,35 @@ impl View<'_> {
         None
     }
 
-    /// Rule 6 for titles: a comparison ("Rust vs Go for a CLI tool", "tabs versus spaces")
-    /// or a topic followed by "explained" asks a question.
-    pub(in crate::conversation) fn comparison(&self, span: Range<usize>) -> Option<GoalLead> {
-        let q = self.cls.goal_index(GoalType::QuestionAnswer)?;
-        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(17).collect();
-        if ws.len() < 2 || ws.len() > 16 {
-            return None;
+    /// Rule 9 inside a sentence: the user's situation, a comma, then a request addressed to
+    /// the assistant ("my landlord wants a signed renewal by friday, can you draft a short
+    /// email asking for two more weeks"): the request decides when it asks for an artifact or
+    /// an answer (a task after its topic is read by [`View::lead_after_topic`]; "..., can you
+    /// figure out why" explores the problem before it). At most three commas are looked at.
+    fn request_after_context(&self, start: usize, end: usize) -> Option<GoalLead> {
+        let mut from = start;
+        for _ in 0..3 {
+            let comma = from + self.text[from..end].find(',')?;
+            from = comma + 1;
+            let after = self.skip(skip_soft(self.text, from), |m| {
+                matches!(m, Meaning::Filler | Meaning::Ack)
+            });
+            if after >= end || self.at(after, |m| m == Meaning::Intent).is_none() {
+                continue;
+            }
+            // (The lead after the intent, not the intent read as a question: "..., can you
+            // fix it" stays the report before it.)
+            if let Some(g) = self.lead_at(after, after..end)
+                && g.lead.start > after
+                && matches!(
+                    self.cls.goals[g.goal].goal_type,
+                    GoalType::ArtifactCreation | GoalType::QuestionAnswer
+                )
+            {
+                return Some(g);
+            }
         }
-        let is = |w: &Range<usize>, list: &[&str]| {
-            list.iter()
-                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
-        };
-        let versus = ws[1..ws.len() - 1]
-            .iter()
-            .find(|w| is(w, &["vs", "vs.", "versus"]));
-        let explained = ws.last().filter(|w| is(w, &["explained", "explainer"]));
-        let mark = versus.or(explained)?.clone();
-        let description = self.cls.clean(self.text, span, false);
-        Some(GoalLead {
-            goal: q,
-            description,
-            lead: mark,
-            wrapper: 0..0,
-            rule: Found::Lead,
-            details: SmallVec::new(),
-        })
+        None
     }
 
     /// Rule 7: a question addressing the assistant about its own person ("do you ever get

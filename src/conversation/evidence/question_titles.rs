@@ -1,0 +1,81 @@
+//! Rule 6 for titles that ask without a question word: a comparison ("Rust vs Go for a CLI
+//! tool"), a topic "explained", and a verb's -ing form opening a title ("Parsing dates in Go").
+
+use super::*;
+
+impl View<'_> {
+    /// Rule 6 for titles: a comparison ("Rust vs Go for a CLI tool", "tabs versus spaces")
+    /// or a topic followed by "explained" asks a question.
+    pub(in crate::conversation) fn comparison(&self, span: Range<usize>) -> Option<GoalLead> {
+        let q = self.cls.goal_index(GoalType::QuestionAnswer)?;
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(17).collect();
+        if ws.len() < 2 || ws.len() > 16 {
+            return None;
+        }
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        };
+        let versus = ws[1..ws.len() - 1]
+            .iter()
+            .find(|w| is(w, &["vs", "vs.", "versus"]));
+        let explained = ws.last().filter(|w| is(w, &["explained", "explainer"]));
+        let mark = versus.or(explained)?.clone();
+        let description = self.cls.clean(self.text, span, false);
+        Some(GoalLead {
+            goal: q,
+            description,
+            lead: mark,
+            wrapper: 0..0,
+            rule: Found::Lead,
+            details: SmallVec::new(),
+        })
+    }
+
+    /// Rule 6 for titles: a title that opens with a verb's -ing form and states nothing else
+    /// ("Reading a large CSV file in chunks with pandas", "Parsing dates in Go") asks how; a
+    /// problem, a wish, a modal or a verb describing behaviour makes it a statement ("Sorting
+    /// is broken", "Scrolling feels janky").
+    pub(in crate::conversation) fn how_to_title(&self, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        let first = words(self.text, span.clone()).next()?;
+        let w = self.text[first.clone()].to_ascii_lowercase();
+        let stem = w.strip_suffix("ing").filter(|s| s.len() >= 3)?;
+        let b = stem.as_bytes();
+        let doubled = b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2];
+        let verb = cls.lower_in(&cls.words.verbs, stem)
+            || cls.lower_in(&cls.words.verbs, &format!("{stem}e"))
+            || (doubled && cls.lower_in(&cls.words.verbs, &stem[..stem.len() - 1]));
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(15).collect();
+        if !verb || !(3..=14).contains(&ws.len()) || self.text[span.clone()].contains('?') {
+            return None;
+        }
+        let from = self.hits.partition_point(|h| h.start() < span.start);
+        let stated = self.hits[from..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .any(|h| {
+                self.meanings(*h).iter().any(|m| {
+                    matches!(
+                        m,
+                        Meaning::Problem | Meaning::Modal | Meaning::Wish | Meaning::Signal(_)
+                    )
+                })
+            })
+            || ws[1..].iter().any(|w| {
+                self.is_predicate(w.clone())
+                    || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
+            });
+        if stated {
+            return None;
+        }
+        Some(GoalLead {
+            goal: cls.goal_index(GoalType::QuestionAnswer)?,
+            description: cls.clean(self.text, span, false),
+            lead: first,
+            wrapper: 0..0,
+            rule: Found::Lead,
+            details: SmallVec::new(),
+        })
+    }
+}
