@@ -150,6 +150,16 @@ fn a_title_opening_with_a_verbs_ing_form_asks_how() {
         s.user(text);
         assert_eq!(s.goal(), Some(GoalType::QuestionAnswer), "{text}");
     }
+    // Small talk, a filler or an acknowledgement makes it conversation.
+    for text in [
+        "just looking around tbh",
+        "looking around, thanks",
+        "Looking forward to the demo tomorrow",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+    }
     // A problem or a verb describing behaviour makes it a statement.
     for text in [
         "Sorting is broken on the reports page",

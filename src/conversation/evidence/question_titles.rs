@@ -35,7 +35,9 @@ impl View<'_> {
     /// Rule 6 for titles: a title that opens with a verb's -ing form and states nothing else
     /// ("Reading a large CSV file in chunks with pandas", "Parsing dates in Go") asks how; a
     /// problem, a wish, a modal or a verb describing behaviour makes it a statement ("Sorting
-    /// is broken", "Scrolling feels janky").
+    /// is broken", "Scrolling feels janky"), and small talk, a filler or an acknowledgement
+    /// anywhere in it makes it conversation ("just looking around tbh"). The caller asks that
+    /// the form open the sentence.
     pub(in crate::conversation) fn how_to_title(&self, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
         let first = words(self.text, span.clone()).next()?;
@@ -58,7 +60,13 @@ impl View<'_> {
                 self.meanings(*h).iter().any(|m| {
                     matches!(
                         m,
-                        Meaning::Problem | Meaning::Modal | Meaning::Wish | Meaning::Signal(_)
+                        Meaning::Problem
+                            | Meaning::Modal
+                            | Meaning::Wish
+                            | Meaning::Signal(_)
+                            | Meaning::SmallTalk
+                            | Meaning::Ack
+                            | Meaning::Filler
                     )
                 })
             })

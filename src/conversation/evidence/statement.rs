@@ -235,7 +235,9 @@ impl View<'_> {
         if leads_only {
             return None;
         }
-        if let Some(g) = self.how_to_title(start..sentence.end) {
+        if start == sentence.start
+            && let Some(g) = self.how_to_title(start..sentence.end)
+        {
             return Some(g);
         }
         if let Some(g) = self.request_after_context(start, sentence.end) {
