@@ -274,3 +274,34 @@ fn a_kind_before_nouns_of_its_own_and_a_request_after_the_users_situation() {
     // A task after its topic stays the report's: "..., can you fix it".
     reads_task("the export is broken, can you fix it", "export", "broken");
 }
+
+#[test]
+fn plans_asked_about_and_money_offered_ask_for_the_feature() {
+    use convstate::conversation::GoalType;
+    for (text, change) in [
+        ("Is there any plan to support SAML?", "SAML"),
+        (
+            "I'd pay for an ios widget that shows today's tasks",
+            "ios widget",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(s.slot("desired_change").contains(change), "{text}");
+    }
+}
+
+#[test]
+fn a_conjunction_before_a_request_to_the_assistant_opens_a_further_goal() {
+    use convstate::conversation::GoalType;
+    let mut s = Session::new();
+    s.user("what's a webhook? and could you set one up for our stripe payments afterwards");
+    assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
+    let queued: Vec<GoalType> = s.conv.queued_goals.iter().map(|g| g.goal_type).collect();
+    assert_eq!(queued, [GoalType::TaskExecution]);
+    // A conjunction alone, with no request after it, queues nothing.
+    let mut s = Session::new();
+    s.user("what's a webhook? and why do people use them");
+    assert!(s.conv.queued_goals.is_empty());
+}

@@ -329,11 +329,22 @@ impl View<'_> {
                 break;
             }
             let opener = skip_soft(self.text, s.start);
-            if self.at(opener, |m| m == Meaning::Sequencer).is_none() {
+            // (A conjunction before a request addressed to the assistant opens one too: "what's
+            // a webhook? and could you set one up for our stripe payments".)
+            let asked = self
+                .at(opener, |m| m == Meaning::Conjunction)
+                .is_some_and(|h| {
+                    self.at(skip_soft(self.text, h.end()), |m| m == Meaning::Intent)
+                        .is_some()
+                });
+            if !asked && self.at(opener, |m| m == Meaning::Sequencer).is_none() {
                 continue;
             }
             let start = self.skip(opener, |m| {
-                matches!(m, Meaning::Filler | Meaning::Sequencer)
+                matches!(
+                    m,
+                    Meaning::Filler | Meaning::Sequencer | Meaning::Conjunction
+                )
             });
             if let Some((lead, info)) = self.lead_hit(start, s.end)
                 && self.starts_new(goal, lead, info, true)
