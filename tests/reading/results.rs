@@ -305,3 +305,17 @@ fn a_conjunction_before_a_request_to_the_assistant_opens_a_further_goal() {
     s.user("what's a webhook? and why do people use them");
     assert!(s.conv.queued_goals.is_empty());
 }
+
+#[test]
+fn a_message_to_someone_is_whom_then_what_to_tell_them() {
+    reads_task("text Jamie that dinner is at 7", "Jamie", "dinner is at 7");
+    reads_task(
+        "text sarah that I'm running ten minutes late",
+        "sarah",
+        "I'm running ten minutes late",
+    );
+    // "tidy up" is upkeep whose name is the change.
+    let mut s = Session::new();
+    s.user("can you tidy up this function\n\ndef f(a,b):\n  return a+b");
+    assert_eq!(s.slot("desired_change"), "tidy up");
+}

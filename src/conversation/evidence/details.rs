@@ -23,6 +23,26 @@ impl View<'_> {
         (!value.is_empty() && count_words(&self.text[value.clone()]) <= 3).then_some(value)
     }
 
+    /// A name, then "that" and what to tell them ("Jamie that dinner is at 7"): the name and
+    /// the clause.
+    fn whom_that(&self, span: Range<usize>) -> Option<(Range<usize>, Range<usize>)> {
+        let mut ws = words(self.text, span.clone());
+        let (name, that) = (ws.next()?, ws.next()?);
+        let clause = ws.next()?;
+        (self.text[that].eq_ignore_ascii_case("that")
+            && !self
+                .cls
+                .lower_in(&self.cls.words.non_subjects, &self.text[name.clone()])
+            && !self
+                .cls
+                .lower_in(&self.cls.words.determiners, &self.text[name.clone()]))
+        .then(|| {
+            let said = self.cls.clean(self.text, clause.start..span.end, false);
+            (name, said)
+        })
+        .filter(|(_, s)| !s.is_empty())
+    }
+
     /// Rules 2 and 10: the slot values a request states by its structure.
     /// - an artifact: its kind (the object's noun phrase, or the vocabulary's kind within it)
     ///   and what follows it as a purpose (`that`, `which`, `to`, `so`) or a description
@@ -256,6 +276,10 @@ impl View<'_> {
                             // "turn dark mode off", "turn the volume all the way down".
                             out.push(detail(0, thing));
                             out.push(detail(1, particle));
+                        } else if let Some((name, said)) = self.whom_that(raw..comma) {
+                            // "text Jamie that dinner is at 7": whom, then what to tell them.
+                            out.push(detail(0, name));
+                            out.push(detail(1, said));
                         } else if let Some(value) = self.after_to(raw..comma) {
                             // "bump eslint to v9": a bare name before "to" and its value is
                             // the thing; "wake me up at 6:30": the value alone.

@@ -313,7 +313,11 @@ impl View<'_> {
         }) || words(self.text, g.lead.clone()).nth(1).is_some()
             && words(self.text, g.lead.clone())
                 .last()
-                .is_some_and(|w| cls.lower_in(&cls.words.determiners, &self.text[w]));
+                .is_some_and(|w| cls.lower_in(&cls.words.determiners, &self.text[w]))
+            // (So is one whose object a clause follows: "text Jamie that dinner is at 7".)
+            || words(self.text, g.lead.end..span.end)
+                .take(3)
+                .any(|w| self.text[w].eq_ignore_ascii_case("that"));
         let object_lead = g.description.start > g.lead.start;
         // (A lead of three words or more is a clause of its own, no noun: "users keep asking
         // for dark mode".)
