@@ -170,3 +170,18 @@ fn a_title_opening_with_a_verbs_ing_form_asks_how() {
         assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
     }
 }
+
+#[test]
+fn too_much_of_a_thing_opens_a_problem_title() {
+    reads_task(
+        "Excessive logging at info level",
+        "logging",
+        "Excessive logging at info level",
+    );
+    // A verb in -s of `verbs` before the problem belongs to it.
+    reads_task(
+        "Tab key moves focus out of the code editor",
+        "Tab key",
+        "moves focus out of the code editor",
+    );
+}
