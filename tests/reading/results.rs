@@ -319,3 +319,17 @@ fn a_message_to_someone_is_whom_then_what_to_tell_them() {
     s.user("can you tidy up this function\n\ndef f(a,b):\n  return a+b");
     assert_eq!(s.slot("desired_change"), "tidy up");
 }
+
+#[test]
+fn a_correction_marker_after_the_new_value_is_no_part_of_it() {
+    let mut s = Session::new();
+    s.user("the popover on the pricing page is cut off on mobile");
+    s.user("the tooltip, I mean, not the popover");
+    assert_eq!(s.slot("target"), "tooltip");
+    // Deprecating and shuffling are changes named by their verb.
+    reads_task(
+        "shuffle my workout playlist",
+        "my workout playlist",
+        "shuffle",
+    );
+}

@@ -185,3 +185,23 @@ fn too_much_of_a_thing_opens_a_problem_title() {
         "moves focus out of the code editor",
     );
 }
+
+#[test]
+fn an_exception_name_or_a_version_label_heads_a_problem_title() {
+    reads_task(
+        "TypeError in parse_config() when the path is None",
+        "parse_config",
+        "TypeError in parse_config()",
+    );
+    reads_task(
+        "TypeError when saving the form",
+        "form",
+        "TypeError when saving the form",
+    );
+    // A version in brackets is a label, no thing.
+    reads_task(
+        "[v2.1.0] Cannot build on Alpine Linux",
+        "Alpine Linux",
+        "Cannot build",
+    );
+}

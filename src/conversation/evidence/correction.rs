@@ -46,6 +46,24 @@ impl View<'_> {
         // "Vue, not React", "Vue not React" (not "it is not working").
         let lower = text.to_ascii_lowercase();
         if let Some(p) = lower[at..].find(" not ").map(|p| p + at) {
+            // (A marker after the value is no part of it: "the tooltip, I mean, not the
+            // popover".)
+            let p = match text[at..p]
+                .trim_end_matches([' ', ','])
+                .rfind(',')
+                .map(|c| at + c)
+            {
+                Some(c)
+                    if view
+                        .at(skip_soft(text, c + 1), |m| m == Meaning::Correction)
+                        .is_some_and(|h| {
+                            h.end() <= p && text[h.end()..p].trim_matches([' ', ',']).is_empty()
+                        }) =>
+                {
+                    c
+                }
+                _ => p,
+            };
             let new = cls.clean(text, at..p, true);
             let before = words(text, at..p).last().map(|w| text[w].to_string());
             if before.is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &w)) {

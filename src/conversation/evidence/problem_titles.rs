@@ -115,7 +115,16 @@ impl View<'_> {
         ]
         .contains(&word.as_str());
         let hit = self.at(first.start, |m| m == Meaning::Problem);
-        if !(unable || (hit.is_some() && !negation && word.len() >= 4)) {
+        // (An exception's name heads one too: "TypeError in parse_config() when the path is
+        // None", "KeyError on save": a word in -Error or -Exception with two capitals.)
+        let original = &self.text[first.clone()];
+        let exception = (word.ends_with("error") || word.ends_with("exception"))
+            && word.len() > "error".len() + 1
+            && original.bytes().filter(u8::is_ascii_uppercase).count() >= 2
+            && original
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.');
+        if !(unable || exception || (hit.is_some() && !negation && word.len() >= 4)) {
             return None;
         }
         // A phrase of the conversation ("no problem, go ahead") is no title.
@@ -184,7 +193,12 @@ impl View<'_> {
                     && self.at(n.start, |m| m == Meaning::Problem).is_none()
             })
             .and_then(|n| self.thing(n.start..span.end, false));
-        let target = qualified.or_else(|| self.definite_thing(first.end..span.end));
+        // (The thing is named before a condition: "... in parse_config() when the path is
+        // None".)
+        let before_condition = ws.get(condition).map_or(span.end, |w| w.start);
+        let target = qualified
+            .or_else(|| self.definite_thing(first.end..before_condition))
+            .or_else(|| self.definite_thing(first.end..span.end));
         Some(report(
             task,
             target,

@@ -195,6 +195,11 @@ impl View<'_> {
             // After a label, a noun-phrase request ("Nice to have: deep links into the product
             // screen") and a setting's value ("prettier: single quotes and no semicolons") are
             // read before a verb guessed from its ending.
+            // (A title after the label opens with its problem: "[v2.1.0] Cannot build on
+            // Alpine Linux".)
+            if let Some(g) = self.problem_title(rest..sentence.end) {
+                return Some(g);
+            }
             if let Some(g) = self.nominal(rest..sentence.end) {
                 return Some(g);
             }
@@ -547,7 +552,7 @@ impl View<'_> {
                 && count_words(label) <= 3
                 && label
                     .chars()
-                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+                    .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'))
             {
                 let task = label
                     .split_whitespace()
