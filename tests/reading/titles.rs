@@ -205,3 +205,16 @@ fn an_exception_name_or_a_version_label_heads_a_problem_title() {
         "Cannot build",
     );
 }
+
+#[test]
+fn a_modifier_that_is_a_problem_heads_its_title_and_for_joins_a_condition() {
+    use super::session::Session;
+    let mut s = Session::new();
+    s.user("Weird spacing under the footer on Safari");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(s.slot("desired_change").contains("Weird spacing"));
+    let mut s = Session::new();
+    s.user("webhook for when a subscription is cancelled");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("desired_change"), "webhook");
+}

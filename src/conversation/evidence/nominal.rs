@@ -361,9 +361,19 @@ impl View<'_> {
         // "push notification when a package ships", "slack alert after a deploy fails": what
         // to add (a compound of two words: three are a subject and its verb, "video calls
         // drop after ..."), then when it happens.
-        if let Some(c) = ws.iter().position(|w| {
+        // ("webhook for when a subscription is cancelled": "for" joins the condition.)
+        let condition = ws.iter().position(|w| {
             ["when", "whenever", "before", "after", "once"].contains(&word(w).as_str())
-        }) && c == 2
+        });
+        let condition = condition.map(|c| {
+            if c >= 2 && word(&ws[c - 1]) == "for" {
+                c - 1
+            } else {
+                c
+            }
+        });
+        if let Some(c) = condition
+            && (c == 2 || c == 1 && ws.get(c).is_some_and(|w| word(w) == "for"))
             && no_verb(&ws[..c])
             && !ws[..c].iter().any(|w| PLACES.contains(&word(w).as_str()))
         {

@@ -106,7 +106,17 @@ impl View<'_> {
                 _ => break,
             }
         }
-        let first = problem_word;
+        // (A modifier that is a problem itself heads the title when no problem follows it:
+        // "Weird spacing under the footer on Safari".)
+        let first = if self
+            .at(problem_word.start, |m| m == Meaning::Problem)
+            .is_none()
+            && self.at(first.start, |m| m == Meaning::Problem).is_some()
+        {
+            first
+        } else {
+            problem_word
+        };
         let word = self.text[first.clone()].to_ascii_lowercase();
         let unable = is_unable(&word) || inability;
         let negation = [
