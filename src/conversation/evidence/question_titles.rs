@@ -41,6 +41,11 @@ impl View<'_> {
     pub(in crate::conversation) fn how_to_title(&self, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
         let first = words(self.text, span.clone()).next()?;
+        // (Most sentences open with no -ing form: their first word's end is looked at first.)
+        let raw = self.text[first.clone()].as_bytes();
+        if raw.len() < 6 || !raw[raw.len() - 3..].eq_ignore_ascii_case(b"ing") {
+            return None;
+        }
         let w = self.text[first.clone()].to_ascii_lowercase();
         let stem = w.strip_suffix("ing").filter(|s| s.len() >= 3)?;
         let b = stem.as_bytes();
