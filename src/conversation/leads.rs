@@ -187,12 +187,17 @@ impl View<'_> {
             object.clone(),
         );
         // (A lead that is its own change after an ability asked for is the feature with its
-        // object: "i want to be able to mute a thread without leaving it".)
+        // object: "i want to be able to mute a thread without leaving it"; not after "not"
+        // or "unable".)
         if info.change == ChangeMode::Lead
             && self.text[start..lead.start()]
                 .trim_end()
                 .to_ascii_lowercase()
-                .ends_with("able to")
+                .strip_suffix("be able to")
+                .is_some_and(|w| {
+                    let w = w.trim_end();
+                    !w.ends_with("not") && !w.ends_with("n't")
+                })
             && let Some(d) = details.iter_mut().find(|d| d.slot == 1)
         {
             let phrase = lead.start()..object.end;

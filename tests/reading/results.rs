@@ -325,7 +325,28 @@ fn a_correction_marker_after_the_new_value_is_no_part_of_it() {
     let mut s = Session::new();
     s.user("the popover on the pricing page is cut off on mobile");
     s.user("the tooltip, I mean, not the popover");
-    assert_eq!(s.slot("target"), "tooltip");
+    // (The replaced words are what follows "not": the tooltip takes the popover's place.)
+    assert_eq!(s.slot("target"), "tooltip on the pricing page");
+    let description = &s.conv.current_goal.as_ref().unwrap().description;
+    assert!(
+        description.starts_with("tooltip") && !description.contains("popover"),
+        "{description}"
+    );
+    // Wide characters around the marker and the comma read without a panic.
+    for reply in [
+        "vue,  \u{2014}no not react",
+        "vue,\u{3000}\u{3000}no not react",
+    ] {
+        let mut s = Session::new();
+        s.user("build a react dashboard");
+        s.user(reply);
+        assert!(s.goal().is_some(), "{reply}");
+    }
+    // An -ing form after a wide character is no doubled letter.
+    for text in ["\u{1f618}ing", "\u{4e38}ing the rice"] {
+        let mut s = Session::new();
+        s.user(text);
+    }
     // Deprecating and shuffling are changes named by their verb.
     reads_task(
         "shuffle my workout playlist",

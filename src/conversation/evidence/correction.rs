@@ -48,7 +48,7 @@ impl View<'_> {
         if let Some(p) = lower[at..].find(" not ").map(|p| p + at) {
             // (A marker after the value is no part of it: "the tooltip, I mean, not the
             // popover".)
-            let p = match text[at..p]
+            let end = match text[at..p]
                 .trim_end_matches([' ', ','])
                 .rfind(',')
                 .map(|c| at + c)
@@ -64,8 +64,8 @@ impl View<'_> {
                 }
                 _ => p,
             };
-            let new = cls.clean(text, at..p, true);
-            let before = words(text, at..p).last().map(|w| text[w].to_string());
+            let new = cls.clean(text, at..end, true);
+            let before = words(text, at..end).last().map(|w| text[w].to_string());
             if before.is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &w)) {
                 return None;
             }

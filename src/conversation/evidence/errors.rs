@@ -643,13 +643,10 @@ impl View<'_> {
         })?;
         // (A number after it is a quantity, not a thing: "for 30 days"; a lone gerund after
         // "for" a purpose: "for debugging".)
-        let purpose = self.text[ws[p].clone()].eq_ignore_ascii_case("for");
+        let prep = &self.text[ws[p].clone()];
         self.thing(ws.get(p + 1)?.start..span.end, false)
             .filter(|t| !self.text[t.clone()].starts_with(|c: char| c.is_ascii_digit()))
-            .filter(|t| {
-                let t = &self.text[t.clone()];
-                !(purpose && !t.contains(' ') && t.to_ascii_lowercase().ends_with("ing"))
-            })
+            .filter(|t| !purpose_gerund(prep, &self.text[t.clone()]))
     }
 
     /// The error's own subject when the user names none: the function of the trace's first

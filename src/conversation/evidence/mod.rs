@@ -121,8 +121,8 @@ const WHEN: [&str; 8] = [
     "lately",
     "sometimes",
 ];
-/// Words that open a time, no thing: "on friday", "in the morning" is when ("log in since
-/// yesterday").
+/// Words that open a time, no thing, right after "in" or "on": "on friday", "log in since
+/// yesterday" say when.
 const TIMES: [&str; 17] = [
     "since",
     "until",
@@ -207,7 +207,14 @@ fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Range<usize>> +
     .filter(|r| !r.is_empty())
 }
 
-/// A word such as `TypeError` or `IllegalStateException` before a colon: where it is.
+/// A lone gerund after "for" (`prep`) is a purpose, no thing: "for debugging", "for testing".
+fn purpose_gerund(prep: &str, word: &str) -> bool {
+    prep.eq_ignore_ascii_case("for")
+        && word.len() > 5
+        && !word.contains(' ')
+        && word.to_ascii_lowercase().ends_with("ing")
+}
+
 /// A word in -s that reads as a plural: four letters at least, not in -ss, -us or -'s
 /// ("charts", "pictures"; not "class", "status", "user's").
 fn plural(word: &str) -> bool {

@@ -222,7 +222,10 @@ impl View<'_> {
             return false;
         }
         let b = stem.as_bytes();
-        let doubled = b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2];
+        // (An ASCII letter doubled: cutting one keeps a character whole.)
+        let doubled = b.len() >= 2
+            && b[b.len() - 1].is_ascii_alphabetic()
+            && b[b.len() - 1] == b[b.len() - 2];
         let known = cls.lower_in(&cls.words.verbs, stem)
             || (doubled && cls.lower_in(&cls.words.verbs, &stem[..stem.len() - 1]))
             || cls.lower_in(&cls.words.verbs, &format!("{stem}e"));

@@ -41,7 +41,8 @@ impl View<'_> {
                 (s, false)
             }
             // ("i haven't been able to", "we weren't able to", "i'm no longer able to", "i
-            // can no longer": a negation, then "able to" or a verb within four words.)
+            // can no longer": a negation, then "able to" within its next four words, or "can" or
+            // "could" before "no longer".)
             Some(s)
                 if person && {
                     let next: SmallVec<[Range<usize>; 5]> =
@@ -93,8 +94,8 @@ impl View<'_> {
         }
         let span = first.start..span.end;
         // How often or how badly may stand before the problem ("Random crashes on Android 14",
-        // "Intermittent 502 errors from the gateway", "500 errors on checkout"): up to two such words
-        // and a number.
+        // "Intermittent 502 errors from the gateway", "500 errors on checkout"): up to three
+        // such words or numbers.
         let mut problem_word = first.clone();
         let mut rest = words(self.text, first.end..span.end);
         for _ in 0..3 {
@@ -186,22 +187,7 @@ impl View<'_> {
         let qualified = hit
             .filter(|h| !unable && h.end() == first.end)
             .and_then(|h| words(self.text, h.end()..span.end).next())
-            .filter(|n| {
-                let t = &self.text[n.clone()];
-                t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
-                    && !PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
-                    && !WHEN.iter().any(|p| t.eq_ignore_ascii_case(p))
-                    && ![
-                        "when", "whenever", "after", "before", "while", "if", "since", "with",
-                        "and", "or", "during", "until", "by", "at",
-                    ]
-                    .iter()
-                    .any(|p| t.eq_ignore_ascii_case(p))
-                    && !cls.lower_in(&cls.words.determiners, t)
-                    && !cls.lower_in(&cls.words.non_subjects, t)
-                    && !cls.lower_in(&cls.words.auxiliaries, t)
-                    && self.at(n.start, |m| m == Meaning::Problem).is_none()
-            })
+            .filter(|n| self.qualified_noun(n.clone()))
             .and_then(|n| self.thing(n.start..span.end, false));
         // (The thing is named before a condition: "... in parse_config() when the path is
         // None".)

@@ -341,18 +341,9 @@ impl View<'_> {
             // "the crash reporter ignores native crashes", "bug tracker sends duplicate emails".)
             let modifier = |w: &Range<usize>| {
                 w.end < last.end
-                    && words(self.text, w.end..last.end).next().is_some_and(|n| {
-                        let t = &self.text[n.clone()];
-                        t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
-                            && !PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
-                            && !cls.lower_in(&cls.words.determiners, t)
-                            && !cls.lower_in(&cls.words.non_subjects, t)
-                            && !cls.lower_in(&cls.words.auxiliaries, t)
-                            && !self.is_predicate(n.clone())
-                            && self
-                                .at(n.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
-                                .is_none()
-                    })
+                    && words(self.text, w.end..last.end)
+                        .next()
+                        .is_some_and(|n| self.qualified_noun(n))
                     && self
                         .at(w.start, |m| m == Meaning::Problem)
                         .is_some_and(|h| h.end() == w.end)

@@ -49,7 +49,10 @@ impl View<'_> {
         let w = self.text[first.clone()].to_ascii_lowercase();
         let stem = w.strip_suffix("ing").filter(|s| s.len() >= 3)?;
         let b = stem.as_bytes();
-        let doubled = b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2];
+        // (An ASCII letter doubled: cutting one keeps a character whole.)
+        let doubled = b.len() >= 2
+            && b[b.len() - 1].is_ascii_alphabetic()
+            && b[b.len() - 1] == b[b.len() - 2];
         let verb = cls.lower_in(&cls.words.verbs, stem)
             || cls.lower_in(&cls.words.verbs, &format!("{stem}e"))
             || (doubled && cls.lower_in(&cls.words.verbs, &stem[..stem.len() - 1]));

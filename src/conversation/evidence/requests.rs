@@ -202,9 +202,7 @@ impl View<'_> {
                 .iter()
                 .any(|c| t.eq_ignore_ascii_case(c))
             // (Nor does a gerund after "for", a purpose: "a user for debugging".)
-            || (self.text[p.clone()].eq_ignore_ascii_case("for")
-                && t.len() > 5
-                && t.to_ascii_lowercase().ends_with("ing"))
+            || purpose_gerund(&self.text[p.clone()], t)
         {
             return np;
         }

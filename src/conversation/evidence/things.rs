@@ -102,4 +102,28 @@ impl View<'_> {
         }
         is(2, "to").then(|| first.start..ws[1].end)
     }
+
+    /// Whether the word `n` right after a problem word is a noun that word qualifies ("broken
+    /// link", "crash reporter"): letters and hyphens only, and no preposition, condition, time,
+    /// determiner, pronoun, auxiliary, predicate, problem word or modal.
+    pub(in crate::conversation) fn qualified_noun(&self, n: Range<usize>) -> bool {
+        let cls = self.cls;
+        let t = &self.text[n.clone()];
+        t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
+            && !PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
+            && !WHEN.iter().any(|p| t.eq_ignore_ascii_case(p))
+            && ![
+                "when", "whenever", "after", "before", "while", "if", "since", "with", "and", "or",
+                "during", "until", "by", "at",
+            ]
+            .iter()
+            .any(|p| t.eq_ignore_ascii_case(p))
+            && !cls.lower_in(&cls.words.determiners, t)
+            && !cls.lower_in(&cls.words.non_subjects, t)
+            && !cls.lower_in(&cls.words.auxiliaries, t)
+            && !self.is_predicate(n.clone())
+            && self
+                .at(n.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+                .is_none()
+    }
 }
