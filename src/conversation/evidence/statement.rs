@@ -310,6 +310,13 @@ impl View<'_> {
     /// a determiner or a pronoun is a verb ("fix the ..."), and so is a question's.
     fn lead_as_noun(&self, g: &GoalLead, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
+        // (A question's lead is its sentence's; a lead of three words or more is a clause of
+        // its own, no noun: "users keep asking for dark mode". Both are looked at first: they
+        // cost nothing.)
+        let object_lead = g.description.start > g.lead.start;
+        if !object_lead || words(self.text, g.lead.clone()).nth(2).is_some() {
+            return None;
+        }
         let next = words(self.text, g.lead.end..span.end).next();
         // (So is a lead that ends with its determiner: "make the cards stack on mobile".)
         let verb = next.is_none_or(|w| {
@@ -323,11 +330,7 @@ impl View<'_> {
             || words(self.text, g.lead.end..span.end)
                 .take(3)
                 .any(|w| self.text[w].eq_ignore_ascii_case("that"));
-        let object_lead = g.description.start > g.lead.start;
-        // (A lead of three words or more is a clause of its own, no noun: "users keep asking
-        // for dark mode".)
-        let short = words(self.text, g.lead.clone()).nth(2).is_none();
-        if verb || !object_lead || !short {
+        if verb {
             return None;
         }
         let subject_holds_lead = |e: &GoalLead| {
