@@ -64,6 +64,13 @@ impl Session {
     }
 }
 
+/// A first message read as a goal of type `goal` (`None`: no goal).
+pub(crate) fn reads_goal(text: &str, goal: Option<GoalType>) {
+    let mut s = Session::new();
+    s.user(text);
+    assert_eq!(s.goal(), goal, "{text}");
+}
+
 /// A first message read as a task on `target` whose change holds `change`.
 pub(crate) fn reads_task(text: &str, target: &str, change: &str) {
     let mut s = Session::new();

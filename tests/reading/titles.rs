@@ -1,7 +1,7 @@
 //! Titles as issue trackers and question sites write them: a problem qualified by how often
 //! or how badly, a problem word before a noun, a question asking for the right way.
 
-use super::session::{Session, reads_task};
+use super::session::{Session, reads_goal, reads_task};
 use convstate::conversation::GoalType;
 
 #[test]
@@ -73,9 +73,7 @@ fn a_title_asking_for_the_right_way_is_a_question() {
         "the proper way to close a channel in go",
         "Best approach for paginating a GraphQL API",
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::QuestionAnswer), "{text}");
+        reads_goal(text, Some(GoalType::QuestionAnswer));
     }
 }
 
@@ -146,9 +144,7 @@ fn a_title_opening_with_a_verbs_ing_form_asks_how() {
         "Parsing dates in Go",
         "Given an array of integers, return the indices of the two numbers that add up to a target",
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::QuestionAnswer), "{text}");
+        reads_goal(text, Some(GoalType::QuestionAnswer));
     }
     // Small talk, a filler or an acknowledgement makes it conversation.
     for text in [
@@ -156,18 +152,14 @@ fn a_title_opening_with_a_verbs_ing_form_asks_how() {
         "looking around, thanks",
         "Looking forward to the demo tomorrow",
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), None, "{text}");
+        reads_goal(text, None);
     }
     // A problem or a verb describing behaviour makes it a statement.
     for text in [
         "Sorting is broken on the reports page",
         "Scrolling the feed jumps to the top",
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        reads_goal(text, Some(GoalType::TaskExecution));
     }
 }
 

@@ -142,6 +142,11 @@ const TIMES: [&str; 17] = [
     "morning",
     "evening",
 ];
+/// Words that open a condition after what they qualify: "Crash when opening the settings
+/// screen", "TypeError ... when the path is None".
+const CONDITIONS: [&str; 8] = [
+    "when", "whenever", "if", "after", "before", "while", "since", "until",
+];
 /// Words that assign a value to a setting: "font size -> 16px", "retention = 10 tags".
 const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
 /// The most bytes before a predicate a subject may start at.
@@ -355,6 +360,22 @@ impl Classifier {
     /// "it should have ..."): a reply that does states a sentence, not a list of parts.
     pub(in crate::conversation) fn has_subject_word(&self, text: &str) -> bool {
         words(text, 0..text.len()).any(|w| self.lower_in(&self.words.non_subjects, &text[w]))
+    }
+
+    /// Whether the lowercase `word` is the -ing form of a plain verb of `verbs`: its stem of
+    /// three letters at least as it is, with an "e" ("parsing"), or with a doubled ASCII
+    /// letter cut ("running"; cutting one keeps a character whole).
+    pub(super) fn ing_of_verb(&self, word: &str) -> bool {
+        let Some(stem) = word.strip_suffix("ing").filter(|s| s.len() >= 3) else {
+            return false;
+        };
+        let b = stem.as_bytes();
+        let doubled = b.len() >= 2
+            && b[b.len() - 1].is_ascii_alphabetic()
+            && b[b.len() - 1] == b[b.len() - 2];
+        self.lower_in(&self.words.verbs, stem)
+            || (doubled && self.lower_in(&self.words.verbs, &stem[..stem.len() - 1]))
+            || self.lower_in(&self.words.verbs, &format!("{stem}e"))
     }
 
     /// Whether `set` (of lowercase words) holds `word`, in any case. A short ASCII word is

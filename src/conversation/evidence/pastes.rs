@@ -215,21 +215,10 @@ impl View<'_> {
     fn gerund(&self, w: &Range<usize>, next: Option<&Range<usize>>) -> bool {
         let cls = self.cls;
         let t = self.text[w.clone()].to_ascii_lowercase();
-        let Some(stem) = t.strip_suffix("ing").filter(|s| s.len() >= 3) else {
-            return false;
-        };
-        if t.ends_with("thing") {
+        if t.strip_suffix("ing").is_none_or(|s| s.len() < 3) || t.ends_with("thing") {
             return false;
         }
-        let b = stem.as_bytes();
-        // (An ASCII letter doubled: cutting one keeps a character whole.)
-        let doubled = b.len() >= 2
-            && b[b.len() - 1].is_ascii_alphabetic()
-            && b[b.len() - 1] == b[b.len() - 2];
-        let known = cls.lower_in(&cls.words.verbs, stem)
-            || (doubled && cls.lower_in(&cls.words.verbs, &stem[..stem.len() - 1]))
-            || cls.lower_in(&cls.words.verbs, &format!("{stem}e"));
-        known
+        cls.ing_of_verb(&t)
             || next.is_some_and(|n| {
                 ["the", "my", "our", "a", "an", "this", "these", "all"]
                     .iter()

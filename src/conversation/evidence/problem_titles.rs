@@ -166,11 +166,9 @@ impl View<'_> {
         let condition = ws
             .iter()
             .position(|w| {
-                [
-                    "when", "whenever", "if", "after", "before", "while", "since", "until",
-                ]
-                .iter()
-                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+                CONDITIONS
+                    .iter()
+                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
             })
             .unwrap_or(ws.len());
         if words(self.text, span.clone()).nth(2).is_none()

@@ -46,16 +46,7 @@ impl View<'_> {
         if raw.len() < 6 || !raw[raw.len() - 3..].eq_ignore_ascii_case(b"ing") {
             return None;
         }
-        let w = self.text[first.clone()].to_ascii_lowercase();
-        let stem = w.strip_suffix("ing").filter(|s| s.len() >= 3)?;
-        let b = stem.as_bytes();
-        // (An ASCII letter doubled: cutting one keeps a character whole.)
-        let doubled = b.len() >= 2
-            && b[b.len() - 1].is_ascii_alphabetic()
-            && b[b.len() - 1] == b[b.len() - 2];
-        let verb = cls.lower_in(&cls.words.verbs, stem)
-            || cls.lower_in(&cls.words.verbs, &format!("{stem}e"))
-            || (doubled && cls.lower_in(&cls.words.verbs, &stem[..stem.len() - 1]));
+        let verb = cls.ing_of_verb(&self.text[first.clone()].to_ascii_lowercase());
         let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(15).collect();
         if !verb || !(3..=14).contains(&ws.len()) || self.text[span.clone()].contains('?') {
             return None;

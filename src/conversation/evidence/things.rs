@@ -112,12 +112,10 @@ impl View<'_> {
         t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
             && !PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
             && !WHEN.iter().any(|p| t.eq_ignore_ascii_case(p))
-            && ![
-                "when", "whenever", "after", "before", "while", "if", "since", "with", "and", "or",
-                "during", "until", "by", "at",
-            ]
-            .iter()
-            .any(|p| t.eq_ignore_ascii_case(p))
+            && !CONDITIONS
+                .iter()
+                .chain(["with", "and", "or", "during", "by", "at"].iter())
+                .any(|p| t.eq_ignore_ascii_case(p))
             && !cls.lower_in(&cls.words.determiners, t)
             && !cls.lower_in(&cls.words.non_subjects, t)
             && !cls.lower_in(&cls.words.auxiliaries, t)
