@@ -3,6 +3,8 @@
 //! the corpus scored by `convstate eval`'s scorer against the floor the test command holds.
 
 mod reading {
+    pub(crate) mod further;
+    pub(crate) mod pastes;
     pub(crate) mod reports;
     pub(crate) mod results;
     pub(crate) mod rules;

@@ -210,3 +210,28 @@ fn a_modifier_that_is_a_problem_heads_its_title_and_for_joins_a_condition() {
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.slot("desired_change"), "webhook");
 }
+
+/// An error nothing caught, an exception or a deadlock heads a title as a problem does.
+#[test]
+fn errors_nothing_caught_exceptions_and_deadlocks_head_their_titles() {
+    for (text, change) in [
+        (
+            "Unhandled exception when saving a draft",
+            "fix: Unhandled exception when saving a draft",
+        ),
+        (
+            "Deadlock when two workers update the same row",
+            "fix: Deadlock when two workers update the same row",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("desired_change"), change);
+    }
+    reads_task(
+        "Uncaught TypeError when clicking the save button",
+        "save button",
+        "fix: Uncaught TypeError when clicking",
+    );
+}

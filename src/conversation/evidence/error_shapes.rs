@@ -3,6 +3,8 @@
 
 use std::ops::Range;
 
+use super::super::text::count_words;
+
 /// An exception's name opening a line, before a colon and a space: a name of letters, digits,
 /// dots and underscores whose last part has two capitals at least
 /// (`psycopg2.errors.UniqueViolation:`, `ActiveRecord::RecordInvalid:` aside from "::"), so
@@ -108,4 +110,40 @@ pub(super) fn source_location(text: &str) -> Option<Range<usize>> {
         }
     }
     None
+}
+
+/// A tool's name and its message, inside an error's block ("ld: framework not found
+/// Pods_MyApp" before clang's "error: linker command failed"); not a note on the error
+/// ("hint:", "note:"): where the name is.
+pub(super) fn tool_message(line: &str) -> Option<Range<usize>> {
+    let lead = line.len() - line.trim_start().len();
+    let (tool, rest) = line.trim_start().split_once(": ")?;
+    let notes = [
+        "hint",
+        "note",
+        "help",
+        "context",
+        "suggestion",
+        "warning",
+        "info",
+        "debug",
+    ];
+    (!tool.is_empty()
+        && tool.len() <= 12
+        && tool
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !notes.contains(&tool)
+        && count_words(rest) >= 2)
+        .then(|| lead..lead + tool.len())
+}
+
+/// Where a traceback pasted on one line states its exception: the last exception name before
+/// one of the line's last eight colons, after the frames ("Traceback (most recent call last):
+/// File "app.py", line 12, in <module> KeyError: 'DATABASE_URL'"); the name and its colon.
+pub(super) fn flat_exception(line: &str) -> Option<Range<usize>> {
+    line.rmatch_indices(": ").take(8).find_map(|(c, _)| {
+        let start = line[..c].rfind(char::is_whitespace)? + 1;
+        exception_name(&line[start..]).map(|r| start + r.start..start + r.end)
+    })
 }

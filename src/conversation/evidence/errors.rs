@@ -2,7 +2,9 @@
 //! thing the user's own words name around it, and an error told in the user's own sentence.
 //! (The message of its line: `error_message.rs`.)
 
-use super::error_shapes::{coded_level, exception_name, source_location};
+use super::error_shapes::{
+    coded_level, exception_name, flat_exception, source_location, tool_message,
+};
 use super::*;
 
 impl View<'_> {
@@ -426,30 +428,8 @@ impl View<'_> {
                         .map(|r| span.start + r.start..span.start + r.end)
                 })
                 .or_else(|| {
-                    // A tool's name and its message, inside an error's block ("ld: framework not
-                    // found Pods_MyApp" before clang's "error: linker command failed"); not a
-                    // note on the error ("hint:", "note:").
-                    let line = &self.text[span.clone()];
-                    let lead = line.len() - line.trim_start().len();
-                    let (tool, rest) = line.trim_start().split_once(": ")?;
-                    (!tool.is_empty()
-                        && tool.len() <= 12
-                        && tool
-                            .bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                        && ![
-                            "hint",
-                            "note",
-                            "help",
-                            "context",
-                            "suggestion",
-                            "warning",
-                            "info",
-                            "debug",
-                        ]
-                        .contains(&tool)
-                        && count_words(rest) >= 2)
-                        .then(|| span.start + lead..span.start + lead + tool.len())
+                    tool_message(&self.text[span.clone()])
+                        .map(|r| span.start + r.start..span.start + r.end)
                 });
             if let Some(m) = marker {
                 // The first error a tool prints is the cause ("ld: framework not found"
@@ -491,7 +471,12 @@ impl View<'_> {
             let word = words(self.text, span.clone()).next()?;
             Some((span, word))
         });
-        let (span, marker) = found?;
+        let (mut span, mut marker) = found?;
+        // A traceback pasted on one line states its exception after its frames.
+        if traceback && let Some(r) = flat_exception(&self.text[span.clone()]) {
+            marker = span.start + r.start..span.start + r.end;
+            span.start = marker.start;
+        }
         let mut end = span.end.min(span.start + MAX_ERROR_LINE);
         while !self.text.is_char_boundary(end) {
             end -= 1;
@@ -656,7 +641,9 @@ impl View<'_> {
         for line in self.text[block.clone()].split_inclusive('\n').take(64) {
             let start = at;
             at += line.len();
+            // (A traceback pasted on one line has its frames after its heading.)
             let t = line.trim_start();
+            let t = t.split_once("call last): ").map_or(t, |(_, frames)| frames);
             let lead = start + (line.len() - t.len());
             let name = if let Some(rest) = t.strip_prefix("at ") {
                 let end = rest.find([' ', '(']).unwrap_or(rest.len());

@@ -53,7 +53,24 @@ impl View<'_> {
                     && is_det(p[1].clone())
             })
         };
-        let names_thing = names_thing || added_to_thing;
+        // (A question's lead before a question word asks a question of its own: "and tell me
+        // how to schedule it", "and explain why the build broke".)
+        let asks = || {
+            let question =
+                |goal: u16| self.cls.goals[goal as usize].goal_type == GoalType::QuestionAnswer;
+            question(info.goal)
+                && words(self.text, lead.end()..self.text.len())
+                    .next()
+                    .and_then(|w| {
+                        self.at(w.start, |m| {
+                            matches!(m, Meaning::Lead(id)
+                                if question(self.cls.leads[id as usize].goal)
+                                    && self.cls.leads[id as usize].mode == DescriptionMode::Sentence)
+                        })
+                    })
+                    .is_some()
+        };
+        let names_thing = names_thing || added_to_thing || asks();
         // (After an artifact, "add" names one of its features, unless a sequencer leads it to
         // a thing of its own: "..., then add a status badge to the readme".)
         let feature = first_type == GoalType::ArtifactCreation

@@ -1,0 +1,121 @@
+//! Rule 14, two goals in one message: where a further goal starts, and what ends the first.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, has, reads_task};
+
+/// An action that is its own change may stand alone after a sequencer ("... and after that
+/// deploy"); a waiver or a signal word alone is none.
+#[test]
+fn a_bare_action_after_a_sequencer_is_queued() {
+    let mut s = Session::new();
+    s.user("clean up the css and after that deploy");
+    assert_eq!(s.slot("target"), "css");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    for text in ["skip", "cancel", "please skip"] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+    }
+}
+
+#[test]
+fn two_kinds_joined_by_and_are_two_artifacts_and_any_names_a_thing() {
+    for (text, queued) in [
+        ("I need a landing page and a blog template", "blog template"),
+        ("write a poem and a short story about autumn", "short story"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert_eq!(s.conv.queued_goals.len(), 1, "{text}");
+        assert!(
+            has(&s.conv.queued_goals[0].description, queued),
+            "{text}: {}",
+            s.conv.queued_goals[0].description
+        );
+    }
+    // Parts inside a description stay parts.
+    let mut s = Session::new();
+    s.user("make a landing page with a hero section and a contact form");
+    assert!(s.conv.queued_goals.is_empty());
+    // "any" is a determiner: "fix any failing ones" names a thing of its own.
+    let mut s = Session::new();
+    s.user("Write unit tests for the cart service and fix any failing ones");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}
+
+#[test]
+fn a_second_report_after_and_or_a_concession_ends_the_problem() {
+    reads_task(
+        "ssl cert on the staging domain expired and certbot didnt renew it",
+        "ssl cert on the staging domain",
+        "expired",
+    );
+    let mut s = Session::new();
+    s.user("the react native build for android takes forever and sometimes just hangs");
+    assert!(!has(&s.slot("desired_change"), "hangs"));
+    let mut s = Session::new();
+    s.user("my step counter says 0 steps even tho i walked to work");
+    assert!(has(&s.slot("desired_change"), "says 0 steps"));
+    assert!(!has(&s.slot("desired_change"), "walked"));
+}
+
+#[test]
+fn nothing_happening_after_a_condition_and_a_sequenced_addition_to_another_thing() {
+    reads_task(
+        "when i paste an image into a comment nothing happens",
+        "comment",
+        "nothing happens",
+    );
+    let mut s = Session::new();
+    s.user("set up a github action that runs the tests on every PR, then add a status badge to the readme");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    // (Without a sequencer, "add" after an artifact names one of its features.)
+    let mut s = Session::new();
+    s.user("build a todo app and add dark mode");
+    assert!(s.conv.queued_goals.is_empty());
+}
+
+#[test]
+fn a_problem_of_another_thing_after_plus_or_a_sequencer_is_a_goal_of_its_own() {
+    let mut s = Session::new();
+    s.user("fix the typo in the footer, plus the logo looks blurry on retina screens");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    // (A sign inside a word is none: "the N+1 problem".)
+    let mut s = Session::new();
+    s.user("Tell me about the N+1 problem with resolvers");
+    assert!(s.conv.queued_goals.is_empty());
+}
+
+/// A question's lead before a question word, after "and", asks a question of its own.
+#[test]
+fn a_question_lead_before_a_question_word_after_and_is_a_goal_of_its_own() {
+    for (text, first) in [
+        (
+            "write a bash script that backs up my photos and tell me how to schedule it with cron",
+            GoalType::ArtifactCreation,
+        ),
+        (
+            "fix the login bug and explain why it happened",
+            GoalType::TaskExecution,
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(first), "{text}");
+        assert_eq!(s.conv.queued_goals.len(), 1, "{text}");
+        assert_eq!(
+            s.conv.queued_goals[0].goal_type,
+            GoalType::QuestionAnswer,
+            "{text}"
+        );
+        assert!(!has(&s.slot("requirements"), "tell me"), "{text}");
+    }
+    // Without a question word, "tell" is one more part of the artifact.
+    let mut s = Session::new();
+    s.user("build a bot that tracks prices and tells me when they drop");
+    assert!(s.conv.queued_goals.is_empty());
+}

@@ -1,0 +1,309 @@
+//! Rule 1 for pasted errors: the error line a paste states, the thing the user names around
+//! it, and the shapes errors take in one tool or another.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, has, reads_task};
+
+#[test]
+fn a_paste_led_in_by_the_users_line_is_a_problem_of_the_thing_it_names() {
+    for (text, target, change) in [
+        (
+            "the nightly backup script says:\nrsync error: some files/attrs were not transferred (code 23)",
+            "nightly backup script",
+            "some files/attrs were not transferred",
+        ),
+        (
+            "logs from the billing worker:\nredis.exceptions.ConnectionError: Error 111 connecting to cache:6379. Connection refused.",
+            "billing worker",
+            "connecting to cache",
+        ),
+        (
+            "cargo test gives me\nerror[E0308]: mismatched types\n  --> src/tax.rs:12:5",
+            "cargo test",
+            "mismatched types",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
+
+/// Rule 1: a line after the paste that opens with a place says where it happens.
+#[test]
+fn a_place_after_a_paste_is_its_target() {
+    let mut s = Session::new();
+    s.user("mypy output:\nerror: Incompatible return value type (got \"str\", expected \"int\")\nin the invoice parser");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("target"), "invoice parser"),
+        "{}",
+        s.slot("target")
+    );
+    assert!(
+        has(&s.slot("desired_change"), "incompatible return value type"),
+        "{}",
+        s.slot("desired_change")
+    );
+}
+
+/// A line ending with words that point at the paste below leads it in as a colon does; a
+/// verb in -ing opening the line names what the user was doing; the words before an error's
+/// marker on its own line lead it in.
+#[test]
+fn pastes_led_in_by_pointers_gerunds_and_words_before_the_marker() {
+    for (text, target, change) in [
+        (
+            "the deploy script fails with this\n\nError: EACCES: permission denied, mkdir '/srv/app/cache'",
+            "deploy script",
+            "permission denied",
+        ),
+        (
+            "running pytest gives me\nModuleNotFoundError: No module named 'app'",
+            "pytest",
+            "No module named",
+        ),
+        (
+            "kubectl apply keeps saying error: unable to recognize \"deploy.yaml\": no matches for kind \"Ingress\"",
+            "kubectl apply",
+            "no matches for kind",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// A compiler's line with a level and a code anywhere on it is an error; a route the user
+/// names around a paste is its thing; a line that ends "with" leaves the problem to the paste.
+#[test]
+fn coded_levels_routes_and_problems_told_by_the_paste() {
+    for (text, target, change) in [
+        (
+            "npm run build\n\nsrc/api/client.ts:14:7 - error TS2322: Type 'string' is not assignable to type 'number'.",
+            "npm run build",
+            "Type 'string' is not assignable",
+        ),
+        (
+            "getting this on every request to /orders\n\nsqlalchemy.exc.IntegrityError: null value in column \"customer_id\" violates not-null constraint",
+            "/orders",
+            "violates not-null constraint",
+        ),
+        (
+            "my docker build stops at step 5 with\nE: Unable to locate package libpq-dev",
+            "my docker build",
+            "Unable to locate package",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+/// Pastes of more tools: a line after the paste saying when it happens, MySQL's coded level
+/// in the user's sentence, a line opening with a place, a context before the thing, an error
+/// asked about with "why".
+#[test]
+fn pastes_of_more_tools() {
+    for (text, target, change) in [
+        (
+            "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON\nwhen the dashboard loads",
+            "dashboard",
+            "Unexpected token",
+        ),
+        (
+            "mysql keeps saying ERROR 1040 (HY000): Too many connections",
+            "mysql",
+            "Too many connections",
+        ),
+        (
+            "in the checkout page i see\nTypeError: undefined is not an object (evaluating 'cart.items.length')",
+            "checkout page",
+            "undefined is not an object",
+        ),
+        (
+            "why am I getting 'Permission denied (publickey)' when pushing to github",
+            "github",
+            "Permission denied (publickey)",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+#[test]
+fn an_error_led_in_on_its_own_line_and_a_status_code_with_its_reason() {
+    // The user's words and a colon before an error on the same line lead it in.
+    reads_task(
+        "xcode archive fails: Command PhaseScriptExecution failed with a nonzero exit code",
+        "xcode archive",
+        "Command PhaseScriptExecution failed",
+    );
+    // A status code belongs to its reason.
+    reads_task(
+        "getting a 413 Request Entity Too Large from nginx when uploading videos",
+        "nginx",
+        "413 Request Entity Too Large",
+    );
+}
+
+#[test]
+fn error_headings_quoted_errors_bracketed_codes_and_nouns_before_a_modal() {
+    // A heading that is only a marker leaves the error to the line that states it.
+    let mut s = Session::new();
+    s.user("Unhandled Runtime Error\nError: Hydration failed because the initial UI does not match what was rendered on the server.");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("desired_change"), "Hydration failed because"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // An error the user quotes in a sentence: the quotes hold it, the words before lead it in.
+    reads_task(
+        "why does my build say \"Module not found: Can't resolve 'fs'\" when I import the pdf library",
+        "my build",
+        "Module not found: Can't resolve 'fs'",
+    );
+    // A bracketed code goes, a quoted name after the message is what it concerns.
+    reads_task(
+        "PermissionError: [Errno 13] Permission denied: '/var/log/app/worker.log'",
+        "/var/log/app/worker.log",
+        "Permission denied",
+    );
+    // (A word in parentheses stays with the message.)
+    reads_task(
+        "ssh into the runner fails:\nuser@10.0.3.14: Permission denied (publickey).",
+        "ssh",
+        "Permission denied (publickey)",
+    );
+    // A plural in -s before a modal is the subject's noun, not a verb.
+    reads_task(
+        "the invoice emails should include a pdf copy",
+        "invoice emails",
+        "include a pdf copy",
+    );
+    // Titles without their copula: "focus ring invisible on the dark theme".
+    reads_task(
+        "[a11y] focus ring invisible on the dark theme",
+        "focus ring",
+        "invisible on the dark theme",
+    );
+}
+
+#[test]
+fn errors_in_single_quotes_and_codes_with_their_address() {
+    reads_task(
+        "why do I get 'Uncaught SyntaxError: Unexpected token <' in the console after deploying?",
+        "",
+        "Unexpected token <",
+    );
+    let mut s = Session::new();
+    s.user(
+        "why do I get 'Uncaught SyntaxError: Unexpected token <' in the console after deploying?",
+    );
+    assert!(!has(&s.slot("desired_change"), "console"));
+    reads_task(
+        "getting ECONNREFUSED 127.0.0.1:5432 when the app starts inside docker compose",
+        "app",
+        "ECONNREFUSED 127.0.0.1:5432",
+    );
+    // (An apostrophe is no quote: "doesn't" opens nothing.)
+    reads_task(
+        "getting EACCES /var/run/docker.sock when the worker starts",
+        "worker",
+        "EACCES /var/run/docker.sock",
+    );
+}
+
+#[test]
+fn the_thing_before_an_introducer_is_the_target_of_a_quoted_error() {
+    reads_task(
+        "flutter run gives me 'Gradle task assembleDebug failed with exit code 1'",
+        "flutter run",
+        "Gradle task assembleDebug failed",
+    );
+}
+
+#[test]
+fn round_7_errors_particles_persons_and_verbs_in_ies() {
+    // A heading that is only the marker, with its colon.
+    let mut s = Session::new();
+    s.user("stacktrace:\nException in thread \"main\" java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"name\" is null\n\tat com.acme.App.greet(App.java:14)");
+    assert!(
+        has(&s.slot("desired_change"), "Cannot invoke"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // A request a tool names after a dash.
+    let mut s = Session::new();
+    s.user("npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/@acme%2fui - Not found");
+    assert!(
+        !has(&s.slot("desired_change"), "registry"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // A particle before the value.
+    let mut s = Session::new();
+    s.user("turn the hallway light off at 11");
+    assert!(has(&s.slot("target"), "hallway light"));
+    assert!(has(&s.slot("desired_change"), "off at 11"));
+    // A person and a modal before the verb.
+    reads_task(
+        "it'd be great if we could export the chat history as pdf",
+        "chat history",
+        "export the chat history as pdf",
+    );
+    // A verb in -ies.
+    reads_task(
+        "the webhook retries forever if the endpoint returns 410",
+        "webhook",
+        "retries forever",
+    );
+    // Hope as a polite form.
+    let mut s = Session::new();
+    s.user("hoping you can add shortcuts for bold and italic in the editor");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+}
+
+#[test]
+fn a_tools_first_line_in_an_error_block_is_the_cause() {
+    let mut s = Session::new();
+    s.user("Xcode archive fails with\nld: framework not found Pods_MyApp\nclang: error: linker command failed with exit code 1 (use -v to see invocation)");
+    assert!(
+        has(&s.slot("desired_change"), "framework not found"),
+        "{}",
+        s.slot("desired_change")
+    );
+}
+
+/// A traceback pasted on one line (a chat box that flattens it) states its exception after its
+/// frames, and code at the module's top level names its file; read as the same paste on its
+/// lines is.
+#[test]
+fn a_traceback_pasted_on_one_line_states_its_exception_last() {
+    reads_task(
+        "Traceback (most recent call last): File \"app.py\", line 12, in <module> KeyError: 'DATABASE_URL'",
+        "app.py",
+        "KeyError: 'DATABASE_URL'",
+    );
+    let mut s = Session::new();
+    s.user(
+        "Traceback (most recent call last): File \"etl/run.py\", line 40, in load_rows ValueError: invalid literal for int() with base 10: 'n/a'",
+    );
+    assert_eq!(s.slot("target"), "load_rows");
+    assert!(
+        s.slot("desired_change")
+            .starts_with("fix: invalid literal for int()"),
+        "{}",
+        s.slot("desired_change")
+    );
+}
