@@ -467,6 +467,9 @@ pub struct Language {
     /// Words that say how often or how badly before a problem that opens a title ("Random
     /// crashes on Android 14", "Intermittent timeouts from the gateway"). Optional.
     pub problem_modifiers: Vec<String>,
+    /// Words in -s that are no plurals: names of tools and fields ("Pandas merge on multiple
+    /// columns", "Kubernetes deployment with two replicas"). Optional.
+    pub singular_in_s: Vec<String>,
 }
 
 /// Thresholds of the machine.

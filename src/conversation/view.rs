@@ -228,11 +228,18 @@ impl<'a> View<'a> {
                         .next()
                         .is_some_and(|p| VERB_PREFIXES.iter().any(|x| p.eq_ignore_ascii_case(x)))
             };
+            // (A dot between letters joins a name: "Next.js" holds no "next", "package.json"
+            // no "json".)
             let joined_after = || {
-                bytes.get(m.end()) == Some(&b'-')
+                matches!(bytes.get(m.end()), Some(b'-' | b'.'))
                     && bytes.get(m.end() + 1).is_some_and(u8::is_ascii_alphabetic)
             };
-            if (first && (!boundary_before(text, m.start()) || joined_before()))
+            let dotted_before = || {
+                m.start() >= 2
+                    && bytes[m.start() - 1] == b'.'
+                    && bytes[m.start() - 2].is_ascii_alphanumeric()
+            };
+            if (first && (!boundary_before(text, m.start()) || joined_before() || dotted_before()))
                 || (last && (!boundary_after(text, m.end()) || joined_after()))
             {
                 continue;

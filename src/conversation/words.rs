@@ -53,6 +53,8 @@ pub(super) struct WordSets {
     pub(super) feature_heads: Words,
     /// How often or how badly, before a problem opening a title (`problem_modifiers`).
     pub(super) problem_modifiers: Words,
+    /// Words in -s that are no plurals (`singular_in_s`).
+    pub(super) singular_in_s: Words,
 }
 
 impl WordSets {
@@ -85,6 +87,7 @@ impl WordSets {
                 .collect(),
             feature_heads: words(&[&lang.feature_heads]),
             problem_modifiers: words(&[&lang.problem_modifiers]),
+            singular_in_s: words(&[&lang.singular_in_s]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 37] = [
+        const KEYS: [&str; 38] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -44,6 +44,7 @@ impl Cx<'_> {
             "context_labels",
             "feature_heads",
             "problem_modifiers",
+            "singular_in_s",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -66,7 +67,8 @@ impl Cx<'_> {
         let context_labels = self.optional_phrases(doc, "context_labels");
         let feature_heads = self.optional_phrases(doc, "feature_heads");
         let problem_modifiers = self.optional_phrases(doc, "problem_modifiers");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 4]
+        let singular_in_s = self.optional_phrases(doc, "singular_in_s");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 5]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -114,6 +116,7 @@ impl Cx<'_> {
             context_labels: context_labels.into_iter().map(|(s, _)| s).collect(),
             feature_heads: feature_heads.into_iter().map(|(s, _)| s).collect(),
             problem_modifiers: problem_modifiers.into_iter().map(|(s, _)| s).collect(),
+            singular_in_s: singular_in_s.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

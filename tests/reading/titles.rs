@@ -235,3 +235,61 @@ fn errors_nothing_caught_exceptions_and_deadlocks_head_their_titles() {
         "fix: Uncaught TypeError when clicking",
     );
 }
+
+/// A name with a dot holds no phrase of the vocabulary ("Next.js" no "next"), and a name in -s
+/// is no plural ("Pandas", "Kubernetes"): no word after it is read as its verb.
+#[test]
+fn names_with_a_dot_or_in_s_are_no_phrases_and_no_plurals() {
+    reads_task(
+        "Next.js redirect loses query params",
+        "Next.js redirect",
+        "fix: loses query params",
+    );
+    for text in [
+        "Pandas groupby with multiple aggregations",
+        "Kubernetes deployment with multiple replicas",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
+    // A plural still has its verb.
+    reads_task(
+        "Kubernetes pods keep restarting",
+        "Kubernetes pods",
+        "fix: keep restarting",
+    );
+}
+
+/// A topic, a comma, then a question word, in a sentence that ends with a question mark, asks
+/// about the topic; a topic that reports a problem keeps the problem.
+#[test]
+fn a_question_word_after_a_topic_asks_about_it() {
+    for text in [
+        "Postgres or MySQL, which is better for analytics?",
+        "Tabs or spaces, what do you use?",
+        "A dashboard or a weekly email report, which would you build?",
+        "for a small team, is Jira overkill?",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::QuestionAnswer), "{text}");
+        let topic = text.split(',').next().unwrap();
+        assert!(
+            s.conv
+                .current_goal
+                .as_ref()
+                .unwrap()
+                .description
+                .starts_with(topic),
+            "{text}"
+        );
+    }
+    reads_task(
+        "The nightly job sometimes runs twice, how do I stop that?",
+        "nightly job",
+        "runs twice",
+    );
+    // Small talk after a greeting stays small talk.
+    reads_goal("hi, how are you?", None);
+}

@@ -54,7 +54,7 @@ impl View<'_> {
                         WHEN.iter()
                             .any(|w| self.text[a.clone()].eq_ignore_ascii_case(w))
                     }));
-            let plural_verb = plural(&self.text[object.clone()])
+            let plural_verb = cls.plural(&self.text[object.clone()])
                 && cls.lower_in(&cls.words.verbs, &t)
                 && after.is_some();
             if known

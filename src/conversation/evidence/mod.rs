@@ -220,9 +220,10 @@ fn purpose_gerund(prep: &str, word: &str) -> bool {
         && word.to_ascii_lowercase().ends_with("ing")
 }
 
-/// A word in -s that reads as a plural: four letters at least, not in -ss, -us or -'s
-/// ("charts", "pictures"; not "class", "status", "user's").
-fn plural(word: &str) -> bool {
+/// A word in -s that reads as a plural by its letters: four at least, not in -ss, -us or -'s
+/// ("charts", "pictures"; not "class", "status", "user's"). [`Classifier::plural`] also knows
+/// the names in -s.
+fn plural_form(word: &str) -> bool {
     let p = word.as_bytes();
     p.len() >= 4
         && p[p.len() - 1].eq_ignore_ascii_case(&b's')
@@ -376,6 +377,12 @@ impl Classifier {
         self.lower_in(&self.words.verbs, stem)
             || (doubled && self.lower_in(&self.words.verbs, &stem[..stem.len() - 1]))
             || self.lower_in(&self.words.verbs, &format!("{stem}e"))
+    }
+
+    /// A word in -s that reads as a plural: by its letters, and neither a name with a dot
+    /// ("Next.js") nor one of `singular_in_s` ("Pandas", "Kubernetes").
+    pub(super) fn plural(&self, word: &str) -> bool {
+        plural_form(word) && !word.contains('.') && !self.lower_in(&self.words.singular_in_s, word)
     }
 
     /// Whether `set` (of lowercase words) holds `word`, in any case. A short ASCII word is

@@ -472,7 +472,11 @@ impl View<'_> {
         // (So is one after a plural and its place: "emails from the contact form go to spam".)
         let plural = |w: &Range<usize>| {
             let w = word(w);
-            w.len() > 3 && w.ends_with('s') && !w.ends_with("ss")
+            w.len() > 3
+                && w.ends_with('s')
+                && !w.ends_with("ss")
+                && !w.contains('.')
+                && !cls.lower_in(&cls.words.singular_in_s, &w)
         };
         let plural_verb = (1..clause_end.max(at).min(ws.len())).any(|k| {
             cls.lower_in(&cls.words.verbs, &self.text[ws[k].clone()])

@@ -84,12 +84,7 @@ impl View<'_> {
                     let function_word = self.cls.lower_in(&self.cls.words.non_subjects, &word)
                         || self.cls.lower_in(&self.cls.words.determiners, &word)
                         || self.cls.lower_in(&self.cls.words.auxiliaries, &word);
-                    let plural = !function_word
-                        && word.len() >= 4
-                        && word.ends_with('s')
-                        && !word.ends_with("ss")
-                        && !word.ends_with("us")
-                        && !word.ends_with("'s");
+                    let plural = !function_word && self.cls.plural(&word);
                     // (A noun's own ending is no verb's: "emoji reactions on comments".)
                     let verb = plural && !noun_ending(&word)
                         || (!function_word && word.len() >= 5 && word.ends_with("ed"));

@@ -253,7 +253,7 @@ impl View<'_> {
                             && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
                     });
                 // (A plain verb after a plural: "the charts render blank".)
-                let after_plural = || vi >= 1 && plural(&self.text[subject[vi - 1].clone()]);
+                let after_plural = || vi >= 1 && cls.plural(&self.text[subject[vi - 1].clone()]);
                 // ("retries": a verb in -y.)
                 let in_s = t.ends_with('s')
                     && (cls.lower_in(&cls.words.verbs, stem(1))
@@ -276,7 +276,7 @@ impl View<'_> {
             if verb_start.is_none()
                 && let Some(i) = (1..subject.len()).find(|&i| {
                     let noun = &self.text[subject[i - 1].clone()];
-                    plural(noun)
+                    cls.plural(noun)
                         && !noun_ending(&noun.to_ascii_lowercase())
                         && cls.lower_in(&cls.words.verbs, &self.text[subject[i].clone()])
                         // (A verb has a particle, a place or a determiner after it; a noun

@@ -346,7 +346,7 @@ impl View<'_> {
                 // (Or after a noun and a plural: "Reset password emails go to spam".)
                 let after: SmallVec<[Range<usize>; 4]> =
                     words(self.text, g.lead.end..span.end).take(4).collect();
-                let is_plural = |w: &Range<usize>| plural(&self.text[w.clone()]);
+                let is_plural = |w: &Range<usize>| cls.plural(&self.text[w.clone()]);
                 // ("sideways", "backwards": adverbs.)
                 let adverb = |w: &Range<usize>| {
                     let t = self.text[w.clone()].to_ascii_lowercase();
@@ -471,7 +471,15 @@ impl View<'_> {
             let after = self.skip(skip_soft(self.text, from), |m| {
                 matches!(m, Meaning::Filler | Meaning::Ack)
             });
-            if after >= end || self.at(after, |m| m == Meaning::Intent).is_none() {
+            if after >= end {
+                continue;
+            }
+            if self.at(after, |m| m == Meaning::Intent).is_none() {
+                // (Or a question word after its topic, in a sentence that asks: "Postgres or
+                // MySQL, which is better for analytics?", "tabs or spaces, what do you use?".)
+                if let Some(g) = self.question_after_topic(start..comma, after, end) {
+                    return Some(g);
+                }
                 continue;
             }
             // (The lead after the intent, not the intent read as a question: "..., can you
@@ -487,6 +495,28 @@ impl View<'_> {
             }
         }
         None
+    }
+
+    /// The question that a question word at `at` opens, when the sentence ends with a question
+    /// mark and the question is not small talk; the `topic` before it is part of it. A topic
+    /// that reports a problem is the problem's ("the nightly job runs twice, how do I stop
+    /// that?" asks for a fix).
+    fn question_after_topic(&self, topic: Range<usize>, at: usize, end: usize) -> Option<GoalLead> {
+        // (A sentence's span stops before its question mark.)
+        if !self.text[end..].starts_with('?')
+            || self.at(at, |m| m == Meaning::SmallTalk).is_some()
+            || self.about_assistant(at..end)
+        {
+            return None;
+        }
+        let mut g = self.lead_at(at, at..end).filter(|g| {
+            g.lead.start == at && self.cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
+        })?;
+        if self.evidence(topic.clone(), Strength::Predicate).is_some() {
+            return None;
+        }
+        g.description = self.cls.clean(self.text, topic.start..end, false);
+        Some(g)
     }
 
     /// Rule 7: a question addressing the assistant about its own person ("do you ever get
