@@ -11,6 +11,7 @@
 //! - [`errors`]: pasted errors and errors told in the user's words (rule 1);
 //! - [`requests`]: what a request states by its structure (rules 2, 3, 4, 6 and 10);
 //! - [`nominal`]: requests with no verb, settings by a label or side by side (rules 2 and 3);
+//!   [`wished`]: a phrase that a wish closes (rule 2);
 //! - [`imperative`]: a plain verb of the vocabulary no lead group holds (rule 2);
 //! - [`things`]: what a phrase names (a problem, a thing a request may target, what happens
 //!   now after "instead of");
@@ -418,6 +419,7 @@ mod requests;
 mod results;
 mod statement;
 mod things;
+mod wished;
 
 impl View<'_> {
     /// The goals of a user message, into `reading`: the first sentence that states one decides

@@ -204,6 +204,9 @@ impl View<'_> {
         if let Some((target, change)) = self.purpose(&ws, start, span.end) {
             return Some(asked(target, change));
         }
+        if let Some((target, change)) = self.wished_phrase(&ws, &wishes, span.end) {
+            return Some(asked(target, change));
+        }
         // "we really need audit logs for permission changes": after a need (a lead that wanted
         // a kind of artifact), a phrase of two words or more with no article and no verb is
         // the feature asked for. ("I need a minute" names nothing.) (A word in -s is a plural

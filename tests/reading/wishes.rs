@@ -1,0 +1,46 @@
+//! Rule 2 for a phrase that a wish closes: the phrase is the feature asked for, its condition
+//! included, after any context before a comma.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, has, reads_goal};
+
+#[test]
+fn a_phrase_a_wish_closes_asks_for_what_it_names() {
+    for (text, change, target) in [
+        (
+            "a preview of the email before it gets sent would be super helpful",
+            "preview of the email before it gets sent",
+            "email",
+        ),
+        (
+            "drag and drop reordering in the playlist would be amazing",
+            "drag and drop reordering in the playlist",
+            "playlist",
+        ),
+        (
+            "I keep accidentally deleting tasks, an undo button would be great",
+            "undo button",
+            "tasks",
+        ),
+        (
+            "keyboard and mouse support would be nice",
+            "keyboard and mouse support",
+            "",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+    // A pronoun before the wish is an answer, no feature.
+    for text in ["that would be great", "just that would be great"] {
+        reads_goal(text, None);
+    }
+}
