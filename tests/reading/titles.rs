@@ -293,3 +293,17 @@ fn a_question_word_after_a_topic_asks_about_it() {
     // Small talk after a greeting stays small talk.
     reads_goal("hi, how are you?", None);
 }
+
+/// A title that opens with a verb's -ing form asks how, even when its object is a problem: the
+/// problem is what it asks how to handle. A problem told of it is still a report.
+#[test]
+fn an_ing_title_whose_object_is_a_problem_asks_how() {
+    for text in [
+        "Removing duplicates from a list while keeping order",
+        "Avoiding race conditions in Go",
+        "Debugging memory leaks in a Node service",
+    ] {
+        reads_goal(text, Some(GoalType::QuestionAnswer));
+    }
+    reads_task("Sorting is broken", "Sorting", "fix: broken");
+}

@@ -32,10 +32,36 @@ impl View<'_> {
         })
     }
 
+    /// Where a problem may stand as the object of a title's -ing form: its next two words,
+    /// before any place or condition word, when no determiner opens them. A problem there is
+    /// what the title asks how to handle ("Removing duplicates from a list while keeping
+    /// order", "Debugging memory leaks in Node"); after a determiner it tells what the thing
+    /// does ("Scrolling the feed jumps to the top").
+    pub(in crate::conversation) fn gerund_object(
+        &self,
+        gerund_end: usize,
+        end: usize,
+    ) -> Range<usize> {
+        let mut object_end = gerund_end;
+        for w in words(self.text, gerund_end..end).take(2) {
+            let t = &self.text[w.clone()];
+            if PLACES
+                .iter()
+                .chain(CONDITIONS.iter())
+                .any(|p| t.eq_ignore_ascii_case(p))
+                || self.cls.lower_in(&self.cls.words.determiners, t)
+            {
+                break;
+            }
+            object_end = w.end;
+        }
+        gerund_end..object_end
+    }
+
     /// Rule 6 for titles: a title that opens with a verb's -ing form and states nothing else
     /// ("Reading a large CSV file in chunks with pandas", "Parsing dates in Go") asks how; a
-    /// problem, a wish, a modal or a verb describing behaviour makes it a statement ("Sorting
-    /// is broken", "Scrolling feels janky"), and small talk, a filler or an acknowledgement
+    /// problem (other than the verb's object), a wish, a modal or a verb describing behaviour
+    /// makes it a statement ("Sorting is broken", "Scrolling feels janky"), and small talk, a filler or an acknowledgement
     /// anywhere in it makes it conversation ("just looking around tbh"). The caller asks that
     /// the form open the sentence.
     pub(in crate::conversation) fn how_to_title(&self, span: Range<usize>) -> Option<GoalLead> {
@@ -51,22 +77,24 @@ impl View<'_> {
         if !verb || !(3..=14).contains(&ws.len()) || self.text[span.clone()].contains('?') {
             return None;
         }
+        let object = self.gerund_object(first.end, span.end);
         let from = self.hits.partition_point(|h| h.start() < span.start);
         let stated = self.hits[from..]
             .iter()
             .take_while(|h| h.start() < span.end)
             .any(|h| {
                 self.meanings(*h).iter().any(|m| {
-                    matches!(
-                        m,
-                        Meaning::Problem
-                            | Meaning::Modal
-                            | Meaning::Wish
-                            | Meaning::Signal(_)
-                            | Meaning::SmallTalk
-                            | Meaning::Ack
-                            | Meaning::Filler
-                    )
+                    (*m == Meaning::Problem
+                        && !(object.start <= h.start() && h.end() <= object.end))
+                        || matches!(
+                            m,
+                            Meaning::Modal
+                                | Meaning::Wish
+                                | Meaning::Signal(_)
+                                | Meaning::SmallTalk
+                                | Meaning::Ack
+                                | Meaning::Filler
+                        )
                 })
             })
             || ws[1..].iter().any(|w| {

@@ -94,14 +94,19 @@ impl View<'_> {
             // mind converting ..." asks for the work.
             // (A gerund that is the subject of a verb or a wish is no title: "sorting by price
             // would be useful".)
+            // (A problem that is its object is what it asks how to handle: "Fixing flaky tests
+            // in CI".)
             let first_hit = self.hits.partition_point(|h| h.start() < g.lead.end);
+            let object = self.gerund_object(g.lead.end, sentence.end);
             let said = self.hits[first_hit..]
                 .iter()
                 .take_while(|h| h.start() < sentence.end)
                 .any(|h| {
-                    self.meanings(*h)
-                        .iter()
-                        .any(|m| matches!(m, Meaning::Wish | Meaning::Modal | Meaning::Problem))
+                    self.meanings(*h).iter().any(|m| match m {
+                        Meaning::Wish | Meaning::Modal => true,
+                        Meaning::Problem => !(object.start <= h.start() && h.end() <= object.end),
+                        _ => false,
+                    })
                 })
                 || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w));
             if g.wrapper.is_empty()

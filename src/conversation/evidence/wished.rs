@@ -4,18 +4,12 @@
 use super::super::Signal;
 use super::*;
 
-/// The words that open a condition inside a wished-for phrase; verbs after one belong to it
-/// ("a preview of the email before it gets sent").
-const CONDITION_WORDS: [&str; 8] = [
-    "when", "whenever", "if", "once", "after", "before", "while", "until",
-];
-
 impl View<'_> {
     /// Rule 2: a phrase closed by a wish in "would" ("... would be great", "... would help"),
     /// after a comma of context if one comes first ("I keep deleting tasks by accident, an
     /// undo button would be great"), asks for what it names: the phrase is the change, the
     /// thing it calls by a determiner or after a place the target. Its words before a
-    /// condition hold no verb, problem, modal or signal; the condition may. `ws` are the
+    /// condition (`CONDITIONS`: "a preview of the email before it gets sent") hold no verb, problem, modal or signal; the condition may. `ws` are the
     /// sentence's words without the wishes' (16 at most).
     pub(in crate::conversation) fn wished_phrase(
         &self,
@@ -47,7 +41,7 @@ impl View<'_> {
         let condition = phrase
             .iter()
             .position(|w| {
-                CONDITION_WORDS
+                CONDITIONS
                     .iter()
                     .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
             })
