@@ -119,3 +119,17 @@ fn a_question_lead_before_a_question_word_after_and_is_a_goal_of_its_own() {
     s.user("build a bot that tracks prices and tells me when they drop");
     assert!(s.conv.queued_goals.is_empty());
 }
+
+/// After a first goal, making "it" something changes that goal's work: a task, no artifact.
+#[test]
+fn making_it_different_after_a_first_goal_is_a_task() {
+    let mut s = Session::new();
+    s.user("translate this to Spanish and then make it shorter");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    assert_eq!(s.conv.queued_goals[0].goal_type, GoalType::TaskExecution);
+    // A thing of its own after "make" is still an artifact.
+    let mut s = Session::new();
+    s.user("fix the login redirect and then make a landing page");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    assert_eq!(s.conv.queued_goals[0].goal_type, GoalType::ArtifactCreation);
+}

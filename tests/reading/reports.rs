@@ -208,3 +208,19 @@ fn a_quantifier_after_a_plural_ends_the_subject_and_a_past_verb_before_a_possess
         "skipped yesterday's partition",
     );
 }
+
+/// "break" and "breaks" name what broke as "broke" does; a quantity after a lead word is no
+/// object ("the staging deploy a few times a week").
+#[test]
+fn what_breaks_is_the_target_and_a_quantity_is_no_object() {
+    reads_task(
+        "Emoji in file names break the sync",
+        "sync",
+        "break the sync",
+    );
+    reads_task(
+        "merges to main break the staging deploy a few times a week",
+        "staging deploy",
+        "break the staging deploy",
+    );
+}

@@ -992,3 +992,14 @@ fn what_a_thing_is_to_be_in_and_a_tour_explores() {
     s.user("give me a tour of this nginx config");
     assert_eq!(s.goal(), Some(GoalType::Exploration));
 }
+
+/// Asking whether the assistant remembers the user is about the assistant.
+#[test]
+fn asking_what_the_assistant_remembers_states_no_goal() {
+    use super::session::reads_goal;
+    reads_goal("do you remember what we talked about yesterday?", None);
+    reads_goal(
+        "remind me to water the plants tomorrow",
+        Some(GoalType::TaskExecution),
+    );
+}

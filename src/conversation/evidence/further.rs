@@ -82,6 +82,36 @@ impl View<'_> {
         (names_thing || sequencer) && !feature
     }
 
+    /// A further artifact whose object opens with a pronoun makes the first goal's work
+    /// different, no new artifact: a task whose change is what follows the pronoun ("translate
+    /// this to Spanish and then make it shorter").
+    fn made_different(&self, next: GoalLead) -> GoalLead {
+        let cls = self.cls;
+        let mut ws = words(self.text, next.description.clone());
+        let (Some(task), Some(pronoun), Some(rest)) = (
+            cls.goal_index(GoalType::TaskExecution),
+            ws.next(),
+            ws.next(),
+        ) else {
+            return next;
+        };
+        if cls.goals[next.goal].goal_type != GoalType::ArtifactCreation
+            || cls.goals[task].slots.len() < 2
+            || !["it", "them", "that", "this"]
+                .iter()
+                .any(|p| self.text[pronoun.clone()].eq_ignore_ascii_case(p))
+        {
+            return next;
+        }
+        let change = rest.start..next.description.end;
+        GoalLead {
+            goal: task,
+            description: next.description,
+            details: SmallVec::from_iter([detail(1, change)]),
+            ..next
+        }
+    }
+
     /// The longest lead at `start`, or after intents there, ending by `end` (no object read).
     pub(in crate::conversation) fn lead_hit(
         &self,
@@ -332,6 +362,7 @@ impl View<'_> {
             let Some(next) = next else {
                 break;
             };
+            let next = self.made_different(next);
             reading.alternatives |= f.alternative;
             // Past the further statement's first character (its whole width).
             let step = self.text[f.next..].chars().next().map_or(1, char::len_utf8);

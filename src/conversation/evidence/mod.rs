@@ -16,7 +16,8 @@
 //! - [`things`]: what a phrase names (a problem, a thing a request may target, what happens
 //!   now after "instead of");
 //! - [`further`]: where a further goal starts, after a sequencer or "or" (rule 14);
-//! - [`correction`]: a short reply correcting a slot (rule 12).
+//! - [`correction`]: a short reply correcting a slot (rule 12);
+//! - [`context`]: context under a label, with the numbered steps after it (rule 9).
 //!
 //! Work per message stays linear: each mechanism walks the hits or the words of one sentence
 //! once (the further goals at most `MAX_QUEUED_GOALS` times), and a noun-phrase request looks
@@ -402,6 +403,7 @@ impl Classifier {
     }
 }
 
+mod context;
 mod correction;
 mod details;
 mod error_message;
@@ -446,11 +448,14 @@ impl View<'_> {
         // A line after a paste that only says where it happens ("on the checkout screen when
         // the keyboard opens") is the paste's place, not a statement of its own.
         let place = self.place_after(&errors);
-        // (Nor is pasted code the user's sentences: "s = 0" in a function is no request.)
+        // (Nor is pasted code the user's sentences: "s = 0" in a function is no request; nor
+        // are the numbered steps under a context label.)
         let code = code_blocks(self.text);
+        let steps = self.context_steps();
         let own = |s: &Range<usize>| {
             !errors.iter().any(|e| e.start <= s.start && s.end <= e.end)
                 && !code.iter().any(|c| c.start <= s.start && s.end <= c.end)
+                && !steps.iter().any(|c| c.start <= s.start && s.end <= c.end)
                 && place
                     .as_ref()
                     .is_none_or(|(l, _)| !(l.start <= s.start && s.end <= l.end))

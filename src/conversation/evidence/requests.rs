@@ -127,13 +127,24 @@ impl View<'_> {
             // (A lead word after the thing's first noun and before a determiner is its verb:
             // "can the export include the custom fields"; elsewhere it names the thing: "the
             // Update button", "the rate limit on ...".)
+            // (Nor is a quantity an object: "the staging deploy a few times a week".)
+            let object_after = |at: usize| {
+                let mut next = words(self.text, at..span.end);
+                next.next().is_some_and(|n| {
+                    cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                        && !(self.text[n].eq_ignore_ascii_case("a")
+                            && next.next().is_some_and(|q| {
+                                ["few", "lot", "couple", "bit", "little"]
+                                    .iter()
+                                    .any(|x| self.text[q.clone()].eq_ignore_ascii_case(x))
+                            }))
+                })
+            };
             let lead = i >= 2
                 && self
                     .at(w.start, |m| matches!(m, Meaning::Lead(_)))
                     .is_some()
-                && words(self.text, w.end..span.end)
-                    .next()
-                    .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n]));
+                && object_after(w.end);
             // (A connector right after a determiner is a noun: "the about page".)
             let named = i == 1
                 && opens

@@ -55,10 +55,18 @@ impl View<'_> {
         });
         // A label with a scope ("fix(auth): ...", "feat(cli): ...") is a title, whatever its
         // first word.
+        // (So is a label of several words that names a task as a whole, whatever its first
+        // word: "Describe the bug: when I click export nothing happens".)
         let scoped = {
             let t = &self.text[start..sentence.end];
             t.find(':').is_some_and(|c| {
                 c < 40 && t[..c].ends_with(')') && t[..c].contains('(') && !t[..c].contains(' ')
+                    || t[..c].trim().contains(' ')
+                        && self
+                            .cls
+                            .words
+                            .task_titles
+                            .contains(&t[..c].trim().to_ascii_lowercase())
             })
         };
         let lead = (!scoped)
@@ -131,24 +139,7 @@ impl View<'_> {
             }
             // (A question's lead is no verb of its own: "what's wrong with ...".)
             let object_lead = g.description.start > g.lead.start;
-            // A condition that is not asked ("when I open the settings the app freezes", "if
-            // you scroll down the header disappears") reports the problem of its main clause.
-            let lead_word = self.text[g.lead.clone()].trim().to_ascii_lowercase();
-            if !object_lead
-                && ["when", "whenever", "if"].contains(&lead_word.as_str())
-                && !self.text[sentence.clone()].trim_end().ends_with('?')
-                && cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
-                // (A main clause that asks is a question: "if the build fails what should I
-                // do".)
-                && !words(self.text, g.lead.end..sentence.end).any(|w| {
-                    ["what", "how", "why", "which", "where", "who", "should", "can", "could"]
-                        .iter()
-                        .any(|q| self.text[w.clone()].eq_ignore_ascii_case(q))
-                })
-                && let Some(e) = self
-                    .evidence(start..sentence.end, Strength::Predicate)
-                    .or_else(|| self.nothing_after_condition(g.lead.end..sentence.end))
-            {
+            if !object_lead && let Some(e) = self.unasked_condition(&g, start..sentence.end) {
                 return Some(e);
             }
             // Rule 6: "can the notebook kernel auto-restart after an OOM?" asks a thing of the
@@ -166,6 +157,11 @@ impl View<'_> {
             if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
                 // ("CI: lint job fails on windows runners": the lead word is the subject's.)
                 if let Some(e) = self.lead_as_noun(&g, rest..sentence.end) {
+                    return Some(e);
+                }
+                // ("Describe the bug: when I click export nothing happens".)
+                if let Some(mut e) = self.unasked_condition(&g, rest..sentence.end) {
+                    e.rule = Found::Title;
                     return Some(e);
                 }
                 g.rule = Found::Title;
@@ -257,20 +253,26 @@ impl View<'_> {
             .or_else(|| self.lead_after_topic(start, sentence.end))
     }
 
-    /// A sentence under a label that introduces context (`context_labels`: "Context: b2b saas,
-    /// 200 customers."): it states no goal; the next one may.
-    pub(in crate::conversation) fn context_labelled(&self, sentence: Range<usize>) -> bool {
-        let start = skip_soft(self.text, sentence.start).min(sentence.end);
-        // (A label is short: its colon is looked for in the first 24 bytes.)
-        self.text.as_bytes()[start..sentence.end.min(start + 24)]
-            .iter()
-            .position(|&b| b == b':')
-            .is_some_and(|colon| {
-                self.cls.lower_in(
-                    &self.cls.words.context_labels,
-                    self.text[start..start + colon].trim(),
-                )
+    /// A condition that is not asked ("when I open the settings the app freezes", "if you
+    /// scroll down the header disappears") reports the problem of its main clause: `g` is the
+    /// question a condition's word leads, `span` its sentence after fillers.
+    fn unasked_condition(&self, g: &GoalLead, span: Range<usize>) -> Option<GoalLead> {
+        let lead_word = self.text[g.lead.clone()].trim().to_ascii_lowercase();
+        if !["when", "whenever", "if"].contains(&lead_word.as_str())
+            || self.text[span.clone()].trim_end().ends_with('?')
+            || self.text[span.end..].starts_with('?')
+            || self.cls.goals[g.goal].goal_type != GoalType::QuestionAnswer
+            // (A main clause that asks is a question: "if the build fails what should I do".)
+            || words(self.text, g.lead.end..span.end).any(|w| {
+                ["what", "how", "why", "which", "where", "who", "should", "can", "could"]
+                    .iter()
+                    .any(|q| self.text[w.clone()].eq_ignore_ascii_case(q))
             })
+        {
+            return None;
+        }
+        self.evidence(span.clone(), Strength::Predicate)
+            .or_else(|| self.nothing_after_condition(g.lead.end..span.end))
     }
 
     /// A condition's main clause that says nothing happens ("when i paste an image into a

@@ -1,0 +1,62 @@
+//! Issues written in a tracker's template: the sections that tell how (steps, what was
+//! expected, the environment) are context; the one that tells what goes wrong is the report.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, has, reads_goal, reads_task};
+
+#[test]
+fn the_numbered_steps_under_a_context_label_request_nothing() {
+    let mut s = Session::new();
+    s.user(
+        "Steps to reproduce: 1. open settings 2. change the language to German 3. reload. \
+         Expected: menu in German. Actual: menu stays in English",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "menu");
+    assert!(
+        has(&s.slot("desired_change"), "stays in English"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // On their own lines too.
+    let mut s = Session::new();
+    s.user(
+        "To reproduce:\n1. Open the invoice\n2. Click print\nActual result: the logo is cut off",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("desired_change"), "cut off"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // Numbered requests without a context label are requests.
+    reads_goal(
+        "1. fix the header 2. add a footer",
+        Some(GoalType::TaskExecution),
+    );
+}
+
+#[test]
+fn a_label_that_names_a_task_as_a_whole_wins_over_its_first_word() {
+    reads_task(
+        "Describe the bug: when I click export nothing happens. Version 3.2.1 on Windows 11",
+        "",
+        "nothing happens",
+    );
+}
+
+#[test]
+fn a_templates_question_heading_is_no_question_of_the_users() {
+    let mut s = Session::new();
+    s.user(
+        "Is your feature request related to a problem? I always have to scroll to find my \
+         starred repos. I'd like a starred filter on the home page",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("desired_change"), "starred filter"),
+        "{}",
+        s.slot("desired_change")
+    );
+}
