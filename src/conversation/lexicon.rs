@@ -470,6 +470,10 @@ pub struct Language {
     /// Words in -s that are no plurals: names of tools and fields ("Pandas merge on multiple
     /// columns", "Kubernetes deployment with two replicas"). Optional.
     pub singular_in_s: Vec<String>,
+    /// Words of a title's label that name a feature asked for ("Feature: bulk edit tags on
+    /// multiple notes"): what follows is a request, no verb is guessed from an -s ending.
+    /// Optional.
+    pub feature_titles: Vec<String>,
 }
 
 /// Thresholds of the machine.

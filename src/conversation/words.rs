@@ -55,6 +55,8 @@ pub(super) struct WordSets {
     pub(super) problem_modifiers: Words,
     /// Words in -s that are no plurals (`singular_in_s`).
     pub(super) singular_in_s: Words,
+    /// Label words naming a feature asked for (`feature_titles`).
+    pub(super) feature_titles: Words,
 }
 
 impl WordSets {
@@ -88,6 +90,7 @@ impl WordSets {
             feature_heads: words(&[&lang.feature_heads]),
             problem_modifiers: words(&[&lang.problem_modifiers]),
             singular_in_s: words(&[&lang.singular_in_s]),
+            feature_titles: words(&[&lang.feature_titles]),
         }
     }
 }

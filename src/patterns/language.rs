@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 38] = [
+        const KEYS: [&str; 39] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -45,6 +45,7 @@ impl Cx<'_> {
             "feature_heads",
             "problem_modifiers",
             "singular_in_s",
+            "feature_titles",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -68,7 +69,8 @@ impl Cx<'_> {
         let feature_heads = self.optional_phrases(doc, "feature_heads");
         let problem_modifiers = self.optional_phrases(doc, "problem_modifiers");
         let singular_in_s = self.optional_phrases(doc, "singular_in_s");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 5]
+        let feature_titles = self.optional_phrases(doc, "feature_titles");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 6]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -117,6 +119,7 @@ impl Cx<'_> {
             feature_heads: feature_heads.into_iter().map(|(s, _)| s).collect(),
             problem_modifiers: problem_modifiers.into_iter().map(|(s, _)| s).collect(),
             singular_in_s: singular_in_s.into_iter().map(|(s, _)| s).collect(),
+            feature_titles: feature_titles.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

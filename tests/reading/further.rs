@@ -133,3 +133,14 @@ fn making_it_different_after_a_first_goal_is_a_task() {
     assert_eq!(s.conv.queued_goals.len(), 1);
     assert_eq!(s.conv.queued_goals[0].goal_type, GoalType::ArtifactCreation);
 }
+
+/// After a sequencer, another kind of artifact with an article is a second artifact of the
+/// same lead, whatever the first object holds.
+#[test]
+fn another_kind_after_a_sequencer_is_a_second_artifact() {
+    let mut s = Session::new();
+    s.user("write a cover letter for this job and after that a short thank you email");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    assert!(has(&s.conv.queued_goals[0].description, "thank you email"));
+}

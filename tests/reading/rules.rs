@@ -1003,3 +1003,27 @@ fn asking_what_the_assistant_remembers_states_no_goal() {
         Some(GoalType::TaskExecution),
     );
 }
+
+/// A preference denied in other words, or the assistant's judgement named, waives the asked
+/// slot.
+#[test]
+fn preferences_denied_and_judgement_named_waive_the_asked_slot() {
+    for answer in [
+        "doesn't really matter to me",
+        "go with your gut",
+        "whichever is easier",
+        "no strong feelings either way",
+        "just use sensible defaults",
+        "whatever is most common",
+    ] {
+        let mut s = Session::new();
+        s.user("make a newsletter template");
+        s.assistant("What should it include?");
+        s.user(answer);
+        assert_eq!(
+            s.status("requirements"),
+            Some(SlotStatus::Waived),
+            "{answer}"
+        );
+    }
+}

@@ -60,3 +60,31 @@ fn a_templates_question_heading_is_no_question_of_the_users() {
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn steps_count_up_from_one_and_a_version_ends_no_step() {
+    reads_task(
+        "Environment: Ubuntu 22.04, Node 18. The CLI exits with code 1 without printing anything",
+        "CLI",
+        "exits with code 1",
+    );
+}
+
+/// A label naming a feature asks for what follows; a label may hold a version.
+#[test]
+fn feature_labels_ask_and_labels_may_hold_a_version() {
+    let mut s = Session::new();
+    s.user("Feature: bulk edit tags on multiple notes");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("desired_change"), "bulk edit tags on multiple notes");
+    reads_task(
+        "Regression in 4.1: tab order on the login form skips the password field",
+        "tab order on the login form",
+        "skips the password field",
+    );
+    reads_task(
+        "Please consider adding a Docker image for ARM",
+        "",
+        "Docker image for ARM",
+    );
+}

@@ -307,3 +307,30 @@ fn an_ing_title_whose_object_is_a_problem_asks_how() {
     }
     reads_task("Sorting is broken", "Sorting", "fix: broken");
 }
+
+/// A title may say what is missing ("No ..."), name a mismatch, or open with a problem word
+/// before a plural that is no verb.
+#[test]
+fn titles_of_what_is_missing_mismatches_and_plurals_after_a_problem_word() {
+    reads_task(
+        "No error message when the upload fails",
+        "upload",
+        "fix: No error message when the upload fails",
+    );
+    reads_task(
+        "No sound after the latest update",
+        "latest update",
+        "fix: No sound after the latest update",
+    );
+    reads_goal("no idea what to build", None);
+    let mut s = Session::new();
+    s.user("Mismatch between the invoice total and the order total");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(s.slot("desired_change").starts_with("fix: Mismatch"));
+    let mut s = Session::new();
+    s.user("Slow page loads on the dashboard");
+    assert_eq!(
+        s.slot("desired_change"),
+        "fix: Slow page loads on the dashboard"
+    );
+}

@@ -21,42 +21,49 @@ impl View<'_> {
             })
     }
 
-    /// The numbered steps after a context label, where the text has them: the sentences after
-    /// one that is labelled as context or is a step, while the one before ends with a list
-    /// number ("Steps to reproduce: 1. open settings 2. change the language 3. reload": the
-    /// dots after the numbers end sentences). They are the context's, no request of the
-    /// user's. One pass over the sentences; a section is one range.
+    /// The numbered steps after a context label, where the text has them: a labelled sentence
+    /// that ends with "1", then each sentence while the one before ends with the next number
+    /// ("Steps to reproduce: 1. open settings 2. change the language 3. reload": the dots
+    /// after the numbers end sentences). They are the context's, no request of the user's.
+    /// ("Environment: Ubuntu 22.04, Node 18." numbers no step.) One pass over the sentences; a
+    /// section is one range.
     pub(in crate::conversation) fn context_steps(&self) -> SmallVec<[Range<usize>; 2]> {
         let mut out: SmallVec<[Range<usize>; 2]> = SmallVec::new();
         // (A label has a colon: most messages have none.)
         if !self.text.contains(':') {
             return out;
         }
-        let mut open = false;
+        // The number the last sentence ended with, while in a section.
+        let mut last: Option<u32> = None;
         for s in sentences(self.text) {
-            if open {
+            if last.is_some() {
                 match out.last_mut() {
-                    Some(last) if last.end == s.start - 1 || last.end == s.start => {
-                        last.end = s.end
-                    }
+                    Some(section) if section.end + 1 >= s.start => section.end = s.end,
                     _ => out.push(s.clone()),
                 }
             }
-            let numbered = ends_with_list_number(&self.text[s.clone()]);
-            open = numbered && (open || self.context_labelled(s.clone()));
+            let number = list_number(&self.text[s.clone()]);
+            last = match (last, number) {
+                (Some(n), Some(m)) if m == n + 1 => Some(m),
+                (None, Some(1)) if self.context_labelled(s.clone()) => Some(1),
+                _ => None,
+            };
         }
         out
     }
 }
 
-/// Whether `sentence` ends with a list's number: one or two digits after a space, a colon or
-/// nothing ("Steps to reproduce: 1", "open settings 2").
-fn ends_with_list_number(sentence: &str) -> bool {
+/// The list number `sentence` ends with: one or two digits after a space, a colon or nothing
+/// ("Steps to reproduce: 1", "open settings 2").
+fn list_number(sentence: &str) -> Option<u32> {
     let t = sentence.trim_end();
     let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    (1..=2).contains(&digits)
-        && t[..t.len() - digits]
+    let before = &t[..t.len() - digits];
+    ((1..=2).contains(&digits)
+        && before
             .chars()
             .next_back()
-            .is_none_or(|c| c.is_whitespace() || c == ':')
+            .is_none_or(|c| c.is_whitespace() || c == ':'))
+    .then(|| t[before.len()..].parse().ok())
+    .flatten()
 }

@@ -208,10 +208,13 @@ impl View<'_> {
             // "I need a landing page and a blog template": after an artifact's plain object,
             // "and" and another kind is a second artifact of the same lead. (Not inside a
             // description: "a page with a header and a footer" names parts.)
+            // (After a sequencer any object may come before it: "write a cover letter for
+            // this job and after that a short thank you email".)
             let mut another = || {
-                let few =
-                    *sixth_word.get_or_insert_with(|| nth_word_start(self.text, from..end, 5));
-                !sequencer && self.another_kind(from, h.start(), next, end, goal, few)
+                let few = (!sequencer).then(|| {
+                    *sixth_word.get_or_insert_with(|| nth_word_start(self.text, from..end, 5))
+                });
+                self.another_kind(from, h.start(), next, end, goal, few)
             };
             let shared_lead = if lead() || report() {
                 false
@@ -260,7 +263,8 @@ impl View<'_> {
     /// Whether `next..end`, after "and", names another kind of artifact than the plain object
     /// in `from..and` (an article, then what the goal's first slot reads as a kind).
     /// `few` is where the sixth word after `from` starts: the object before "and" is plain
-    /// only when "and" comes before it.
+    /// only when "and" comes before it; `None` after a sequencer, where any object is plain
+    /// ("and after that a short thank you email").
     fn another_kind(
         &self,
         from: usize,
@@ -268,12 +272,12 @@ impl View<'_> {
         next: usize,
         end: usize,
         goal: usize,
-        few: usize,
+        few: Option<usize>,
     ) -> bool {
         let cls = self.cls;
         let def = &cls.goals[goal];
         if def.goal_type != GoalType::ArtifactCreation
-            || !self.text[and..next].trim().eq_ignore_ascii_case("and")
+            || !(few.is_none() || self.text[and..next].trim().eq_ignore_ascii_case("and"))
         {
             return false;
         }
@@ -285,9 +289,9 @@ impl View<'_> {
             .next()
             .filter(|w| self.text[w.clone()].eq_ignore_ascii_case("also"));
         let next = also.as_ref().map_or(next, |w| w.end);
-        let plain = also.is_some() || {
+        let plain = also.is_some() || few.is_none() || {
             let before = &self.text[from..and];
-            and <= few
+            few.is_some_and(|few| and <= few)
                 && !before.contains([',', ';', ':'])
                 && !words(self.text, from..and).any(|w| {
                     [

@@ -504,7 +504,7 @@ impl View<'_> {
         // "Memory leak in the reconnect loop", "Can't log in after ..."), then a request that
         // is a noun phrase.
         if first.is_none() {
-            first = first_read(&|span| self.problem_title(span));
+            first = first_read(&|span| self.problem_title(self.missing_title(span)));
         }
         if first.is_none() {
             first = first_read(&|span| self.nominal(span));

@@ -4,6 +4,25 @@
 use super::*;
 
 impl View<'_> {
+    /// `span` (a sentence past its fillers) with the "no" that opens the sentence, when that
+    /// filler is what a title says is missing ("No error message when the upload fails").
+    pub(in crate::conversation) fn missing_title(&self, span: Range<usize>) -> Range<usize> {
+        let before = self.text[..span.start].trim_end();
+        let b = before.as_bytes();
+        // (Two ASCII bytes: the slice before them ends on a character's boundary.)
+        let opens = b.len() >= 2
+            && b[b.len() - 2..].eq_ignore_ascii_case(b"no")
+            && before[..b.len() - 2]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '\'' && c != ',');
+        if opens {
+            before.len() - 2..span.end
+        } else {
+            span
+        }
+    }
+
     /// Rule 1 for a title that opens with its problem and has no subject: a problem noun
     /// ("Crash when opening the settings screen", "Memory leak in the websocket loop", "slow
     /// queries on the reports page") or an inability ("Can't log in after ...", "Unable to
@@ -135,7 +154,29 @@ impl View<'_> {
             && original
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'.');
-        if !(unable || exception || (hit.is_some() && !negation && word.len() >= 4)) {
+        // (So does what is missing, "No error message when the upload fails", "No sound after
+        // the update": "no" and a noun of its own, no phrase of the conversation.)
+        let missing = word == "no"
+            && words(self.text, first.end..span.end)
+                .next()
+                .is_some_and(|n| {
+                    !cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                        && !cls.lower_in(&cls.words.non_subjects, &self.text[n.clone()])
+                        && self
+                            .at(first.start, |m| {
+                                matches!(
+                                    m,
+                                    Meaning::Signal(_)
+                                        | Meaning::Ack
+                                        | Meaning::NonAnswer
+                                        | Meaning::Waiver
+                                        | Meaning::Deferral
+                                        | Meaning::SmallTalk
+                                )
+                            })
+                            .is_none()
+                });
+        if !(unable || exception || missing || (hit.is_some() && !negation && word.len() >= 4)) {
             return None;
         }
         // A phrase of the conversation ("no problem, go ahead") is no title.
@@ -171,11 +212,22 @@ impl View<'_> {
                     .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
             })
             .unwrap_or(ws.len());
+        // (A word in -s before a place or the end is a plural there, no verb: "Slow page loads
+        // on the dashboard".)
+        let plural_noun = |i: usize| {
+            let t = &self.text[ws[i].clone()];
+            t.len() > 3
+                && cls.plural(t)
+                && ws.get(i + 1).is_none_or(|n| {
+                    PLACES
+                        .iter()
+                        .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                })
+        };
         if words(self.text, span.clone()).nth(2).is_none()
             || (!unable
-                && ws[1..condition.max(1)]
-                    .iter()
-                    .any(|w| self.is_predicate(w.clone())))
+                && (1..condition.max(1))
+                    .any(|i| self.is_predicate(ws[i].clone()) && !plural_noun(i)))
         {
             return None;
         }

@@ -104,21 +104,25 @@ impl View<'_> {
             // would be useful".)
             // (A problem that is its object is what it asks how to handle: "Fixing flaky tests
             // in CI".)
-            let first_hit = self.hits.partition_point(|h| h.start() < g.lead.end);
-            let object = self.gerund_object(g.lead.end, sentence.end);
-            let said = self.hits[first_hit..]
-                .iter()
-                .take_while(|h| h.start() < sentence.end)
-                .any(|h| {
-                    self.meanings(*h).iter().any(|m| match m {
-                        Meaning::Wish | Meaning::Modal => true,
-                        Meaning::Problem => !(object.start <= h.start() && h.end() <= object.end),
-                        _ => false,
+            // (Looked at last: most leads are no -ing form.)
+            let said = || {
+                let first_hit = self.hits.partition_point(|h| h.start() < g.lead.end);
+                let object = self.gerund_object(g.lead.end, sentence.end);
+                self.hits[first_hit..]
+                    .iter()
+                    .take_while(|h| h.start() < sentence.end)
+                    .any(|h| {
+                        self.meanings(*h).iter().any(|m| match m {
+                            Meaning::Wish | Meaning::Modal => true,
+                            Meaning::Problem => {
+                                !(object.start <= h.start() && h.end() <= object.end)
+                            }
+                            _ => false,
+                        })
                     })
-                })
-                || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w));
+                    || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w))
+            };
             if g.wrapper.is_empty()
-                && !said
                 && words(self.text, g.lead.clone())
                     .next()
                     .is_some_and(|w| self.text[w].to_ascii_lowercase().ends_with("ing"))
@@ -128,6 +132,7 @@ impl View<'_> {
                     cls.goals[g.goal].goal_type,
                     GoalType::TaskExecution | GoalType::ArtifactCreation
                 )
+                && !said()
             {
                 g.goal = q;
                 g.description = cls.clean(self.text, g.lead.start..sentence.end, false);
@@ -211,7 +216,12 @@ impl View<'_> {
             {
                 return Some(g);
             }
-            if let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
+            // (A label that names a feature asks for what follows: no verb is guessed from an
+            // -s ending, "Feature: bulk edit tags on multiple notes".)
+            let feature = self.text[start..after.saturating_sub(1).max(start)]
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| cls.lower_in(&cls.words.feature_titles, w));
+            if !feature && let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
                 return Some(g);
             }
             let object = cls.clean(self.text, rest..sentence.end, true);
@@ -665,9 +675,9 @@ impl View<'_> {
         if colon == 0
             || colon > 60
             || count_words(label) > if titled { 6 } else { 3 }
-            || !label
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/'))
+            || !label.chars().all(|c| {
+                c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/' | '.')
+            })
             || after.is_some_and(|c| !c.is_whitespace())
         {
             return None;
