@@ -1015,12 +1015,35 @@ fn preferences_denied_and_judgement_named_waive_the_asked_slot() {
         "no strong feelings either way",
         "just use sensible defaults",
         "whatever is most common",
+        "your decision",
+        "use your best judgment",
+        "you have free rein",
+        "make it however you want",
+        "i'm not picky",
+        "I don't have anything specific in mind",
+        "i don't really have a preference",
+        "no clue, go for it",
     ] {
         let mut s = Session::new();
         s.user("make a newsletter template");
         s.assistant("What should it include?");
         s.user(answer);
         assert_eq!(
+            s.status("requirements"),
+            Some(SlotStatus::Waived),
+            "{answer}"
+        );
+    }
+    // Parts given are no waiver.
+    for answer in [
+        "something nice and minimal with a dark theme",
+        "an about page, projects, and a blog",
+    ] {
+        let mut s = Session::new();
+        s.user("make a portfolio site");
+        s.assistant("What should it include?");
+        s.user(answer);
+        assert_ne!(
             s.status("requirements"),
             Some(SlotStatus::Waived),
             "{answer}"
