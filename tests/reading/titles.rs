@@ -334,3 +334,28 @@ fn titles_of_what_is_missing_mismatches_and_plurals_after_a_problem_word() {
         "fix: Slow page loads on the dashboard"
     );
 }
+
+/// A modifier of how badly before a condition makes a problem title on its own; "extra" and
+/// its kind say what should not be there; a word after a determiner is a noun, no verb.
+#[test]
+fn a_modifier_before_a_condition_and_a_determiners_noun() {
+    for (text, change) in [
+        (
+            "Huge bundle size after adding the charts library",
+            "fix: Huge bundle size after adding the charts library",
+        ),
+        (
+            "Unexpected logout after changing the password",
+            "fix: Unexpected logout after changing the password",
+        ),
+        (
+            "Extra blank line at the end of generated files",
+            "fix: Extra blank line at the end of generated files",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("desired_change"), change);
+    }
+}

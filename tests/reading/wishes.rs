@@ -44,3 +44,24 @@ fn a_phrase_a_wish_closes_asks_for_what_it_names() {
         reads_goal(text, None);
     }
 }
+
+/// Feature requests in more forms: a wish that there were a way, a build or a form of the
+/// product named alone, a thing asked back.
+#[test]
+fn more_forms_of_feature_requests() {
+    let mut s = Session::new();
+    s.user("I wish there was a way to pin notes");
+    assert_eq!(s.slot("target"), "notes");
+    assert_eq!(s.slot("desired_change"), "pin");
+    let mut s = Session::new();
+    s.user("Native Apple Silicon build");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("desired_change"), "Native Apple Silicon build");
+    let mut s = Session::new();
+    s.user("Bring back the old compact view");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "old compact view");
+    let mut s = Session::new();
+    s.user("empty the logs bucket");
+    assert_eq!(s.slot("target"), "logs bucket");
+}

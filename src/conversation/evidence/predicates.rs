@@ -24,7 +24,14 @@ impl View<'_> {
             Strength::Predicate => {
                 let mut next_hit = self.hits.partition_point(|h| h.start() < span.start);
                 let mut signal_end = 0;
+                // (A word after a determiner is a noun: "at the end of generated files".)
+                let mut after_determiner = false;
                 for w in words(self.text, span.clone()) {
+                    let determined = std::mem::replace(
+                        &mut after_determiner,
+                        self.cls
+                            .lower_in(&self.cls.words.determiners, &self.text[w.clone()]),
+                    );
                     while let Some(h) = self.hits.get(next_hit).filter(|h| h.start() <= w.start) {
                         if h.start() > span.start
                             && self
@@ -36,7 +43,11 @@ impl View<'_> {
                         }
                         next_hit += 1;
                     }
-                    if w.start > span.start && signal_end < w.end && self.is_predicate(w.clone()) {
+                    if w.start > span.start
+                        && signal_end < w.end
+                        && !determined
+                        && self.is_predicate(w.clone())
+                    {
                         out.push((w, false));
                         if out.len() >= 4 {
                             break;

@@ -127,11 +127,22 @@ impl View<'_> {
             }
         }
         // (A modifier that is a problem itself heads the title when no problem follows it:
-        // "Weird spacing under the footer on Safari".)
-        let first = if self
+        // "Weird spacing under the footer on Safari"; so does any modifier before a condition,
+        // "Huge bundle size after adding the charts library".)
+        let no_problem = self
             .at(problem_word.start, |m| m == Meaning::Problem)
-            .is_none()
-            && self.at(first.start, |m| m == Meaning::Problem).is_some()
+            .is_none();
+        let modified = no_problem
+            && problem_word.start > first.start
+            && words(self.text, problem_word.start..span.end)
+                .take(8)
+                .any(|w| {
+                    CONDITIONS
+                        .iter()
+                        .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+                });
+        let first = if no_problem
+            && (modified || self.at(first.start, |m| m == Meaning::Problem).is_some())
         {
             first
         } else {
@@ -176,7 +187,12 @@ impl View<'_> {
                             })
                             .is_none()
                 });
-        if !(unable || exception || missing || (hit.is_some() && !negation && word.len() >= 4)) {
+        if !(unable
+            || exception
+            || missing
+            || modified
+            || (hit.is_some() && !negation && word.len() >= 4))
+        {
             return None;
         }
         // A phrase of the conversation ("no problem, go ahead") is no title.
@@ -226,8 +242,11 @@ impl View<'_> {
         };
         if words(self.text, span.clone()).nth(2).is_none()
             || (!unable
-                && (1..condition.max(1))
-                    .any(|i| self.is_predicate(ws[i].clone()) && !plural_noun(i)))
+                && (1..condition.max(1)).any(|i| {
+                    self.is_predicate(ws[i].clone())
+                        && !plural_noun(i)
+                        && !cls.lower_in(&cls.words.determiners, &self.text[ws[i - 1].clone()])
+                }))
         {
             return None;
         }

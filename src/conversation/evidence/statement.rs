@@ -122,10 +122,12 @@ impl View<'_> {
                     })
                     || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w))
             };
+            // (An -ing form has a stem of three letters at least: "Bring back the old compact
+            // view" asks for the work.)
             if g.wrapper.is_empty()
-                && words(self.text, g.lead.clone())
-                    .next()
-                    .is_some_and(|w| self.text[w].to_ascii_lowercase().ends_with("ing"))
+                && words(self.text, g.lead.clone()).next().is_some_and(|w| {
+                    w.len() >= 6 && self.text[w].to_ascii_lowercase().ends_with("ing")
+                })
                 && !self.text[sentence.clone()].trim_end().ends_with('?')
                 && let Some(q) = cls.goal_index(GoalType::QuestionAnswer)
                 && matches!(
