@@ -224,3 +224,28 @@ fn what_breaks_is_the_target_and_a_quantity_is_no_object() {
         "break the staging deploy",
     );
 }
+
+/// How long a thing takes, told with "it takes": a slowness of the thing after the verb.
+#[test]
+fn a_long_wait_told_with_it_takes_is_a_slowness() {
+    reads_task(
+        "it takes about 30 seconds to load the dashboard",
+        "dashboard",
+        "fix: takes about 30 seconds to load the dashboard",
+    );
+    reads_task(
+        "Takes forever to open a large project",
+        "large project",
+        "fix: Takes forever to open a large project",
+    );
+    // A question about how long is a question; a count of clicks is no wait.
+    let mut s = Session::new();
+    s.user("how long does it take to build the app?");
+    assert_eq!(
+        s.goal(),
+        Some(convstate::conversation::GoalType::QuestionAnswer)
+    );
+    let mut s = Session::new();
+    s.user("it takes two clicks to get to settings");
+    assert_eq!(s.goal(), None);
+}

@@ -11,7 +11,8 @@
 //! - [`errors`]: pasted errors and errors told in the user's words (rule 1);
 //! - [`requests`]: what a request states by its structure (rules 2, 3, 4, 6 and 10);
 //! - [`nominal`]: requests with no verb, settings by a label or side by side (rules 2 and 3);
-//!   [`wished`]: a phrase that a wish closes (rule 2);
+//!   [`wished`]: a phrase that a wish closes (rule 2); [`durations`]: how long a thing takes
+//!   (rule 1);
 //! - [`imperative`]: a plain verb of the vocabulary no lead group holds (rule 2);
 //! - [`things`]: what a phrase names (a problem, a thing a request may target, what happens
 //!   now after "instead of");
@@ -406,6 +407,7 @@ impl Classifier {
 mod context;
 mod correction;
 mod details;
+mod durations;
 mod error_message;
 mod error_shapes;
 mod errors;
@@ -514,6 +516,9 @@ impl View<'_> {
         // sidebar"): a request whose change is what it says, whose target is its object.
         if first.is_none() {
             first = first_read(&|span| self.imperative(span));
+        }
+        if first.is_none() {
+            first = first_read(&|span| self.takes_long(span));
         }
         // (A pasted error is stronger evidence than a sentence read by its verb alone.)
         // (Nor does it beat an error told in the user's own sentence.)
