@@ -144,3 +144,21 @@ fn another_kind_after_a_sequencer_is_a_second_artifact() {
     assert_eq!(s.conv.queued_goals.len(), 1);
     assert!(has(&s.conv.queued_goals[0].description, "thank you email"));
 }
+
+/// After a sequencer set apart by a comma or "and", a plain verb of the vocabulary starts a
+/// goal of its own; "also" inside a clause does not.
+#[test]
+fn a_plain_verb_after_a_sequencer_set_apart_is_a_goal_of_its_own() {
+    for text in [
+        "deploy the api to staging, then run the smoke tests",
+        "clean up the imports, then run the formatter",
+        "update the readme and also open a PR for it",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.conv.queued_goals.len(), 1, "{text}");
+    }
+    let mut s = Session::new();
+    s.user("could the search also match product codes?");
+    assert!(s.conv.queued_goals.is_empty());
+}

@@ -82,6 +82,17 @@ impl View<'_> {
         (names_thing || sequencer) && !feature
     }
 
+    /// Whether a sequencer stands at `at`, set apart from the clause before it by a comma or
+    /// by "and" ("..., then run the smoke tests", "and also open a PR"); "also" inside a
+    /// clause ("could the search also match ...") is none.
+    fn set_apart(&self, at: usize) -> bool {
+        self.at(at, |m| m == Meaning::Sequencer).is_some()
+            && (self.text[..at].trim_end().ends_with([',', ';'])
+                || self.text[at..]
+                    .get(..4)
+                    .is_some_and(|w| w.eq_ignore_ascii_case("and ")))
+    }
+
     /// A further artifact whose object opens with a pronoun makes the first goal's work
     /// different, no new artifact: a task whose change is what follows the pronoun ("translate
     /// this to Spanish and then make it shorter").
@@ -216,7 +227,10 @@ impl View<'_> {
                 });
                 self.another_kind(from, h.start(), next, end, goal, few)
             };
-            let shared_lead = if lead() || report() {
+            // (After a sequencer set apart, a plain verb of the vocabulary opens one too:
+            // "deploy the api to staging, then run the smoke tests".)
+            let plain_verb = || self.set_apart(h.start()) && self.imperative(next..end).is_some();
+            let shared_lead = if lead() || report() || plain_verb() {
                 false
             } else if another() {
                 true
@@ -362,7 +376,13 @@ impl View<'_> {
                         }
                     })
                 });
-            let next = next.or_else(|| self.evidence(f.next..sentence.end, Strength::Problem));
+            let next = next
+                .or_else(|| self.evidence(f.next..sentence.end, Strength::Problem))
+                .or_else(|| {
+                    self.set_apart(f.cut)
+                        .then(|| self.imperative(f.next..sentence.end))
+                        .flatten()
+                });
             let Some(next) = next else {
                 break;
             };
