@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 17] = [
+const KINDS: [(&str, &str); 18] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -78,6 +78,13 @@ const KINDS: [(&str, &str); 17] = [
     // read are bounded; before that each read the rest of the sentence, quadratic).
     ("sequencers", "fix the header then broken plus it then it "),
     ("conjunctions", "build a page and x and also y "),
+    // After a first artifact, sequencers before an article and no kind, and sequencers set
+    // apart before a plain word: each reads a window of words after it (before that each read
+    // the rest of the sentence, quadratic).
+    (
+        "kinds_after_sequencers",
+        "write a poem then a qqq, then zzz ",
+    ),
 ];
 
 fn message(kind: &str, size: usize) -> String {
@@ -251,4 +258,9 @@ fn first_sequencers(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn first_conjunctions(bencher: Bencher, size: usize) {
     step_first(bencher, "conjunctions", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_kinds_after_sequencers(bencher: Bencher, size: usize) {
+    step_first(bencher, "kinds_after_sequencers", size);
 }

@@ -221,15 +221,19 @@ impl View<'_> {
             // description: "a page with a header and a footer" names parts.)
             // (After a sequencer any object may come before it: "write a cover letter for
             // this job and after that a short thank you email".)
+            // (What follows a sequencer is read in a window of sixteen words: a message of
+            // many sequencers stays linear.)
+            let window = || nth_word_start(self.text, next..end, 16);
             let mut another = || {
                 let few = (!sequencer).then(|| {
                     *sixth_word.get_or_insert_with(|| nth_word_start(self.text, from..end, 5))
                 });
-                self.another_kind(from, h.start(), next, end, goal, few)
+                self.another_kind(from, h.start(), next, window(), goal, few)
             };
             // (After a sequencer set apart, a plain verb of the vocabulary opens one too:
             // "deploy the api to staging, then run the smoke tests".)
-            let plain_verb = || self.set_apart(h.start()) && self.imperative(next..end).is_some();
+            let plain_verb =
+                || self.set_apart(h.start()) && self.imperative(next..window()).is_some();
             let shared_lead = if lead() || report() || plain_verb() {
                 false
             } else if another() {
