@@ -237,7 +237,7 @@ impl<'a> View<'a> {
             let dotted_before = || {
                 m.start() >= 2
                     && bytes[m.start() - 1] == b'.'
-                    && bytes[m.start() - 2].is_ascii_alphanumeric()
+                    && bytes[m.start() - 2].is_ascii_alphabetic()
             };
             if (first && (!boundary_before(text, m.start()) || joined_before() || dotted_before()))
                 || (last && (!boundary_after(text, m.end()) || joined_after()))

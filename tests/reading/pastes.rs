@@ -307,3 +307,23 @@ fn a_traceback_pasted_on_one_line_states_its_exception_last() {
         s.slot("desired_change")
     );
 }
+
+/// A no-break space before the exception of a flattened traceback is whitespace of two bytes;
+/// an exception on the last line of a traceback on its lines keeps its own name.
+#[test]
+fn a_flattened_traceback_with_wide_spaces_and_one_on_its_lines() {
+    let mut s = Session::new();
+    s.user("Traceback (most recent call last): File \"app.py\", line 12, in <module>\u{a0}KeyError: 'DATABASE_URL'");
+    assert!(
+        has(&s.slot("desired_change"), "KeyError"),
+        "{}",
+        s.slot("desired_change")
+    );
+    let mut s = Session::new();
+    s.user("Traceback (most recent call last):\n  File \"app.py\", line 12, in <module>\n    main()\nRuntimeError: task failed, cause was ConnectionError: refused");
+    assert!(
+        has(&s.slot("desired_change"), "RuntimeError"),
+        "{}",
+        s.slot("desired_change")
+    );
+}

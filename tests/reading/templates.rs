@@ -88,3 +88,19 @@ fn feature_labels_ask_and_labels_may_hold_a_version() {
         "Docker image for ARM",
     );
 }
+
+/// A labelled sentence that ends with "1" opens no list unless the next ends with "2".
+#[test]
+fn a_label_ending_with_one_opens_no_list_alone() {
+    reads_goal(
+        "Context: b2b saas, team of 1. Build me a pricing page with three tiers.",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_goal(
+        "Version: 1. Add an export to CSV button on the reports page.",
+        Some(GoalType::TaskExecution),
+    );
+    // Many labelled lists stay cheap and read nothing.
+    let text = "Steps: 1. hmm 2. hmm. ".repeat(2000);
+    reads_goal(&text, None);
+}

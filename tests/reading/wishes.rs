@@ -65,3 +65,27 @@ fn more_forms_of_feature_requests() {
     s.user("empty the logs bucket");
     assert_eq!(s.slot("target"), "logs bucket");
 }
+
+/// A wish that names a benefit before a courtesy ends the phrase; the courtesy after it is no
+/// wish that closes it.
+#[test]
+fn a_benefit_before_a_courtesy() {
+    for text in [
+        "keyboard shortcuts would save me pls",
+        "offline sync would save us hours please",
+        "bulk tagging would make my day plz",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
+    // "no" ending another line opens no title; "that" before a kind is a determiner.
+    let mut s = Session::new();
+    s.user("we said no\nbulk editing of tags on the notes page");
+    assert!(!s.slot("desired_change").starts_with("fix:"));
+    let mut s = Session::new();
+    s.user("write a cover letter for this job and then create that portfolio site for me");
+    assert_eq!(s.conv.queued_goals[0].goal_type, GoalType::ArtifactCreation);
+    // A count of clicks is no wait.
+    reads_goal("it takes 2 clicks to open the settings", None);
+}

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// The most lists of numbered steps a message has set aside (each sentence is looked up in
+/// them).
+const MAX_STEP_LISTS: usize = 8;
+
 impl View<'_> {
     /// A sentence under a label that introduces context (`context_labels`: "Context: b2b saas,
     /// 200 customers.", "Steps to reproduce: 1. open settings"): it states no goal; the next
@@ -21,33 +25,56 @@ impl View<'_> {
             })
     }
 
-    /// The numbered steps after a context label, where the text has them: a labelled sentence
-    /// that ends with "1", then each sentence while the one before ends with the next number
-    /// ("Steps to reproduce: 1. open settings 2. change the language 3. reload": the dots
-    /// after the numbers end sentences). They are the context's, no request of the user's.
-    /// ("Environment: Ubuntu 22.04, Node 18." numbers no step.) One pass over the sentences; a
-    /// section is one range.
+    /// The numbered steps after a context label, where the text has them: after a labelled
+    /// sentence that ends with "1", a sentence that ends with "2" opens a list of steps, and
+    /// each sentence is a step while the one before ends with the next number ("Steps to
+    /// reproduce: 1. open settings 2. change the language 3. reload": the dots after the
+    /// numbers end sentences). They are the context's, no request of the user's. ("Context:
+    /// a team of 1. Build me a pricing page." lists no step.) One pass over the sentences; at
+    /// most `MAX_STEP_LISTS` lists, each one range.
     pub(in crate::conversation) fn context_steps(&self) -> SmallVec<[Range<usize>; 2]> {
         let mut out: SmallVec<[Range<usize>; 2]> = SmallVec::new();
         // (A label has a colon: most messages have none.)
         if !self.text.contains(':') {
             return out;
         }
-        // The number the last sentence ended with, while in a section.
+        // The sentence after a labelled "1", while it may open a list.
+        let mut first: Option<Range<usize>> = None;
+        // The number the last step ended with, inside a list.
         let mut last: Option<u32> = None;
+        // Whether the sentence before was a labelled one ending with "1".
+        let mut opened = false;
         for s in sentences(self.text) {
-            if last.is_some() {
-                match out.last_mut() {
-                    Some(section) if section.end + 1 >= s.start => section.end = s.end,
-                    _ => out.push(s.clone()),
-                }
-            }
             let number = list_number(&self.text[s.clone()]);
-            last = match (last, number) {
-                (Some(n), Some(m)) if m == n + 1 => Some(m),
-                (None, Some(1)) if self.context_labelled(s.clone()) => Some(1),
-                _ => None,
-            };
+            if let Some(n) = last {
+                // A step of the list (the last one ends with no number).
+                if let Some(list) = out.last_mut() {
+                    list.end = s.end;
+                }
+                last = (number == Some(n + 1)).then_some(n + 1);
+                continue;
+            }
+            if let Some(f) = first.take() {
+                // The sentence after the first step: the list holds when the first ended
+                // with "2" (checked below), so this one is the second step.
+                if out.len() < MAX_STEP_LISTS {
+                    out.push(f.start..s.end);
+                    last = (number == Some(3)).then_some(3);
+                }
+                continue;
+            }
+            if opened && number == Some(2) {
+                first = Some(s.clone());
+                opened = false;
+                continue;
+            }
+            opened = number == Some(1) && self.context_labelled(s.clone());
+        }
+        // (A list that ends with its second step.)
+        if let Some(f) = first
+            && out.len() < MAX_STEP_LISTS
+        {
+            out.push(f);
         }
         out
     }

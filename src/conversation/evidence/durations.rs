@@ -11,7 +11,8 @@ const LONG: [&str; 12] = [
 
 impl View<'_> {
     /// Rule 1: a sentence that opens with "it takes" (or "takes", "it took", "it's taking"), a
-    /// long wait (a number or a word of `LONG`) and "to" with a verb reports a slowness: the
+    /// long wait (a word of `LONG`: "about 30 seconds", "forever"; "2 clicks" is none) and "to"
+    /// with a verb reports a slowness: the
     /// problem is the sentence from "takes", the target the thing after the verb.
     pub(in crate::conversation) fn takes_long(&self, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
@@ -35,9 +36,7 @@ impl View<'_> {
             return None;
         }
         let to = at + 1 + ws[at + 1..].iter().take(6).position(|w| is(w, &["to"]))?;
-        let long = ws[at + 1..to].iter().any(|w| {
-            is(w, &LONG) || self.text[w.clone()].starts_with(|c: char| c.is_ascii_digit())
-        });
+        let long = ws[at + 1..to].iter().any(|w| is(w, &LONG));
         let verb = ws.get(to + 1)?;
         if !long {
             return None;

@@ -143,7 +143,12 @@ pub(super) fn tool_message(line: &str) -> Option<Range<usize>> {
 /// File "app.py", line 12, in <module> KeyError: 'DATABASE_URL'"); the name and its colon.
 pub(super) fn flat_exception(line: &str) -> Option<Range<usize>> {
     line.rmatch_indices(": ").take(8).find_map(|(c, _)| {
-        let start = line[..c].rfind(char::is_whitespace)? + 1;
+        // (After the whitespace's whole width: a no-break space is two bytes.)
+        let (at, space) = line[..c]
+            .char_indices()
+            .rev()
+            .find(|(_, ch)| ch.is_whitespace())?;
+        let start = at + space.len_utf8();
         exception_name(&line[start..]).map(|r| start + r.start..start + r.end)
     })
 }

@@ -473,7 +473,10 @@ impl View<'_> {
         });
         let (mut span, mut marker) = found?;
         // A traceback pasted on one line states its exception after its frames.
-        if traceback && let Some(r) = flat_exception(&self.text[span.clone()]) {
+        if traceback
+            && find_bytes(&self.text[span.clone()], "call last").is_some()
+            && let Some(r) = flat_exception(&self.text[span.clone()])
+        {
             marker = span.start + r.start..span.start + r.end;
             span.start = marker.start;
         }

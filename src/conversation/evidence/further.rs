@@ -108,7 +108,7 @@ impl View<'_> {
         };
         if cls.goals[next.goal].goal_type != GoalType::ArtifactCreation
             || cls.goals[task].slots.len() < 2
-            || !["it", "them", "that", "this"]
+            || !["it", "them"]
                 .iter()
                 .any(|p| self.text[pronoun.clone()].eq_ignore_ascii_case(p))
         {
@@ -223,7 +223,14 @@ impl View<'_> {
             // this job and after that a short thank you email".)
             // (What follows a sequencer is read in a window of sixteen words: a message of
             // many sequencers stays linear.)
-            let window = || nth_word_start(self.text, next..end, 16);
+            // (What follows may start past the sentence's end.)
+            let window = || {
+                if next < end {
+                    nth_word_start(self.text, next..end, 16)
+                } else {
+                    end
+                }
+            };
             let mut another = || {
                 let few = (!sequencer).then(|| {
                     *sixth_word.get_or_insert_with(|| nth_word_start(self.text, from..end, 5))
@@ -232,8 +239,9 @@ impl View<'_> {
             };
             // (After a sequencer set apart, a plain verb of the vocabulary opens one too:
             // "deploy the api to staging, then run the smoke tests".)
-            let plain_verb =
-                || self.set_apart(h.start()) && self.imperative(next..window()).is_some();
+            let plain_verb = || {
+                next < end && self.set_apart(h.start()) && self.imperative(next..window()).is_some()
+            };
             let shared_lead = if lead() || report() || plain_verb() {
                 false
             } else if another() {

@@ -9,13 +9,16 @@ impl View<'_> {
     pub(in crate::conversation) fn missing_title(&self, span: Range<usize>) -> Range<usize> {
         let before = self.text[..span.start].trim_end();
         let b = before.as_bytes();
-        // (Two ASCII bytes: the slice before them ends on a character's boundary.)
+        // (Two ASCII bytes: the slice before them ends on a character's boundary. The "no"
+        // opens its sentence, on the line of the words after it.)
         let opens = b.len() >= 2
             && b[b.len() - 2..].eq_ignore_ascii_case(b"no")
-            && before[..b.len() - 2]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric() && c != '\'' && c != ',');
+            && (b.len() < 3 || !b[b.len() - 3].is_ascii_alphanumeric())
+            && {
+                let head = before[..b.len() - 2].trim_end();
+                head.is_empty() || head.ends_with(['.', '!', '?', '\n', ':'])
+            }
+            && !self.text[before.len()..span.start].contains('\n');
         if opens {
             before.len() - 2..span.end
         } else {
@@ -134,6 +137,7 @@ impl View<'_> {
             .is_none();
         let modified = no_problem
             && problem_word.start > first.start
+            && cls.lower_in(&cls.words.problem_modifiers, &self.text[first.clone()])
             && words(self.text, problem_word.start..span.end)
                 .take(8)
                 .any(|w| {

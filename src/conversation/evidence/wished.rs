@@ -18,7 +18,8 @@ impl View<'_> {
         end: usize,
     ) -> Option<(Option<Range<usize>>, Range<usize>)> {
         let cls = self.cls;
-        let wish = wishes.last()?;
+        // (The span may end before a later wish: "... would save me pls".)
+        let wish = wishes.iter().rev().find(|x| x.end <= end)?;
         // The wish closes the sentence and says "would".
         if self.text[wish.end..end].chars().any(char::is_alphanumeric)
             || !self.text[wish.clone()]
