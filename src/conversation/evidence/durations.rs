@@ -21,10 +21,7 @@ impl View<'_> {
             return None;
         }
         let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span.clone()).take(12).collect();
-        let is = |w: &Range<usize>, list: &[&str]| {
-            list.iter()
-                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-        };
+        let is = |w: &Range<usize>, list: &[&str]| self.word_in(w, list);
         // "takes" first, after "it", "it's" or "it is".
         let at = ws
             .iter()

@@ -108,9 +108,7 @@ impl View<'_> {
         };
         if cls.goals[next.goal].goal_type != GoalType::ArtifactCreation
             || cls.goals[task].slots.len() < 2
-            || !["it", "them"]
-                .iter()
-                .any(|p| self.text[pronoun.clone()].eq_ignore_ascii_case(p))
+            || !self.word_in(&pronoun, &["it", "them"])
         {
             return next;
         }

@@ -426,6 +426,12 @@ mod things;
 mod wished;
 
 impl View<'_> {
+    /// Whether the word at `w` is one of `list`, in any case.
+    pub(super) fn word_in(&self, w: &Range<usize>, list: &[&str]) -> bool {
+        list.iter()
+            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+    }
+
     /// The goals of a user message, into `reading`: the first sentence that states one decides
     /// (rule 9); a pasted error is a problem report (rule 1); further goals are queued (rule
     /// 14).

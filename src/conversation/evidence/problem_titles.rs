@@ -140,11 +140,7 @@ impl View<'_> {
             && cls.lower_in(&cls.words.problem_modifiers, &self.text[first.clone()])
             && words(self.text, problem_word.start..span.end)
                 .take(8)
-                .any(|w| {
-                    CONDITIONS
-                        .iter()
-                        .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
-                });
+                .any(|w| self.word_in(&w, &CONDITIONS));
         let first = if no_problem
             && (modified || self.at(first.start, |m| m == Meaning::Problem).is_some())
         {

@@ -44,12 +44,11 @@ impl View<'_> {
     ) -> Range<usize> {
         let mut object_end = gerund_end;
         for w in words(self.text, gerund_end..end).take(2) {
-            let t = &self.text[w.clone()];
-            if PLACES
-                .iter()
-                .chain(CONDITIONS.iter())
-                .any(|p| t.eq_ignore_ascii_case(p))
-                || self.cls.lower_in(&self.cls.words.determiners, t)
+            if self.word_in(&w, &PLACES)
+                || self.word_in(&w, &CONDITIONS)
+                || self
+                    .cls
+                    .lower_in(&self.cls.words.determiners, &self.text[w.clone()])
             {
                 break;
             }

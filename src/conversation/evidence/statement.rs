@@ -59,15 +59,21 @@ impl View<'_> {
         // word: "Describe the bug: when I click export nothing happens".)
         let scoped = {
             let t = &self.text[start..sentence.end];
-            t.find(':').is_some_and(|c| {
-                c < 40 && t[..c].ends_with(')') && t[..c].contains('(') && !t[..c].contains(' ')
-                    || t[..c].trim().contains(' ')
-                        && self
-                            .cls
-                            .words
-                            .task_titles
-                            .contains(&t[..c].trim().to_ascii_lowercase())
-            })
+            // (A label is short: its colon is looked for in the first 40 bytes, no task title
+            // being longer.)
+            t.as_bytes()[..t.len().min(40)]
+                .iter()
+                .position(|&b| b == b':')
+                .is_some_and(|c| {
+                    let label = &t[..c];
+                    label.ends_with(')') && label.contains('(') && !label.contains(' ')
+                        || label.trim().contains(' ')
+                            && self
+                                .cls
+                                .words
+                                .task_titles
+                                .contains(&label.trim().to_ascii_lowercase())
+                })
         };
         let lead = (!scoped)
             .then(|| {

@@ -41,11 +41,7 @@ impl View<'_> {
         }
         let condition = phrase
             .iter()
-            .position(|w| {
-                CONDITIONS
-                    .iter()
-                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
-            })
+            .position(|w| self.word_in(w, &CONDITIONS))
             .unwrap_or(phrase.len());
         let head = &phrase[..condition];
         if head.is_empty()
