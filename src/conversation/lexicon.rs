@@ -252,9 +252,10 @@ impl Pattern {
         }
     }
 
-    /// The first `group` of the matches for which `take` gives something. `find` runs first: it
-    /// allocates nothing, and captures do, so they run only where the pattern matches, and
-    /// from where it matched (not from the start again).
+    /// The first `group` of the matches for which `take` gives something. (A capture search
+    /// finds the match's bounds by the fast engine first, then resolves the groups within them:
+    /// a `find` before it would only find the same bounds twice. Callers run it where a set
+    /// said the pattern matches.)
     pub fn find_map_group<T>(
         &self,
         hay: Haystack<'_>,
@@ -272,7 +273,7 @@ impl Pattern {
         };
         match self.twin(hay) {
             Some(re) => {
-                let mut at = re.find(text.as_bytes())?.start();
+                let mut at = 0;
                 while at <= text.len() {
                     let c = re.captures_at(text.as_bytes(), at)?;
                     if let Some(v) = c.name(group).and_then(|m| take(m.range())) {
@@ -283,7 +284,7 @@ impl Pattern {
                 None
             }
             None => {
-                let mut at = self.any.find(text)?.start();
+                let mut at = 0;
                 while at <= text.len() {
                     let c = self.any.captures_at(text, at)?;
                     if let Some(v) = c.name(group).and_then(|m| take(m.range())) {

@@ -468,7 +468,9 @@ impl View<'_> {
                     .as_ref()
                     .is_none_or(|(l, _)| !(l.start <= s.start && s.end <= l.end))
         };
-        for s in sentences(self.text).filter(own) {
+        // (The user's own sentences, found once for every pass below.)
+        let owns: SmallVec<[Range<usize>; 8]> = sentences(self.text).filter(own).collect();
+        for s in owns.iter().cloned() {
             if let Some(g) = self.statement(s.clone(), active) {
                 first = Some((g, s));
                 break;
@@ -490,15 +492,16 @@ impl View<'_> {
         // A comparison or a title that asks for an explanation ("Rust vs Go for a CLI tool",
         // "React useEffect cleanup explained").
         if first.is_none() {
-            first = sentences(self.text)
-                .filter(own)
+            first = owns
+                .iter()
+                .cloned()
                 .find_map(|s| self.comparison(s.clone()).map(|g| (g, s)));
         }
         // The first of the user's own sentences (no label beside a pasted error) that `read`
         // finds a goal in, read from past its fillers.
         let first_read = |read: &dyn Fn(Range<usize>) -> Option<GoalLead>| {
-            sentences(self.text)
-                .filter(own)
+            owns.iter()
+                .cloned()
                 .filter(|s| !label(s) && !self.context_labelled(s.clone()))
                 .find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
@@ -532,9 +535,9 @@ impl View<'_> {
         // after it, is context: "Our shop uses Shopify. Product images load slowly on mobile",
         // "our team uses github actions, and jobs sit in the queue for ages".)
         if first.is_none() && !marked {
-            let last_own = sentences(self.text).filter(own).last().map(|s| s.start);
+            let last_own = owns.last().map(|s| s.start);
             for strength in [Strength::Predicate, Strength::Suffix] {
-                first = sentences(self.text).filter(own).find_map(|s| {
+                first = owns.iter().cloned().find_map(|s| {
                     let mut start =
                         self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
                     let mut setup = false;
