@@ -501,8 +501,8 @@ impl View<'_> {
         // finds a goal in, read from past its fillers.
         let first_read = |read: &dyn Fn(Range<usize>) -> Option<GoalLead>| {
             owns.iter()
+                .filter(|s| !label(s) && !self.context_labelled((*s).clone()))
                 .cloned()
-                .filter(|s| !label(s) && !self.context_labelled(s.clone()))
                 .find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
                     (start < s.end)
