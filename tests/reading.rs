@@ -10,6 +10,7 @@ mod reading {
     pub(crate) mod rules;
     pub(crate) mod session;
     pub(crate) mod templates;
+    pub(crate) mod times;
     pub(crate) mod titles;
     pub(crate) mod wishes;
 }

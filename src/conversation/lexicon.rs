@@ -475,6 +475,13 @@ pub struct Language {
     /// multiple notes"): what follows is a request, no verb is guessed from an -s ending.
     /// Optional.
     pub feature_titles: Vec<String>,
+    /// Words of time: after "in" or "on" one says when, no thing ("on friday", "in
+    /// advance"); after "every" or "each" one, or a number, says how often ("every night",
+    /// "each morning", "every 90 days"). Optional.
+    pub times: Vec<String>,
+    /// Prepositions that open a time: the thing named after one says when, it is no target
+    /// ("after the deadline", "until the end of the week"). Optional.
+    pub time_prepositions: Vec<String>,
 }
 
 /// Thresholds of the machine.

@@ -57,6 +57,10 @@ pub(super) struct WordSets {
     pub(super) singular_in_s: Words,
     /// Label words naming a feature asked for (`feature_titles`).
     pub(super) feature_titles: Words,
+    /// Words of time (`times`).
+    pub(super) times: Words,
+    /// Prepositions that open a time (`time_prepositions`).
+    pub(super) time_prepositions: Words,
 }
 
 impl WordSets {
@@ -91,6 +95,8 @@ impl WordSets {
             problem_modifiers: words(&[&lang.problem_modifiers]),
             singular_in_s: words(&[&lang.singular_in_s]),
             feature_titles: words(&[&lang.feature_titles]),
+            times: words(&[&lang.times]),
+            time_prepositions: words(&[&lang.time_prepositions]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 39] = [
+        const KEYS: [&str; 41] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -46,6 +46,8 @@ impl Cx<'_> {
             "problem_modifiers",
             "singular_in_s",
             "feature_titles",
+            "times",
+            "time_prepositions",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -70,7 +72,9 @@ impl Cx<'_> {
         let problem_modifiers = self.optional_phrases(doc, "problem_modifiers");
         let singular_in_s = self.optional_phrases(doc, "singular_in_s");
         let feature_titles = self.optional_phrases(doc, "feature_titles");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 6]
+        let times = self.optional_phrases(doc, "times");
+        let time_prepositions = self.optional_phrases(doc, "time_prepositions");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 8]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -120,6 +124,8 @@ impl Cx<'_> {
             problem_modifiers: problem_modifiers.into_iter().map(|(s, _)| s).collect(),
             singular_in_s: singular_in_s.into_iter().map(|(s, _)| s).collect(),
             feature_titles: feature_titles.into_iter().map(|(s, _)| s).collect(),
+            times: times.into_iter().map(|(s, _)| s).collect(),
+            time_prepositions: time_prepositions.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

@@ -87,7 +87,7 @@ impl View<'_> {
                                     && !l.ends_with("ing")
                                     && !l.ends_with("ed")
                                     && !l.ends_with("ly")
-                                    && !TIMES.contains(&l.as_str())
+                                    && !cls.lower_in(&cls.words.times, &l)
                                     && !WHEN.contains(&l.as_str())
                                     && l != "now"
                                     && !cls.lower_in(&cls.words.determiners, t)
@@ -401,10 +401,14 @@ impl View<'_> {
                             // (Else the verb's own object, a short plural or compound: "filter
                             // invoices by status".)
                             // (After "let" and whom it lets, the verb comes first: "let admins
-                            // impersonate a user for debugging".)
-                            let raw = if self.text[lead.clone()]
+                            // impersonate a user for debugging"; so after a lead that ends in
+                            // "to": "option to pause notifications until ...", "ability to
+                            // schedule posts in advance".)
+                            let lead_text = self.text[lead.clone()].trim_end();
+                            let raw = if lead_text
                                 .get(..4)
                                 .is_some_and(|l| l.eq_ignore_ascii_case("let "))
+                                || super::super::text::ends_with_word(lead_text, "to")
                             {
                                 words(self.text, raw..comma)
                                     .next()
@@ -421,6 +425,12 @@ impl View<'_> {
                             {
                                 t = skip_soft(self.text, g.end)..t.end;
                             }
+                            // (Nor how often: "option to sync contacts each morning".)
+                            let tw: SmallVec<[Range<usize>; 6]> =
+                                words(self.text, t.clone()).take(6).collect();
+                            if let Some(k) = (1..tw.len()).find(|k| self.frequency(&tw, *k)) {
+                                t = t.start..tw[k - 1].end;
+                            }
                             let n = count_words(&self.text[t.clone()]);
                             // (Not one before "to", a person or a means: "allow guests to
                             // RSVP", "a way to ...".)
@@ -429,8 +439,13 @@ impl View<'_> {
                                 .is_some_and(|w| self.text[w].eq_ignore_ascii_case("to"));
                             // (Nor when a thing with a determiner follows: that one is
                             // the target, however it was missed.)
-                            let later_thing = words(self.text, t.end..comma)
-                                .any(|w| cls.lower_in(&cls.words.determiners, &self.text[w]));
+                            // (A time is none: "lock a quiz after the deadline".)
+                            let later: SmallVec<[Range<usize>; 16]> =
+                                words(self.text, t.end..comma).collect();
+                            let later_thing = later.iter().enumerate().any(|(i, w)| {
+                                cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
+                                    && (i >= 8 || !self.timed(&later, i, comma))
+                            });
                             ((1..=3).contains(&n)
                                 && t.end < comma
                                 && !before_to

@@ -635,6 +635,12 @@ impl View<'_> {
         self.thing(ws.get(p + 1)?.start..span.end, false)
             .filter(|t| !self.text[t.clone()].starts_with(|c: char| c.is_ascii_digit()))
             .filter(|t| !purpose_gerund(prep, &self.text[t.clone()]))
+            // (Nor is a time: "schedule posts in advance", "at the end of the day".)
+            .filter(|t| {
+                words(self.text, t.clone())
+                    .last()
+                    .is_none_or(|w| !self.cls.lower_in(&self.cls.words.times, &self.text[w]))
+            })
     }
 
     /// The error's own subject when the user names none: the function of the trace's first

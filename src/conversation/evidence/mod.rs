@@ -124,27 +124,6 @@ const WHEN: [&str; 8] = [
     "lately",
     "sometimes",
 ];
-/// Words that open a time, no thing, right after "in" or "on": "on friday", "log in since
-/// yesterday" say when.
-const TIMES: [&str; 17] = [
-    "since",
-    "until",
-    "till",
-    "yesterday",
-    "today",
-    "tomorrow",
-    "tonight",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "weekends",
-    "morning",
-    "evening",
-];
 /// Words that open a condition after what they qualify: "Crash when opening the settings
 /// screen", "TypeError ... when the path is None".
 const CONDITIONS: [&str; 8] = [

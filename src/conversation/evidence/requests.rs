@@ -328,8 +328,52 @@ impl View<'_> {
             .then_some((thing, change))
     }
 
+    /// Whether the determiner `ws[i]` opens a time, no thing (its phrase runs to `end`):
+    /// "every" or "each" before a number or a word of time, or one word before one ("every
+    /// 90 days", "each morning", "every two weeks", "every other day"); or, after a
+    /// preposition, a thing whose last word is a word of time ("after the deadline", "within
+    /// the first hour", "until the end of the week"). (An event is a thing: "after the token
+    /// refresh", "before the session expires".)
+    pub(in crate::conversation) fn timed(&self, ws: &[Range<usize>], i: usize, end: usize) -> bool {
+        let cls = self.cls;
+        let word = |k: usize| ws.get(k).map(|w| &self.text[w.clone()]);
+        if self.frequency(ws, i) {
+            return true;
+        }
+        let after_preposition = i > 0
+            && word(i - 1).is_some_and(|p| {
+                PLACES.iter().any(|c| p.eq_ignore_ascii_case(c))
+                    || cls.lower_in(&cls.words.time_prepositions, p)
+            });
+        after_preposition
+            && self
+                .thing(ws[i].start..end, true)
+                .and_then(|t| words(self.text, t).last())
+                .is_some_and(|w| {
+                    let t = &self.text[w];
+                    t.starts_with(|c: char| c.is_ascii_digit()) || cls.lower_in(&cls.words.times, t)
+                })
+    }
+
+    /// Whether `ws[i]` opens how often: "every" or "each" before a number or a word of time,
+    /// or one word before one ("every 90 days", "each morning", "every other day").
+    pub(in crate::conversation) fn frequency(&self, ws: &[Range<usize>], i: usize) -> bool {
+        let cls = self.cls;
+        let time = |k: usize| {
+            ws.get(k).is_some_and(|w| {
+                let t = &self.text[w.clone()];
+                t.starts_with(|c: char| c.is_ascii_digit()) || cls.lower_in(&cls.words.times, t)
+            })
+        };
+        ws.get(i).is_some_and(|w| {
+            let d = &self.text[w.clone()];
+            d.eq_ignore_ascii_case("every") || d.eq_ignore_ascii_case("each")
+        }) && (time(i + 1) || time(i + 2))
+    }
+
     /// The thing in `span` named with a definite determiner ("the editor", "my profile
-    /// page"): after a preposition ("in the editor") if there is one, else the first.
+    /// page"): after a preposition ("in the editor") if there is one, else the first; a time
+    /// is none ([`View::timed`]).
     pub(in crate::conversation) fn definite_thing(
         &self,
         span: Range<usize>,
@@ -355,21 +399,30 @@ impl View<'_> {
         let located = ws
             .windows(2)
             .enumerate()
-            .find(|(i, p)| is(&p[0], &PLACES) && is(&p[1], &definite) && !position(i + 1))
-            .map(|(_, p)| p[1].start);
+            .filter(|(i, p)| is(&p[0], &PLACES) && is(&p[1], &definite) && !position(i + 1))
+            .map(|(i, _)| i + 1);
         let first = ws
             .iter()
             .enumerate()
-            .find(|(i, w)| is(w, &definite) && !position(*i))
-            .map(|(_, w)| w.start);
-        if let Some(at) = located.or(first) {
-            return self.thing(at..span.end, true);
+            .filter(|(i, w)| is(w, &definite) && !position(*i))
+            .map(|(i, _)| i);
+        // (At most 8 looked at: each is a pass over the rest of the span.)
+        let mut candidates = located.chain(first).take(8).peekable();
+        if candidates.peek().is_some() {
+            return candidates
+                .find(|i| !self.timed(&ws, *i, span.end))
+                .and_then(|i| self.thing(ws[i].start..span.end, true));
         }
         // "support markdown in ticket comments": a thing after "in" or "on" without one.
         // (A time is no thing: "on friday", "log in since yesterday".)
         let bare = ws
             .windows(2)
-            .find(|p| is(&p[0], &["in", "on"]) && !is(&p[1], &TIMES))
+            .find(|p| {
+                is(&p[0], &["in", "on"])
+                    && !self
+                        .cls
+                        .lower_in(&self.cls.words.times, &self.text[p[1].clone()])
+            })
             .map(|p| p[1].start)?;
         self.thing(bare..span.end, false)
     }

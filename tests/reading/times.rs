@@ -1,0 +1,50 @@
+//! A time is no thing: what follows a preposition and ends in a word of time says when
+//! ("after the deadline", "in advance"), and "every" or "each" before a number or a word of
+//! time says how often. The request's target is its own thing.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, has};
+
+#[test]
+fn a_time_after_a_preposition_is_no_target() {
+    for (text, target) in [
+        ("let students resubmit an assignment before the due date", "assignment"),
+        ("let reviewers reopen a ticket within the first hour", "ticket"),
+        ("option to pause notifications until the end of the week", "notifications"),
+        ("ability to book rooms in advance", "rooms"),
+        ("let guests edit a booking after the deadline", "booking"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(has(&s.slot("target"), target), "{text}: {}", s.slot("target"));
+    }
+}
+
+#[test]
+fn every_or_each_before_a_time_says_how_often() {
+    for (text, target) in [
+        ("option to sync contacts each morning", "contacts"),
+        ("ability to rotate api keys every 90 days", "api keys"),
+        ("let users back up their notes every night", "notes"),
+        ("option to archive old chats every other week", "old chats"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(has(&s.slot("target"), target), "{text}: {}", s.slot("target"));
+    }
+}
+
+/// An event after a time preposition is still a thing, and a date named without one is the
+/// target.
+#[test]
+fn an_event_or_a_date_asked_about_stays_a_thing() {
+    let mut s = Session::new();
+    s.user("show a warning before the session expires");
+    assert_eq!(s.slot("target"), "session");
+    let mut s = Session::new();
+    s.user("move the deadline of the sprint to friday");
+    assert!(s.slot("target").contains("deadline"), "{}", s.slot("target"));
+}
