@@ -327,3 +327,32 @@ fn a_flattened_traceback_with_wide_spaces_and_one_on_its_lines() {
         s.slot("desired_change")
     );
 }
+
+/// An error quoted in the user's sentence, then what they were doing: the doing's object is
+/// the thing, before a place after it; a thing named before the doing stays first.
+#[test]
+fn an_inline_error_while_doing_something_is_the_problem_of_what_was_done() {
+    for (text, target) in [
+        (
+            "i get 'access denied' when running the backup script on the nas",
+            "backup script",
+        ),
+        (
+            "seeing 'connection reset by peer' while uploading the backup to the bucket",
+            "backup",
+        ),
+        (
+            "we keep getting a 504 Gateway Timeout from the proxy when exporting reports",
+            "proxy",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+    }
+}

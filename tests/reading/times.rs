@@ -9,16 +9,29 @@ use super::session::{Session, has};
 #[test]
 fn a_time_after_a_preposition_is_no_target() {
     for (text, target) in [
-        ("let students resubmit an assignment before the due date", "assignment"),
-        ("let reviewers reopen a ticket within the first hour", "ticket"),
-        ("option to pause notifications until the end of the week", "notifications"),
+        (
+            "let students resubmit an assignment before the due date",
+            "assignment",
+        ),
+        (
+            "let reviewers reopen a ticket within the first hour",
+            "ticket",
+        ),
+        (
+            "option to pause notifications until the end of the week",
+            "notifications",
+        ),
         ("ability to book rooms in advance", "rooms"),
         ("let guests edit a booking after the deadline", "booking"),
     ] {
         let mut s = Session::new();
         s.user(text);
         assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert!(has(&s.slot("target"), target), "{text}: {}", s.slot("target"));
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
     }
 }
 
@@ -33,7 +46,11 @@ fn every_or_each_before_a_time_says_how_often() {
         let mut s = Session::new();
         s.user(text);
         assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert!(has(&s.slot("target"), target), "{text}: {}", s.slot("target"));
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
     }
 }
 
@@ -46,5 +63,9 @@ fn an_event_or_a_date_asked_about_stays_a_thing() {
     assert_eq!(s.slot("target"), "session");
     let mut s = Session::new();
     s.user("move the deadline of the sprint to friday");
-    assert!(s.slot("target").contains("deadline"), "{}", s.slot("target"));
+    assert!(
+        s.slot("target").contains("deadline"),
+        "{}",
+        s.slot("target")
+    );
 }

@@ -89,3 +89,33 @@ fn a_benefit_before_a_courtesy() {
     // A count of clicks is no wait.
     reads_goal("it takes 2 clicks to open the settings", None);
 }
+
+/// A request whose condition holds a subject and a verb: the verb is the condition's, the
+/// lead word is no noun of a problem report.
+#[test]
+fn a_condition_after_a_request_holds_no_problem() {
+    for (text, target) in [
+        (
+            "support exporting invoices after the month closes",
+            "invoices",
+        ),
+        (
+            "support exporting reports after the quarter closes",
+            "reports",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            !s.slot("desired_change").starts_with("fix:"),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+    }
+}

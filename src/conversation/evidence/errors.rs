@@ -355,13 +355,27 @@ impl View<'_> {
         let marker = h.start..h.end + next.map_or(0, |t| t.len() + 1);
         let message = self.with_status_code(quoted.unwrap_or(marker));
         let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
-        // (What the user was doing names it too: "... when pushing to github".)
-        let target = self
-            .definite_named(sentence.clone())
-            .filter(outside)
+        // (What the user was doing names it too: "... when pushing to github"; its object
+        // before any place after it, "when running the deploy script on the server", and a
+        // thing named before the message before both: "the worker throws ...".)
+        let named = self.definite_named(sentence.clone()).filter(outside);
+        // (Where the condition starts, if it does.)
+        let cond = words(self.text, message.end..sentence.end.max(message.end))
+            .take(16)
+            .find(|w| {
+                ["when", "while", "whenever"]
+                    .iter()
+                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+            })
+            .map(|w| w.start);
+        let target = named
+            .clone()
+            .filter(|t| t.end <= cond.unwrap_or(message.start))
+            .or_else(|| cond.and_then(|c| self.bare_place_thing(message.end..c)))
+            .or_else(|| self.doing(message.end..sentence.end))
+            .or(named)
             .or_else(|| self.bare_place_thing(message.end..sentence.end))
             .filter(outside)
-            .or_else(|| self.doing(message.end..sentence.end))
             .or_else(|| self.subject_before_introducer(sentence.start..message.start));
         Some(report(
             task,

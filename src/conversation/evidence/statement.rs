@@ -358,10 +358,21 @@ impl View<'_> {
         if verb {
             return None;
         }
+        // (A subject that holds a condition's word is no subject: the predicate is the
+        // condition's, "support exporting invoices after the month closes".)
         let subject_holds_lead = |e: &GoalLead| {
-            e.details
-                .first()
-                .is_some_and(|d| d.spans.first().is_some_and(|s| s.start <= g.lead.start))
+            e.details.first().is_some_and(|d| {
+                d.spans.first().is_some_and(|s| {
+                    s.start <= g.lead.start
+                        && !words(self.text, s.clone())
+                            .take(MAX_SUBJECT_WORDS + 2)
+                            .any(|w| {
+                                CONDITIONS
+                                    .iter()
+                                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+                            })
+                })
+            })
         };
         self.evidence(span.clone(), Strength::Predicate)
             .filter(subject_holds_lead)
