@@ -249,3 +249,19 @@ fn a_long_wait_told_with_it_takes_is_a_slowness() {
     s.user("it takes two clicks to get to settings");
     assert_eq!(s.goal(), None);
 }
+
+/// Verbs of what an export or a view does to its content are problem predicates: the lead
+/// word before them names the feature ("Export to CSV ..." is no request to export).
+#[test]
+fn what_a_feature_cuts_or_truncates_is_its_problem() {
+    reads_task(
+        "Export to XLSX truncates long cell values",
+        "Export to XLSX",
+        "truncates long cell values",
+    );
+    reads_task(
+        "the print view cuts off the right margin",
+        "print view",
+        "cuts off the right margin",
+    );
+}
