@@ -119,3 +119,40 @@ fn a_condition_after_a_request_holds_no_problem() {
         );
     }
 }
+
+/// After a lead that ends in "to" ("a way to", "an option to") the next word is the verb,
+/// known or not, and a reason after "so" and a subject is no part of the change.
+#[test]
+fn after_a_way_to_any_word_is_the_verb() {
+    for (text, change, target) in [
+        (
+            "can you add an option to star threads so i can come back to them",
+            "option to star threads",
+            "threads",
+        ),
+        (
+            "please add a way to snooze emails so they come back tomorrow",
+            "way to snooze emails",
+            "emails",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+        assert!(
+            !s.slot("desired_change").contains(" so "),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+    }
+}

@@ -618,12 +618,32 @@ impl View<'_> {
         } else {
             p
         };
+        // (After a lead that ends in "to" any word is the verb: "add a way to favourite
+        // recipes", "an option to unpin all".)
+        // (Such a lead is short: it starts within 24 bytes before its "to".)
+        let to_end = ws[p].end;
+        let near = self.hits.partition_point(|h| h.start() + 24 < to_end);
+        let led = self.hits[near..]
+            .iter()
+            .take_while(|h| h.start() < to_end)
+            .any(|h| {
+                h.end() == to_end
+                    && self
+                        .meanings(*h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Lead(_)))
+            });
         if p == 0
             || !ws.get(p + 1).is_some_and(|v| {
-                cls.lower_in(&cls.words.verbs, &self.text[v.clone()])
+                let t = &self.text[v.clone()];
+                cls.lower_in(&cls.words.verbs, t)
                     || self
                         .at(v.start, |m| matches!(m, Meaning::Lead(_)))
                         .is_some()
+                    || (led
+                        && t.chars().all(|c| c.is_alphabetic() || c == '-')
+                        && !cls.lower_in(&cls.words.determiners, t)
+                        && !cls.lower_in(&cls.words.non_subjects, t))
             })
             || ws[..p].iter().any(|w| {
                 self.is_predicate(w.clone())
@@ -637,6 +657,18 @@ impl View<'_> {
         let clause = self.text[after..end]
             .find([',', ';'])
             .map_or(end, |c| after + c);
+        // (A reason after "so" and a subject is no part of it: "a way to favourite recipes so
+        // i can find them again".)
+        let said: SmallVec<[Range<usize>; 16]> = words(self.text, after..clause).take(16).collect();
+        let clause = said
+            .windows(2)
+            .find(|w| {
+                self.text[w[0].clone()].eq_ignore_ascii_case("so")
+                    && ["i", "we", "you", "they", "it", "that", "users", "people"]
+                        .iter()
+                        .any(|x| self.text[w[1].clone()].eq_ignore_ascii_case(x))
+            })
+            .map_or(clause, |w| w[0].start);
         let target = self
             .last_definite(after..clause)
             .or_else(|| self.thing(after..clause, false));
