@@ -314,6 +314,41 @@ impl View<'_> {
                             out.push(detail(1, change));
                             return out;
                         }
+                        // "put my phone on silent", "put the thermostat on eco mode": a thing
+                        // named with a determiner put on a state, a word or two without one
+                        // (or a mode), is the thing and its new state.
+                        if self.text[lead.clone()].eq_ignore_ascii_case("put")
+                            && let Some(on) = words(self.text, raw..comma)
+                                .take(8)
+                                .find(|w| self.text[w.clone()].eq_ignore_ascii_case("on"))
+                            && let Some(first) = words(self.text, raw..on.start).next()
+                            && cls.lower_in(&cls.words.determiners, &self.text[first])
+                        {
+                            let state: SmallVec<[Range<usize>; 4]> =
+                                words(self.text, on.end..comma).take(4).collect();
+                            let bare = state.first().is_some_and(|w| {
+                                !cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
+                            });
+                            // (The state ends where a condition starts: "while we're away".)
+                            let n = state
+                                .iter()
+                                .position(|w| {
+                                    CONDITIONS
+                                        .iter()
+                                        .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+                                })
+                                .unwrap_or(state.len());
+                            let mode = n > 0
+                                && self.text[state[n - 1].clone()].eq_ignore_ascii_case("mode");
+                            if bare && (1..=2).contains(&n) || bare && mode {
+                                let thing = cls.clean(self.text, object.start..on.start, true);
+                                if !thing.is_empty() {
+                                    out.push(detail(0, thing));
+                                    out.push(detail(1, state[0].start..state[n - 1].end));
+                                    return out;
+                                }
+                            }
+                        }
                         let lower = text.to_ascii_lowercase();
                         // (" for " only before a thing named with a determiner: "a compact view
                         // for the inbox", not "support for SSO".)

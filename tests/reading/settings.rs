@@ -1,0 +1,63 @@
+//! Rule 3, settings in everyday forms: a thing put on a state, and waivers that accept a guess
+//! or the defaults.
+
+use convstate::conversation::SlotStatus;
+
+use super::session::{Session, has};
+
+#[test]
+fn a_thing_put_on_a_state_is_the_thing_and_its_state() {
+    for (text, target, change) in [
+        ("put the tv on mute", "tv", "mute"),
+        ("put the fan on low while I sleep", "fan", "low"),
+        (
+            "put my laptop on battery saver mode",
+            "laptop",
+            "battery saver mode",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    // A thing put on a place is added there.
+    let mut s = Session::new();
+    s.user("put the promo banner on the pricing page");
+    assert!(
+        has(&s.slot("target"), "pricing page"),
+        "{}",
+        s.slot("target")
+    );
+}
+
+#[test]
+fn a_guess_or_the_defaults_accepted_waive_the_asked_slot() {
+    for answer in [
+        "go with your best guess",
+        "default is ok",
+        "I don't have any requirements",
+    ] {
+        let mut s = Session::new();
+        s.user("write me a toast for my sister's wedding");
+        s.assistant("What should it include?");
+        s.user(answer);
+        let conv = &s.conv;
+        let goal = conv.current_goal.as_ref().expect(answer);
+        assert!(
+            goal.required_info
+                .iter()
+                .any(|s| s.status == SlotStatus::Waived),
+            "{answer}: {:?}",
+            goal.required_info
+        );
+    }
+}
