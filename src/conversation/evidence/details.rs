@@ -340,7 +340,7 @@ impl View<'_> {
                                 .unwrap_or(state.len());
                             let mode = n > 0
                                 && self.text[state[n - 1].clone()].eq_ignore_ascii_case("mode");
-                            if bare && (1..=2).contains(&n) || bare && mode {
+                            if bare && ((1..=2).contains(&n) || mode) {
                                 let thing = cls.clean(self.text, object.start..on.start, true);
                                 if !thing.is_empty() {
                                     out.push(detail(0, thing));
