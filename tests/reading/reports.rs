@@ -265,3 +265,26 @@ fn what_a_feature_cuts_or_truncates_is_its_problem() {
         "cuts off the right margin",
     );
 }
+
+/// A kind of problem named by a noun after the one word that says which, then its place:
+/// the place's thing is the target, the word and the noun the problem.
+#[test]
+fn a_kind_of_problem_and_its_place() {
+    reads_task(
+        "Sorting bug in archived projects",
+        "archived projects",
+        "Sorting bug",
+    );
+    reads_task(
+        "Encoding issue with the exported csv",
+        "exported csv",
+        "Encoding issue",
+    );
+    reads_task(
+        "Latency spikes on the search api at noon",
+        "search api",
+        "Latency spikes",
+    );
+    // (After "on" a bare word says where it shows: the word before the noun stays the thing.)
+    reads_task("Layout issue on tablets", "Layout", "issue on tablets");
+}

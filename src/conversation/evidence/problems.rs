@@ -393,7 +393,34 @@ impl View<'_> {
             {
                 continue;
             }
-            let target = referent.unwrap_or(head.start..last.end);
+            let mut target = referent.clone().unwrap_or(head.start..last.end);
+            // A kind of problem named by a noun after the one word that says which, then its
+            // place ("Timezone bug in recurring events", "Rounding issue with VAT on
+            // invoices"): the thing after the place word is the target, the word and the noun
+            // the problem.
+            let mut kind_noun = false;
+            if referent.is_none()
+                && subject.len() == 1
+                && words(self.text, h.clone()).last().is_some_and(|w| {
+                    ["bug", "issue", "problem", "glitch", "error", "errors", "spike", "spikes"]
+                        .iter()
+                        .any(|n| self.text[w.clone()].eq_ignore_ascii_case(n))
+                })
+                && let Some(p) = words(self.text, h.end..span.end).next()
+                && (PLACES.iter().chain(&["with"]))
+                    .any(|c| self.text[p.clone()].eq_ignore_ascii_case(c))
+                // (After "on" or "at" only a thing named with a determiner: "Layout issue on
+                // mobile" names where it shows, not what.)
+                && let Some(t) = self.thing(
+                    skip_soft(self.text, p.end)..span.end,
+                    ["on", "at"]
+                        .iter()
+                        .any(|c| self.text[p.clone()].eq_ignore_ascii_case(c)),
+                )
+            {
+                target = t;
+                kind_noun = true;
+            }
             // A cause and what it broke ("the update from friday broke the export"): the
             // object is the target.
             let target = words(self.text, h.clone())
@@ -461,7 +488,11 @@ impl View<'_> {
             // The problem without the verb "to be" before it, as the issue's table writes it
             // ("the submit button is hidden behind the keyboard": "fix: hidden behind the
             // keyboard"); a negation or another verb stays ("doesn't load", "keeps crashing").
-            let mut from = verb_start.unwrap_or(last.end);
+            let mut from = if kind_noun {
+                head.start
+            } else {
+                verb_start.unwrap_or(last.end)
+            };
             for w in words(self.text, last.end..end)
                 .take(3)
                 .filter(|_| verb_start.is_none())
