@@ -61,3 +61,31 @@ fn a_guess_or_the_defaults_accepted_waive_the_asked_slot() {
         );
     }
 }
+
+/// A setting's name may hold its scope when its value is a quantity, and a word in -s before
+/// the colon is the name's noun, no verb of a problem.
+#[test]
+fn a_long_setting_name_before_a_quantity() {
+    for (text, target, change) in [
+        (
+            "retention for the audit logs: 90 days",
+            "retention for the audit logs",
+            "90 days",
+        ),
+        (
+            "timeout for the payment gateway calls: 30s",
+            "payment gateway calls",
+            "30s",
+        ),
+        ("page size for search results: 25", "search results", "25"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+        assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+}

@@ -164,6 +164,15 @@ impl View<'_> {
             if !self.predicate_of_clause(h.clone(), modal, strength, start..span.end) {
                 continue;
             }
+            // (A word in -s before a colon and a short value is a label's noun, no verb:
+            // "retention for the audit logs: 90 days".)
+            if !modal
+                && self.text[h.end..span.end].starts_with(':')
+                && (1..=4).contains(&count_words(&self.text[h.end + 1..span.end]))
+                && !self.text[h.end..span.end].contains('\n')
+            {
+                continue;
+            }
             let mut subject: SmallVec<[Range<usize>; 8]> =
                 words(self.text, start..h.start).collect();
             // Auxiliaries and adverbs before the predicate are the problem's ("silently fail"),

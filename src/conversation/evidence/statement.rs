@@ -691,9 +691,13 @@ impl View<'_> {
         let titled = self.cls.words.task_titles.contains(&lower)
             || label_words.last().is_some_and(|w| is_title(w))
             || (label_words.first().is_some_and(|w| is_title(w)) && label_words.len() != 2);
+        // (A setting's name may hold its scope when its value is a quantity: "retention for
+        // the audit logs: 90 days", "max retries for failed jobs: 3".)
+        let value = text[colon + 1..].trim();
+        let quantity = value.starts_with(|c: char| c.is_ascii_digit()) && count_words(value) <= 3;
         if colon == 0
             || colon > 60
-            || count_words(label) > if titled { 6 } else { 3 }
+            || count_words(label) > if titled || quantity { 6 } else { 3 }
             || !label.chars().all(|c| {
                 c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/' | '.')
             })
