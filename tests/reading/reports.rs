@@ -288,3 +288,18 @@ fn a_kind_of_problem_and_its_place() {
     // (After "on" a bare word says where it shows: the word before the noun stays the thing.)
     reads_task("Layout issue on tablets", "Layout", "issue on tablets");
 }
+
+/// What plural things do wrong, in the plain form after them, is their problem.
+#[test]
+fn plural_things_that_vanish_or_overlap() {
+    reads_task(
+        "map markers vanish when I zoom out",
+        "map markers",
+        "vanish when I zoom out",
+    );
+    reads_task(
+        "chart labels overlap on narrow screens",
+        "chart labels",
+        "overlap on narrow screens",
+    );
+}
