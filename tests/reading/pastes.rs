@@ -356,3 +356,21 @@ fn an_inline_error_while_doing_something_is_the_problem_of_what_was_done() {
         );
     }
 }
+
+/// An exception's name dotted with its module opens the error's line: it is the error's,
+/// no thing of the user's, and the trace's frame names the thing.
+#[test]
+fn a_dotted_exception_name_is_no_thing() {
+    let mut s = Session::new();
+    s.user(
+        "Traceback (most recent call last):\n  File \"jobs.py\", line 12, in nightly_export\n    \
+         upload(path)\nbotocore.exceptions.NoCredentialsError: Unable to locate credentials",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "nightly_export");
+    assert!(
+        has(&s.slot("desired_change"), "Unable to locate credentials"),
+        "{}",
+        s.slot("desired_change")
+    );
+}

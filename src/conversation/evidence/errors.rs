@@ -164,10 +164,13 @@ impl View<'_> {
         // The user's own words and a colon before the error on its line lead it in ("xcode
         // archive fails: Command PhaseScriptExecution failed with a nonzero exit code"): the
         // message is after the colon, the thing in the words.
+        // (Not an exception's own name, dotted with its module: "requests.exceptions.HTTPError:
+        // 429 ...".)
         let inline = self.text[line.clone()]
             .find(": ")
             .map(|c| line.start + c)
             .filter(|&c| c < marker.start)
+            .filter(|_| exception_name(self.text[line.clone()].trim_start()).is_none())
             .and_then(|c| Some((c, self.leads_in(line.start..c + 1)?)));
         // An error the user quotes in a sentence of their own ("why does my build say \"Module
         // not found: Can't resolve 'fs'\" when I import ..."): the quotes hold the message,
