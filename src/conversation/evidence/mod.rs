@@ -392,6 +392,7 @@ mod error_shapes;
 mod errors;
 mod further;
 mod imperative;
+mod inline_errors;
 mod nominal;
 mod pastes;
 mod predicates;
@@ -402,6 +403,7 @@ mod requests;
 mod results;
 mod statement;
 mod things;
+mod topics;
 mod wished;
 
 impl View<'_> {

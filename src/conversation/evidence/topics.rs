@@ -1,0 +1,158 @@
+//! Rule 9 inside a sentence: a topic or the user's situation, a comma, then a request or a
+//! question that refers back to it ("those warnings in the console, can we get rid of them",
+//! "Postgres or MySQL, which is better for analytics?").
+
+use super::*;
+
+impl View<'_> {
+    /// Rule 9 inside a sentence: a topic, a comma, then a request that refers back to it
+    /// ("those warnings in the console, can we get rid of them", "the reporting queries use
+    /// GROUP_CONCAT, can you rewrite them"). The request's lead decides; the topic (a thing,
+    /// or the subject of its clause) is the target the request's pronoun stands for. At most
+    /// three commas are looked at.
+    pub(super) fn lead_after_topic(&self, start: usize, end: usize) -> Option<GoalLead> {
+        let cls = self.cls;
+        let mut from = start;
+        // The separators: commas, and contrast words ("love the app but please add a
+        // widget for the home screen"), in order.
+        let first_hit = self.hits.partition_point(|h| h.start() < start);
+        let contrasts: SmallVec<[Range<usize>; 2]> = self.hits[first_hit..]
+            .iter()
+            .take_while(|h| h.start() < end)
+            .filter(|h| self.meanings(**h).contains(&Meaning::Contrast))
+            .map(|h| h.start()..h.end())
+            .take(2)
+            .collect();
+        for _ in 0..3 {
+            let next_comma = self.text[from..end].find(',').map(|c| from + c);
+            let next_contrast = contrasts.iter().find(|c| c.start >= from);
+            let (comma, after_sep) = match (next_comma, next_contrast) {
+                (Some(c), Some(k)) if k.start < c => (k.start, k.end),
+                (Some(c), _) => (c, c + 1),
+                (None, Some(k)) => (k.start, k.end),
+                (None, None) => return None,
+            };
+            from = after_sep;
+            // (No topic, no reference: "Great, but please change the header color" is a
+            // change asked of the work in hand.)
+            if count_words(&self.text[start..comma]) == 0 {
+                continue;
+            }
+            // A topic names a thing or states what it does: no intent in it, no pronoun
+            // opening it ("I need add, delete and ..." is a list).
+            let first = self.hits.partition_point(|h| h.start() < start);
+            if self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < comma)
+                .any(|h| {
+                    self.meanings(*h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Intent))
+                })
+                || words(self.text, start..comma).next().is_some_and(|w| {
+                    let t = &self.text[w];
+                    cls.lower_in(&cls.words.non_subjects, t)
+                        && !["this", "these", "those", "that"]
+                            .iter()
+                            .any(|d| t.eq_ignore_ascii_case(d))
+                })
+            {
+                return None;
+            }
+            let after = self.skip(skip_soft(self.text, after_sep), |m| {
+                matches!(m, Meaning::Filler | Meaning::Ack)
+            });
+            if after >= end {
+                return None;
+            }
+            let Some(mut g) = self.lead_referring(after, after..end, true) else {
+                continue;
+            };
+            let task = cls.goal_index(GoalType::TaskExecution)?;
+            if g.goal == task && !g.details.iter().any(|d| d.slot == 0) {
+                let topic = self
+                    .thing(start..comma, false)
+                    .filter(|t| self.text[t.end..comma].trim().is_empty())
+                    .or_else(|| {
+                        self.thing(start..comma, false)
+                            .map(|t| self.with_modifier(t, comma))
+                            .filter(|t| self.text[t.end..comma].trim().is_empty())
+                    })
+                    .or_else(|| self.subject_of(task, start..comma, comma));
+                let Some(t) = topic else { continue };
+                set_detail(&mut g, detail(0, t));
+                // (The request itself is the change when it names none: "rewrite them".)
+                if !g.details.iter().any(|d| d.slot == 1) {
+                    let change = cls.clean(self.text, g.lead.start..g.description.end, false);
+                    set_detail(&mut g, detail(1, change));
+                }
+                return Some(g);
+            }
+            if g.goal == task {
+                return Some(g);
+            }
+        }
+        None
+    }
+
+    /// Rule 9 inside a sentence: the user's situation, a comma, then a request addressed to
+    /// the assistant ("my landlord wants a signed renewal by friday, can you draft a short
+    /// email asking for two more weeks"): the request decides when it asks for an artifact or
+    /// an answer (a task after its topic is read by [`View::lead_after_topic`]; "..., can you
+    /// figure out why" explores the problem before it). At most three commas are looked at.
+    pub(super) fn request_after_context(&self, start: usize, end: usize) -> Option<GoalLead> {
+        let mut from = start;
+        for _ in 0..3 {
+            let comma = from + self.text[from..end].find(',')?;
+            from = comma + 1;
+            let after = self.skip(skip_soft(self.text, from), |m| {
+                matches!(m, Meaning::Filler | Meaning::Ack)
+            });
+            if after >= end {
+                continue;
+            }
+            if self.at(after, |m| m == Meaning::Intent).is_none() {
+                // (Or a question word after its topic, in a sentence that asks: "Postgres or
+                // MySQL, which is better for analytics?", "tabs or spaces, what do you use?".)
+                if let Some(g) = self.question_after_topic(start..comma, after, end) {
+                    return Some(g);
+                }
+                continue;
+            }
+            // (The lead after the intent, not the intent read as a question: "..., can you
+            // fix it" stays the report before it.)
+            if let Some(g) = self.lead_at(after, after..end)
+                && g.lead.start > after
+                && matches!(
+                    self.cls.goals[g.goal].goal_type,
+                    GoalType::ArtifactCreation | GoalType::QuestionAnswer
+                )
+            {
+                return Some(g);
+            }
+        }
+        None
+    }
+
+    /// The question that a question word at `at` opens, when the sentence ends with a question
+    /// mark and the question is not small talk; the `topic` before it is part of it. A topic
+    /// that reports a problem is the problem's ("the nightly job runs twice, how do I stop
+    /// that?" asks for a fix).
+    fn question_after_topic(&self, topic: Range<usize>, at: usize, end: usize) -> Option<GoalLead> {
+        // (A sentence's span stops before its question mark.)
+        if !self.text[end..].starts_with('?')
+            || self.at(at, |m| m == Meaning::SmallTalk).is_some()
+            || self.about_assistant(at..end)
+        {
+            return None;
+        }
+        let mut g = self.lead_at(at, at..end).filter(|g| {
+            g.lead.start == at && self.cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
+        })?;
+        if self.evidence(topic.clone(), Strength::Predicate).is_some() {
+            return None;
+        }
+        g.description = self.cls.clean(self.text, topic.start..end, false);
+        Some(g)
+    }
+}
