@@ -244,12 +244,10 @@ async fn again_if_displaced(
             Err(e) if e.kind == crate::store::ErrorKind::Conflict => {}
             _ => return ticket,
         }
-        for _ in 0..100 {
-            if session.writes_in_flight() == 0 {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
+        // (Once the session's other writes have settled, a second at most.)
+        session
+            .writes_settled(std::time::Duration::from_secs(1))
+            .await;
         let (reloading, s) = (app.clone(), session.clone());
         let _ = tokio::task::spawn_blocking(move || reloading.sessions.reload(&s)).await;
         match app

@@ -309,7 +309,7 @@ impl Sessions {
             Err(e) => {
                 // Refused as it was queued (the store began failing since the check above):
                 // the tip has the change the log has not.
-                session.in_flight.fetch_sub(1, Ordering::SeqCst);
+                session.write_done();
                 session.stale.store(true, Ordering::SeqCst);
                 self.deadlines
                     .push(now + RETRY, Due::Reload, session.id.clone());

@@ -121,6 +121,8 @@ pub(crate) struct Session {
     clients: Mutex<Option<Clients>>,
     /// Writes of this session queued and not settled yet.
     in_flight: AtomicU32,
+    /// Woken when the last write in flight settles ([`Session::writes_settled`]).
+    settled: tokio::sync::Notify,
     /// A write failed: the tip is ahead of the log, and is reloaded from it before the next
     /// change.
     stale: AtomicBool,

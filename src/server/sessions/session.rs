@@ -27,6 +27,7 @@ impl Session {
                 usage: Usage::default(),
             }),
             in_flight: AtomicU32::new(0),
+            settled: tokio::sync::Notify::new(),
             stale: AtomicBool::new(false),
             explain: AtomicBool::new(false),
             assistant: AtomicU8::new(assistant.as_u8()),
@@ -84,9 +85,30 @@ impl Session {
         }
     }
 
-    /// Changes of the session queued to the store and not settled yet.
-    pub(crate) fn writes_in_flight(&self) -> u32 {
-        self.in_flight.load(Ordering::SeqCst)
+    /// A write of the session settled (or was refused as it was queued): the last one wakes
+    /// whoever waits for them all.
+    pub(super) fn write_done(&self) {
+        if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.settled.notify_waiters();
+        }
+    }
+
+    /// Waits until no write of the session is in flight, `within` at most (a conflict's
+    /// retry reads the session back only once its other changes have settled).
+    pub(crate) async fn writes_settled(&self, within: std::time::Duration) {
+        let until = tokio::time::Instant::now() + within;
+        loop {
+            let notified = self.settled.notified();
+            tokio::pin!(notified);
+            // (Registered before the count is read: a wake between the two is not lost.)
+            notified.as_mut().enable();
+            if self.in_flight.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            if tokio::time::timeout_at(until, notified).await.is_err() {
+                return;
+            }
+        }
     }
 
     /// Whether a reply is being written.
@@ -211,6 +233,6 @@ impl Session {
                 self.stale.store(true, Ordering::SeqCst);
             }
         }
-        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.write_done();
     }
 }

@@ -535,12 +535,7 @@ impl Connection {
                 };
                 // The session's other changes in flight fail the same way: once they have
                 // settled, it is read back (at most a second's wait).
-                for _ in 0..100 {
-                    if self.session.writes_in_flight() == 0 {
-                        break;
-                    }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
+                self.session.writes_settled(Duration::from_secs(1)).await;
                 let mut jitter = [0u8; 1];
                 let _ = getrandom::fill(&mut jitter);
                 tokio::time::sleep(Duration::from_millis(u64::from(jitter[0] % 20))).await;
