@@ -12,7 +12,7 @@ use crate::store::Change;
 /// The time of a first line without `at`.
 pub(crate) const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
 
-/// One line of a transcript. Fields are optional here and checked together in [`Step::from`],
+/// One line of a transcript. Fields are optional here and checked together in [`Entry::from`],
 /// so that a wrong combination gets a message saying what is wrong.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -30,7 +30,7 @@ struct Line {
 
 /// A checked transcript line.
 #[derive(Debug)]
-enum Step {
+enum Entry {
     Message {
         role: Role,
         text: String,
@@ -42,11 +42,11 @@ enum Step {
     Tick(DateTime<Utc>),
 }
 
-impl Step {
+impl Entry {
     /// A step from its line; a line that is not JSON of a step says where in the line.
-    fn parse_at(line: &str) -> Result<Step, ReplayError> {
+    fn parse_at(line: &str) -> Result<Entry, ReplayError> {
         match serde_json::from_str::<Line>(line) {
-            Ok(_) => Step::parse(line).map_err(|m| ReplayError::Line(0, m)),
+            Ok(_) => Entry::parse(line).map_err(|m| ReplayError::Line(0, m)),
             Err(e) => {
                 // serde_json's message without its own "at line 1 column N" (the transcript's
                 // line is said by the caller).
@@ -62,7 +62,7 @@ impl Step {
         }
     }
 
-    fn parse(line: &str) -> Result<Step, String> {
+    fn parse(line: &str) -> Result<Entry, String> {
         let l: Line = serde_json::from_str(line).map_err(|e| format!("invalid step: {e}"))?;
         let artifact = match &l.artifact {
             None | Some(serde_json::Value::Null) | Some(serde_json::Value::Bool(false)) => false,
@@ -91,11 +91,11 @@ impl Step {
             if l.at.is_some() {
                 return Err("a `tick` is its own time; it takes no `at`".into());
             }
-            return Ok(Step::Tick(tick));
+            return Ok(Entry::Tick(tick));
         }
         if let Some(name) = l.signal {
             return match Signal::from_name(&name) {
-                Some(s) if s.is_explicit() => Ok(Step::Signal(s, l.at)),
+                Some(s) if s.is_explicit() => Ok(Entry::Signal(s, l.at)),
                 _ => Err(format!(
                     "unknown signal \"{name}\" (expected approve, start_work, work_done, satisfied, change_request or cancel)"
                 )),
@@ -103,13 +103,13 @@ impl Step {
         }
         if let Some(reset) = l.reset {
             return if reset {
-                Ok(Step::Reset(l.at))
+                Ok(Entry::Reset(l.at))
             } else {
                 Err("`reset` must be true".into())
             };
         }
         match (l.role, l.text) {
-            (Some(role), Some(text)) => Ok(Step::Message {
+            (Some(role), Some(text)) => Ok(Entry::Message {
                 role,
                 text,
                 artifact,
@@ -123,7 +123,7 @@ impl Step {
     /// The change this step makes (a tick: the idle sweep).
     fn into_change(self) -> Change {
         match self {
-            Step::Message {
+            Entry::Message {
                 role,
                 text,
                 artifact,
@@ -134,16 +134,16 @@ impl Step {
                 artifact,
                 partial: false,
             },
-            Step::Signal(signal, _) => Change::Signal { signal },
-            Step::Reset(_) => Change::Reset,
-            Step::Tick(_) => Change::Idle,
+            Entry::Signal(signal, _) => Change::Signal { signal },
+            Entry::Reset(_) => Change::Reset,
+            Entry::Tick(_) => Change::Idle,
         }
     }
 
     fn at(&self) -> Option<DateTime<Utc>> {
         match self {
-            Step::Message { at, .. } | Step::Signal(_, at) | Step::Reset(at) => *at,
-            Step::Tick(at) => Some(*at),
+            Entry::Message { at, .. } | Entry::Signal(_, at) | Entry::Reset(at) => *at,
+            Entry::Tick(at) => Some(*at),
         }
     }
 }
@@ -201,7 +201,7 @@ fn steps(
         .filter(|(_, line)| line.as_ref().map_or(true, |l| !l.trim().is_empty()))
         .map(move |(i, line)| {
             let n = i + 1;
-            let step = Step::parse_at(&line?).map_err(|e| match e {
+            let step = Entry::parse_at(&line?).map_err(|e| match e {
                 ReplayError::At(_, c, m) => ReplayError::At(n, c, m),
                 ReplayError::Line(_, m) => ReplayError::Line(n, m),
                 other => other,

@@ -32,11 +32,11 @@ pub(crate) struct Script {
     pub idle_timeout: Option<chrono::TimeDelta>,
     /// Who answers as the assistant in the script's session (`?assistant=`).
     pub assistant: Option<crate::assistant::Mode>,
-    pub steps: Vec<Step>,
+    pub steps: Vec<ScriptStep>,
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct Step {
+pub(crate) struct ScriptStep {
     /// 1-based line of the `[[step]]` in the file.
     pub line: usize,
     pub action: Action,
@@ -219,7 +219,7 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
                 i + 1
             ));
         }
-        steps.push(Step {
+        steps.push(ScriptStep {
             line,
             action: actions.remove(0),
             expect: def.expect,

@@ -423,13 +423,13 @@ impl Vocab {
 struct Trie {
     /// The steps out of this node, in the order first met (two never start with the same
     /// character, so at most one of them matches).
-    next: Vec<(Step, Trie)>,
+    next: Vec<(TrieStep, Trie)>,
     /// Whether a word ends here.
     end: bool,
 }
 
 #[derive(PartialEq)]
-enum Step {
+enum TrieStep {
     Char(char),
     Space,
 }
@@ -440,9 +440,13 @@ impl Trie {
         let mut steps = Vec::new();
         for (i, part) in word.split_whitespace().enumerate() {
             if i > 0 {
-                steps.push(Step::Space);
+                steps.push(TrieStep::Space);
             }
-            steps.extend(part.chars().flat_map(char::to_lowercase).map(Step::Char));
+            steps.extend(
+                part.chars()
+                    .flat_map(char::to_lowercase)
+                    .map(TrieStep::Char),
+            );
         }
         if steps.is_empty() {
             return;
@@ -467,8 +471,8 @@ impl Trie {
                 out.push('|');
             }
             match step {
-                Step::Char(c) => out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
-                Step::Space => out.push_str(r"\s+"),
+                TrieStep::Char(c) => out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
+                TrieStep::Space => out.push_str(r"\s+"),
             }
             match (child.next.len(), child.end) {
                 (0, _) => {}

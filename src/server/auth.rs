@@ -99,9 +99,9 @@ struct Claims {
 
 /// Why a token was refused; the message is safe to send back (it never holds the token).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Refused(pub(crate) String);
+pub(crate) struct TokenRefused(pub(crate) String);
 
-impl fmt::Display for Refused {
+impl fmt::Display for TokenRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
@@ -177,17 +177,19 @@ impl Verifier {
     }
 
     /// The principal a token names, or why it is refused.
-    pub(crate) fn verify(&self, token: &str) -> Result<Principal, Refused> {
+    pub(crate) fn verify(&self, token: &str) -> Result<Principal, TokenRefused> {
         if token.len() > MAX_TOKEN_BYTES {
-            return Err(Refused(format!(
+            return Err(TokenRefused(format!(
                 "the token is over {MAX_TOKEN_BYTES} bytes"
             )));
         }
         let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
-            .map_err(|e| Refused(format!("the token is not valid: {}", describe(&e))))?;
+            .map_err(|e| TokenRefused(format!("the token is not valid: {}", describe(&e))))?;
         let claims = data.claims;
         if claims.sub.is_empty() || claims.sub.len() > 256 {
-            return Err(Refused("the token's sub is empty or over 256 bytes".into()));
+            return Err(TokenRefused(
+                "the token's sub is empty or over 256 bytes".into(),
+            ));
         }
         Ok(Principal {
             subject: claims.sub,

@@ -212,7 +212,7 @@ const MAX_REFUSING: usize = 1024;
 
 /// Why a connection or a session was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Refusal {
+pub(crate) enum OverCap {
     /// The node's connection cap.
     Connections,
     /// The address's connection cap.
@@ -237,10 +237,10 @@ impl Limits {
     }
 
     /// Admits a connection from `ip`, or says which cap it is over.
-    pub(crate) fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Admitted, Refusal> {
+    pub(crate) fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Admitted, OverCap> {
         if self.open.fetch_add(1, Ordering::SeqCst) >= self.max_connections {
             self.open.fetch_sub(1, Ordering::SeqCst);
-            return Err(Refusal::Connections);
+            return Err(OverCap::Connections);
         }
         let client = if self.limits_address(ip) && self.max_per_ip > 0 {
             let client = Client::of(ip);
@@ -248,7 +248,7 @@ impl Limits {
             if *n >= self.max_per_ip {
                 drop(n);
                 self.open.fetch_sub(1, Ordering::SeqCst);
-                return Err(Refusal::ConnectionsPerIp);
+                return Err(OverCap::ConnectionsPerIp);
             }
             *n += 1;
             Some(client)
@@ -427,14 +427,14 @@ const MAX_HEADER_BUFFER: usize = 64 * 1024;
 
 /// Answers a connection over a cap, without reading its request, and closes it; bounded in
 /// time (a second) and in number ([`MAX_REFUSING`]).
-fn refuse(app: &Arc<App>, mut stream: TcpStream, refusal: Refusal) {
+fn refuse(app: &Arc<App>, mut stream: TcpStream, refusal: OverCap) {
     let limits = app.limits.clone();
     if limits.refusing.fetch_add(1, Ordering::SeqCst) >= MAX_REFUSING {
         limits.refusing.fetch_sub(1, Ordering::SeqCst);
         return;
     }
     let (status, code, message) = match refusal {
-        Refusal::Connections => (
+        OverCap::Connections => (
             "503 Service Unavailable",
             ErrorCode::ServerFull,
             format!(
@@ -442,7 +442,7 @@ fn refuse(app: &Arc<App>, mut stream: TcpStream, refusal: Refusal) {
                 app.config.max_connections
             ),
         ),
-        Refusal::ConnectionsPerIp => (
+        OverCap::ConnectionsPerIp => (
             "429 Too Many Requests",
             ErrorCode::RateLimited,
             format!(

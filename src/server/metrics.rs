@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use smallvec::SmallVec;
 
-use super::edge::Refusal;
+use super::edge::OverCap;
 use crate::conversation::{GoalReason, GoalType, Input, Phase, Role, Step, Transitions};
 use crate::protocol::ErrorCode;
 
@@ -192,7 +192,7 @@ impl Metrics {
         }
     }
 
-    pub(crate) fn refused(&self, refusal: Refusal) {
+    pub(crate) fn refused(&self, refusal: OverCap) {
         self.refused[refusal as usize].inc();
     }
 

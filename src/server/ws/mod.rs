@@ -228,7 +228,7 @@ pub(crate) async fn unknown_session(
 }
 
 /// What woke the loop.
-enum Event {
+enum Wake {
     Stop,
     Push(Result<Pushed, RecvError>),
     /// `None`: not settled within [`ACK_PATIENCE`].
@@ -373,27 +373,27 @@ impl Connection {
             // (so a change's frame precedes its ack), then acks, then new client frames.
             let event = tokio::select! {
                 biased;
-                _ = reached(&mut stop, Stop::Closing) => Event::Stop,
-                push = self.pushes.recv() => Event::Push(push),
+                _ = reached(&mut stop, Stop::Closing) => Wake::Stop,
+                push = self.pushes.recv() => Wake::Push(push),
                 settled = oldest_commit(&mut self.replies), if waits_for_commit(&self.replies) => {
-                    Event::Settled(settled)
+                    Wake::Settled(settled)
                 }
                 incoming = self.socket.recv(), if self.replies.len() < MAX_UNANSWERED => {
-                    Event::Client(incoming)
+                    Wake::Client(incoming)
                 }
-                _ = ping.tick() => Event::Ping,
+                _ = ping.tick() => Wake::Ping,
                 changed = watch_changed(&mut self.progress), if self.progress.is_some() => {
-                    Event::Progress(changed)
+                    Wake::Progress(changed)
                 }
             };
             let handled = match event {
-                Event::Stop => Err(End::Close(close_code::AWAY, "server shutting down")),
-                Event::Push(push) => self.on_push(push).await,
-                Event::Settled(settled) => self.on_settled(settled).await,
-                Event::Client(incoming) => self.on_client(incoming).await,
-                Event::Ping => self.on_ping().await,
-                Event::Progress(true) => self.on_progress().await,
-                Event::Progress(false) => {
+                Wake::Stop => Err(End::Close(close_code::AWAY, "server shutting down")),
+                Wake::Push(push) => self.on_push(push).await,
+                Wake::Settled(settled) => self.on_settled(settled).await,
+                Wake::Client(incoming) => self.on_client(incoming).await,
+                Wake::Ping => self.on_ping().await,
+                Wake::Progress(true) => self.on_progress().await,
+                Wake::Progress(false) => {
                     self.progress = None;
                     Ok(())
                 }
