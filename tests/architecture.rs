@@ -166,5 +166,18 @@ fn no_module_imports_one_that_imports_it_back() {
                 .collect();
             assert!(outside.is_empty(), "{module} imports {outside:?}");
         }
+        // The clients speak the protocol: no server, store or engine of ours under them (the
+        // leaves that parse a duration, a mode's name or a line number aside).
+        if module.starts_with("client") {
+            let outside: Vec<_> = targets
+                .iter()
+                .filter(|t| {
+                    !["client", "protocol", "diagnostic", "config", "assistant"]
+                        .iter()
+                        .any(|ok| t.starts_with(ok))
+                })
+                .collect();
+            assert!(outside.is_empty(), "{module} imports {outside:?}");
+        }
     }
 }

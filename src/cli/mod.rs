@@ -13,6 +13,7 @@ use crate::patterns::{self, PatternSource};
 mod eval;
 mod flow;
 mod loadgen;
+mod record;
 mod script;
 mod serve;
 

@@ -46,11 +46,9 @@ pub(super) fn script(args: ScriptArgs) -> ExitCode {
     let token = args.token.or_else(|| std::env::var("CONVSTATE_TOKEN").ok());
     if let Some(out) = args.record {
         let steps = match (&args.session, &args.url) {
-            (Some(session), Some(url)) => runtime.block_on(crate::client::record::live_steps(
-                url,
-                session,
-                token.as_deref(),
-            )),
+            (Some(session), Some(url)) => {
+                runtime.block_on(record::live_steps(url, session, token.as_deref()))
+            }
             (Some(_), None) => Err("--record --session needs the server's --url".to_string()),
             (None, _) if args.files.len() == 1 => std::fs::File::open(&args.files[0])
                 .map_err(|e| format!("{}: {e}", args.files[0].display()))
@@ -71,7 +69,7 @@ pub(super) fn script(args: ScriptArgs) -> ExitCode {
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_else(|| "recorded".into());
-        let text = crate::client::record::script(&engine, &name, &steps);
+        let text = record::script(&engine, &name, &steps);
         return match std::fs::write(&out, text) {
             Ok(()) => {
                 say!("recorded {} steps into {}", steps.len(), out.display());
@@ -104,10 +102,15 @@ pub(super) fn script(args: ScriptArgs) -> ExitCode {
             }
         }
     }
+    let engine = std::sync::Arc::new(engine);
+    let local: crate::client::runner::LocalServer = std::sync::Arc::new(move |idle| {
+        let engine = engine.clone();
+        Box::pin(async move { start_local(&engine, idle).await })
+    });
     let options = crate::client::runner::Options {
         url: args.url,
         token,
-        engine: std::sync::Arc::new(engine),
+        local,
         jobs: args.jobs.max(1),
     };
     let outcomes = runtime.block_on(crate::client::runner::run_all(scripts, &options));
@@ -124,4 +127,32 @@ pub(super) fn script(args: ScriptArgs) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// A server in the process for one script (the memory store, no rate limits), with the
+/// script's idle timeout: its URL, and the sender that stops it.
+async fn start_local(
+    engine: &crate::conversation::Engine,
+    idle: Option<chrono::TimeDelta>,
+) -> Result<crate::client::runner::Started, String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("cannot start a server: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let mut engine = engine.clone();
+    if let Some(idle) = idle {
+        engine.settings_mut().idle_timeout = idle;
+    }
+    let config = ServerConfig {
+        store: "memory:".into(),
+        rate_limit: 100_000,
+        rate_burst: 100_000,
+        ..ServerConfig::default()
+    };
+    let store = crate::store::open("memory:", &config.store_options()).map_err(|e| e.message)?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(crate::server::run(listener, config, engine, store, async {
+        let _ = rx.await;
+    }));
+    Ok((format!("ws://{addr}/ws"), tx))
 }

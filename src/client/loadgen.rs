@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::conversation::Role;
+use crate::protocol::Role;
 use crate::protocol::{ClientFrame, FrameHead, FrameKind};
 
 /// The worked example of the spec, cycled by every session (each starting at its own step).

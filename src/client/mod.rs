@@ -1,9 +1,8 @@
 //! Clients of the protocol, over the same frame types as the server: the load generator, the
-//! scripted client and its recorder, and a small HTTP client.
+//! scripted client, and a small HTTP client. (Recording a script: `cli/record.rs`.)
 
 pub mod http;
 pub(crate) mod loadgen;
-pub(crate) mod record;
 pub(crate) mod runner;
 pub(crate) mod script;
 

@@ -2,8 +2,10 @@
 //! per script on a terminal), a diff per failed expectation with file, line and step, a final
 //! `N passed, N failed`, and optionally a JUnit XML report.
 
+use std::future::Future;
 use std::io::Write as _;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,8 +13,8 @@ use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::script::{Action, Mismatch, Script, check};
-use crate::conversation::{Conversation, Engine, Transition};
 use crate::protocol::{ClientFrame, ErrorCode, ServerFrame, StateUpdate, Welcome};
+use crate::protocol::{Conversation, Transition};
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -20,16 +22,30 @@ type Socket =
 /// How long a step may wait for its answer.
 const PATIENCE: Duration = Duration::from_secs(10);
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Options {
     /// A live server (`ws://host:port/ws`); `None` starts one in the process per script.
     pub url: Option<String>,
     /// A token presented on every connection (a server with authentication on).
     pub token: Option<String>,
-    /// The engine of the in-process servers (each gets a copy, with its script's idle timeout).
-    pub engine: Arc<Engine>,
+    /// Starts the in-process server of a script run without a URL.
+    pub local: LocalServer,
     pub jobs: usize,
 }
+
+/// A server of the process's own, for a script run without a URL: started with the script's
+/// idle timeout, it gives its URL and the sender that stops it. The command supplies it: the
+/// client knows no server and no store.
+pub(crate) type LocalServer = Arc<
+    dyn Fn(
+            Option<chrono::TimeDelta>,
+        ) -> Pin<Box<dyn Future<Output = Result<Started, String>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// A local server's URL, and the sender that stops it.
+pub(crate) type Started = (String, tokio::sync::oneshot::Sender<()>);
 
 /// The outcome of one step.
 #[derive(Clone, Debug)]
@@ -105,14 +121,14 @@ pub(crate) async fn run_all(scripts: Vec<(Script, String)>, options: &Options) -
         let permits = permits.clone();
         let url = options.url.clone();
         let token = options.token.clone();
-        let engine = options.engine.clone();
+        let local = options.local.clone();
         tasks.push(tokio::spawn(async move {
             let _permit = permits.acquire_owned().await;
             let server = Server {
                 url: url.as_deref(),
                 token: token.as_deref(),
             };
-            run_one(&script, &text, server, &engine, progress).await
+            run_one(&script, &text, server, &local, progress).await
         }));
     }
     let mut outcomes = Vec::new();
@@ -153,7 +169,7 @@ async fn run_one(
     script: &Script,
     text: &str,
     server: Server<'_>,
-    engine: &Engine,
+    start: &LocalServer,
     progress: Progress,
 ) -> Outcome {
     let started = Instant::now();
@@ -168,7 +184,7 @@ async fn run_one(
     let mut local = None;
     let url = match server.url {
         Some(u) => u.to_string(),
-        None => match start_local(engine, script.idle_timeout).await {
+        None => match start(script.idle_timeout).await {
             Ok((u, stop)) => {
                 local = Some(stop);
                 u
@@ -192,32 +208,6 @@ async fn run_one(
     }
     print_outcome(&outcome);
     outcome
-}
-
-async fn start_local(
-    engine: &Engine,
-    idle: Option<chrono::TimeDelta>,
-) -> Result<(String, tokio::sync::oneshot::Sender<()>), String> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| format!("cannot start a server: {e}"))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let mut engine = engine.clone();
-    if let Some(idle) = idle {
-        engine.settings_mut().idle_timeout = idle;
-    }
-    let config = crate::config::ServerConfig {
-        store: "memory:".into(),
-        rate_limit: 100_000,
-        rate_burst: 100_000,
-        ..crate::config::ServerConfig::default()
-    };
-    let store = crate::store::open("memory:", &config.store_options()).map_err(|e| e.message)?;
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    tokio::spawn(crate::server::run(listener, config, engine, store, async {
-        let _ = rx.await;
-    }));
-    Ok((format!("ws://{addr}/ws"), tx))
 }
 
 /// What a step saw: the state after it, its transitions, the summary.
@@ -412,14 +402,14 @@ async fn exchange(
                 let answers: Vec<String> = step
                     .iter()
                     .filter_map(|s| s.message.as_ref())
-                    .filter(|m| m.role == crate::conversation::Role::Assistant)
+                    .filter(|m| m.role == crate::protocol::Role::Assistant)
                     .map(|m| m.text.to_string())
                     .collect();
                 let guided = !answers.is_empty()
                     && !matches!(
                         frame,
                         ClientFrame::Message {
-                            role: crate::conversation::Role::Assistant,
+                            role: crate::protocol::Role::Assistant,
                             ..
                         }
                     );

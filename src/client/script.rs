@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::conversation::{Conversation, Transition};
+use crate::protocol::{Conversation, Transition};
 
 /// A parsed script.
 #[derive(Clone, Debug)]
@@ -46,11 +46,11 @@ pub(crate) struct ScriptStep {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Action {
     Message {
-        role: crate::conversation::Role,
+        role: crate::protocol::Role,
         text: String,
         artifact: bool,
     },
-    Signal(crate::conversation::Signal),
+    Signal(crate::protocol::Signal),
     Wait(std::time::Duration),
     Reconnect,
     Reset,
@@ -173,14 +173,14 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
         let mut actions = Vec::new();
         if let Some(text) = def.user {
             actions.push(Action::Message {
-                role: crate::conversation::Role::User,
+                role: crate::protocol::Role::User,
                 text,
                 artifact: false,
             });
         }
         if let Some(text) = def.assistant {
             actions.push(Action::Message {
-                role: crate::conversation::Role::Assistant,
+                role: crate::protocol::Role::Assistant,
                 text,
                 artifact: def.artifact.unwrap_or(false),
             });
@@ -191,7 +191,7 @@ pub(crate) fn parse_text(path: &Path, text: &str) -> Result<Script, String> {
             ));
         }
         if let Some(s) = def.signal {
-            match crate::conversation::Signal::from_name(s.get_ref()).filter(|s| s.is_explicit()) {
+            match crate::protocol::Signal::from_name(s.get_ref()).filter(|s| s.is_explicit()) {
                 Some(signal) => actions.push(Action::Signal(signal)),
                 None => {
                     return Err(format!(

@@ -10,10 +10,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::conversation::names::named;
-use crate::conversation::{Conversation, GoalId, Role, Signal, Summary, Transition};
+use crate::conversation::{GoalId, Summary};
+// The conversation's types the frames carry: a client reads them from here.
+pub use crate::conversation::{Conversation, Role, Signal, Transition};
 
 pub(crate) mod decimal;
 pub mod json;
+pub mod log;
 pub(crate) mod time;
 
 /// The protocol version in the `welcome` frame.

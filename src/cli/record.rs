@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 
 use crate::conversation::{Conversation, Engine, Input, Transition};
-use crate::store::Change;
+use crate::protocol::log::Change;
 
 /// Writes the script of `steps` (times and changes), folding them with `engine` for the
 /// expectations. A tick or idle event becomes a `wait` of the time since the step before.
@@ -124,11 +124,11 @@ pub(crate) async fn live_steps(
     let mut after = 0;
     loop {
         let page = format!("http://{host}/api/sessions/{session}/events?after={after}");
-        let response = super::http::request_with("GET", &page, token).await?;
+        let response = crate::client::http::request_with("GET", &page, token).await?;
         if response.status != 200 {
             return Err(format!("session {session}: {}", response.body.trim()));
         }
-        let events: Vec<crate::store::Event> =
+        let events: Vec<crate::protocol::log::Event> =
             serde_json::from_str(&response.body).map_err(|e| format!("the event log: {e}"))?;
         let Some(last) = events.last() else {
             return Ok(steps);
