@@ -211,6 +211,38 @@ impl SqliteStore {
         f(&conn).map_err(|e| sql_error(&self.path, &e))
     }
 
+    /// A page of a session's JSON rows (`sql` takes the session, the number after which to
+    /// start, and the page's size), each read back as a `T`; `None` for an unknown session.
+    /// `what` names the row in a corruption's error.
+    fn page<T: serde::de::DeserializeOwned>(
+        &self,
+        session: &str,
+        sql: &str,
+        after: u64,
+        limit: usize,
+        what: &str,
+    ) -> Result<Option<Vec<T>>, StoreError> {
+        let rows = self.read(|c| {
+            if !exists(c, session)? {
+                return Ok(None);
+            }
+            // Numbers are stored as signed integers: past i64::MAX nothing is newer.
+            let after = i64::try_from(after).unwrap_or(i64::MAX);
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = c
+                .prepare_cached(sql)?
+                .query_map(params![session, after, limit], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(Some(rows))
+        })?;
+        rows.map(|rows| {
+            rows.iter()
+                .map(|e| serde_json::from_str(e).map_err(|err| self.corrupt(session, what, err)))
+                .collect()
+        })
+        .transpose()
+    }
+
     fn corrupt(&self, session: &str, what: &str, e: impl std::fmt::Display) -> StoreError {
         StoreError::new(
             ErrorKind::Corrupt,
@@ -386,27 +418,13 @@ impl Store for SqliteStore {
         after: u64,
         limit: usize,
     ) -> Result<Option<Vec<Event>>, StoreError> {
-        let rows = self.read(|c| {
-            if !exists(c, session)? {
-                return Ok(None);
-            }
-            // seq is stored as a signed integer: past i64::MAX nothing is newer.
-            let after = i64::try_from(after).unwrap_or(i64::MAX);
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            let rows = c
-                .prepare_cached(
-                    "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-                )?
-                .query_map(params![session, after, limit], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()?;
-            Ok(Some(rows))
-        })?;
-        rows.map(|rows| {
-            rows.iter()
-                .map(|e| serde_json::from_str(e).map_err(|err| self.corrupt(session, "event", err)))
-                .collect()
-        })
-        .transpose()
+        self.page(
+            session,
+            "SELECT event FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            after,
+            limit,
+            "event",
+        )
     }
 
     fn goals(
@@ -415,26 +433,13 @@ impl Store for SqliteStore {
         after: u64,
         limit: usize,
     ) -> Result<Option<Vec<Goal>>, StoreError> {
-        let rows = self.read(|c| {
-            if !exists(c, session)? {
-                return Ok(None);
-            }
-            let after = i64::try_from(after).unwrap_or(i64::MAX);
-            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-            let rows = c
-                .prepare_cached(
-                    "SELECT goal FROM goals WHERE session_id = ?1 AND n > ?2 ORDER BY n LIMIT ?3",
-                )?
-                .query_map(params![session, after, limit], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()?;
-            Ok(Some(rows))
-        })?;
-        rows.map(|rows| {
-            rows.iter()
-                .map(|g| serde_json::from_str(g).map_err(|err| self.corrupt(session, "goal", err)))
-                .collect()
-        })
-        .transpose()
+        self.page(
+            session,
+            "SELECT goal FROM goals WHERE session_id = ?1 AND n > ?2 ORDER BY n LIMIT ?3",
+            after,
+            limit,
+            "goal",
+        )
     }
 
     fn goals_stored(&self, session: &str) -> Result<u64, StoreError> {
