@@ -1,6 +1,9 @@
 //! The HTTP API of a session: its state, summary, STATUS.md, log (paged and streamed) and
 //! history of goals, its deletion; and the list of hosted flows.
 
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+
 use super::*;
 
 /// The committed state (JSON) and summary of a session, loading it if needed.
@@ -12,42 +15,49 @@ pub(super) async fn state_text(
     blocking(move || app.sessions.state_text(&id, now)).await
 }
 
-pub(super) async fn session_state(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    if let Err(refused) = check_id(&id) {
-        return refused;
-    }
-    match state_text(&app, &id).await {
-        Ok(Some((state, _))) => {
-            ([(header::CONTENT_TYPE, "application/json")], state).into_response()
+/// The path's session, its committed state (JSON) and summary, loaded once for the handler:
+/// a 400 for an id over the limit, a 404 for an unknown session, a 503 when the store cannot
+/// answer.
+pub(super) struct Committed {
+    id: String,
+    state: String,
+    summary: String,
+}
+
+impl FromRequestParts<Arc<App>> for Committed {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Response> {
+        let Path(id) = Path::<String>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        check_id(&id)?;
+        match state_text(app, &id).await {
+            Ok(Some((state, summary))) => Ok(Committed { id, state, summary }),
+            Ok(None) => Err(unknown_session(&id)),
+            Err(e) => Err(store_unavailable(&e)),
         }
-        Ok(None) => unknown_session(&id),
-        Err(e) => store_unavailable(&e),
     }
 }
 
+pub(super) async fn session_state(session: Committed) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], session.state).into_response()
+}
+
 /// A `conductor-ui` session as its STATUS.md (docs/flows.md).
-pub(super) async fn session_status_md(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-) -> Response {
+pub(super) async fn session_status_md(session: Committed) -> Response {
     use crate::flow::{FlowRun, status};
-    if let Err(refused) = check_id(&id) {
-        return refused;
-    }
-    match state_text(&app, &id).await {
-        Ok(Some((state, _))) => match serde_json::from_str::<FlowRun>(&state) {
-            Ok(run) if run.flow == status::FLOW => (
-                [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
-                status::render(&run),
-            )
-                .into_response(),
-            _ => bad_request(&format!(
-                "session {id} does not run the {} flow: it has no STATUS.md",
-                status::FLOW
-            )),
-        },
-        Ok(None) => unknown_session(&id),
-        Err(e) => store_unavailable(&e),
+    match serde_json::from_str::<FlowRun>(&session.state) {
+        Ok(run) if run.flow == status::FLOW => (
+            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+            status::render(&run),
+        )
+            .into_response(),
+        _ => bad_request(&format!(
+            "session {} does not run the {} flow: it has no STATUS.md",
+            session.id,
+            status::FLOW
+        )),
     }
 }
 
@@ -83,22 +93,12 @@ pub(super) async fn list_flows(State(app): State<Arc<App>>) -> Response {
         .into_response()
 }
 
-pub(super) async fn session_summary(
-    State(app): State<Arc<App>>,
-    Path(id): Path<String>,
-) -> Response {
-    if let Err(refused) = check_id(&id) {
-        return refused;
-    }
-    match state_text(&app, &id).await {
-        Ok(Some((_, summary))) => (
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            format!("{summary}\n"),
-        )
-            .into_response(),
-        Ok(None) => unknown_session(&id),
-        Err(e) => store_unavailable(&e),
-    }
+pub(super) async fn session_summary(session: Committed) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        format!("{}\n", session.summary),
+    )
+        .into_response()
 }
 
 /// The most events or goals one request returns, and the default for events.
