@@ -162,3 +162,33 @@ fn a_plain_verb_after_a_sequencer_set_apart_is_a_goal_of_its_own() {
     s.user("could the search also match product codes?");
     assert!(s.conv.queued_goals.is_empty());
 }
+
+/// A comma right after an artifact's kind opens its parts, and a bare part and "plus" list
+/// the next one: no second artifact.
+#[test]
+fn parts_listed_after_a_comma_are_no_second_artifact() {
+    for (text, parts) in [
+        (
+            "put together a portfolio site, gallery plus a contact form",
+            "gallery plus a contact form",
+        ),
+        (
+            "make me a recipe card, ingredients and a short method",
+            "ingredients and a short method",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert!(
+            has(&s.slot("requirements"), parts),
+            "{text}: {}",
+            s.slot("requirements")
+        );
+        assert!(
+            s.conv.queued_goals.is_empty(),
+            "{text}: {:?}",
+            s.conv.queued_goals
+        );
+    }
+}

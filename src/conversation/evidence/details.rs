@@ -118,6 +118,12 @@ impl View<'_> {
                 if !kind.is_empty() && count_words(&self.text[kind.clone()]) <= 5 {
                     out.push(detail(0, kind));
                 }
+                // (A comma right after the kind opens its parts: "a landing page, hero plus a
+                // pricing table".)
+                let parts_after_comma = self.text[scan_from..object.end]
+                    .strip_prefix(',')
+                    .filter(|after| count_words(after) >= 2)
+                    .map(|_| scan_from + 1);
                 // What follows the kind: skip technologies ("in Python") to a connector.
                 let mut keep = None;
                 for w in words(self.text, scan_from..object.end) {
@@ -175,6 +181,7 @@ impl View<'_> {
                     let c = self.text[scan_from..object.end].find(": ")?;
                     Some(scan_from + c + 2)
                 });
+                let keep = parts_after_comma.or(keep);
                 if let Some(from) = keep {
                     let req = cls.clean(self.text, from..object.end, false);
                     if !req.is_empty() {

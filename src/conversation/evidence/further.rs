@@ -229,11 +229,26 @@ impl View<'_> {
                     end
                 }
             };
+            // (After a comma, a bare part and "plus" list parts: "a landing page, hero plus a
+            // pricing table".)
+            let listed = || {
+                plus && !meanings.contains(&Meaning::Sequencer) && {
+                    let before = &self.text[from..h.start()];
+                    before.rfind(',').is_some_and(|c| {
+                        let part = from + c + 1..h.start();
+                        (1..=3).contains(&count_words(&self.text[part.clone()]))
+                            && !words(self.text, part).any(|w| {
+                                self.cls
+                                    .lower_in(&self.cls.words.determiners, &self.text[w])
+                            })
+                    })
+                }
+            };
             let mut another = || {
                 let few = (!sequencer).then(|| {
                     *sixth_word.get_or_insert_with(|| nth_word_start(self.text, from..end, 5))
                 });
-                self.another_kind(from, h.start(), next, window(), goal, few)
+                !listed() && self.another_kind(from, h.start(), next, window(), goal, few)
             };
             // (After a sequencer set apart, a plain verb of the vocabulary opens one too:
             // "deploy the api to staging, then run the smoke tests".)
