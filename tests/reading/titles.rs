@@ -359,3 +359,18 @@ fn a_modifier_before_a_condition_and_a_determiners_noun() {
         assert_eq!(s.slot("desired_change"), change);
     }
 }
+
+/// Tags in brackets in a row are one label: the title after them is read.
+#[test]
+fn tags_in_a_row_are_one_label() {
+    reads_task(
+        "[Bug][Android] Widget shows yesterday's weather",
+        "Widget",
+        "shows yesterday's weather",
+    );
+    reads_task(
+        "[Regression] [Web] Sidebar covers the editor",
+        "Sidebar",
+        "covers the editor",
+    );
+}

@@ -476,8 +476,22 @@ impl View<'_> {
                     .split_whitespace()
                     .next()
                     .is_some_and(|w| self.cls.lower_in(&self.cls.words.task_titles, w));
+                // (Tags in a row are one label: "[Bug][iOS] Share sheet crashes on iPad". At
+                // most four are looked at, each of at most 30 bytes.)
+                let mut after = close + 2;
+                for _ in 0..3 {
+                    let rest = &text[after..];
+                    let gap = rest.len() - rest.trim_start().len();
+                    let Some(close) = rest[gap..]
+                        .strip_prefix('[')
+                        .and_then(|t| t.find(']').filter(|c| *c <= 30))
+                    else {
+                        break;
+                    };
+                    after += gap + close + 2;
+                }
                 // (The position of the bracket: the caller skips the character there.)
-                return Some((span.start + close + 2, task));
+                return Some((span.start + after, task));
             }
         }
         // A colon, or a dash after a label that names a task ("Bug report - ...").
