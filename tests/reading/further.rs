@@ -192,3 +192,17 @@ fn parts_listed_after_a_comma_are_no_second_artifact() {
         );
     }
 }
+
+/// A comma before "and" sets a lead apart as a sequencer does; a list's last part after one
+/// stays a part.
+#[test]
+fn a_comma_before_and_sets_a_lead_apart() {
+    let mut s = Session::new();
+    s.user("write a birthday card for my nephew, and remind me to post it on friday");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert_eq!(s.conv.queued_goals.len(), 1, "{:?}", s.conv.queued_goals);
+    let mut s = Session::new();
+    s.user("a menu page with starters, mains, and a dessert section");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
+}

@@ -186,10 +186,17 @@ impl View<'_> {
             let plus = apart && self.text[h.start()..h.end()].eq_ignore_ascii_case("plus");
             let sequencer = meanings.contains(&Meaning::Sequencer) || plus;
             let next = skip_soft(self.text, h.end());
+            // (A comma before "and" sets what follows apart as a sequencer does, for a lead:
+            // "draft a reply to the landlord, and remind me to pay rent on the 1st"; a list's
+            // last part after one stays a part.)
+            let comma_and = conjunction
+                && self.text[h.start()..h.end()].eq_ignore_ascii_case("and")
+                && self.text[..h.start()].trim_end().ends_with(',');
             // A lead that starts a goal of its own.
             let lead = || {
-                self.lead_hit(next, end)
-                    .is_some_and(|(lead, info)| self.starts_new(goal, lead, info, sequencer))
+                self.lead_hit(next, end).is_some_and(|(lead, info)| {
+                    self.starts_new(goal, lead, info, sequencer || comma_and)
+                })
             };
             // "fix the typo in the footer, plus the logo looks blurry on retina screens": after
             // a sequencer or "plus" standing apart ("N+1 problem" holds none), a problem
