@@ -45,6 +45,8 @@ fn a_guess_or_the_defaults_accepted_waive_the_asked_slot() {
         "go with your best guess",
         "default is ok",
         "I don't have any requirements",
+        "eh, make something up",
+        "I'll let you figure out what goes in it",
     ] {
         let mut s = Session::new();
         s.user("write me a toast for my sister's wedding");
