@@ -164,7 +164,13 @@ pub(super) fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
         {
             return &text[..at];
         }
-        if boundary_before(text, at) && ends.iter().any(|w| starts_with_word(rest, w)) {
+        // (Not inside a hyphenated compound: "right-to-left", "end-to-end", "drag-and-drop".)
+        if boundary_before(text, at)
+            && !text[..at].ends_with('-')
+            && ends
+                .iter()
+                .any(|w| starts_with_word(rest, w) && !rest[w.len()..].starts_with('-'))
+        {
             return text[..at].trim_end();
         }
         at += rest.chars().next().map_or(1, char::len_utf8);
@@ -267,6 +273,27 @@ mod tests {
         assert!(
             code_blocks("the page hangs\nwhen I open the settings (the gear icon):").is_empty()
         );
+    }
+
+    #[test]
+    fn a_noun_phrase_runs_through_a_hyphenated_compound() {
+        let ends: Vec<String> = ["to", "and", "of", "for"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            noun_phrase("right-to-left languages for rtl", &ends),
+            "right-to-left languages"
+        );
+        assert_eq!(
+            noun_phrase("drag-and-drop upload and more", &ends),
+            "drag-and-drop upload"
+        );
+        assert_eq!(
+            noun_phrase("state-of-the-art search", &ends),
+            "state-of-the-art search"
+        );
+        assert_eq!(noun_phrase("export to csv", &ends), "export");
     }
 
     #[test]
