@@ -172,6 +172,9 @@ fn messages() {
         6 => prop::sample::select(phrases.clone()),
         2 => prop::sample::select(vec![" ", ", ", ". ", "! ", "? ", "\n", " and ", " but ", " not "])
             .prop_map(str::to_string),
+        // (Separators of several bytes and marks the reader skips: "Bug — ...", "-: ".)
+        1 => prop::sample::select(vec![" — ", " – ", "-: ", " plus ", "[x]", ": 9 "])
+            .prop_map(str::to_string),
         1 => any::<char>().prop_map(|c| c.to_string()),
         1 => prop::sample::select(vec!["’", "é", "🙂", "\u{301}", "\u{202e}", "\u{0}", "İ", "ß"])
             .prop_map(str::to_string),

@@ -374,3 +374,19 @@ fn tags_in_a_row_are_one_label() {
         "covers the editor",
     );
 }
+
+/// A label before a dash of several bytes, and odd marks after a gerund: read, never a panic.
+#[test]
+fn a_label_before_a_long_dash() {
+    reads_task("Bug — the page crashes on save", "page", "crashes on save");
+    for text in [
+        "Login page — forgot password link",
+        "Bug report – login fails",
+        "support running -: sync",
+        "option to add running -: sync",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
+}

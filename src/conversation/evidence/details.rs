@@ -465,7 +465,7 @@ impl View<'_> {
                                 && self.text[g.clone()].to_ascii_lowercase().ends_with("ing")
                                 && g.end < t.end
                             {
-                                t = skip_soft(self.text, g.end)..t.end;
+                                t = skip_soft(self.text, g.end).min(t.end)..t.end;
                             }
                             // (Nor how often: "option to sync contacts each morning".)
                             let tw: SmallVec<[Range<usize>; 6]> =

@@ -239,12 +239,17 @@ impl View<'_> {
             // (After a comma, a bare part and "plus" list parts: "a landing page, hero plus a
             // pricing table".)
             let listed = || {
+                // (A part has three words at most: the comma is looked for in the 96 bytes
+                // before "plus", so a message of many stays linear.)
                 plus && !meanings.contains(&Meaning::Sequencer) && {
-                    let before = &self.text[from..h.start()];
-                    before.rfind(',').is_some_and(|c| {
-                        let part = from + c + 1..h.start();
-                        (1..=3).contains(&count_words(&self.text[part.clone()]))
-                            && !words(self.text, part).any(|w| {
+                    let mut lo = h.start().saturating_sub(96).max(from);
+                    while !self.text.is_char_boundary(lo) {
+                        lo += 1;
+                    }
+                    self.text[lo..h.start()].rfind(',').is_some_and(|c| {
+                        let part = lo + c + 1..h.start();
+                        (1..=3).contains(&words(self.text, part.clone()).take(4).count())
+                            && !words(self.text, part).take(4).any(|w| {
                                 self.cls
                                     .lower_in(&self.cls.words.determiners, &self.text[w])
                             })

@@ -608,6 +608,8 @@ impl View<'_> {
             .take(5)
             .position(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))?;
         // (A verb may have a modifier before it: "a way to bulk delete photos".)
+        // (Where "to" ends, for a lead that ends with it.)
+        let to_end = ws[p].end;
         let p = if ws.get(p + 1).is_some_and(|m| {
             ["bulk", "batch", "mass", "auto", "quickly", "easily", "also"]
                 .iter()
@@ -621,7 +623,6 @@ impl View<'_> {
         // (After a lead that ends in "to" any word is the verb: "add a way to favourite
         // recipes", "an option to unpin all".)
         // (Such a lead is short: it starts within 24 bytes before its "to".)
-        let to_end = ws[p].end;
         let near = self.hits.partition_point(|h| h.start() + 24 < to_end);
         let led = self.hits[near..]
             .iter()

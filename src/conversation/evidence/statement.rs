@@ -163,6 +163,15 @@ impl View<'_> {
             return Some(g);
         }
         if let Some((after, task_title)) = self.title(start..sentence.end) {
+            // Where the label ends: before the separator's character (a colon, a bracket, or a
+            // dash of several bytes: "Bug — the page crashes on save").
+            let label_end = {
+                let mut e = after.saturating_sub(1).max(start);
+                while !self.text.is_char_boundary(e) {
+                    e -= 1;
+                }
+                e
+            };
             let rest = self.skip(after, |m| matches!(m, Meaning::Filler | Meaning::Ack));
             if rest >= sentence.end {
                 return None;
@@ -180,12 +189,12 @@ impl View<'_> {
                 g.rule = Found::Title;
                 // A label naming a thing is the task's target when the request names none
                 // ("dashboard: add a date range picker").
-                let label = cls.clean(self.text, start..after.saturating_sub(1).max(start), true);
+                let label = cls.clean(self.text, start..label_end, true);
                 // (A task's label may hold the scope it is about: "feat(cli): add a --dry-run
                 // flag".)
                 let scope = task_title
                     .then(|| {
-                        let raw = start..after.saturating_sub(1).max(start);
+                        let raw = start..label_end;
                         let l = &self.text[raw.clone()];
                         let open = l.find('(')?;
                         let close = l[open..].find(')')? + open;
@@ -220,13 +229,13 @@ impl View<'_> {
             // "dashboard refresh interval: 5 min", "log level: debug pls": a setting and its
             // value.
             if !task_title
-                && let Some(g) = self.labelled_value(start..after - 1, rest..sentence.end)
+                && let Some(g) = self.labelled_value(start..label_end, rest..sentence.end)
             {
                 return Some(g);
             }
             // (A label that names a feature asks for what follows: no verb is guessed from an
             // -s ending, "Feature: bulk edit tags on multiple notes".)
-            let feature = self.text[start..after.saturating_sub(1).max(start)]
+            let feature = self.text[start..label_end]
                 .split(|c: char| !c.is_alphanumeric())
                 .any(|w| cls.lower_in(&cls.words.feature_titles, w));
             if !feature && let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
