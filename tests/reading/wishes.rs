@@ -156,3 +156,27 @@ fn after_a_way_to_any_word_is_the_verb() {
         );
     }
 }
+
+/// "let" and the people it lets, in more roles: a request whose change is what they may do.
+#[test]
+fn let_people_of_more_roles() {
+    for text in [
+        "let tenants pay rent by card",
+        "let volunteers swap shifts with each other",
+        "let attendees download their ticket as a pdf",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            !s.slot("desired_change").starts_with("fix:"),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+        assert!(
+            s.slot("desired_change").to_lowercase().starts_with("let "),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}
