@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_task};
+use super::session::{Session, has, reads_holding, reads_task};
 
 #[test]
 fn a_paste_led_in_by_the_users_line_is_a_problem_of_the_thing_it_names() {
@@ -346,14 +346,7 @@ fn an_inline_error_while_doing_something_is_the_problem_of_what_was_done() {
             "proxy",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert!(
-            has(&s.slot("target"), target),
-            "{text}: {}",
-            s.slot("target")
-        );
+        reads_holding(text, GoalType::TaskExecution, &[("target", target)]);
     }
 }
 

@@ -84,6 +84,21 @@ pub(crate) fn reads_task(text: &str, target: &str, change: &str) {
     );
 }
 
+/// A first message read as a goal of type `goal` whose slots hold the words given for them
+/// (`has`: a slot's value contains them, ignoring case).
+pub(crate) fn reads_holding(text: &str, goal: GoalType, slots: &[(&str, &str)]) {
+    let mut s = Session::new();
+    s.user(text);
+    assert_eq!(s.goal(), Some(goal), "{text}");
+    for (slot, words) in slots {
+        assert!(
+            has(&s.slot(slot), words),
+            "{text}: {slot} = {}",
+            s.slot(slot)
+        );
+    }
+}
+
 pub(crate) fn has(value: &str, words: &str) -> bool {
     value.to_lowercase().contains(&words.to_lowercase())
 }

@@ -1,9 +1,9 @@
 //! Rule 3, settings in everyday forms: a thing put on a state, and waivers that accept a guess
 //! or the defaults.
 
-use convstate::conversation::SlotStatus;
+use convstate::conversation::{GoalType, SlotStatus};
 
-use super::session::{Session, has};
+use super::session::{Session, has, reads_holding};
 
 #[test]
 fn a_thing_put_on_a_state_is_the_thing_and_its_state() {
@@ -16,17 +16,10 @@ fn a_thing_put_on_a_state_is_the_thing_and_its_state() {
             "battery saver mode",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert!(
-            has(&s.slot("target"), target),
-            "{text}: {}",
-            s.slot("target")
-        );
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
+        reads_holding(
+            text,
+            GoalType::TaskExecution,
+            &[("target", target), ("desired_change", change)],
         );
     }
     // A thing put on a place is added there.

@@ -4,7 +4,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has};
+use super::session::{Session, reads_holding};
 
 #[test]
 fn a_time_after_a_preposition_is_no_target() {
@@ -24,14 +24,7 @@ fn a_time_after_a_preposition_is_no_target() {
         ("ability to book rooms in advance", "rooms"),
         ("let guests edit a booking after the deadline", "booking"),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert!(
-            has(&s.slot("target"), target),
-            "{text}: {}",
-            s.slot("target")
-        );
+        reads_holding(text, GoalType::TaskExecution, &[("target", target)]);
     }
 }
 
@@ -43,14 +36,7 @@ fn every_or_each_before_a_time_says_how_often() {
         ("let users back up their notes every night", "notes"),
         ("option to archive old chats every other week", "old chats"),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert!(
-            has(&s.slot("target"), target),
-            "{text}: {}",
-            s.slot("target")
-        );
+        reads_holding(text, GoalType::TaskExecution, &[("target", target)]);
     }
 }
 
