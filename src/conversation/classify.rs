@@ -49,6 +49,10 @@ pub struct Classifier {
     slot_sets: Vec<Option<super::lexicon::PatternSet>>,
 }
 
+/// The subjects an intensifier may follow inside a phrase ("i really need", "we'd really
+/// like"): the speaker, as the phrases of the pattern files name them.
+const INTENSIFIED_SUBJECTS: [&str; 6] = ["i", "we", "i'd", "we'd", "i'm", "we're"];
+
 /// The lexicon could not be compiled (only a pattern set far past any sane size does this).
 #[derive(Debug)]
 pub struct BuildError(pub String);
@@ -71,21 +75,41 @@ impl Classifier {
         let mut entries: Vec<(String, Meaning)> = Vec::new();
         let lang = &lexicon.language;
         // (Each phrase also stands with its contractions swapped: "it'd help if" for "it
-        // would help if"; and a negation without its apostrophe, as people type it: "hasnt"
-        // for "hasn't".)
+        // would help if"; with an intensifier after its subject, "i just want to be able to"
+        // for "i want to be able to"; and a negation without its apostrophe, as people type
+        // it: "hasnt" for "hasn't".)
+        let intensifiers: Vec<String> = lang
+            .intensifiers
+            .iter()
+            .map(|i| normalize_phrase(i))
+            .collect();
         let mut add = |list: &[String], m: Meaning| {
             for p in list {
                 let p = normalize_phrase(p);
-                for v in contraction_variants(&p, &lang.contractions) {
-                    if let Some(bare) = without_apostrophes(&v) {
+                let mut forms = contraction_variants(&p, &lang.contractions);
+                forms.push(p);
+                let intensified: Vec<String> = forms
+                    .iter()
+                    .filter_map(|f| f.split_once(' '))
+                    .filter(|(subject, rest)| {
+                        INTENSIFIED_SUBJECTS.contains(subject)
+                            && !intensifiers
+                                .iter()
+                                .any(|i| rest.split(' ').next() == Some(i.as_str()))
+                    })
+                    .flat_map(|(subject, rest)| {
+                        intensifiers
+                            .iter()
+                            .map(move |i| format!("{subject} {i} {rest}"))
+                    })
+                    .collect();
+                forms.extend(intensified);
+                for f in forms {
+                    if let Some(bare) = without_apostrophes(&f) {
                         entries.push((bare, m));
                     }
-                    entries.push((v, m));
+                    entries.push((f, m));
                 }
-                if let Some(bare) = without_apostrophes(&p) {
-                    entries.push((bare, m));
-                }
-                entries.push((p, m));
             }
         };
         add(&lang.fillers, Meaning::Filler);

@@ -482,6 +482,18 @@ pub struct Language {
     /// Prepositions that open a time: the thing named after one says when, it is no target
     /// ("after the deadline", "until the end of the week"). Optional.
     pub time_prepositions: Vec<String>,
+    /// Prepositions that name the means a feature should use: in a title with no verb, the
+    /// phrase before one is the feature, the rest the change ("Login via magic link instead
+    /// of passwords"). Optional.
+    pub means: Vec<String>,
+    /// Words that may stand between the speaker and the rest of any phrase ("i just want to
+    /// be able to", "we really need"): each phrase opening with "i" or "we" also stands with
+    /// one of them after its subject. Optional.
+    pub intensifiers: Vec<String>,
+    /// Words that scope a feature to each of something ("per"): a short phrase with no verb
+    /// that holds one, alone or hyphenated before its noun, asks for that feature
+    /// ("Per-tenant rate limits", "custom domains per workspace"). Optional.
+    pub feature_scopes: Vec<String>,
 }
 
 /// Thresholds of the machine.

@@ -61,6 +61,10 @@ pub(super) struct WordSets {
     pub(super) times: Words,
     /// Prepositions that open a time (`time_prepositions`).
     pub(super) time_prepositions: Words,
+    /// Prepositions of the means a feature uses (`means`).
+    pub(super) means: Words,
+    /// Words that scope a feature to each of something (`feature_scopes`).
+    pub(super) feature_scopes: Words,
 }
 
 impl WordSets {
@@ -97,6 +101,8 @@ impl WordSets {
             feature_titles: words(&[&lang.feature_titles]),
             times: words(&[&lang.times]),
             time_prepositions: words(&[&lang.time_prepositions]),
+            means: words(&[&lang.means]),
+            feature_scopes: words(&[&lang.feature_scopes]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 41] = [
+        const KEYS: [&str; 44] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -48,6 +48,9 @@ impl Cx<'_> {
             "feature_titles",
             "times",
             "time_prepositions",
+            "means",
+            "intensifiers",
+            "feature_scopes",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -74,7 +77,10 @@ impl Cx<'_> {
         let feature_titles = self.optional_phrases(doc, "feature_titles");
         let times = self.optional_phrases(doc, "times");
         let time_prepositions = self.optional_phrases(doc, "time_prepositions");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 8]
+        let means = self.optional_phrases(doc, "means");
+        let intensifiers = self.optional_phrases(doc, "intensifiers");
+        let feature_scopes = self.optional_phrases(doc, "feature_scopes");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 11]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -126,6 +132,9 @@ impl Cx<'_> {
             feature_titles: feature_titles.into_iter().map(|(s, _)| s).collect(),
             times: times.into_iter().map(|(s, _)| s).collect(),
             time_prepositions: time_prepositions.into_iter().map(|(s, _)| s).collect(),
+            means: means.into_iter().map(|(s, _)| s).collect(),
+            intensifiers: intensifiers.into_iter().map(|(s, _)| s).collect(),
+            feature_scopes: feature_scopes.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

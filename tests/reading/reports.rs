@@ -303,3 +303,23 @@ fn plural_things_that_vanish_or_overlap() {
         "overlap on narrow screens",
     );
 }
+
+#[test]
+fn it_after_a_condition_is_the_thing_the_condition_named() {
+    for (text, target, problem) in [
+        ("when I drag a card it doesn't move", "card", "doesn't move"),
+        (
+            "when i paste a url into the chat it doesn't turn into a link",
+            "chat",
+            "doesn't turn into a link",
+        ),
+        ("if you resize the window it flickers", "window", "flickers"),
+        (
+            "whenever I open a pdf they look blurry",
+            "pdf",
+            "look blurry",
+        ),
+    ] {
+        reads_task(text, target, problem);
+    }
+}

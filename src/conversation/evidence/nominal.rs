@@ -177,14 +177,28 @@ impl View<'_> {
                         .any(|m| matches!(m, Meaning::Signal(_) | Meaning::SmallTalk))
                 })
         };
-        if (2..=4).contains(&ws.len())
-            && !signalled
-            && !PLACES.contains(&word(&first).as_str())
-            && !cls.lower_in(&cls.words.determiners, &self.text[first.clone()])
+        // (So does one of up to five words scoped to each of something, `feature_scopes`:
+        // "Per-tenant rate limits", "custom domains per workspace".)
+        let scoped = |w: &Range<usize>| {
+            let t = &self.text[w.clone()];
+            cls.lower_in(&cls.words.feature_scopes, t)
+                || t.split_once('-').is_some_and(|(s, n)| {
+                    !n.is_empty() && cls.lower_in(&cls.words.feature_scopes, s)
+                })
+        };
+        let named = (2..=4).contains(&ws.len())
             && cls.lower_in(
                 &cls.words.feature_heads,
                 &self.text[ws[ws.len() - 1].clone()],
-            )
+            );
+        // (A number before it is a rate, no feature: "3 per page".)
+        let scope = (2..=5).contains(&ws.len())
+            && ws.iter().any(scoped)
+            && !self.text[first.clone()].starts_with(|c: char| c.is_ascii_digit() || c == '$');
+        if (named || scope)
+            && !signalled
+            && !PLACES.contains(&word(&first).as_str())
+            && !cls.lower_in(&cls.words.determiners, &self.text[first.clone()])
             && !ws.iter().any(|w| {
                 self.is_predicate(w.clone())
                     || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
@@ -383,6 +397,33 @@ impl View<'_> {
             let change = cls.clean(self.text, ws[0].start..ws[c - 1].end, true);
             if !change.is_empty() {
                 return Some(request(SmallVec::from_iter([detail(1, change)])));
+            }
+        }
+        // "Login via magic link instead of passwords", "Notifications for new comments via
+        // Slack": a feature named, then the means it should use (`means`). The feature is the
+        // target, the means the change. (No verb anywhere, no problem in the feature.) "with"
+        // names a means only before the alternative it replaces ("Sign in with a passkey
+        // instead of SMS codes"); otherwise it tells what the feature has ("recurring tasks
+        // with custom intervals").
+        let with_means =
+            |i: usize| word(&ws[i]) == "with" && ws[i + 1..].iter().any(|w| word(w) == "instead");
+        if let Some(m) = ws.iter().enumerate().position(|(i, w)| {
+            cls.lower_in(&cls.words.means, &self.text[w.clone()]) || with_means(i)
+        }) && (1..=5).contains(&m)
+            && m + 1 < ws.len()
+            && !cls.lower_in(&cls.words.determiners, &self.text[first.clone()])
+            && no_verb(&ws)
+            && !ws[..m]
+                .iter()
+                .any(|w| self.at(w.start, |m| m == Meaning::Problem).is_some())
+        {
+            let target = cls.clean(self.text, first.start..ws[m - 1].end, true);
+            let change = cls.clean(self.text, ws[m].start..ws[ws.len() - 1].end, true);
+            if !target.is_empty() && !change.is_empty() {
+                return Some(request(SmallVec::from_iter([
+                    detail(0, target),
+                    detail(1, change),
+                ])));
             }
         }
         let at = ws

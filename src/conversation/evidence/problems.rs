@@ -215,6 +215,17 @@ impl View<'_> {
                 if let Some(d) = subject.iter().rposition(is_det) {
                     subject.drain(..=d);
                 }
+                // (The main clause's "it" or "they" after the context is the thing the
+                // context named: "when I drag a card it doesn't move".)
+                if subject.len() >= 2
+                    && subject.last().is_some_and(|w| {
+                        ["it", "they"]
+                            .iter()
+                            .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                    })
+                {
+                    subject.pop();
+                }
             } else {
                 // A demonstrative stays: it points at what the user shows ("this swift code").
                 let lead = subject

@@ -1,0 +1,88 @@
+//! Feature requests named without a verb: a feature and the means it should use, a feature
+//! scoped to each of something, and wishes with an intensifier after the speaker.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_holding};
+
+#[test]
+fn a_feature_and_its_means_name_the_target_and_the_change() {
+    for (text, target, change) in [
+        (
+            "Login via magic link instead of passwords",
+            "login",
+            "via magic link",
+        ),
+        (
+            "Notifications for new comments via Slack",
+            "notifications for new comments",
+            "via slack",
+        ),
+        ("Payouts through Wise", "payouts", "through wise"),
+        (
+            "Calendar sync using CalDAV",
+            "calendar sync",
+            "using caldav",
+        ),
+        (
+            "Sign in with a passkey instead of SMS codes",
+            "sign in",
+            "with a passkey",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::TaskExecution,
+            &[("target", target), ("desired_change", change)],
+        );
+    }
+}
+
+#[test]
+fn with_names_a_means_only_before_the_alternative_it_replaces() {
+    // What the feature has stays with the feature.
+    reads_holding(
+        "Feature request: recurring tasks with custom intervals",
+        GoalType::TaskExecution,
+        &[("desired_change", "recurring tasks with custom intervals")],
+    );
+    // "with" and a definite thing names no means: there is nothing asked.
+    let mut s = Session::new();
+    s.user("Problems with the login page");
+    assert_eq!(s.goal(), None);
+}
+
+#[test]
+fn a_feature_scoped_to_each_of_something_is_asked_for() {
+    for text in [
+        "Per-tenant rate limits",
+        "Per-user notification preferences",
+        "per project api keys",
+        "Custom domains per workspace",
+    ] {
+        reads_holding(text, GoalType::TaskExecution, &[("desired_change", text)]);
+    }
+    // A number before it is a rate, no feature.
+    let mut s = Session::new();
+    s.user("3 per page");
+    assert_eq!(s.goal(), None);
+}
+
+#[test]
+fn an_intensifier_after_the_speaker_keeps_the_phrase() {
+    for (text, change) in [
+        (
+            "honestly i just want to be able to mute a thread without leaving it",
+            "mute",
+        ),
+        ("we really need audit logs for role changes", "audit logs"),
+        (
+            "i'd honestly love a compact view for the inbox",
+            "compact view",
+        ),
+        ("we badly need a bulk import for contacts", "bulk import"),
+        ("tbh i kinda want a way to pin notes", "pin notes"),
+    ] {
+        reads_holding(text, GoalType::TaskExecution, &[("desired_change", change)]);
+    }
+}
