@@ -3,6 +3,7 @@
 //! the corpus scored by `convstate eval`'s scorer against the floor the test command holds.
 
 mod reading {
+    pub(crate) mod context;
     pub(crate) mod features;
     pub(crate) mod further;
     pub(crate) mod pastes;

@@ -7,7 +7,7 @@ use std::ops::Range;
 use smallvec::SmallVec;
 
 use super::lexicon::{ChangeMode, DescriptionMode};
-use super::reading::{Found, GoalLead, Hit, LeadInfo, Meaning};
+use super::reading::{Detail, Found, GoalLead, Hit, LeadInfo, Meaning};
 use super::text::*;
 use super::view::{VERB_PREFIXES, View};
 
@@ -128,7 +128,28 @@ impl View<'_> {
         {
             return None;
         }
-        if info.min_words > 0 && (count_words(&self.text[object.clone()]) as u32) < info.min_words {
+        // Rule 9: with no goal active, "it" or "them" after a sentence of context is the
+        // thing that sentence introduced ("I have a python script that parses logs. Make it
+        // faster", "our staging db is on postgres 13. can you upgrade it to 16").
+        let holds_pronoun = |r: Range<usize>| {
+            self.text[r]
+                .split(|c: char| !c.is_alphanumeric())
+                .find(|w| !w.is_empty())
+                .is_some_and(|w| w.eq_ignore_ascii_case("it") || w.eq_ignore_ascii_case("them"))
+        };
+        let referent = (!self.active
+            && cls.goals[info.goal as usize].goal_type
+                == crate::conversation::GoalType::TaskExecution
+            && (self.text[lead.start()..lead.end()]
+                .split_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("it") || w.eq_ignore_ascii_case("them"))
+                || holds_pronoun(object.clone())))
+        .then(|| self.introduced_thing(start))
+        .flatten();
+        if info.min_words > 0
+            && referent.is_none()
+            && (count_words(&self.text[object.clone()]) as u32) < info.min_words
+        {
             return None;
         }
         if object.is_empty() {
@@ -204,12 +225,25 @@ impl View<'_> {
             d.spans.clear();
             d.spans.push(phrase);
         }
-        // (The pronoun names nothing yet: the target stays open.)
+        // (The pronoun names nothing yet: the target stays open, unless a sentence of context
+        // introduced it.)
         if pronoun {
             details.retain(|d| {
                 !(d.spans.len() == 1
                     && cls.starts_with_any(&cls.pronouns, &self.text[d.spans[0].clone()]))
             });
+        }
+        if let Some(t) = referent
+            && !details.iter().any(|d| d.slot == 0)
+        {
+            details.insert(
+                0,
+                Detail {
+                    slot: 0,
+                    prefix: "",
+                    spans: SmallVec::from_iter([t]),
+                },
+            );
         }
         Some(GoalLead {
             goal: info.goal as usize,

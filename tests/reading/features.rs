@@ -86,3 +86,28 @@ fn an_intensifier_after_the_speaker_keeps_the_phrase() {
         reads_holding(text, GoalType::TaskExecution, &[("desired_change", change)]);
     }
 }
+
+#[test]
+fn a_control_named_with_its_purpose_asks_for_it() {
+    // An -ing form before "to" and a verb is a noun, no question title.
+    for (text, change) in [
+        (
+            "Setting to skip the intro video on every launch",
+            "skip the intro video",
+        ),
+        (
+            "a toggle to hide archived projects",
+            "hide archived projects",
+        ),
+        (
+            "checkbox to remember my last filter",
+            "remember my last filter",
+        ),
+    ] {
+        reads_holding(text, GoalType::TaskExecution, &[("desired_change", change)]);
+    }
+    // A title that opens with an -ing form still asks how.
+    let mut s = Session::new();
+    s.user("Setting up nginx as a reverse proxy on ubuntu");
+    assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
+}

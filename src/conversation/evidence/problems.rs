@@ -582,7 +582,7 @@ impl View<'_> {
     /// consumer in java": "kafka consumer"), for a pronoun that refers back to it. Found from
     /// the sentence ends by a binary search, in at most the sentence's first `MAX_CONTEXT`
     /// bytes: a message of many such pronouns stays linear.
-    fn introduced_thing(&self, at: usize) -> Option<Range<usize>> {
+    pub(in crate::conversation) fn introduced_thing(&self, at: usize) -> Option<Range<usize>> {
         const MAX_CONTEXT: usize = 400;
         let ends = &self.sentence_ends;
         let k = ends.partition_point(|e| (*e as usize) < at);

@@ -129,8 +129,12 @@ impl View<'_> {
                     || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w))
             };
             // (An -ing form has a stem of three letters at least: "Bring back the old compact
-            // view" asks for the work.)
+            // view" asks for the work. One before "to" and its purpose is a noun: "Setting to
+            // skip the intro video".)
             if g.wrapper.is_empty()
+                && !self.text[g.lead.clone()]
+                    .to_ascii_lowercase()
+                    .ends_with(" to")
                 && words(self.text, g.lead.clone()).next().is_some_and(|w| {
                     w.len() >= 6 && self.text[w].to_ascii_lowercase().ends_with("ing")
                 })

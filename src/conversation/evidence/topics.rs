@@ -78,7 +78,16 @@ impl View<'_> {
                             .map(|t| self.with_modifier(t, comma))
                             .filter(|t| self.text[t.end..comma].trim().is_empty())
                     })
-                    .or_else(|| self.subject_of(task, start..comma, comma));
+                    .or_else(|| self.subject_of(task, start..comma, comma))
+                    // (Or the thing a clause of state opens with, "the warehouse printer driver
+                    // is on 2.1, upgrade it to 2.4".)
+                    .or_else(|| {
+                        self.thing(start..comma, false).filter(|t| {
+                            words(self.text, t.end..comma).next().is_some_and(|w| {
+                                cls.lower_in(&cls.words.auxiliaries, &self.text[w])
+                            })
+                        })
+                    });
                 let Some(t) = topic else { continue };
                 set_detail(&mut g, detail(0, t));
                 // (The request itself is the change when it names none: "rewrite them".)

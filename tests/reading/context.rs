@@ -1,0 +1,54 @@
+//! Rule 9 for a request: "it" or "them" after context is the thing the context introduced,
+//! in the sentence before or in a clause of state before a comma.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_holding};
+
+#[test]
+fn it_after_a_sentence_of_context_is_the_thing_it_introduced() {
+    for (text, target, change) in [
+        (
+            "our staging db is on postgres 13. can you upgrade it to 16",
+            "staging db",
+            "16",
+        ),
+        (
+            "I have a python script that parses logs. Make it faster",
+            "python script",
+            "faster",
+        ),
+        (
+            "we have a cron job that cleans temp files. move it to the new server",
+            "cron job",
+            "new server",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::TaskExecution,
+            &[("target", target), ("desired_change", change)],
+        );
+    }
+}
+
+#[test]
+fn it_after_a_clause_of_state_is_the_thing_the_clause_opens_with() {
+    reads_holding(
+        "the staging cluster is still on 1.27, can you bump it to 1.29",
+        GoalType::TaskExecution,
+        &[("target", "staging cluster"), ("desired_change", "1.29")],
+    );
+}
+
+#[test]
+fn without_context_it_names_nothing_yet() {
+    // A short result after "make it" alone starts nothing; a longer one keeps its target open.
+    let mut s = Session::new();
+    s.user("Make it blue");
+    assert_eq!(s.goal(), None);
+    let mut s = Session::new();
+    s.user("make it load faster");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "");
+}
