@@ -323,3 +323,33 @@ fn it_after_a_condition_is_the_thing_the_condition_named() {
         reads_task(text, target, problem);
     }
 }
+
+#[test]
+fn what_an_export_includes_or_omits_is_its_problem() {
+    for (text, target, problem) in [
+        (
+            "Export to CSV includes deleted rows",
+            "Export to CSV",
+            "includes deleted rows",
+        ),
+        (
+            "the weekly digest contains drafts",
+            "weekly digest",
+            "contains drafts",
+        ),
+        (
+            "Backup zip omits attachments",
+            "Backup zip",
+            "omits attachments",
+        ),
+    ] {
+        reads_task(text, target, problem);
+    }
+    // A verb inside a title's condition is the condition's: the title still asks how.
+    let mut s = Session::new();
+    s.user("Checking if a string contains only digits in JavaScript");
+    assert_eq!(
+        s.goal(),
+        Some(convstate::conversation::GoalType::QuestionAnswer)
+    );
+}

@@ -126,7 +126,15 @@ impl View<'_> {
                             _ => false,
                         })
                     })
-                    || words(self.text, g.lead.end..sentence.end).any(|w| self.is_predicate(w))
+                    // (A verb inside a condition is the condition's: "Checking if a string
+                    // contains only digits".)
+                    || words(self.text, g.lead.end..sentence.end)
+                        .take_while(|w| {
+                            let t = &self.text[w.clone()];
+                            !CONDITIONS.iter().any(|c| t.eq_ignore_ascii_case(c))
+                                && !t.eq_ignore_ascii_case("whether")
+                        })
+                        .any(|w| self.is_predicate(w))
             };
             // (An -ing form has a stem of three letters at least: "Bring back the old compact
             // view" asks for the work. One before "to" and its purpose is a noun: "Setting to
