@@ -133,6 +133,7 @@ impl Classifier {
         add(&lang.wishes, Meaning::Wish);
         add(&lang.conjunctions, Meaning::Conjunction);
         add(&lang.introducers, Meaning::Introducer);
+        add(&lang.subordinators, Meaning::Subordinate);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {
             for group in &goal.leads {
@@ -216,6 +217,7 @@ impl Classifier {
                             | Meaning::Wish
                             | Meaning::Conjunction
                             | Meaning::Introducer
+                            | Meaning::Subordinate
                     )
                 })
         };

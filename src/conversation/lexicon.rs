@@ -494,6 +494,11 @@ pub struct Language {
     /// that holds one, alone or hyphenated before its noun, asks for that feature
     /// ("Per-tenant rate limits", "custom domains per workspace"). Optional.
     pub feature_scopes: Vec<String>,
+    /// Words that open a clause subordinate to the one before it ("until", "because", "even
+    /// though"): such a clause tells when, why or despite what, and decides a problem report
+    /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets
+    /// OOMKilled" reports the memory). Optional.
+    pub subordinators: Vec<String>,
 }
 
 /// Thresholds of the machine.

@@ -39,6 +39,8 @@ pub(super) enum Meaning {
     Wish,
     Conjunction,
     Introducer,
+    /// Opens a clause subordinate to the one before it (`subordinators`).
+    Subordinate,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 44] = [
+        const KEYS: [&str; 45] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -51,6 +51,7 @@ impl Cx<'_> {
             "means",
             "intensifiers",
             "feature_scopes",
+            "subordinators",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -80,7 +81,8 @@ impl Cx<'_> {
         let means = self.optional_phrases(doc, "means");
         let intensifiers = self.optional_phrases(doc, "intensifiers");
         let feature_scopes = self.optional_phrases(doc, "feature_scopes");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 11]
+        let subordinators = self.optional_phrases(doc, "subordinators");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 12]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -135,6 +137,7 @@ impl Cx<'_> {
             means: means.into_iter().map(|(s, _)| s).collect(),
             intensifiers: intensifiers.into_iter().map(|(s, _)| s).collect(),
             feature_scopes: feature_scopes.into_iter().map(|(s, _)| s).collect(),
+            subordinators: subordinators.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

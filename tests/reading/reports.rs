@@ -353,3 +353,35 @@ fn what_an_export_includes_or_omits_is_its_problem() {
         Some(convstate::conversation::GoalType::QuestionAnswer)
     );
 }
+
+#[test]
+fn a_subordinate_clause_decides_only_when_no_main_clause_reports() {
+    for (text, target, problem) in [
+        // A concession after the report.
+        (
+            "VLOOKUP returns #N/A even though the value is clearly in the other sheet",
+            "VLOOKUP",
+            "returns #N/A",
+        ),
+        // A qualifier after a contrast.
+        (
+            "stripe webhook signature verification fails in prod but not locally",
+            "stripe webhook signature verification",
+            "fails in prod",
+        ),
+        // Until when: the words stay the problem's.
+        (
+            "memory on the worker climbs until it gets OOM killed",
+            "memory on the worker",
+            "climbs until it gets OOM killed",
+        ),
+        // No main clause reports: the reason does.
+        (
+            "I can't log in because the password reset email never arrives",
+            "password reset email",
+            "never arrives",
+        ),
+    ] {
+        reads_task(text, target, problem);
+    }
+}

@@ -8,22 +8,54 @@ impl View<'_> {
     /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
     /// problem predicate ("the submit button is hidden behind the keyboard") or a modal ("the
     /// export should include archived items"). The last clause that holds one decides: a
-    /// detail follows its overview.
+    /// detail follows its overview. A subordinate clause ("until ...", "because ...", "but
+    /// not ...") decides only when no main clause holds one at any strength.
     pub(in crate::conversation) fn evidence(
         &self,
         span: Range<usize>,
         weakest: Strength,
     ) -> Option<GoalLead> {
-        [Strength::Problem, Strength::Predicate, Strength::Suffix]
+        let strengths = [Strength::Problem, Strength::Predicate, Strength::Suffix]
             .into_iter()
-            .filter(|s| *s <= weakest)
-            .find_map(|s| self.evidence_of(span.clone(), s))
+            .filter(|s| *s <= weakest);
+        let mut subordinate = false;
+        strengths
+            .clone()
+            .find_map(|s| self.clauses(span.clone(), s, false, &mut subordinate))
+            .or_else(|| {
+                subordinate
+                    .then(|| {
+                        strengths
+                            .into_iter()
+                            .find_map(|s| self.clauses(span.clone(), s, true, &mut false))
+                    })
+                    .flatten()
+            })
     }
 
+    /// [`View::evidence`] at one strength.
     pub(in crate::conversation) fn evidence_of(
         &self,
         span: Range<usize>,
         strength: Strength,
+    ) -> Option<GoalLead> {
+        let mut subordinate = false;
+        self.clauses(span.clone(), strength, false, &mut subordinate)
+            .or_else(|| {
+                subordinate
+                    .then(|| self.clauses(span, strength, true, &mut false))
+                    .flatten()
+            })
+    }
+
+    /// The clauses of [`View::evidence`] at one strength: the subordinate ones too with
+    /// `all`; `subordinate` tells whether one was left out.
+    fn clauses(
+        &self,
+        span: Range<usize>,
+        strength: Strength,
+        all: bool,
+        subordinate: &mut bool,
     ) -> Option<GoalLead> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
         if self.cls.goals[task].slots.len() < 2 {
@@ -42,6 +74,10 @@ impl View<'_> {
         // Rule 1 for a contrast: a clause after "but" with no subject of its own shares the
         // subject of the clause before it ("the build passes locally but fails on CI").
         let mut shared: Option<Range<usize>> = None;
+        // Whether the clause under way is subordinate to the one before it, and where a
+        // subordinate part inside it starts.
+        let mut under = false;
+        let mut sub_at: Option<usize> = None;
         while at <= span.end {
             let end_here = at == span.end
                 || is_clause_byte(bytes[at])
@@ -52,11 +88,31 @@ impl View<'_> {
                 .peek()
                 .filter(|h| h.start() == at)
                 .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak));
+            // (A subordinator inside the clause: its predicates wait for the second pass,
+            // its words stay the problem's, "keeps climbing until it gets OOM killed".)
+            if !all
+                && sub_at.is_none()
+                && hits.peek().is_some_and(|h| {
+                    h.start() == at
+                        && at > start
+                        && self.meanings(**h).contains(&Meaning::Subordinate)
+                })
+            {
+                sub_at = Some(at);
+            }
             if end_here || break_hit {
                 // The last problem clause decides (a detail follows its overview), but a
                 // request of the thing wins over problems ("the data catalog needs column
                 // lineage, table-level isn't enough").
-                if let Some(g) = self.clause(task, start..at, strength, shared.take()) {
+                let within = sub_at.take().unwrap_or(at);
+                if !all && (under || within < at) {
+                    *subordinate = true;
+                }
+                if under && !all {
+                    shared = None;
+                } else if let Some(g) =
+                    self.clause_within(task, start..at, within, strength, shared.take())
+                {
                     let request = |f: &Option<GoalLead>| {
                         f.as_ref()
                             .is_some_and(|f: &GoalLead| f.rule == Found::Request)
@@ -82,6 +138,19 @@ impl View<'_> {
                 } else {
                     at + 1
                 };
+                // (A clause after a contrast that opens with "not" or "never" qualifies the
+                // problem before it: "fails in prod but not locally".)
+                under = break_hit
+                    && hits.peek().is_some_and(|h| {
+                        let m = self.meanings(**h);
+                        m.contains(&Meaning::Subordinate)
+                            || m.contains(&Meaning::Contrast)
+                                && words(self.text, h.end()..span.end).next().is_some_and(|w| {
+                                    ["not", "never"]
+                                        .iter()
+                                        .any(|n| self.text[w.clone()].eq_ignore_ascii_case(n))
+                                })
+                    });
             }
             while hits.peek().is_some_and(|h| h.start() <= at) {
                 hits.next();
@@ -108,19 +177,8 @@ impl View<'_> {
             .and_then(|g| g.details.first().and_then(|d| d.spans.first().cloned()))
     }
 
-    /// One clause of [`View::evidence`]; `shared` is the subject of the clause before a
-    /// contrast, for a clause that has none.
-    pub(in crate::conversation) fn clause(
-        &self,
-        task: usize,
-        span: Range<usize>,
-        strength: Strength,
-        shared: Option<Range<usize>>,
-    ) -> Option<GoalLead> {
-        self.clause_within(task, span.clone(), span.end, strength, shared)
-    }
-
-    /// [`View::clause`] with its predicate before `within`.
+    /// One clause of [`View::evidence`], its predicate before `within`; `shared` is the
+    /// subject of the clause before a contrast, for a clause that has none.
     fn clause_within(
         &self,
         task: usize,
