@@ -95,6 +95,32 @@ impl View<'_> {
         refers: bool,
     ) -> Option<GoalLead> {
         let cls = self.cls;
+        // "let" alone leads only before whom it lets, a plural ("let dispatchers reassign a
+        // delivery", "let tenants report a repair"), which the lead then covers; "let me
+        // know", "let it run" ask nothing.
+        let lead = if info.change == ChangeMode::Phrase
+            && self.text[lead.start()..lead.end()].eq_ignore_ascii_case("let")
+        {
+            let rest = &self.text[lead.end()..end];
+            let trimmed = rest.trim_start();
+            let len = trimmed
+                .find(|c: char| !(c.is_alphanumeric() || c == '-'))
+                .unwrap_or(trimmed.len());
+            let role = &trimmed[..len];
+            if len == 0
+                || !cls.plural(role)
+                || cls.lower_in(&cls.words.non_subjects, role)
+                || trimmed[len..].trim().is_empty()
+            {
+                return None;
+            }
+            Hit {
+                end: (lead.end() + (rest.len() - trimmed.len()) + len) as u32,
+                ..lead
+            }
+        } else {
+            lead
+        };
         let end = self
             .further(lead.end(), end, info.goal as usize)
             .map_or(end, |f| f.cut);

@@ -111,3 +111,43 @@ fn a_control_named_with_its_purpose_asks_for_it() {
     s.user("Setting up nginx as a reverse proxy on ubuntu");
     assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
 }
+
+#[test]
+fn let_and_any_plural_it_lets_leads_the_request() {
+    for (text, change) in [
+        (
+            "let dispatchers reassign a delivery to a different driver mid-route",
+            "reassign a delivery",
+        ),
+        ("let librarians renew a loan twice", "renew a loan"),
+        (
+            "let admins impersonate a user for debugging",
+            "impersonate a user",
+        ),
+    ] {
+        reads_holding(text, GoalType::TaskExecution, &[("desired_change", change)]);
+    }
+    // Not before a pronoun: nothing is asked of the product.
+    for text in [
+        "let it run overnight",
+        "let me think about it",
+        "let us know",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+    }
+}
+
+#[test]
+fn a_quoted_name_is_part_of_its_thing_and_a_counting_label_names_none() {
+    reads_holding(
+        "change the 'Save' button to green",
+        GoalType::TaskExecution,
+        &[("target", "'Save' button"), ("desired_change", "green")],
+    );
+    let mut s = Session::new();
+    s.user("Two things: rename the 'Inbox' tab to 'Requests' and hide the beta badge");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "'Inbox' tab");
+}

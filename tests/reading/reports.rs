@@ -385,3 +385,22 @@ fn a_subordinate_clause_decides_only_when_no_main_clause_reports() {
         reads_task(text, target, problem);
     }
 }
+
+#[test]
+fn starting_again_and_timing_out_are_problems() {
+    reads_task(
+        "the onboarding tour starts again every time I log in",
+        "onboarding tour",
+        "starts again",
+    );
+    reads_task(
+        "uploads over 100mb time out at exactly 60 seconds",
+        "uploads over 100mb",
+        "time out",
+    );
+    reads_task(
+        "Subtitles drift out of sync after the first 10 minutes",
+        "Subtitles",
+        "drift out of sync",
+    );
+}

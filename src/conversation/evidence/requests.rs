@@ -157,7 +157,10 @@ impl View<'_> {
                     && !named)
                     || (verb && !named)
                     || lead
-                    || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.'))
+                    // (A quoted name is a word of the phrase: "the 'Inbox' tab".)
+                    || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.')
+                        && !(word.starts_with(['\'', '‘', '`'])
+                            && word[1..].starts_with(char::is_alphanumeric)))
             {
                 break;
             }

@@ -214,7 +214,19 @@ impl View<'_> {
                     })
                     .flatten()
                     .filter(|r| !r.is_empty());
+                // (A label that counts what follows names no thing: "Two things: rename the
+                // inbox tab ...", "A few requests:".)
+                let counts = words(self.text, label.clone()).take(2).any(|w| {
+                    let t = &self.text[w];
+                    t.starts_with(|c: char| c.is_ascii_digit())
+                        || [
+                            "one", "two", "three", "four", "five", "few", "couple", "several",
+                        ]
+                        .iter()
+                        .any(|n| t.eq_ignore_ascii_case(n))
+                });
                 if (!task_title || scope.is_some())
+                    && !counts
                     && !label.is_empty()
                     && cls.goals[g.goal].goal_type == GoalType::TaskExecution
                     && !g.details.iter().any(|d| d.slot == 0)
