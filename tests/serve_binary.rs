@@ -113,3 +113,39 @@ async fn the_config_file_and_environment_are_read() {
         .unwrap();
     assert!(status.success());
 }
+
+/// Every flag of `serve` has its row in docs/operations.md (the config file keys and the
+/// variables are held to it by the settings' own test).
+#[test]
+fn every_flag_is_documented() {
+    let out = Command::new(env!("CARGO_BIN_EXE_convstate"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"))
+        .unwrap();
+    let flags: Vec<&str> = help
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let flag = l
+                .split(|c: char| c.is_whitespace() || c == ',' || c == '=')
+                .next()?;
+            (flag.starts_with("--")
+                && flag != "--help"
+                && flag[2..]
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-'))
+            .then_some(flag)
+        })
+        .collect();
+    assert!(flags.len() >= 30, "{help}");
+    for flag in flags {
+        assert!(
+            doc.contains(&format!("`{flag}")),
+            "{flag} is not in docs/operations.md"
+        );
+    }
+}

@@ -3,90 +3,149 @@
 
 use super::*;
 
-/// One source of configuration: every value optional. The config file has this shape.
-#[derive(Clone, Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConfigLayer {
-    pub listen: Option<String>,
-    pub idle_timeout: Option<String>,
-    pub patterns: Option<std::path::PathBuf>,
-    pub store: Option<String>,
-    pub store_batch: Option<u64>,
-    pub store_checkpoint_ms: Option<u64>,
-    pub store_shards: Option<u64>,
-    pub store_max_bytes: Option<u64>,
-    pub retention: Option<String>,
-    pub evict_after: Option<String>,
-    pub max_frame_bytes: Option<u64>,
-    pub rate_limit: Option<u32>,
-    pub rate_burst: Option<u32>,
-    pub allowed_origins: Option<Vec<String>>,
-    pub ping_interval: Option<String>,
-    pub write_timeout: Option<String>,
-    pub send_buffer_bytes: Option<u64>,
-    pub header_timeout: Option<String>,
-    pub shutdown_timeout: Option<String>,
-    pub max_connections: Option<u64>,
-    pub max_connections_per_ip: Option<u64>,
-    pub ip_session_rate: Option<u32>,
-    pub ip_session_burst: Option<u32>,
-    pub exempt_loopback: Option<bool>,
-    pub max_sessions: Option<u64>,
-    pub jwt_secret: Option<Secret>,
-    pub jwt_public_key: Option<std::path::PathBuf>,
-    pub jwt_issuer: Option<String>,
-    pub jwt_audience: Option<String>,
-    pub insecure_no_auth: Option<bool>,
-    pub public_origins: Option<Vec<String>>,
-    pub api_keys_file: Option<std::path::PathBuf>,
-    pub metrics_listen: Option<String>,
-    pub assistant: Option<String>,
-    #[serde(default)]
-    pub llm: LlmLayer,
-    pub redis_prefix: Option<String>,
+/// Declares every setting of a layer once: its key (the field, the config file's key), its
+/// type, its `CONVSTATE_*` variable and how the variable's text is read. From the list come
+/// the [`ConfigLayer`] struct (the config file's shape), [`ENV_VARS`], the reading of the
+/// environment and the merge of two layers. (Flags, defaults and checks are in `serve`'s
+/// arguments and [`ConfigLayer::resolve`]; docs/operations.md has a row per setting, and a test
+/// holds every variable and flag to it.)
+macro_rules! settings {
+    (
+        $( $field:ident : $ty:ty = $env:literal by $parse:ident, )*
+        ; llm { $( $lfield:ident : $lty:ty = $lenv:literal by $lparse:ident, )* }
+    ) => {
+        /// One source of configuration: every value optional. The config file has this shape.
+        #[derive(Clone, Debug, Default, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct ConfigLayer {
+            $( pub $field: Option<$ty>, )*
+            #[serde(default)]
+            pub llm: LlmLayer,
+        }
+
+        /// The environment variables read, with the keys they set.
+        pub const ENV_VARS: &[(&str, &str)] = &[
+            $( ($env, stringify!($field)), )*
+            $( ($lenv, concat!("llm.", stringify!($lfield))), )*
+        ];
+
+        impl ConfigLayer {
+            /// Reads the `CONVSTATE_*` variables from `vars` (the process environment in
+            /// practice); a value that does not read names its variable.
+            pub fn from_env(vars: impl Fn(&str) -> Option<String>) -> Result<ConfigLayer, String> {
+                let mut layer = ConfigLayer::default();
+                $(
+                    if let Some(v) = vars($env) {
+                        layer.$field = Some(env_value::$parse($env, v)?);
+                    }
+                )*
+                $(
+                    if let Some(v) = vars($lenv) {
+                        layer.llm.$lfield = Some(env_value::$lparse($lenv, v)?);
+                    }
+                )*
+                Ok(layer)
+            }
+
+            /// This layer's values over `base`'s.
+            pub fn over(self, base: ConfigLayer) -> ConfigLayer {
+                ConfigLayer {
+                    $( $field: self.$field.or(base.$field), )*
+                    llm: self.llm.over(base.llm),
+                }
+            }
+        }
+    };
 }
 
-/// The environment variables read, with the keys they set.
-pub const ENV_VARS: [(&str, &str); 38] = [
-    ("CONVSTATE_LISTEN", "listen"),
-    ("CONVSTATE_IDLE_TIMEOUT", "idle_timeout"),
-    ("CONVSTATE_PATTERNS", "patterns"),
-    ("CONVSTATE_STORE", "store"),
-    ("CONVSTATE_STORE_BATCH", "store_batch"),
-    ("CONVSTATE_STORE_CHECKPOINT_MS", "store_checkpoint_ms"),
-    ("CONVSTATE_STORE_SHARDS", "store_shards"),
-    ("CONVSTATE_STORE_MAX_BYTES", "store_max_bytes"),
-    ("CONVSTATE_RETENTION", "retention"),
-    ("CONVSTATE_EVICT_AFTER", "evict_after"),
-    ("CONVSTATE_MAX_FRAME_BYTES", "max_frame_bytes"),
-    ("CONVSTATE_RATE_LIMIT", "rate_limit"),
-    ("CONVSTATE_RATE_BURST", "rate_burst"),
-    ("CONVSTATE_ALLOWED_ORIGINS", "allowed_origins"),
-    ("CONVSTATE_PING_INTERVAL", "ping_interval"),
-    ("CONVSTATE_WRITE_TIMEOUT", "write_timeout"),
-    ("CONVSTATE_SEND_BUFFER_BYTES", "send_buffer_bytes"),
-    ("CONVSTATE_HEADER_TIMEOUT", "header_timeout"),
-    ("CONVSTATE_SHUTDOWN_TIMEOUT", "shutdown_timeout"),
-    ("CONVSTATE_MAX_CONNECTIONS", "max_connections"),
-    ("CONVSTATE_MAX_CONNECTIONS_PER_IP", "max_connections_per_ip"),
-    ("CONVSTATE_IP_SESSION_RATE", "ip_session_rate"),
-    ("CONVSTATE_IP_SESSION_BURST", "ip_session_burst"),
-    ("CONVSTATE_EXEMPT_LOOPBACK", "exempt_loopback"),
-    ("CONVSTATE_MAX_SESSIONS", "max_sessions"),
-    ("CONVSTATE_JWT_SECRET", "jwt_secret"),
-    ("CONVSTATE_JWT_PUBLIC_KEY", "jwt_public_key"),
-    ("CONVSTATE_JWT_ISSUER", "jwt_issuer"),
-    ("CONVSTATE_JWT_AUDIENCE", "jwt_audience"),
-    ("CONVSTATE_INSECURE_NO_AUTH", "insecure_no_auth"),
-    ("CONVSTATE_PUBLIC_ORIGINS", "public_origins"),
-    ("CONVSTATE_API_KEYS_FILE", "api_keys_file"),
-    ("CONVSTATE_METRICS_LISTEN", "metrics_listen"),
-    ("CONVSTATE_ASSISTANT", "assistant"),
-    ("CONVSTATE_LLM_URL", "llm.url"),
-    ("CONVSTATE_LLM_MODEL", "llm.model"),
-    ("CONVSTATE_LLM_API_KEY", "llm.api_key"),
-    ("CONVSTATE_REDIS_PREFIX", "redis_prefix"),
-];
+settings! {
+    listen: String = "CONVSTATE_LISTEN" by text,
+    idle_timeout: String = "CONVSTATE_IDLE_TIMEOUT" by text,
+    patterns: std::path::PathBuf = "CONVSTATE_PATTERNS" by path,
+    store: String = "CONVSTATE_STORE" by text,
+    store_batch: u64 = "CONVSTATE_STORE_BATCH" by number,
+    store_checkpoint_ms: u64 = "CONVSTATE_STORE_CHECKPOINT_MS" by number,
+    store_shards: u64 = "CONVSTATE_STORE_SHARDS" by number,
+    store_max_bytes: u64 = "CONVSTATE_STORE_MAX_BYTES" by number,
+    retention: String = "CONVSTATE_RETENTION" by text,
+    evict_after: String = "CONVSTATE_EVICT_AFTER" by text,
+    max_frame_bytes: u64 = "CONVSTATE_MAX_FRAME_BYTES" by number,
+    rate_limit: u32 = "CONVSTATE_RATE_LIMIT" by small,
+    rate_burst: u32 = "CONVSTATE_RATE_BURST" by small,
+    allowed_origins: Vec<String> = "CONVSTATE_ALLOWED_ORIGINS" by list,
+    ping_interval: String = "CONVSTATE_PING_INTERVAL" by text,
+    write_timeout: String = "CONVSTATE_WRITE_TIMEOUT" by text,
+    send_buffer_bytes: u64 = "CONVSTATE_SEND_BUFFER_BYTES" by number,
+    header_timeout: String = "CONVSTATE_HEADER_TIMEOUT" by text,
+    shutdown_timeout: String = "CONVSTATE_SHUTDOWN_TIMEOUT" by text,
+    max_connections: u64 = "CONVSTATE_MAX_CONNECTIONS" by number,
+    max_connections_per_ip: u64 = "CONVSTATE_MAX_CONNECTIONS_PER_IP" by number,
+    ip_session_rate: u32 = "CONVSTATE_IP_SESSION_RATE" by small,
+    ip_session_burst: u32 = "CONVSTATE_IP_SESSION_BURST" by small,
+    exempt_loopback: bool = "CONVSTATE_EXEMPT_LOOPBACK" by boolean,
+    max_sessions: u64 = "CONVSTATE_MAX_SESSIONS" by number,
+    jwt_secret: Secret = "CONVSTATE_JWT_SECRET" by secret,
+    jwt_public_key: std::path::PathBuf = "CONVSTATE_JWT_PUBLIC_KEY" by path,
+    jwt_issuer: String = "CONVSTATE_JWT_ISSUER" by text,
+    jwt_audience: String = "CONVSTATE_JWT_AUDIENCE" by text,
+    insecure_no_auth: bool = "CONVSTATE_INSECURE_NO_AUTH" by boolean,
+    public_origins: Vec<String> = "CONVSTATE_PUBLIC_ORIGINS" by list,
+    api_keys_file: std::path::PathBuf = "CONVSTATE_API_KEYS_FILE" by path,
+    metrics_listen: String = "CONVSTATE_METRICS_LISTEN" by text,
+    assistant: String = "CONVSTATE_ASSISTANT" by text,
+    redis_prefix: String = "CONVSTATE_REDIS_PREFIX" by text,
+    ; llm {
+        url: String = "CONVSTATE_LLM_URL" by text,
+        model: String = "CONVSTATE_LLM_MODEL" by text,
+        api_key: Secret = "CONVSTATE_LLM_API_KEY" by secret,
+    }
+}
+
+/// How a `CONVSTATE_*` variable's text is read: each reader names the variable in its error.
+mod env_value {
+    use super::Secret;
+
+    pub(super) fn text(_: &str, v: String) -> Result<String, String> {
+        Ok(v)
+    }
+
+    pub(super) fn path(_: &str, v: String) -> Result<std::path::PathBuf, String> {
+        Ok(v.into())
+    }
+
+    pub(super) fn secret(_: &str, v: String) -> Result<Secret, String> {
+        Ok(Secret(v))
+    }
+
+    pub(super) fn number(var: &str, v: String) -> Result<u64, String> {
+        v.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("{var}: \"{v}\" is not a whole number"))
+    }
+
+    pub(super) fn small(var: &str, v: String) -> Result<u32, String> {
+        number(var, v.clone())?
+            .try_into()
+            .map_err(|_| format!("{var}: \"{v}\" is too large"))
+    }
+
+    pub(super) fn boolean(var: &str, v: String) -> Result<bool, String> {
+        match v.trim() {
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            other => Err(format!("{var}: \"{other}\" is not true or false")),
+        }
+    }
+
+    /// Comma-separated, blanks dropped.
+    pub(super) fn list(_: &str, v: String) -> Result<Vec<String>, String> {
+        Ok(v.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect())
+    }
+}
 
 /// A TOML syntax error in words a user acts on: a setting without a value, or text without
 /// quotes, say so with the line's own key.
@@ -195,124 +254,6 @@ impl ConfigLayer {
             .map(|(line, m)| format!("{name}:{line}: {m}"))
             .collect::<Vec<_>>()
             .join("\n"))
-    }
-
-    /// Reads the `CONVSTATE_*` variables from `vars` (the process environment in practice).
-    pub fn from_env(vars: impl Fn(&str) -> Option<String>) -> Result<ConfigLayer, String> {
-        let mut layer = ConfigLayer::default();
-        for (var, _) in ENV_VARS {
-            let Some(value) = vars(var) else { continue };
-            let number = |v: &str| {
-                v.trim()
-                    .parse::<u64>()
-                    .map_err(|_| format!("{var}: \"{v}\" is not a whole number"))
-            };
-            let list = |v: &str| -> Vec<String> {
-                v.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(String::from)
-                    .collect()
-            };
-            let boolean = |v: &str| match v.trim() {
-                "1" | "true" | "yes" | "on" => Ok(true),
-                "0" | "false" | "no" | "off" => Ok(false),
-                other => Err(format!("{var}: \"{other}\" is not true or false")),
-            };
-            let small = |v: &str| {
-                number(v)?
-                    .try_into()
-                    .map_err(|_| format!("{var}: \"{v}\" is too large"))
-            };
-            match var {
-                "CONVSTATE_LISTEN" => layer.listen = Some(value),
-                "CONVSTATE_IDLE_TIMEOUT" => layer.idle_timeout = Some(value),
-                "CONVSTATE_PATTERNS" => layer.patterns = Some(value.into()),
-                "CONVSTATE_STORE" => layer.store = Some(value),
-                "CONVSTATE_STORE_BATCH" => layer.store_batch = Some(number(&value)?),
-                "CONVSTATE_STORE_SHARDS" => layer.store_shards = Some(number(&value)?),
-                "CONVSTATE_STORE_CHECKPOINT_MS" => {
-                    layer.store_checkpoint_ms = Some(number(&value)?)
-                }
-                "CONVSTATE_STORE_MAX_BYTES" => layer.store_max_bytes = Some(number(&value)?),
-                "CONVSTATE_RETENTION" => layer.retention = Some(value),
-                "CONVSTATE_EVICT_AFTER" => layer.evict_after = Some(value),
-                "CONVSTATE_MAX_FRAME_BYTES" => layer.max_frame_bytes = Some(number(&value)?),
-                "CONVSTATE_RATE_LIMIT" => layer.rate_limit = Some(small(&value)?),
-                "CONVSTATE_RATE_BURST" => layer.rate_burst = Some(small(&value)?),
-                "CONVSTATE_ALLOWED_ORIGINS" => layer.allowed_origins = Some(list(&value)),
-                "CONVSTATE_PUBLIC_ORIGINS" => layer.public_origins = Some(list(&value)),
-                "CONVSTATE_API_KEYS_FILE" => layer.api_keys_file = Some(value.into()),
-                "CONVSTATE_METRICS_LISTEN" => layer.metrics_listen = Some(value),
-                "CONVSTATE_ASSISTANT" => layer.assistant = Some(value),
-                "CONVSTATE_LLM_URL" => layer.llm.url = Some(value),
-                "CONVSTATE_LLM_MODEL" => layer.llm.model = Some(value),
-                "CONVSTATE_LLM_API_KEY" => layer.llm.api_key = Some(Secret(value)),
-                "CONVSTATE_REDIS_PREFIX" => layer.redis_prefix = Some(value),
-                "CONVSTATE_PING_INTERVAL" => layer.ping_interval = Some(value),
-                "CONVSTATE_WRITE_TIMEOUT" => layer.write_timeout = Some(value),
-                "CONVSTATE_SEND_BUFFER_BYTES" => layer.send_buffer_bytes = Some(number(&value)?),
-                "CONVSTATE_HEADER_TIMEOUT" => layer.header_timeout = Some(value),
-                "CONVSTATE_SHUTDOWN_TIMEOUT" => layer.shutdown_timeout = Some(value),
-                "CONVSTATE_MAX_CONNECTIONS" => layer.max_connections = Some(number(&value)?),
-                "CONVSTATE_MAX_CONNECTIONS_PER_IP" => {
-                    layer.max_connections_per_ip = Some(number(&value)?)
-                }
-                "CONVSTATE_IP_SESSION_RATE" => layer.ip_session_rate = Some(small(&value)?),
-                "CONVSTATE_IP_SESSION_BURST" => layer.ip_session_burst = Some(small(&value)?),
-                "CONVSTATE_EXEMPT_LOOPBACK" => layer.exempt_loopback = Some(boolean(&value)?),
-                "CONVSTATE_INSECURE_NO_AUTH" => layer.insecure_no_auth = Some(boolean(&value)?),
-                "CONVSTATE_MAX_SESSIONS" => layer.max_sessions = Some(number(&value)?),
-                "CONVSTATE_JWT_SECRET" => layer.jwt_secret = Some(Secret(value)),
-                "CONVSTATE_JWT_PUBLIC_KEY" => layer.jwt_public_key = Some(value.into()),
-                "CONVSTATE_JWT_ISSUER" => layer.jwt_issuer = Some(value),
-                "CONVSTATE_JWT_AUDIENCE" => layer.jwt_audience = Some(value),
-                _ => {}
-            }
-        }
-        Ok(layer)
-    }
-
-    /// This layer's values over `base`'s.
-    pub fn over(self, base: ConfigLayer) -> ConfigLayer {
-        ConfigLayer {
-            listen: self.listen.or(base.listen),
-            idle_timeout: self.idle_timeout.or(base.idle_timeout),
-            patterns: self.patterns.or(base.patterns),
-            store: self.store.or(base.store),
-            store_batch: self.store_batch.or(base.store_batch),
-            store_checkpoint_ms: self.store_checkpoint_ms.or(base.store_checkpoint_ms),
-            store_shards: self.store_shards.or(base.store_shards),
-            store_max_bytes: self.store_max_bytes.or(base.store_max_bytes),
-            retention: self.retention.or(base.retention),
-            evict_after: self.evict_after.or(base.evict_after),
-            max_frame_bytes: self.max_frame_bytes.or(base.max_frame_bytes),
-            rate_limit: self.rate_limit.or(base.rate_limit),
-            rate_burst: self.rate_burst.or(base.rate_burst),
-            allowed_origins: self.allowed_origins.or(base.allowed_origins),
-            ping_interval: self.ping_interval.or(base.ping_interval),
-            write_timeout: self.write_timeout.or(base.write_timeout),
-            send_buffer_bytes: self.send_buffer_bytes.or(base.send_buffer_bytes),
-            header_timeout: self.header_timeout.or(base.header_timeout),
-            shutdown_timeout: self.shutdown_timeout.or(base.shutdown_timeout),
-            max_connections: self.max_connections.or(base.max_connections),
-            max_connections_per_ip: self.max_connections_per_ip.or(base.max_connections_per_ip),
-            ip_session_rate: self.ip_session_rate.or(base.ip_session_rate),
-            ip_session_burst: self.ip_session_burst.or(base.ip_session_burst),
-            exempt_loopback: self.exempt_loopback.or(base.exempt_loopback),
-            max_sessions: self.max_sessions.or(base.max_sessions),
-            jwt_secret: self.jwt_secret.or(base.jwt_secret),
-            jwt_public_key: self.jwt_public_key.or(base.jwt_public_key),
-            jwt_issuer: self.jwt_issuer.or(base.jwt_issuer),
-            jwt_audience: self.jwt_audience.or(base.jwt_audience),
-            insecure_no_auth: self.insecure_no_auth.or(base.insecure_no_auth),
-            public_origins: self.public_origins.or(base.public_origins),
-            api_keys_file: self.api_keys_file.or(base.api_keys_file),
-            metrics_listen: self.metrics_listen.or(base.metrics_listen),
-            assistant: self.assistant.or(base.assistant),
-            llm: self.llm.over(base.llm),
-            redis_prefix: self.redis_prefix.or(base.redis_prefix),
-        }
     }
 
     /// The configuration: this layer's values over the defaults, checked.
@@ -481,6 +422,24 @@ impl ConfigLayer {
 #[cfg(test)]
 mod layer_tests {
     use super::*;
+
+    /// Every setting declared in `settings!` has its row in docs/operations.md: the file key
+    /// (an `[llm]` key in the table's llm row) and its variable.
+    #[test]
+    fn every_setting_is_documented() {
+        let doc = include_str!("../../docs/operations.md");
+        for (var, key) in ENV_VARS {
+            assert!(
+                doc.contains(&format!("`{var}`")),
+                "{var} is not in docs/operations.md"
+            );
+            let key = key.strip_prefix("llm.").unwrap_or(key);
+            assert!(
+                doc.contains(&format!("`{key}`")),
+                "{key} is not in docs/operations.md"
+            );
+        }
+    }
 
     #[test]
     fn flags_beat_env_beat_file_beat_defaults() {
