@@ -172,8 +172,11 @@ impl View<'_> {
                 || holds_pronoun(object.clone())))
         .then(|| self.introduced_thing(start))
         .flatten();
+        // (Nor with a topic before it in the sentence that the pronoun refers to: "our helm
+        // chart hardcodes the image tag, can you make it a value".)
         if info.min_words > 0
             && referent.is_none()
+            && !refers
             && (count_words(&self.text[object.clone()]) as u32) < info.min_words
         {
             return None;

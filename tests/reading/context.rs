@@ -52,3 +52,12 @@ fn without_context_it_names_nothing_yet() {
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.slot("target"), "");
 }
+
+#[test]
+fn a_short_result_for_a_topic_before_a_comma_is_asked() {
+    reads_holding(
+        "our helm chart hardcodes the image tag, can you make it a value",
+        GoalType::TaskExecution,
+        &[("target", "helm chart"), ("desired_change", "value")],
+    );
+}

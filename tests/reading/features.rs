@@ -151,3 +151,20 @@ fn a_quoted_name_is_part_of_its_thing_and_a_counting_label_names_none() {
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.slot("target"), "'Inbox' tab");
 }
+
+#[test]
+fn the_result_a_change_is_for_and_a_feature_labelled_lead() {
+    reads_holding(
+        "Could you refactor the payment service so each provider lives in its own module",
+        GoalType::TaskExecution,
+        &[
+            ("target", "payment service"),
+            ("desired_change", "each provider lives in its own module"),
+        ],
+    );
+    reads_holding(
+        "Feature: snooze a task until a chosen date",
+        GoalType::TaskExecution,
+        &[("desired_change", "snooze a task until a chosen date")],
+    );
+}

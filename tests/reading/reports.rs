@@ -404,3 +404,13 @@ fn starting_again_and_timing_out_are_problems() {
         "drift out of sync",
     );
 }
+
+#[test]
+fn a_condition_holds_its_own_verb_first() {
+    reads_task(
+        "when the wifi drops the sync queue loses everything it had",
+        "sync queue",
+        "loses everything",
+    );
+    reads_task("when I click save the app crashes", "app", "crashes");
+}

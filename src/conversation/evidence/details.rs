@@ -278,6 +278,10 @@ impl View<'_> {
                             } else if let Some((_, particle)) = particle {
                                 // "turn the notifications for the team channel off".
                                 out.push(detail(1, particle));
+                            } else if let Some(aim) = self.so_that(np.end..comma) {
+                                // "refactor the payment service so each provider lives in
+                                // its own module": the result the work is for.
+                                out.push(detail(1, aim));
                             }
                         } else if let Some((thing, particle)) = self.particle(raw..comma) {
                             // "turn dark mode off", "turn the volume all the way down".
@@ -587,5 +591,31 @@ impl View<'_> {
             _ => {}
         }
         out
+    }
+}
+
+impl View<'_> {
+    /// The result a change is made for, right after its thing: "so" or "so that" and a clause
+    /// of two words at least ("... so each provider lives in its own module").
+    fn so_that(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let mut ws = words(self.text, span.clone());
+        let so = ws.next()?;
+        if !self.text[so.clone()].eq_ignore_ascii_case("so")
+            || !self.text[span.start..so.start].trim().is_empty()
+        {
+            return None;
+        }
+        let mut from = so.end;
+        if let Some(that) = ws.next()
+            && self.text[that.clone()].eq_ignore_ascii_case("that")
+        {
+            from = that.end;
+        }
+        let aim = self.cls.clean(
+            self.text,
+            skip_soft(self.text, from).min(span.end)..span.end,
+            false,
+        );
+        (count_words(&self.text[aim.clone()]) >= 2).then_some(aim)
     }
 }

@@ -210,9 +210,20 @@ impl View<'_> {
                 from -= 1;
             }
         }
-        for (h, modal) in self.predicates(from..span.end, strength) {
+        // (A clause that opens with a condition holds the condition's verb first: a later
+        // predicate is the main clause's, "when the wifi drops the sync queue loses everything".)
+        let conditioned = words(self.text, start..span.end).next().is_some_and(|w| {
+            ["when", "whenever", "if", "once", "after", "before", "while"]
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        });
+        let predicates = self.predicates(from..span.end, strength);
+        for (k, (h, modal)) in predicates.iter().cloned().enumerate() {
             if h.start >= within {
                 break;
+            }
+            if conditioned && predicates.get(k + 1).is_some_and(|(n, _)| n.start < within) {
+                continue;
             }
             // A subject is a few words: one that starts further back is none (and the work
             // per predicate stays bounded).

@@ -199,6 +199,19 @@ impl View<'_> {
                     return Some(e);
                 }
                 g.rule = Found::Title;
+                // (After a label naming a feature, a lead that is its own change asks for the
+                // feature with its object: "Feature: snooze a task until a chosen date".)
+                let feature_label = self.text[start..label_end]
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|w| cls.lower_in(&cls.words.feature_titles, w));
+                if feature_label
+                    && let Some(d) = g.details.iter_mut().find(|d| d.slot == 1)
+                    && d.spans.len() == 1
+                    && d.spans[0] == g.lead
+                    && g.description.end > g.lead.end
+                {
+                    d.spans[0] = g.lead.start..g.description.end;
+                }
                 // A label naming a thing is the task's target when the request names none
                 // ("dashboard: add a date range picker").
                 let label = cls.clean(self.text, start..label_end, true);
