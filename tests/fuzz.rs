@@ -173,10 +173,14 @@ fn messages() {
         2 => prop::sample::select(vec![" ", ", ", ". ", "! ", "? ", "\n", " and ", " but ", " not "])
             .prop_map(str::to_string),
         // (Separators of several bytes and marks the reader skips: "Bug — ...", "-: ".)
-        1 => prop::sample::select(vec![" — ", " – ", "-: ", " plus ", "[x]", ": 9 "])
+        // (And the words of round 11's rules around multibyte words: "let ユーザーs ...".)
+        1 => prop::sample::select(vec![
+            " — ", " – ", "-: ", " plus ", "[x]", ": 9 ", "let ユーザーs ", " per-", " via ",
+            " until ", " even though ", "2 things: ", "'",
+        ])
             .prop_map(str::to_string),
         1 => any::<char>().prop_map(|c| c.to_string()),
-        1 => prop::sample::select(vec!["’", "é", "🙂", "\u{301}", "\u{202e}", "\u{0}", "İ", "ß"])
+        1 => prop::sample::select(vec!["’", "‘", "é", "🙂", "\u{301}", "\u{202e}", "\u{0}", "İ", "ß"])
             .prop_map(str::to_string),
     ];
     let sentence = prop::collection::vec(piece, 0..40).prop_map(|p| p.concat());

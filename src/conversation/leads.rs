@@ -107,10 +107,18 @@ impl View<'_> {
                 .find(|c: char| !(c.is_alphanumeric() || c == '-'))
                 .unwrap_or(trimmed.len());
             let role = &trimmed[..len];
+            // (Whom it lets does something with an object: "let others know", "let kids be
+            // kids" ask nothing of the product.)
+            let mut after = trimmed[len..].split_whitespace();
+            let verb = after.next().unwrap_or("");
             if len == 0
+                || !role.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
                 || !cls.plural(role)
                 || cls.lower_in(&cls.words.non_subjects, role)
-                || trimmed[len..].trim().is_empty()
+                || after.next().is_none()
+                || ["be", "know", "decide", "others"]
+                    .iter()
+                    .any(|v| verb.eq_ignore_ascii_case(v) || role.eq_ignore_ascii_case(v))
             {
                 return None;
             }

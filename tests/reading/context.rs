@@ -61,3 +61,16 @@ fn a_short_result_for_a_topic_before_a_comma_is_asked() {
         &[("target", "helm chart"), ("desired_change", "value")],
     );
 }
+
+#[test]
+fn the_thing_a_context_gives_is_the_one_it_names_last() {
+    for (text, target) in [
+        ("The client emailed me a PDF. Convert it to Word", "PDF"),
+        (
+            "My manager sent me a spreadsheet. Can you turn it into a chart",
+            "spreadsheet",
+        ),
+    ] {
+        reads_holding(text, GoalType::TaskExecution, &[("target", target)]);
+    }
+}

@@ -168,3 +168,32 @@ fn the_result_a_change_is_for_and_a_feature_labelled_lead() {
         &[("desired_change", "snooze a task until a chosen date")],
     );
 }
+
+#[test]
+fn means_scopes_lets_and_counts_name_no_feature_where_they_mean_something_else() {
+    for text in [
+        // A participle or a time with "through" or "via".
+        "Installed through Homebrew",
+        "Sunday through Thursday",
+        // "per" as "according to", and rates.
+        "Per my last email",
+        "As per the docs",
+        "Once per day",
+        // "let" before someone who does nothing with an object.
+        "Please let others know",
+        "Let kids be kids",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+    }
+    // A plural in another script does not stretch the lead (nor panic).
+    let mut s = Session::new();
+    s.user("let ユーザーs export their invoices");
+    // A number before a singular names a thing, not a count.
+    reads_holding(
+        "404 page: add a search box",
+        GoalType::TaskExecution,
+        &[("target", "404 page")],
+    );
+}

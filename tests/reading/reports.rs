@@ -310,8 +310,14 @@ fn it_after_a_condition_is_the_thing_the_condition_named() {
         ("when I drag a card it doesn't move", "card", "doesn't move"),
         (
             "when i paste a url into the chat it doesn't turn into a link",
-            "chat",
+            "url",
             "doesn't turn into a link",
+        ),
+        // (The first thing the condition names, not a place after it.)
+        (
+            "when I drag a file onto the window it crashes",
+            "file",
+            "crashes",
         ),
         ("if you resize the window it flickers", "window", "flickers"),
         (
@@ -413,4 +419,13 @@ fn a_condition_holds_its_own_verb_first() {
         "loses everything",
     );
     reads_task("when I click save the app crashes", "app", "crashes");
+}
+
+#[test]
+fn a_subordinate_clause_read_on_its_own_has_its_own_subject() {
+    reads_task(
+        "The tests pass until the database container restarts, then they all fail",
+        "database container",
+        "restarts",
+    );
 }

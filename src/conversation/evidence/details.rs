@@ -521,8 +521,9 @@ impl View<'_> {
                         // (A lead that ends in "to" reports who wants it: "users want to
                         // export their data" asks to export their data.)
                         let lead_text = self.text[lead.clone()].trim_end();
-                        let from = if lead_text.len() > 3
-                            && lead_text[lead_text.len() - 3..].eq_ignore_ascii_case(" to")
+                        let from = if lead_text
+                            .get(lead_text.len().saturating_sub(3)..)
+                            .is_some_and(|t| t.eq_ignore_ascii_case(" to"))
                         {
                             raw
                         } else {

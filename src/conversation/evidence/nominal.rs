@@ -191,10 +191,26 @@ impl View<'_> {
                 &cls.words.feature_heads,
                 &self.text[ws[ws.len() - 1].clone()],
             );
-        // (A number before it is a rate, no feature: "3 per page".)
+        // (A number or a count before it is a rate, no feature: "3 per page", "once per day",
+        // "ten bucks per user"; before a determiner it means "according to": "per my last
+        // email", "as per the docs".)
         let scope = (2..=5).contains(&ws.len())
-            && ws.iter().any(scoped)
-            && !self.text[first.clone()].starts_with(|c: char| c.is_ascii_digit() || c == '$');
+            && ws.iter().enumerate().any(|(i, w)| {
+                scoped(w)
+                    && !ws.get(i + 1).is_some_and(|n| {
+                        cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                    })
+                    && !ws[..i].iter().any(|b| {
+                        let t = word(b);
+                        t == "as"
+                            || t.starts_with(|c: char| c.is_ascii_digit() || c == '$')
+                            || [
+                                "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                "nine", "ten", "once", "twice", "a", "an",
+                            ]
+                            .contains(&t.as_str())
+                    })
+            });
         if (named || scope)
             && !signalled
             && !PLACES.contains(&word(&first).as_str())
@@ -413,6 +429,14 @@ impl View<'_> {
             && m + 1 < ws.len()
             && !cls.lower_in(&cls.words.determiners, &self.text[first.clone()])
             && no_verb(&ws)
+            // (A participle tells what was done, a time or a number when or which: "Installed
+            // through Homebrew", "Sunday through Thursday", "Customers using Android 12".)
+            && !ws.iter().any(|w| {
+                let t = word(w);
+                (t.len() >= 5 && t.ends_with("ed"))
+                    || cls.lower_in(&cls.words.times, &t)
+                    || t.starts_with(|c: char| c.is_ascii_digit())
+            })
             && !ws[..m]
                 .iter()
                 .any(|w| self.at(w.start, |m| m == Meaning::Problem).is_some())

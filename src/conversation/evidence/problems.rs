@@ -84,18 +84,34 @@ impl View<'_> {
                     && (bytes[at] != b'.'
                         || at + 1 >= bytes.len()
                         || bytes[at + 1].is_ascii_whitespace());
+            // (Every hit that starts here: "even when" beside "when".)
+            let starts_here = hits.peek().is_some_and(|h| h.start() == at);
+            let subordinator_here = starts_here && {
+                let k = self.hits.partition_point(|h| h.start() < at);
+                self.hits[k..]
+                    .iter()
+                    .take_while(|h| h.start() == at)
+                    .any(|h| self.meanings(*h).contains(&Meaning::Subordinate))
+            };
+            // (In the pass that reads subordinate clauses, a subordinator ends a clause too:
+            // no subject runs across it, "the tests pass until the database container
+            // restarts".)
             let break_hit = hits
                 .peek()
                 .filter(|h| h.start() == at)
-                .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak));
+                .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak))
+                || all && subordinator_here;
             // (A subordinator inside the clause: its predicates wait for the second pass,
             // its words stay the problem's, "keeps climbing until it gets OOM killed".)
+            // (Not one that opens the clause, an intensifier aside: "ever since yesterday my
+            // phone drains battery" is an opening context.)
             if !all
                 && sub_at.is_none()
-                && hits.peek().is_some_and(|h| {
-                    h.start() == at
-                        && at > start
-                        && self.meanings(**h).contains(&Meaning::Subordinate)
+                && subordinator_here
+                && words(self.text, start..at).any(|w| {
+                    !["ever", "right", "just", "even", "only"]
+                        .iter()
+                        .any(|i| self.text[w.clone()].eq_ignore_ascii_case(i))
                 })
             {
                 sub_at = Some(at);
@@ -141,16 +157,16 @@ impl View<'_> {
                 // (A clause after a contrast that opens with "not" or "never" qualifies the
                 // problem before it: "fails in prod but not locally".)
                 under = break_hit
-                    && hits.peek().is_some_and(|h| {
-                        let m = self.meanings(**h);
-                        m.contains(&Meaning::Subordinate)
-                            || m.contains(&Meaning::Contrast)
+                    && (subordinator_here
+                        || hits.peek().is_some_and(|h| {
+                            let m = self.meanings(**h);
+                            m.contains(&Meaning::Contrast)
                                 && words(self.text, h.end()..span.end).next().is_some_and(|w| {
                                     ["not", "never"]
                                         .iter()
                                         .any(|n| self.text[w.clone()].eq_ignore_ascii_case(n))
                                 })
-                    });
+                        }));
             }
             while hits.peek().is_some_and(|h| h.start() <= at) {
                 hits.next();
@@ -280,19 +296,27 @@ impl View<'_> {
                         .iter()
                         .any(|i| self.text[subject[0].clone()].eq_ignore_ascii_case(i))
                     && opener(&subject[1]);
+            // (The main clause's "it" or "they" after the context is the first thing the
+            // context named, not a place after it: "when I drag a file onto the window it
+            // crashes" is about the file.)
+            let named_first = (context
+                && subject.len() >= 3
+                && subject.last().is_some_and(|w| {
+                    ["it", "they"]
+                        .iter()
+                        .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                }))
+            .then(|| {
+                let pronoun = subject.last()?.start;
+                let d = subject.iter().position(is_det)?;
+                self.thing(subject[d].start..pronoun, true)
+            })
+            .flatten();
             if context {
                 if let Some(d) = subject.iter().rposition(is_det) {
                     subject.drain(..=d);
                 }
-                // (The main clause's "it" or "they" after the context is the thing the
-                // context named: "when I drag a card it doesn't move".)
-                if subject.len() >= 2
-                    && subject.last().is_some_and(|w| {
-                        ["it", "they"]
-                            .iter()
-                            .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
-                    })
-                {
+                if named_first.is_some() && subject.len() >= 2 {
                     subject.pop();
                 }
             } else {
@@ -482,7 +506,10 @@ impl View<'_> {
             {
                 continue;
             }
-            let mut target = referent.clone().unwrap_or(head.start..last.end);
+            let mut target = referent
+                .clone()
+                .or(named_first.clone())
+                .unwrap_or(head.start..last.end);
             // A kind of problem named by a noun after the one word that says which, then its
             // place ("Timezone bug in recurring events", "Rounding issue with VAT on
             // invoices"): the thing after the place word is the target, the word and the noun
@@ -669,6 +696,8 @@ impl View<'_> {
             return None;
         }
         let cls = self.cls;
+        // (The last of its first four things: the object it gives or has, not who did it,
+        // "the client emailed me a PDF. Convert it to Word".)
         words(self.text, before.clone())
             .filter(|w| {
                 ["a", "an", "the", "our", "my"]
@@ -676,7 +705,8 @@ impl View<'_> {
                     .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
             })
             .take(4)
-            .find_map(|w| self.thing(w.start..before.end, true))
+            .filter_map(|w| self.thing(w.start..before.end, true))
             .filter(|t| !cls.lower_in(&cls.words.non_subjects, &self.text[t.clone()]))
+            .last()
     }
 }

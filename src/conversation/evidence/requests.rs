@@ -159,8 +159,9 @@ impl View<'_> {
                     || lead
                     // (A quoted name is a word of the phrase: "the 'Inbox' tab".)
                     || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.')
-                        && !(word.starts_with(['\'', '‘', '`'])
-                            && word[1..].starts_with(char::is_alphanumeric)))
+                        && !word
+                            .strip_prefix(['\'', '‘', '`'])
+                            .is_some_and(|w| w.starts_with(char::is_alphanumeric)))
             {
                 break;
             }

@@ -229,14 +229,20 @@ impl View<'_> {
                     .filter(|r| !r.is_empty());
                 // (A label that counts what follows names no thing: "Two things: rename the
                 // inbox tab ...", "A few requests:".)
-                let counts = words(self.text, label.clone()).take(2).any(|w| {
-                    let t = &self.text[w];
-                    t.starts_with(|c: char| c.is_ascii_digit())
-                        || [
-                            "one", "two", "three", "four", "five", "few", "couple", "several",
-                        ]
-                        .iter()
-                        .any(|n| t.eq_ignore_ascii_case(n))
+                // ("404 page:" and "3D viewer:" name things: a number counts before a plural.)
+                let label_words: SmallVec<[Range<usize>; 4]> =
+                    words(self.text, label.clone()).take(3).collect();
+                let counts = label_words.iter().take(2).enumerate().any(|(i, w)| {
+                    let t = &self.text[w.clone()];
+                    [
+                        "one", "two", "three", "four", "five", "few", "couple", "several",
+                    ]
+                    .iter()
+                    .any(|n| t.eq_ignore_ascii_case(n))
+                        || t.bytes().all(|b| b.is_ascii_digit())
+                            && label_words
+                                .get(i + 1)
+                                .is_some_and(|n| cls.plural(&self.text[n.clone()]))
                 });
                 if (!task_title || scope.is_some())
                     && !counts
