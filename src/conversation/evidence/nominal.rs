@@ -421,8 +421,9 @@ impl View<'_> {
         // names a means only before the alternative it replaces ("Sign in with a passkey
         // instead of SMS codes"); otherwise it tells what the feature has ("recurring tasks
         // with custom intervals").
+        let is = |w: &Range<usize>, t: &str| self.text[w.clone()].eq_ignore_ascii_case(t);
         let with_means =
-            |i: usize| word(&ws[i]) == "with" && ws[i + 1..].iter().any(|w| word(w) == "instead");
+            |i: usize| is(&ws[i], "with") && ws[i + 1..].iter().any(|w| is(w, "instead"));
         if let Some(m) = ws.iter().enumerate().position(|(i, w)| {
             cls.lower_in(&cls.words.means, &self.text[w.clone()]) || with_means(i)
         }) && (1..=5).contains(&m)

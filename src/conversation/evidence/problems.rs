@@ -228,12 +228,13 @@ impl View<'_> {
         }
         // (A clause that opens with a condition holds the condition's verb first: a later
         // predicate is the main clause's, "when the wifi drops the sync queue loses everything".)
-        let conditioned = words(self.text, start..span.end).next().is_some_and(|w| {
-            ["when", "whenever", "if", "once", "after", "before", "while"]
-                .iter()
-                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
-        });
         let predicates = self.predicates(from..span.end, strength);
+        let conditioned = predicates.len() > 1
+            && words(self.text, start..span.end).next().is_some_and(|w| {
+                ["when", "whenever", "if", "once", "after", "before", "while"]
+                    .iter()
+                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+            });
         for (k, (h, modal)) in predicates.iter().cloned().enumerate() {
             if h.start >= within {
                 break;
