@@ -171,21 +171,24 @@ impl View<'_> {
                 .find(|w| !w.is_empty())
                 .is_some_and(|w| w.eq_ignore_ascii_case("it") || w.eq_ignore_ascii_case("them"))
         };
-        let referent = (!self.active
-            && cls.goals[info.goal as usize].goal_type
-                == crate::conversation::GoalType::TaskExecution
-            && (self.text[lead.start()..lead.end()]
-                .split_whitespace()
-                .any(|w| w.eq_ignore_ascii_case("it") || w.eq_ignore_ascii_case("them"))
-                || holds_pronoun(object.clone())))
-        .then(|| self.introduced_thing(start))
-        .flatten();
+        // (Looked for only where it is needed: most leads hold no pronoun.)
+        let referent = || {
+            (!self.active
+                && cls.goals[info.goal as usize].goal_type
+                    == crate::conversation::GoalType::TaskExecution
+                && (holds_pronoun(object.clone())
+                    || self.text[lead.start()..lead.end()]
+                        .split_whitespace()
+                        .any(|w| w.eq_ignore_ascii_case("it") || w.eq_ignore_ascii_case("them"))))
+            .then(|| self.introduced_thing(start))
+            .flatten()
+        };
         // (Nor with a topic before it in the sentence that the pronoun refers to: "our helm
         // chart hardcodes the image tag, can you make it a value".)
         if info.min_words > 0
-            && referent.is_none()
-            && !refers
             && (count_words(&self.text[object.clone()]) as u32) < info.min_words
+            && !refers
+            && referent().is_none()
         {
             return None;
         }
@@ -270,8 +273,8 @@ impl View<'_> {
                     && cls.starts_with_any(&cls.pronouns, &self.text[d.spans[0].clone()]))
             });
         }
-        if let Some(t) = referent
-            && !details.iter().any(|d| d.slot == 0)
+        if !details.iter().any(|d| d.slot == 0)
+            && let Some(t) = referent()
         {
             details.insert(
                 0,

@@ -424,7 +424,8 @@ impl View<'_> {
         let is = |w: &Range<usize>, t: &str| self.text[w.clone()].eq_ignore_ascii_case(t);
         let with_means =
             |i: usize| is(&ws[i], "with") && ws[i + 1..].iter().any(|w| is(w, "instead"));
-        if let Some(m) = ws.iter().enumerate().position(|(i, w)| {
+        // (Among the first six words, where the feature's name ends.)
+        if let Some(m) = ws.iter().take(6).enumerate().position(|(i, w)| {
             cls.lower_in(&cls.words.means, &self.text[w.clone()]) || with_means(i)
         }) && (1..=5).contains(&m)
             && m + 1 < ws.len()

@@ -86,13 +86,11 @@ impl View<'_> {
                         || bytes[at + 1].is_ascii_whitespace());
             // (Every hit that starts here: "even when" beside "when".)
             let starts_here = hits.peek().is_some_and(|h| h.start() == at);
-            let subordinator_here = starts_here && {
-                let k = self.hits.partition_point(|h| h.start() < at);
-                self.hits[k..]
-                    .iter()
+            let subordinator_here = starts_here
+                && hits
+                    .clone()
                     .take_while(|h| h.start() == at)
-                    .any(|h| self.meanings(*h).contains(&Meaning::Subordinate))
-            };
+                    .any(|h| self.meanings(*h).contains(&Meaning::Subordinate));
             // (In the pass that reads subordinate clauses, a subordinator ends a clause too:
             // no subject runs across it, "the tests pass until the database container
             // restarts".)
