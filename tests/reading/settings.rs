@@ -40,6 +40,8 @@ fn a_guess_or_the_defaults_accepted_waive_the_asked_slot() {
         "I don't have any requirements",
         "eh, make something up",
         "I'll let you figure out what goes in it",
+        "go wild with it",
+        "get creative, I trust you",
     ] {
         let mut s = Session::new();
         s.user("write me a toast for my sister's wedding");

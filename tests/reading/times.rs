@@ -55,3 +55,31 @@ fn an_event_or_a_date_asked_about_stays_a_thing() {
         s.slot("target")
     );
 }
+
+#[test]
+fn a_bound_after_a_preposition_is_no_thing() {
+    for (text, change) in [
+        (
+            "Option to pause a subscription for up to three months",
+            "pause a subscription",
+        ),
+        (
+            "option to keep deleted files for at least a week",
+            "keep deleted files",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        let target = s.slot("target");
+        assert!(
+            !["up", "at", "least"].contains(&target.as_str()),
+            "{text}: target {target}"
+        );
+        assert!(
+            s.slot("desired_change").contains(change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}

@@ -538,6 +538,16 @@ impl View<'_> {
         // (A number after it is a quantity, not a thing: "for 30 days"; a lone gerund after
         // "for" a purpose: "for debugging".)
         let prep = &self.text[ws[p].clone()];
+        // (Nor is a bound of one: "for up to three months", "for at least a week".)
+        let is = |k: usize, t: &str| {
+            ws.get(k)
+                .is_some_and(|w| self.text[w.clone()].eq_ignore_ascii_case(t))
+        };
+        if is(p + 1, "up") && is(p + 2, "to")
+            || is(p + 1, "at") && (is(p + 2, "least") || is(p + 2, "most"))
+        {
+            return None;
+        }
         self.thing(ws.get(p + 1)?.start..span.end, false)
             .filter(|t| !self.text[t.clone()].starts_with(|c: char| c.is_ascii_digit()))
             .filter(|t| !purpose_gerund(prep, &self.text[t.clone()]))
