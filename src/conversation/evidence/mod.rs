@@ -11,7 +11,8 @@
 //! - [`errors`]: pasted errors and errors told in the user's words (rule 1);
 //! - [`requests`]: what a request states by its structure (rules 2, 3, 4, 6 and 10);
 //! - [`nominal`]: requests with no verb, settings by a label or side by side (rules 2 and 3);
-//!   [`wished`]: a phrase that a wish closes (rule 2); [`durations`]: how long a thing takes
+//!   [`wished`]: a phrase that a wish closes (rule 2); [`purpose`]: a feature named with its
+//!   purpose (rule 2); [`durations`]: how long a thing takes
 //!   (rule 1);
 //! - [`imperative`]: a plain verb of the vocabulary no lead group holds (rule 2);
 //! - [`things`]: what a phrase names (a problem, a thing a request may target, what happens
@@ -398,6 +399,7 @@ mod pastes;
 mod predicates;
 mod problem_titles;
 mod problems;
+mod purpose;
 mod question_titles;
 mod requests;
 mod results;

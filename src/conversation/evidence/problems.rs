@@ -672,40 +672,4 @@ impl View<'_> {
         }
         None
     }
-
-    /// The thing the sentence before `at` introduces with a determiner ("so we have a kafka
-    /// consumer in java": "kafka consumer"), for a pronoun that refers back to it. Found from
-    /// the sentence ends by a binary search, in at most the sentence's first `MAX_CONTEXT`
-    /// bytes: a message of many such pronouns stays linear.
-    pub(in crate::conversation) fn introduced_thing(&self, at: usize) -> Option<Range<usize>> {
-        const MAX_CONTEXT: usize = 400;
-        let ends = &self.sentence_ends;
-        let k = ends.partition_point(|e| (*e as usize) < at);
-        let end = *ends.get(k.checked_sub(1)?)? as usize;
-        let start = k
-            .checked_sub(2)
-            .and_then(|i| ends.get(i))
-            .map_or(0, |e| *e as usize + 1);
-        let mut stop = end.min(start + MAX_CONTEXT);
-        while !self.text.is_char_boundary(stop) {
-            stop -= 1;
-        }
-        let before = start..stop;
-        if self.text[before.clone()].trim().is_empty() {
-            return None;
-        }
-        let cls = self.cls;
-        // (The last of its first four things: the object it gives or has, not who did it,
-        // "the client emailed me a PDF. Convert it to Word".)
-        words(self.text, before.clone())
-            .filter(|w| {
-                ["a", "an", "the", "our", "my"]
-                    .iter()
-                    .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
-            })
-            .take(4)
-            .filter_map(|w| self.thing(w.start..before.end, true))
-            .filter(|t| !cls.lower_in(&cls.words.non_subjects, &self.text[t.clone()]))
-            .last()
-    }
 }
