@@ -125,6 +125,9 @@ pub struct GoalDef {
 pub struct Pattern {
     any: Regex,
     ascii: Option<regex::bytes::Regex>,
+    /// The `value` group by two anchored runs of the fast engine, beside the ASCII twin (see
+    /// [`super::split`]).
+    split: Option<super::split::Split>,
 }
 
 /// Where a pattern matched, or its `value` group.
@@ -159,7 +162,10 @@ impl<'t> Haystack<'t> {
     }
 }
 
-/// Several patterns matched in one pass: which of them match a text (at most 64).
+/// Several patterns matched in one pass: whether any of them matches a text. (Most messages
+/// match none of a slot's extractors, and one search that stops at the first match, or finds
+/// none, costs less than a search per pattern; telling which ones match costs more than trying
+/// them in order, each with its own search, once one does.)
 #[derive(Clone, Debug)]
 pub struct PatternSet {
     any: regex::RegexSet,
@@ -167,10 +173,10 @@ pub struct PatternSet {
 }
 
 impl PatternSet {
-    /// The set of `patterns` (case-insensitive, as each was compiled); `None` past 64
-    /// patterns or when the set does not compile within `size_limit`.
+    /// The set of `patterns` (case-insensitive, as each was compiled); `None` when there are
+    /// none or the set does not compile within `size_limit`.
     pub fn new(patterns: &[&Pattern], size_limit: usize) -> Option<PatternSet> {
-        if patterns.is_empty() || patterns.len() > 64 {
+        if patterns.is_empty() {
             return None;
         }
         let sources: Vec<&str> = patterns.iter().map(|p| p.as_str()).collect();
@@ -194,16 +200,11 @@ impl PatternSet {
         Some(PatternSet { any, ascii })
     }
 
-    /// One bit per pattern that matches somewhere in the text.
-    pub fn matches(&self, hay: Haystack<'_>) -> u64 {
-        // (Most messages match none of a slot's extractors: a search that stops at the first
-        // match, or finds none, costs less than one that tells every pattern that matches.)
-        let bits = |it: &mut dyn Iterator<Item = usize>| it.fold(0u64, |m, i| m | (1 << i));
+    /// Whether any pattern matches somewhere in the text.
+    pub fn is_match(&self, hay: Haystack<'_>) -> bool {
         match self.ascii.as_ref().filter(|_| hay.ascii) {
-            Some(set) if !set.is_match(hay.text.as_bytes()) => 0,
-            Some(set) => bits(&mut set.matches(hay.text.as_bytes()).into_iter()),
-            None if !self.any.is_match(hay.text) => 0,
-            None => bits(&mut self.any.matches(hay.text).into_iter()),
+            Some(set) => set.is_match(hay.text.as_bytes()),
+            None => self.any.is_match(hay.text),
         }
     }
 }
@@ -225,7 +226,11 @@ impl Pattern {
                     .ok()
             })
             .flatten();
-        Ok(Pattern { any, ascii })
+        let split = ascii
+            .as_ref()
+            .filter(|_| any.capture_names().any(|n| n == Some("value")))
+            .and_then(|_| super::split::Split::new(source, "value", size_limit));
+        Ok(Pattern { any, ascii, split })
     }
 
     /// The ASCII twin, when there is one and the text is ASCII.
@@ -252,10 +257,10 @@ impl Pattern {
         }
     }
 
-    /// The first `group` of the matches for which `take` gives something. (A capture search
-    /// finds the match's bounds by the fast engine first, then resolves the groups within them:
-    /// a `find` before it would only find the same bounds twice. Callers run it where a set
-    /// said the pattern matches.)
+    /// The first `group` of the matches for which `take` gives something. On ASCII text the
+    /// group is found by the split when the pattern has one (`split.rs`), else by a capture
+    /// search (which finds the match's bounds by the fast engine first, then resolves the
+    /// groups within them).
     pub fn find_map_group<T>(
         &self,
         hay: Haystack<'_>,
@@ -273,13 +278,26 @@ impl Pattern {
         };
         match self.twin(hay) {
             Some(re) => {
+                let bytes = text.as_bytes();
+                let split = self.split.as_ref().filter(|s| s.group_name() == group);
+                // The match at or after `at` and its group: by the split when it can tell.
+                let found = |at: usize| -> Option<(Span, Option<Span>)> {
+                    if let Some(split) = split {
+                        let whole = re.find_at(bytes, at)?.range();
+                        if let Some(g) = split.group(bytes, whole.clone()) {
+                            return Some((whole, Some(g)));
+                        }
+                    }
+                    let c = re.captures_at(bytes, at)?;
+                    Some((c.get(0)?.range(), c.name(group).map(|m| m.range())))
+                };
                 let mut at = 0;
                 while at <= text.len() {
-                    let c = re.captures_at(text.as_bytes(), at)?;
-                    if let Some(v) = c.name(group).and_then(|m| take(m.range())) {
+                    let (whole, value) = found(at)?;
+                    if let Some(v) = value.and_then(&mut take) {
                         return Some(v);
                     }
-                    at = next(c.get(0)?.range());
+                    at = next(whole);
                 }
                 None
             }
@@ -299,6 +317,12 @@ impl Pattern {
 
     pub fn has_group(&self, group: &str) -> bool {
         self.any.capture_names().any(|n| n == Some(group))
+    }
+
+    /// Whether its `value` group is found without a capture search on ASCII text.
+    #[cfg(test)]
+    pub(crate) fn has_split(&self) -> bool {
+        self.split.is_some()
     }
 
     pub fn as_str(&self) -> &str {
@@ -325,6 +349,31 @@ impl Pattern {
                 .collect()
         });
         (any, ascii)
+    }
+
+    /// On ASCII text, the matches whose `value` group the split found, and where it found
+    /// another group than the capture search does (for the test that it never does).
+    #[cfg(test)]
+    pub(crate) fn split_against_captures(&self, text: &str) -> (usize, Option<String>) {
+        let (Some(re), Some(split)) = (&self.ascii, &self.split) else {
+            return (0, None);
+        };
+        let mut found = 0;
+        for c in re.captures_iter(text.as_bytes()) {
+            let whole = c.get(0).unwrap().range();
+            if let Some(group) = split.group(text.as_bytes(), whole.clone()) {
+                found += 1;
+                let captured = c.name("value").map(|m| m.range());
+                if captured != Some(group.clone()) {
+                    let why = format!(
+                        "{} on {text:?}: the split found {group:?}, the captures {captured:?}",
+                        self.as_str()
+                    );
+                    return (found, Some(why));
+                }
+            }
+        }
+        (found, None)
     }
 }
 

@@ -24,6 +24,7 @@ pub(crate) mod names;
 pub(crate) mod reading;
 mod said;
 mod slots;
+mod split;
 pub mod state;
 pub mod summary;
 pub mod text;
