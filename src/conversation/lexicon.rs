@@ -543,6 +543,12 @@ pub struct Language {
     /// that holds one, alone or hyphenated before its noun, asks for that feature
     /// ("Per-tenant rate limits", "custom domains per workspace"). Optional.
     pub feature_scopes: Vec<String>,
+    /// Words that count: a label of a number before a plural names no thing, a number before a
+    /// scope word makes a rate (`quantities`).
+    pub quantities: Vec<String>,
+    /// Words before a clause's or a context's opening word that leave it the opener
+    /// (`opener_modifiers`).
+    pub opener_modifiers: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

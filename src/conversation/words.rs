@@ -65,6 +65,10 @@ pub(super) struct WordSets {
     pub(super) means: Words,
     /// Words that scope a feature to each of something (`feature_scopes`).
     pub(super) feature_scopes: Words,
+    /// Words that count (`quantities`).
+    pub(super) quantities: Words,
+    /// Words before an opener that leave it the opener (`opener_modifiers`).
+    pub(super) opener_modifiers: Words,
 }
 
 impl WordSets {
@@ -103,6 +107,8 @@ impl WordSets {
             time_prepositions: words(&[&lang.time_prepositions]),
             means: words(&[&lang.means]),
             feature_scopes: words(&[&lang.feature_scopes]),
+            quantities: words(&[&lang.quantities]),
+            opener_modifiers: words(&[&lang.opener_modifiers]),
         }
     }
 }

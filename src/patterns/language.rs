@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 45] = [
+        const KEYS: [&str; 47] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -52,6 +52,8 @@ impl Cx<'_> {
             "intensifiers",
             "feature_scopes",
             "subordinators",
+            "quantities",
+            "opener_modifiers",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -82,7 +84,9 @@ impl Cx<'_> {
         let intensifiers = self.optional_phrases(doc, "intensifiers");
         let feature_scopes = self.optional_phrases(doc, "feature_scopes");
         let subordinators = self.optional_phrases(doc, "subordinators");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 12]
+        let quantities = self.optional_phrases(doc, "quantities");
+        let opener_modifiers = self.optional_phrases(doc, "opener_modifiers");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 14]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -138,6 +142,8 @@ impl Cx<'_> {
             intensifiers: intensifiers.into_iter().map(|(s, _)| s).collect(),
             feature_scopes: feature_scopes.into_iter().map(|(s, _)| s).collect(),
             subordinators: subordinators.into_iter().map(|(s, _)| s).collect(),
+            quantities: quantities.into_iter().map(|(s, _)| s).collect(),
+            opener_modifiers: opener_modifiers.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

@@ -204,11 +204,8 @@ impl View<'_> {
                         let t = word(b);
                         t == "as"
                             || t.starts_with(|c: char| c.is_ascii_digit() || c == '$')
-                            || [
-                                "one", "two", "three", "four", "five", "six", "seven", "eight",
-                                "nine", "ten", "once", "twice", "a", "an",
-                            ]
-                            .contains(&t.as_str())
+                            || ["a", "an"].contains(&t.as_str())
+                            || cls.words.quantities.contains(&t)
                     })
             });
         if (named || scope)

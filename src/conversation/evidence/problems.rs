@@ -107,9 +107,9 @@ impl View<'_> {
                 && sub_at.is_none()
                 && subordinator_here
                 && words(self.text, start..at).any(|w| {
-                    !["ever", "right", "just", "even", "only"]
-                        .iter()
-                        .any(|i| self.text[w.clone()].eq_ignore_ascii_case(i))
+                    !self
+                        .cls
+                        .lower_in(&self.cls.words.opener_modifiers, &self.text[w.clone()])
                 })
             {
                 sub_at = Some(at);
@@ -291,9 +291,7 @@ impl View<'_> {
             };
             let context = subject.first().is_some_and(opener)
                 || subject.len() > 2
-                    && ["ever", "right", "just", "even", "only"]
-                        .iter()
-                        .any(|i| self.text[subject[0].clone()].eq_ignore_ascii_case(i))
+                    && cls.lower_in(&cls.words.opener_modifiers, &self.text[subject[0].clone()])
                     && opener(&subject[1]);
             // (The main clause's "it" or "they" after the context is the first thing the
             // context named, not a place after it: "when I drag a file onto the window it

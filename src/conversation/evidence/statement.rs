@@ -234,11 +234,7 @@ impl View<'_> {
                     words(self.text, label.clone()).take(3).collect();
                 let counts = label_words.iter().take(2).enumerate().any(|(i, w)| {
                     let t = &self.text[w.clone()];
-                    [
-                        "one", "two", "three", "four", "five", "few", "couple", "several",
-                    ]
-                    .iter()
-                    .any(|n| t.eq_ignore_ascii_case(n))
+                    cls.lower_in(&cls.words.quantities, t)
                         || t.bytes().all(|b| b.is_ascii_digit())
                             && label_words
                                 .get(i + 1)
