@@ -130,7 +130,12 @@ impl View<'_> {
             lead
         };
         let end = self
-            .further(lead.end(), end, info.goal as usize)
+            .further(
+                lead.end(),
+                end,
+                info.goal as usize,
+                info.mode == DescriptionMode::Sentence,
+            )
             .map_or(end, |f| f.cut);
         // A wish that closes the sentence is no part of the object ("support for importing
         // bookmarks from Firefox would be nice").

@@ -549,6 +549,9 @@ pub struct Language {
     /// Words before a clause's or a context's opening word that leave it the opener
     /// (`opener_modifiers`).
     pub opener_modifiers: Vec<String>,
+    /// Words that say a thing works: a clause whose predicate opens with one reports nothing
+    /// (`fine_states`).
+    pub fine_states: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

@@ -69,6 +69,8 @@ pub(super) struct WordSets {
     pub(super) quantities: Words,
     /// Words before an opener that leave it the opener (`opener_modifiers`).
     pub(super) opener_modifiers: Words,
+    /// Words that say a thing works (`fine_states`).
+    pub(super) fine_states: Words,
 }
 
 impl WordSets {
@@ -109,6 +111,7 @@ impl WordSets {
             feature_scopes: words(&[&lang.feature_scopes]),
             quantities: words(&[&lang.quantities]),
             opener_modifiers: words(&[&lang.opener_modifiers]),
+            fine_states: words(&[&lang.fine_states]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 47] = [
+        const KEYS: [&str; 48] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -54,6 +54,7 @@ impl Cx<'_> {
             "subordinators",
             "quantities",
             "opener_modifiers",
+            "fine_states",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -86,7 +87,8 @@ impl Cx<'_> {
         let subordinators = self.optional_phrases(doc, "subordinators");
         let quantities = self.optional_phrases(doc, "quantities");
         let opener_modifiers = self.optional_phrases(doc, "opener_modifiers");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 14]
+        let fine_states = self.optional_phrases(doc, "fine_states");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 15]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -144,6 +146,7 @@ impl Cx<'_> {
             subordinators: subordinators.into_iter().map(|(s, _)| s).collect(),
             quantities: quantities.into_iter().map(|(s, _)| s).collect(),
             opener_modifiers: opener_modifiers.into_iter().map(|(s, _)| s).collect(),
+            fine_states: fine_states.into_iter().map(|(s, _)| s).collect(),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_holding};
+use super::session::{Session, has, reads_holding};
 
 #[test]
 fn a_feature_and_its_means_name_the_target_and_the_change() {
@@ -196,4 +196,43 @@ fn means_scopes_lets_and_counts_name_no_feature_where_they_mean_something_else()
         GoalType::TaskExecution,
         &[("target", "404 page")],
     );
+}
+
+/// Round 12: making something quickly, as people say it, is making it; a screen is a kind of
+/// thing to make.
+#[test]
+fn quick_making_and_screens_and_views() {
+    for (text, kind) in [
+        (
+            "throw together a streamlit dashboard with a date picker and a line chart of daily signups",
+            "streamlit dashboard",
+        ),
+        (
+            "could you hack together a script that renames my screenshots by date",
+            "script",
+        ),
+        (
+            "cook up a quick landing page for the bakery",
+            "landing page",
+        ),
+        ("we need a login screen for the kotlin app", "login screen"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert!(
+            has(&s.slot("component_type"), kind),
+            "{text}: {}",
+            s.slot("component_type")
+        );
+    }
+    // "view" and "screen" as verbs name nothing to make.
+    for text in [
+        "I'd like to view the logs from yesterday",
+        "i want to screen the applicants faster",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+    }
 }

@@ -206,3 +206,32 @@ fn a_comma_before_and_sets_a_lead_apart() {
     assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
     assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
 }
+
+/// Round 12: a question asked as a sentence holds its own alternatives; a request asked as a
+/// question, or an imperative question, still offers two.
+#[test]
+fn a_question_holds_its_own_alternatives() {
+    for text in [
+        "does flutter hot reload keep the state of StatefulWidgets or reset it",
+        "should I squash or rebase before merging this branch",
+        "is it better to memoize the selector or just recompute it",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::QuestionAnswer), "{text}");
+        assert!(
+            s.conv.queued_goals.is_empty(),
+            "{text}: {:?}",
+            s.conv.queued_goals
+        );
+    }
+    for text in [
+        "Can you build a login form or fix the header?",
+        "explain how swift actors work or just show me how to turn this class into one",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+        assert_eq!(s.conv.queued_goals.len(), 2, "{text}");
+    }
+}

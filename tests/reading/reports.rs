@@ -429,3 +429,39 @@ fn a_subordinate_clause_read_on_its_own_has_its_own_subject() {
         "restarts",
     );
 }
+
+/// Round 12: a clause that says its thing works rules a cause out and reports nothing; the
+/// clause that reports decides.
+#[test]
+fn a_clause_that_says_its_thing_works_reports_nothing() {
+    for text in [
+        "timestamps look fine to me",
+        "the permissions seem ok",
+        "the cert looks valid",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), None, "{text}");
+    }
+    for (text, target) in [
+        (
+            "the env vars seem ok but the container still cant reach the db",
+            "container",
+        ),
+        (
+            "the config looks right to me, the worker still ignores it",
+            "worker",
+        ),
+        ("the totals are correct but the chart is wrong", "chart"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+    // A state joined to a problem is no statement that the thing works.
+    let mut s = Session::new();
+    s.user(
+        "the integration suite is green on my machine and red in github actions every single time",
+    );
+    assert_eq!(s.slot("target"), "integration suite");
+}

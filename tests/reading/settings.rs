@@ -86,3 +86,38 @@ fn a_long_setting_name_before_a_quantity() {
         assert_eq!(s.slot("desired_change"), change, "{text}");
     }
 }
+
+/// Round 12: a setting's value after "up to" or "down to" (the direction is neither the
+/// setting nor its value), and a setting's scope after its value ("for this repo").
+#[test]
+fn a_setting_with_its_direction_or_its_scope() {
+    for (text, target, change) in [
+        (
+            "terminal panel font size up to 15 pls, my eyes",
+            "terminal panel font size",
+            "15",
+        ),
+        ("brightness up to max please", "brightness", "max"),
+        ("pull.rebase to true for this repo", "pull.rebase", "true"),
+        (
+            "screen timeout -> 2 min for my work profile",
+            "screen timeout",
+            "2 min",
+        ),
+        (
+            "default branch to main on the api repo",
+            "default branch",
+            "main",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+    // A place after "for", "on" or "in" with a determiner is still the target of a feature.
+    let mut s = Session::new();
+    s.user("autoscaling on queue depth for the worker pool");
+    assert_eq!(s.slot("target"), "worker pool");
+}

@@ -152,12 +152,16 @@ impl View<'_> {
 
     /// Where a further goal starts in `from..end` (rule 14): a sequencer followed by a lead
     /// that starts a goal of its own, or "or" followed by a lead or, for an artifact, by
-    /// another object ("a login form or a signup wizard").
+    /// another object ("a login form or a signup wizard"). A question asked as a sentence
+    /// (`question`) holds its own alternatives: "or" splits nothing in it ("does hot reload
+    /// keep the state or reset it"), while an imperative one does ("explain how actors work or
+    /// just show me ...").
     pub(in crate::conversation) fn further(
         &self,
         from: usize,
         end: usize,
         goal: usize,
+        question: bool,
     ) -> Option<Further> {
         let first = self.hits.partition_point(|h| h.start() < from);
         let mut best: Option<Further> = None;
@@ -282,6 +286,9 @@ impl View<'_> {
             });
             break;
         }
+        if question {
+            return best;
+        }
         let lower = &self.text[from..end];
         let mut search = 0;
         while let Some(p) = find_bytes(&lower[search..], " or ") {
@@ -382,9 +389,12 @@ impl View<'_> {
         reading: &mut Reading,
     ) {
         let goal = first.goal;
+        // (A question asked as a sentence describes itself from its lead on.)
+        let question = first.description.start <= first.lead.start
+            && self.cls.goals[goal].goal_type == GoalType::QuestionAnswer;
         let mut from = first.lead.end;
         while reading.more.len() < MAX_QUEUED_GOALS {
-            let Some(f) = self.further(from, sentence.end, goal) else {
+            let Some(f) = self.further(from, sentence.end, goal, question) else {
                 break;
             };
             // (A pronoun in it stands for the first goal's thing: "fix the login redirect and
@@ -395,7 +405,7 @@ impl View<'_> {
                     // "a login form or a signup wizard": the same lead, another object.
                     f.shared_lead.then(|| {
                         let end = self
-                            .further(f.next, sentence.end, goal)
+                            .further(f.next, sentence.end, goal, false)
                             .map_or(sentence.end, |g| g.cut);
                         let object = self.cls.clean(self.text, f.next..end, true);
                         GoalLead {

@@ -502,8 +502,14 @@ impl View<'_> {
         // "prices show 2 decimals in the cart"): the phrase is a sentence, not a request.
         // (So is a word followed by a particle, "show up twice on iOS", "time out on the arm
         // runners".)
+        // ("Up" or "down" just before "to" tells which way a setting goes to its value:
+        // "terminal font size up to 15", "ringer volume down to 2".)
+        let direction = at >= 2
+            && word(&ws[at]) == "to"
+            && ["up", "down"].contains(&word(&ws[at - 1]).as_str());
         let particle_verb = (1..at).any(|k| {
             k + 1 < at
+                && !(direction && k + 1 == at - 1)
                 && ["up", "out", "off", "down", "away"]
                     .iter()
                     .any(|p| self.text[ws[k + 1].clone()].eq_ignore_ascii_case(p))
@@ -564,7 +570,11 @@ impl View<'_> {
             .iter()
             .map(|x| x.start)
             .find(|x| *x > start && *x < ws[at].start)
-            .unwrap_or(ws[at].start);
+            .unwrap_or(if direction {
+                ws[at - 1].start
+            } else {
+                ws[at].start
+            });
         let phrase = cls.clean(self.text, start..phrase_end, true);
         let after = ws.get(at + 1)?.start;
         let stop = wishes
@@ -608,16 +618,17 @@ impl View<'_> {
             }
         }
         // "autoscaling on queue depth for the worker pool": the phrase runs on to a later
-        // place that has a determiner, which is the target.
-        let later = (self.thing(after..stop, true).is_none() && !assigns)
-            .then(|| {
-                (at + 1..clause_end).find(|&i| {
-                    ["on", "for", "in"].contains(&word(&ws[i]).as_str())
-                        && ws.get(i + 1).is_some_and(|n| {
-                            cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
-                        })
-                })
-            })
+        // place that has a determiner, which is the target. (After "to" and a value it is
+        // where the setting applies: "pull.rebase to true for this repo".)
+        let scope = (at + 1..clause_end).find(|&i| {
+            ["on", "for", "in"].contains(&word(&ws[i]).as_str())
+                && ws
+                    .get(i + 1)
+                    .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n.clone()]))
+        });
+        let to_value = word(&ws[at]) == "to";
+        let later = (self.thing(after..stop, true).is_none() && !assigns && !to_value)
+            .then_some(scope)
             .flatten()
             .and_then(|i| {
                 let thing = self.thing(ws[i + 1].start..stop, true)?;
@@ -635,7 +646,16 @@ impl View<'_> {
             None if assigns
                 || word(&ws[at]) == "to" && !matches!(word(&first).as_str(), "a" | "an") =>
             {
-                let value = cls.clean(self.text, after..span.end, true);
+                // (The value ends at its scope or its clause: "font size up to 15 pls, my
+                // eyes".)
+                let end = scope.map_or_else(
+                    || {
+                        ws.get(clause_end)
+                            .map_or(span.end, |_| ws[clause_end - 1].end)
+                    },
+                    |i| ws[i].start,
+                );
+                let value = cls.clean(self.text, after..end, true);
                 (phrase, value)
             }
             None => return None,

@@ -126,6 +126,7 @@ impl View<'_> {
                     shared = None;
                 } else if let Some(g) =
                     self.clause_within(task, start..at, within, strength, shared.take())
+                    && (strength == Strength::Problem || !self.says_fine(&g))
                 {
                     let request = |f: &Option<GoalLead>| {
                         f.as_ref()
@@ -175,6 +176,26 @@ impl View<'_> {
             }
         }
         found
+    }
+
+    /// Whether a clause's report by a verb (not by a problem word) says its thing works: its
+    /// problem, after the auxiliaries,
+    /// opens with a word of `fine_states` ("timestamps look fine to me", "the env vars seem
+    /// ok"), with four words after it at most ("the suite is green on my machine and red in
+    /// github actions" reports). Such a clause rules a cause out; it reports nothing.
+    fn says_fine(&self, g: &GoalLead) -> bool {
+        let cls = self.cls;
+        g.details
+            .iter()
+            .find(|d| d.slot == 1)
+            .and_then(|d| d.spans.first())
+            .is_some_and(|s| {
+                let mut ws = words(self.text, s.clone())
+                    .skip_while(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]));
+                ws.next().is_some_and(|w| {
+                    g.lead.start <= w.start && cls.lower_in(&cls.words.fine_states, &self.text[w])
+                }) && ws.nth(4).is_none()
+            })
     }
 
     /// The subject of a statement in `clause` (a thing before a predicate of any strength
