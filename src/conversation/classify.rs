@@ -50,8 +50,9 @@ pub struct Classifier {
 }
 
 /// The subjects an intensifier may follow inside a phrase ("i really need", "we'd really
-/// like"): the speaker, as the phrases of the pattern files name them.
-const INTENSIFIED_SUBJECTS: [&str; 6] = ["i", "we", "i'd", "we'd", "i'm", "we're"];
+/// like"): the speaker, as the phrases of the pattern files name them, and "nothing" ("nothing
+/// actually got deployed").
+const INTENSIFIED_SUBJECTS: [&str; 7] = ["i", "we", "i'd", "we'd", "i'm", "we're", "nothing"];
 
 /// The lexicon could not be compiled (only a pattern set far past any sane size does this).
 #[derive(Debug)]

@@ -236,3 +236,41 @@ fn quick_making_and_screens_and_views() {
         assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
     }
 }
+
+/// Round 12: under a feature label, a request of the thing with a modal reads as it does alone;
+/// a purpose after a feature phrase is no part of it.
+#[test]
+fn a_modal_under_a_feature_label_and_a_purpose_after_the_phrase() {
+    for (text, target, change) in [
+        (
+            "Feature request: latex table exporter should emit booktabs rules instead of \\hline everywhere",
+            "latex table exporter",
+            "emit booktabs rules",
+        ),
+        (
+            "Feature request: the csv export should include the header row",
+            "csv export",
+            "include the header row",
+        ),
+        (
+            "offline mode for the field inspection app so techs can keep filling checklists in basements with no signal",
+            "field inspection app",
+            "offline mode",
+        ),
+        (
+            "dark mode on the dashboard so my eyes stop burning at night",
+            "dashboard",
+            "dark mode",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+}

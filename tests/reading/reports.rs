@@ -1,6 +1,8 @@
 //! Problem reports: where the subject ends and the problem starts, and which sentence holds it.
 
-use super::session::{Session, reads_task};
+use convstate::conversation::GoalType;
+
+use super::session::{Session, has, reads_task};
 
 #[test]
 fn a_verb_in_s_before_a_determiner_and_the_problem_is_the_problems() {
@@ -163,11 +165,7 @@ fn an_inability_in_any_form_reports_a_problem_and_a_time_is_no_thing() {
     ] {
         let mut s = Session::new();
         s.user(text);
-        assert_eq!(
-            s.goal(),
-            Some(convstate::conversation::GoalType::TaskExecution),
-            "{text}"
-        );
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
         assert!(
             s.slot("desired_change").contains(problem),
             "{text}: {}",
@@ -183,10 +181,7 @@ fn an_inability_in_any_form_reports_a_problem_and_a_time_is_no_thing() {
     // An inability before another kind of goal asks for that goal, reports nothing broken.
     let mut s = Session::new();
     s.user("i'm not able to decide between vue and react");
-    assert_ne!(
-        s.goal(),
-        Some(convstate::conversation::GoalType::TaskExecution)
-    );
+    assert_ne!(s.goal(), Some(GoalType::TaskExecution));
 }
 
 #[test]
@@ -241,10 +236,7 @@ fn a_long_wait_told_with_it_takes_is_a_slowness() {
     // A question about how long is a question; a count of clicks is no wait.
     let mut s = Session::new();
     s.user("how long does it take to build the app?");
-    assert_eq!(
-        s.goal(),
-        Some(convstate::conversation::GoalType::QuestionAnswer)
-    );
+    assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
     let mut s = Session::new();
     s.user("it takes two clicks to get to settings");
     assert_eq!(s.goal(), None);
@@ -354,10 +346,7 @@ fn what_an_export_includes_or_omits_is_its_problem() {
     // A verb inside a title's condition is the condition's: the title still asks how.
     let mut s = Session::new();
     s.user("Checking if a string contains only digits in JavaScript");
-    assert_eq!(
-        s.goal(),
-        Some(convstate::conversation::GoalType::QuestionAnswer)
-    );
+    assert_eq!(s.goal(), Some(GoalType::QuestionAnswer));
 }
 
 #[test]
@@ -464,4 +453,44 @@ fn a_clause_that_says_its_thing_works_reports_nothing() {
         "the integration suite is green on my machine and red in github actions every single time",
     );
     assert_eq!(s.slot("target"), "integration suite");
+}
+
+/// Round 12: nothing done where something should be reports the thing before it; a plain
+/// verb's -s form before a place and its determiner is the verb; a wish opens no subject.
+#[test]
+fn nothing_done_a_verb_before_a_place_and_a_wish() {
+    for (text, target, change) in [
+        (
+            "pipeline is green but nothing actually got deployed",
+            "pipeline",
+            "nothing actually got deployed",
+        ),
+        (
+            "the cron runs but nothing shows up in the table",
+            "cron",
+            "nothing shows up in the table",
+        ),
+        (
+            "[ui] tooltip on the annual/monthly pricing toggle renders behind the sticky header in safari only",
+            "tooltip on the annual/monthly pricing toggle",
+            "renders behind the sticky header",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    for text in [
+        "long day over here, hope yours is going better lol",
+        "nothing fancy, just curious how you work",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
 }

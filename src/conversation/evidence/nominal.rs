@@ -99,7 +99,14 @@ impl View<'_> {
         }
         let mut ws: SmallVec<[Range<usize>; 16]> = SmallVec::new();
         let mut k = 0;
+        // (A purpose after the phrase is no part of it: "offline mode for the field inspection
+        // app so techs can keep filling checklists ...".)
+        let mut end = span.end;
         for w in words(self.text, start..span.end) {
+            if ws.len() >= 2 && self.text[w.clone()].eq_ignore_ascii_case("so") {
+                end = w.start;
+                break;
+            }
             while wishes.get(k).is_some_and(|x| x.end <= w.start) {
                 k += 1;
             }
@@ -114,6 +121,7 @@ impl View<'_> {
                 return None;
             }
         }
+        let span = span.start..end;
         let first = ws.first()?.clone();
         if self.text[span.clone()].trim_end().ends_with('?') {
             return None;
@@ -474,7 +482,9 @@ impl View<'_> {
             .min(
                 ws.iter()
                     .position(|w| {
-                        ["that", "which", "who", "instead", "when", "whenever"]
+                        // (And a purpose: "offline mode for the field app so techs can keep
+                        // working".)
+                        ["that", "which", "who", "instead", "when", "whenever", "so"]
                             .contains(&word(w).as_str())
                     })
                     .unwrap_or(ws.len()),
@@ -485,7 +495,13 @@ impl View<'_> {
                 || self.is_predicate(w.clone())
         };
         // A word in -s between a noun and a determiner is a verb ("the tooltip on the chart
-        // covers the legend"), not a plural ("code blocks in the docs").
+        // covers the legend"), not a plural ("code blocks in the docs"); so is a plain verb's
+        // -s form before a place word and its determiner ("the tooltip on the pricing toggle
+        // renders behind the sticky header").
+        let determiner_at = |k: usize| {
+            ws.get(k)
+                .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n.clone()]))
+        };
         let suffix_verb = |i: usize| {
             let w = word(&ws[i]);
             i >= 1
@@ -494,9 +510,13 @@ impl View<'_> {
                 && !w.ends_with("ss")
                 && !w.ends_with("us")
                 && !cls.lower_in(&cls.words.determiners, &self.text[ws[i - 1].clone()])
-                && ws
-                    .get(i + 1)
-                    .is_some_and(|n| cls.lower_in(&cls.words.determiners, &self.text[n.clone()]))
+                && (determiner_at(i + 1)
+                    || cls.lower_in(&cls.words.verbs, &w[..w.len() - 1])
+                        && ws.get(i + 1).is_some_and(|p| {
+                            let p = word(p);
+                            PLACES.contains(&p.as_str()) || cls.lower_in(&cls.words.ends, &p)
+                        })
+                        && determiner_at(i + 2))
         };
         // A verb by its form before the place ("keyboard covers the comment input on ...",
         // "prices show 2 decimals in the cart"): the phrase is a sentence, not a request.
@@ -507,13 +527,21 @@ impl View<'_> {
         let direction = at >= 2
             && word(&ws[at]) == "to"
             && ["up", "down"].contains(&word(&ws[at - 1]).as_str());
-        let particle_verb = (1..at).any(|k| {
-            k + 1 < at
-                && !(direction && k + 1 == at - 1)
-                && ["up", "out", "off", "down", "away"]
+        let particle = |k: usize| {
+            ws.get(k).is_some_and(|w| {
+                ["up", "out", "off", "down", "away"]
                     .iter()
-                    .any(|p| self.text[ws[k + 1].clone()].eq_ignore_ascii_case(p))
-        });
+                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+            })
+        };
+        // (After the place, a word in -s before a particle is the verb too: "the export button
+        // on the reports page greys out after one click".)
+        let particle_verb = (1..at)
+            .any(|k| k + 1 < at && !(direction && k + 1 == at - 1) && particle(k + 1))
+            || (at + 2..clause_end.max(at)).any(|k| {
+                let w = word(&ws[k]);
+                w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss") && particle(k + 1)
+            });
         let formed = particle_verb
             || self
                 .predicates(start..span.end, Strength::Suffix)

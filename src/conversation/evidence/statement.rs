@@ -273,11 +273,18 @@ impl View<'_> {
                 return Some(g);
             }
             // (A label that names a feature asks for what follows: no verb is guessed from an
-            // -s ending, "Feature: bulk edit tags on multiple notes".)
+            // -s ending, "Feature: bulk edit tags on multiple notes"; a modal or a problem word
+            // still reads as alone, "Feature request: the latex exporter should emit booktabs
+            // rules".)
             let feature = self.text[start..label_end]
                 .split(|c: char| !c.is_alphanumeric())
                 .any(|w| cls.lower_in(&cls.words.feature_titles, w));
-            if !feature && let Some(g) = self.evidence(rest..sentence.end, Strength::Suffix) {
+            let strength = if feature {
+                Strength::Problem
+            } else {
+                Strength::Suffix
+            };
+            if let Some(g) = self.evidence(rest..sentence.end, strength) {
                 return Some(g);
             }
             let object = cls.clean(self.text, rest..sentence.end, true);
