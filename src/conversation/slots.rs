@@ -312,6 +312,13 @@ pub(super) fn replace_words(value: &str, old: &str, new: &str) -> String {
             .next()
             .is_none_or(|c| !c.is_alphanumeric());
         if before && after {
+            // A noun the new words share with what follows the old ones is kept once: "print
+            // button" for "export" in "export button on the reports screen".
+            let next = value[end..].split_whitespace().next();
+            let new = match new.rsplit_once(' ') {
+                Some((head, last)) if next.is_some_and(|n| n.eq_ignore_ascii_case(last)) => head,
+                _ => new,
+            };
             return format!("{}{new}{}", &value[..at], &value[end..]);
         }
     }

@@ -1050,3 +1050,33 @@ fn preferences_denied_and_judgement_named_waive_the_asked_slot() {
         );
     }
 }
+
+/// Round 12: a pronoun and its copula frame a correction's value ("it's the print button, not
+/// export"), and a noun the new words share with what follows the old ones is kept once.
+#[test]
+fn a_correction_framed_by_a_pronoun_keeps_a_shared_noun_once() {
+    for (reply, target) in [
+        (
+            "ah wait, it's the print button, not export",
+            "print button on the reports screen",
+        ),
+        ("no, that is the footer", "footer"),
+    ] {
+        let mut s = Session::new();
+        s.user("the export button on the reports screen stays grey after one click");
+        s.user(reply);
+        assert_eq!(s.slot("target"), target, "{reply}");
+        assert!(has(&s.slot("desired_change"), "stays grey"), "{reply}");
+    }
+    // A complaint about the same thing corrects nothing.
+    for reply in ["it is not working", "it's not working at all"] {
+        let mut s = Session::new();
+        s.user("the export button on the reports screen stays grey after one click");
+        s.user(reply);
+        assert_eq!(
+            s.slot("target"),
+            "export button on the reports screen",
+            "{reply}"
+        );
+    }
+}

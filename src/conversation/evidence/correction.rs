@@ -43,6 +43,24 @@ impl View<'_> {
                 None => break,
             }
         }
+        // "it's the print button, not export", "no, that is the footer": a pronoun and its
+        // copula frame the value.
+        {
+            let mut ws = words(text, at..text.len());
+            if let Some(w) = ws.next() {
+                let t = text[w.clone()].to_ascii_lowercase();
+                if t.strip_suffix("'s").is_some_and(|p| cls.is_pronoun(p)) {
+                    at = w.end;
+                } else if cls.is_pronoun(&t)
+                    && let Some(v) = ws.next()
+                    && ["is", "was"]
+                        .iter()
+                        .any(|c| text[v.clone()].eq_ignore_ascii_case(c))
+                {
+                    at = v.end;
+                }
+            }
+        }
         // "Vue, not React", "Vue not React" (not "it is not working").
         let lower = text.to_ascii_lowercase();
         if let Some(p) = lower[at..].find(" not ").map(|p| p + at) {
