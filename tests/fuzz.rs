@@ -173,10 +173,12 @@ fn messages() {
         2 => prop::sample::select(vec![" ", ", ", ". ", "! ", "? ", "\n", " and ", " but ", " not "])
             .prop_map(str::to_string),
         // (Separators of several bytes and marks the reader skips: "Bug — ...", "-: ".)
-        // (And the words of round 11's rules around multibyte words: "let ユーザーs ...".)
+        // (And the words of round 11's rules around multibyte words: "let ユーザーs ...";
+        // and round 12's: "up to", a scope after a value, "nothing", a copula frame, "so".)
         1 => prop::sample::select(vec![
             " — ", " – ", "-: ", " plus ", "[x]", ": 9 ", "let ユーザーs ", " per-", " via ",
-            " until ", " even though ", "2 things: ", "'",
+            " until ", " even though ", "2 things: ", "'", " up to ", " for this ", " nothing ",
+            "it's the ", " so ", " rendérs behind the ", "Feature request: ", " look fine ",
         ])
             .prop_map(str::to_string),
         1 => any::<char>().prop_map(|c| c.to_string()),
