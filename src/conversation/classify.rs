@@ -347,8 +347,9 @@ impl Classifier {
         loop {
             let before = (s, e);
             let slice = &text[s..e];
+            // (A closing parenthesis never opens a value: "... txn_date) resets ...".)
             let trimmed = slice.trim_start_matches(|c: char| {
-                c.is_whitespace() || matches!(c, ',' | ':' | ';' | '-' | '(' | '—')
+                c.is_whitespace() || matches!(c, ',' | ':' | ';' | '-' | '(' | ')' | '—')
             });
             s = e - trimmed.len();
             let slice = &text[s..e];

@@ -494,3 +494,21 @@ fn nothing_done_a_verb_before_a_place_and_a_wish() {
         assert_ne!(s.goal(), Some(GoalType::TaskExecution), "{text}");
     }
 }
+
+/// Round 12: words inside parentheses are a pasted expression, not words of the subject, so a
+/// subject holding one still reports; a closing parenthesis never opens a value.
+#[test]
+fn an_expression_in_parentheses_inside_a_subject() {
+    let mut s = Session::new();
+    s.user("running total from SUM(amount) OVER (PARTITION BY account_id ORDER BY txn_date) resets halfway through the month");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        s.slot("target").starts_with("running total"),
+        "{}",
+        s.slot("target")
+    );
+    assert_eq!(
+        s.slot("desired_change"),
+        "fix: resets halfway through the month"
+    );
+}

@@ -507,8 +507,15 @@ impl View<'_> {
             .then(|| shared.clone().or_else(|| self.introduced_thing(start)))
             .flatten()
             .or_else(|| shared.clone().filter(|_| subject.is_empty()));
+            // (Words inside parentheses are a pasted expression, no words of the subject:
+            // "running total from SUM(amount) OVER (PARTITION BY account_id) resets ...".)
+            let inside = |w: &Range<usize>| {
+                let before = &self.text[head.start.min(w.start)..w.start];
+                before.matches('(').count() > before.matches(')').count()
+            };
             if referent.is_none()
-                && (subject.len() > MAX_SUBJECT_WORDS || subject[skip..].iter().any(verbal))
+                && (subject.iter().filter(|w| !inside(w)).count() > MAX_SUBJECT_WORDS
+                    || subject[skip..].iter().filter(|w| !inside(w)).any(verbal))
             {
                 continue;
             }
