@@ -216,6 +216,10 @@ fn quick_making_and_screens_and_views() {
             "landing page",
         ),
         ("we need a login screen for the kotlin app", "login screen"),
+        (
+            "I'd like a SwiftUI view for the settings screen with a notifications toggle and a units picker",
+            "SwiftUI view",
+        ),
     ] {
         let mut s = Session::new();
         s.user(text);
