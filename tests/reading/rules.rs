@@ -1080,3 +1080,74 @@ fn a_correction_framed_by_a_pronoun_keeps_a_shared_noun_once() {
         );
     }
 }
+
+/// Round 12's review: shapes the round's rules first misread, and inputs that made one panic.
+#[test]
+fn round_twelve_review() {
+    // A clause that ends before a setting's value panicked (an index below zero).
+    for text in [
+        "whenever font size up to 15",
+        "Whenever possible, page size to 50",
+        "instead retries to 5 for this job",
+        "Instead, retries to 5 for this job",
+        "instead font size up to 15 for the terminal",
+    ] {
+        Session::new().user(text);
+    }
+    // A question followed by a request to act offers both.
+    for text in [
+        "what does this regex actually match, or can you just rewrite it so it's readable",
+        "what's the difference between a mutex and a semaphore or make me a cheat sheet comparing them",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.conv.queued_goals.len(), 2, "{text}");
+    }
+    // A fine word followed by a condition of its own is a problem.
+    for text in [
+        "the totals are correct only on page one",
+        "the session cookie is valid for just one request",
+        "the CI badge is green for failed builds",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
+    // A scope needs a value before it; "screen" alone is no kind; a plural before "in" and
+    // its place is a noun; "up" after a plural there is a position; "SO" is a site.
+    for (text, target, change) in [
+        (
+            "my slack status to in a meeting until 3",
+            "my slack status",
+            "in a meeting until 3",
+        ),
+        (
+            "a screen reader label for the search icon",
+            "search icon",
+            "screen reader label",
+        ),
+        (
+            "thumbnails for recent uploads in the gallery",
+            "gallery",
+            "thumbnails for recent uploads",
+        ),
+        (
+            "unread badges on the tabs up top",
+            "tabs up top",
+            "unread badges",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    let mut s = Session::new();
+    s.user("links to SO answers in the FAQ page");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+}

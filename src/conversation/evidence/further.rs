@@ -286,9 +286,6 @@ impl View<'_> {
             });
             break;
         }
-        if question {
-            return best;
-        }
         let lower = &self.text[from..end];
         let mut search = 0;
         while let Some(p) = find_bytes(&lower[search..], " or ") {
@@ -298,9 +295,20 @@ impl View<'_> {
                 break;
             }
             let next = self.skip(at + 4, |m| m == Meaning::Filler);
-            let lead = self
-                .lead_hit(next, end)
-                .is_some_and(|(_, info)| info.mode == DescriptionMode::Object);
+            let lead_hit = self.lead_hit(next, end);
+            // (A question holds its own alternatives unless what follows "or" asks the
+            // assistant to act: "what does this regex match, or can you just rewrite it",
+            // "... or make me a cheat sheet".)
+            if question
+                && self.at(next, |m| m == Meaning::ActionQuestion).is_none()
+                && !lead_hit.as_ref().is_some_and(|(h, _)| {
+                    super::super::text::ends_with_word(&self.text[h.start()..h.end()], "me")
+                })
+            {
+                continue;
+            }
+            let lead = self.at(next, |m| m == Meaning::ActionQuestion).is_some()
+                || lead_hit.is_some_and(|(_, info)| info.mode == DescriptionMode::Object);
             let thing = self.cls.goals[goal].goal_type == GoalType::ArtifactCreation
                 && words(self.text, next..end).next().is_some_and(|w| {
                     let w = &self.text[w];

@@ -103,7 +103,8 @@ impl View<'_> {
         // app so techs can keep filling checklists ...".)
         let mut end = span.end;
         for w in words(self.text, start..span.end) {
-            if ws.len() >= 2 && self.text[w.clone()].eq_ignore_ascii_case("so") {
+            // ("SO" in capitals is a site: "links to SO answers in the FAQ page".)
+            if ws.len() >= 2 && &self.text[w.clone()] == "so" {
                 end = w.start;
                 break;
             }
@@ -513,8 +514,10 @@ impl View<'_> {
                 && (determiner_at(i + 1)
                     || cls.lower_in(&cls.words.verbs, &w[..w.len() - 1])
                         && ws.get(i + 1).is_some_and(|p| {
-                            let p = word(p);
-                            PLACES.contains(&p.as_str()) || cls.lower_in(&cls.words.ends, &p)
+                            // (A position: "in" or "on" there may join a plural to its place,
+                            // "thumbnails for recent uploads in the gallery".)
+                            !PLACES.contains(&word(p).as_str())
+                                && cls.lower_in(&cls.words.ends, &word(p))
                         })
                         && determiner_at(i + 2))
         };
@@ -540,7 +543,13 @@ impl View<'_> {
             .any(|k| k + 1 < at && !(direction && k + 1 == at - 1) && particle(k + 1))
             || (at + 2..clause_end.max(at)).any(|k| {
                 let w = word(&ws[k]);
-                w.len() >= 4 && w.ends_with('s') && !w.ends_with("ss") && particle(k + 1)
+                // ("up" and "down" there are positions: "unread badges on the tabs up top".)
+                w.len() >= 4
+                    && w.ends_with('s')
+                    && !w.ends_with("ss")
+                    && ws
+                        .get(k + 1)
+                        .is_some_and(|p| ["out", "off", "away"].contains(&word(p).as_str()))
             });
         let formed = particle_verb
             || self
@@ -648,7 +657,8 @@ impl View<'_> {
         // "autoscaling on queue depth for the worker pool": the phrase runs on to a later
         // place that has a determiner, which is the target. (After "to" and a value it is
         // where the setting applies: "pull.rebase to true for this repo".)
-        let scope = (at + 1..clause_end).find(|&i| {
+        // (After one word of the value at least: "my slack status to in a meeting until 3".)
+        let scope = (at + 2..clause_end).find(|&i| {
             ["on", "for", "in"].contains(&word(&ws[i]).as_str())
                 && ws
                     .get(i + 1)
@@ -676,10 +686,13 @@ impl View<'_> {
             {
                 // (The value ends at its scope or its clause: "font size up to 15 pls, my
                 // eyes".)
+                // (A clause that ends before the value leaves it to the span's end.)
                 let end = scope.map_or_else(
                     || {
                         ws.get(clause_end)
-                            .map_or(span.end, |_| ws[clause_end - 1].end)
+                            .and(clause_end.checked_sub(1))
+                            .filter(|&c| c > at)
+                            .map_or(span.end, |c| ws[c].end)
                     },
                     |i| ws[i].start,
                 );

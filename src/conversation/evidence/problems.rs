@@ -181,8 +181,9 @@ impl View<'_> {
     /// Whether a clause's report by a verb (not by a problem word) says its thing works: its
     /// problem, after the auxiliaries,
     /// opens with a word of `fine_states` ("timestamps look fine to me", "the env vars seem
-    /// ok"), with four words after it at most ("the suite is green on my machine and red in
-    /// github actions" reports). Such a clause rules a cause out; it reports nothing.
+    /// ok"), ending the clause or followed only by whom it seems so to ("to me", "so far"):
+    /// "the totals are correct only on page one" and "green on my machine and red in github
+    /// actions" report. Such a clause rules a cause out; it reports nothing.
     fn says_fine(&self, g: &GoalLead) -> bool {
         let cls = self.cls;
         g.details
@@ -194,7 +195,11 @@ impl View<'_> {
                     .skip_while(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]));
                 ws.next().is_some_and(|w| {
                     g.lead.start <= w.start && cls.lower_in(&cls.words.fine_states, &self.text[w])
-                }) && ws.nth(4).is_none()
+                }) && ws.all(|w| {
+                    ["to", "for", "me", "us", "so", "far", "now", "though", "tbh"]
+                        .iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
             })
     }
 
