@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_holding};
+use super::session::{Session, has, reads_holding, reads_task};
 
 #[test]
 fn a_feature_and_its_means_name_the_target_and_the_change() {
@@ -267,14 +267,6 @@ fn a_modal_under_a_feature_label_and_a_purpose_after_the_phrase() {
             "dark mode",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
 }

@@ -1137,15 +1137,7 @@ fn round_twelve_review() {
             "unread badges",
         ),
     ] {
-        let mut s = Session::new();
-        s.user(text);
-        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
-        assert_eq!(s.slot("target"), target, "{text}");
-        assert!(
-            has(&s.slot("desired_change"), change),
-            "{text}: {}",
-            s.slot("desired_change")
-        );
+        reads_task(text, target, change);
     }
     let mut s = Session::new();
     s.user("links to SO answers in the FAQ page");
