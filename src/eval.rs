@@ -218,9 +218,11 @@ fn names(types: &[GoalType]) -> String {
         .join(", ")
 }
 
-/// Lowercase words, without punctuation and the articles a, an, the.
+/// Lowercase words, without punctuation and the articles a, an, the. An apostrophe inside a
+/// word stays ("don't"); one at a word's edge is a quote mark ("stuck on 'waiting'").
 fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '#' || c == '+'))
+        .map(|w| w.trim_matches('\''))
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .filter(|w| !matches!(w.as_str(), "a" | "an" | "the"))
@@ -464,6 +466,11 @@ mod tests {
             "pagination, 20 per page",
             "pagination, 20 per page"
         ));
+        assert!(value_matches(
+            "stuck on waiting for rollout",
+            "fix: stuck on 'waiting for rollout' for 20 min"
+        ));
+        assert!(!value_matches("dont", "don't"));
         assert!(!value_matches("submit button", "button"));
         assert!(!value_matches("button submit", "submit button"));
         assert!(!value_matches(

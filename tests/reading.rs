@@ -6,6 +6,7 @@ mod reading {
     pub(crate) mod context;
     pub(crate) mod features;
     pub(crate) mod further;
+    pub(crate) mod narratives;
     pub(crate) mod pastes;
     pub(crate) mod reports;
     pub(crate) mod results;

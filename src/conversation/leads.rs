@@ -65,8 +65,13 @@ impl View<'_> {
                             d.end() >= h.end() && self.meanings(*d).contains(&Meaning::Deferral)
                         })
                 };
+                // (A lead that is a correction phrase too, "make that", corrects while a goal
+                // is active: "actually make that 6:30"; with none it leads, "can you make
+                // that query faster".)
+                let correcting = self.active && self.meanings(*h).contains(&Meaning::Correction);
                 for m in self.meanings(*h) {
                     if let Meaning::Lead(id) = m
+                        && !correcting
                         && !deferred()
                     {
                         candidates.push((*h, *id));

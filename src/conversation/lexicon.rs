@@ -552,6 +552,11 @@ pub struct Language {
     /// Words that say a thing works: a clause whose predicate opens with one reports nothing
     /// (`fine_states`).
     pub fine_states: Vec<String>,
+    /// Nouns that name people: a problem whose subject is one ("keyboard users just get stuck
+    /// there", "patients keep missing appointments") tells what a thing's problem does to
+    /// them or why a request is made; a thing's problem or a request beside it decides
+    /// (`people`). Optional.
+    pub people: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

@@ -71,6 +71,8 @@ pub(super) struct WordSets {
     pub(super) opener_modifiers: Words,
     /// Words that say a thing works (`fine_states`).
     pub(super) fine_states: Words,
+    /// Nouns that name people (`people`).
+    pub(super) people: Words,
 }
 
 impl WordSets {
@@ -112,6 +114,7 @@ impl WordSets {
             quantities: words(&[&lang.quantities]),
             opener_modifiers: words(&[&lang.opener_modifiers]),
             fine_states: words(&[&lang.fine_states]),
+            people: words(&[&lang.people]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 48] = [
+        const KEYS: [&str; 49] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -55,6 +55,7 @@ impl Cx<'_> {
             "quantities",
             "opener_modifiers",
             "fine_states",
+            "people",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -74,21 +75,29 @@ impl Cx<'_> {
                 }
             })
             .collect();
-        let context_labels = self.optional_phrases(doc, "context_labels");
-        let feature_heads = self.optional_phrases(doc, "feature_heads");
-        let problem_modifiers = self.optional_phrases(doc, "problem_modifiers");
-        let singular_in_s = self.optional_phrases(doc, "singular_in_s");
-        let feature_titles = self.optional_phrases(doc, "feature_titles");
-        let times = self.optional_phrases(doc, "times");
-        let time_prepositions = self.optional_phrases(doc, "time_prepositions");
-        let means = self.optional_phrases(doc, "means");
-        let intensifiers = self.optional_phrases(doc, "intensifiers");
-        let feature_scopes = self.optional_phrases(doc, "feature_scopes");
-        let subordinators = self.optional_phrases(doc, "subordinators");
-        let quantities = self.optional_phrases(doc, "quantities");
-        let opener_modifiers = self.optional_phrases(doc, "opener_modifiers");
-        let fine_states = self.optional_phrases(doc, "fine_states");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 15]
+        // (Optional lists: empty when absent.)
+        let mut optional = |key: &str| -> Vec<String> {
+            self.optional_phrases(doc, key)
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect()
+        };
+        let context_labels = optional("context_labels");
+        let feature_heads = optional("feature_heads");
+        let problem_modifiers = optional("problem_modifiers");
+        let singular_in_s = optional("singular_in_s");
+        let feature_titles = optional("feature_titles");
+        let times = optional("times");
+        let time_prepositions = optional("time_prepositions");
+        let means = optional("means");
+        let intensifiers = optional("intensifiers");
+        let feature_scopes = optional("feature_scopes");
+        let subordinators = optional("subordinators");
+        let quantities = optional("quantities");
+        let opener_modifiers = optional("opener_modifiers");
+        let fine_states = optional("fine_states");
+        let people = optional("people");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 16]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -133,20 +142,21 @@ impl Cx<'_> {
             introducers: next(),
             breakers: next(),
             contractions,
-            context_labels: context_labels.into_iter().map(|(s, _)| s).collect(),
-            feature_heads: feature_heads.into_iter().map(|(s, _)| s).collect(),
-            problem_modifiers: problem_modifiers.into_iter().map(|(s, _)| s).collect(),
-            singular_in_s: singular_in_s.into_iter().map(|(s, _)| s).collect(),
-            feature_titles: feature_titles.into_iter().map(|(s, _)| s).collect(),
-            times: times.into_iter().map(|(s, _)| s).collect(),
-            time_prepositions: time_prepositions.into_iter().map(|(s, _)| s).collect(),
-            means: means.into_iter().map(|(s, _)| s).collect(),
-            intensifiers: intensifiers.into_iter().map(|(s, _)| s).collect(),
-            feature_scopes: feature_scopes.into_iter().map(|(s, _)| s).collect(),
-            subordinators: subordinators.into_iter().map(|(s, _)| s).collect(),
-            quantities: quantities.into_iter().map(|(s, _)| s).collect(),
-            opener_modifiers: opener_modifiers.into_iter().map(|(s, _)| s).collect(),
-            fine_states: fine_states.into_iter().map(|(s, _)| s).collect(),
+            context_labels,
+            feature_heads,
+            problem_modifiers,
+            singular_in_s,
+            feature_titles,
+            times,
+            time_prepositions,
+            means,
+            intensifiers,
+            feature_scopes,
+            subordinators,
+            quantities,
+            opener_modifiers,
+            fine_states,
+            people,
         }
     }
 

@@ -455,12 +455,23 @@ impl View<'_> {
         };
         // (The user's own sentences, found once for every pass below.)
         let owns: SmallVec<[Range<usize>; 8]> = sentences(self.text).filter(own).collect();
+        // (A problem of people is why a request in a later sentence is made: "we run a small
+        // clinic and patients keep missing appointments. could you build a reminder flow?"
+        // states the flow. Alone it is the report.)
+        let mut why: Option<(GoalLead, Range<usize>)> = None;
         for s in owns.iter().cloned() {
             if let Some(g) = self.statement(s.clone(), active) {
-                first = Some((g, s));
+                if why.is_none() && !active && self.reports_people(&g) {
+                    why = Some((g, s));
+                    continue;
+                }
+                if why.is_none() || g.rule == Found::Lead {
+                    first = Some((g, s));
+                }
                 break;
             }
         }
+        first = first.or(why);
         if active {
             if let Some((goal, sentence)) = first {
                 self.further_goals(&goal, sentence, reading);

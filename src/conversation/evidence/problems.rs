@@ -114,7 +114,10 @@ impl View<'_> {
             {
                 sub_at = Some(at);
             }
-            if end_here || break_hit {
+            // (The user's own doing before "and" is a clause of its own: "I open the app and
+            // it crashes", "when I click save and nothing happens".)
+            let narrative = !end_here && !break_hit && self.narrative_and(start..at);
+            if end_here || break_hit || narrative {
                 // The last problem clause decides (a detail follows its overview), but a
                 // request of the thing wins over problems ("the data catalog needs column
                 // lineage, table-level isn't enough").
@@ -132,7 +135,13 @@ impl View<'_> {
                         f.as_ref()
                             .is_some_and(|f: &GoalLead| f.rule == Found::Request)
                     };
-                    if !request(&found) || g.rule == Found::Request && found.is_none() {
+                    // (Nor does a problem of people after a thing's: "the date picker doesn't
+                    // close on tab, keyboard users just get stuck there".)
+                    let people_after_thing = self.reports_people(&g)
+                        && found.as_ref().is_some_and(|f| !self.reports_people(f));
+                    if (!request(&found) || g.rule == Found::Request && found.is_none())
+                        && !people_after_thing
+                    {
                         found = Some(g);
                     }
                 }
@@ -148,8 +157,17 @@ impl View<'_> {
                     }
                     shared = self.subject_of(task, start..at, end);
                 }
+                // (After the user's own doing, "it" is the thing they did it to: "I open the
+                // app and it crashes" is about the app.)
+                // (With none named, the result is reported on its own: "I click save and
+                // nothing happens".)
+                if narrative {
+                    shared = Some(self.narrative_referent(start..at).unwrap_or(at..at));
+                }
                 start = if break_hit {
                     hits.peek().map_or(at + 1, |h| h.end())
+                } else if narrative {
+                    at + 3
                 } else {
                     at + 1
                 };
@@ -178,6 +196,55 @@ impl View<'_> {
         found
     }
 
+    /// Whether `clause` ends at an "and" after the user's own doing: a first person and a
+    /// word or more ("I click save and", "we restart the pod and"). What follows is the
+    /// result, a clause of its own. (Not after a condition: "when we deploy and the cache is
+    /// cold the homepage times out" holds both in the condition.)
+    fn narrative_and(&self, clause: Range<usize>) -> bool {
+        let at = clause.end;
+        let bytes = self.text.as_bytes();
+        if !bytes
+            .get(at..at + 4)
+            .is_some_and(|b| b[..3].eq_ignore_ascii_case(b"and") && b[3].is_ascii_whitespace())
+            || !bytes
+                .get(at.wrapping_sub(1))
+                .is_some_and(u8::is_ascii_whitespace)
+        {
+            return false;
+        }
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        let mut ws = words(self.text, clause);
+        ws.next()
+            .is_some_and(|w| is(&w, &["i", "we", "i'm", "we're", "i've", "we've"]))
+            && ws.next().is_some()
+    }
+
+    /// The thing the user's own doing in `clause` was done to: the first noun phrase with a
+    /// determiner ("I open the app", "we restart the worker pod").
+    fn narrative_referent(&self, clause: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let d = words(self.text, clause.clone())
+            .take(MAX_SUBJECT_WORDS)
+            .find(|w| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]))?;
+        self.thing(d.start..clause.end, true)
+    }
+
+    /// Whether `g` is a problem report whose target ends in a noun naming people ("keyboard
+    /// users", "patients"): it tells what a thing's problem does to them, or why a request is
+    /// made.
+    pub(super) fn reports_people(&self, g: &GoalLead) -> bool {
+        g.rule == Found::ProblemReport
+            && g.details
+                .iter()
+                .find(|d| d.slot == 0)
+                .and_then(|d| d.spans.first())
+                .and_then(|t| words(self.text, t.clone()).last())
+                .is_some_and(|w| self.cls.lower_in(&self.cls.words.people, &self.text[w]))
+    }
+
     /// The subject of a statement in `clause` (a thing before a predicate of any strength
     /// inside the clause; what follows up to `end` only shows a verb's object).
     pub(in crate::conversation) fn subject_of(
@@ -189,7 +256,12 @@ impl View<'_> {
         [Strength::Problem, Strength::Predicate, Strength::Suffix]
             .into_iter()
             .find_map(|s| self.clause_within(task, clause.start..end, clause.end, s, None))
-            .and_then(|g| g.details.first().and_then(|d| d.spans.first().cloned()))
+            .and_then(|g| {
+                g.details
+                    .iter()
+                    .find(|d| d.slot == 0)
+                    .and_then(|d| d.spans.first().cloned())
+            })
     }
 
     /// One clause of [`View::evidence`], its predicate before `within`; `shared` is the
@@ -459,10 +531,24 @@ impl View<'_> {
                         .at(w.start, |m| m == Meaning::Problem)
                         .is_some_and(|h| h.end() == w.end)
             };
+            // (Nor is "and" between two things: "the header and the footer overlap", not
+            // after a verb's form, "deleted the branch and the pipeline fails".)
+            let joins_things = |w: &Range<usize>| {
+                head.start < w.start
+                    && w.end < last.end
+                    && ["and", "&"]
+                        .iter()
+                        .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+                    && !words(self.text, head.start..w.start).any(|v| {
+                        let v = self.text[v].to_ascii_lowercase();
+                        v.len() > 4 && (v.ends_with("ed") || v.ends_with("ing"))
+                    })
+            };
             // (A determiner before a noun is none of them: "the timezone for all reports".)
             let verbal = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
                 cls.lower_in(&cls.words.non_subjects, t)
+                    && !joins_things(w)
                     && !(w.end < last.end && cls.lower_in(&cls.words.determiners, t))
                     || cls.lower_in(&cls.words.auxiliaries, t)
                     || self
@@ -655,11 +741,15 @@ impl View<'_> {
                 (Found::ProblemReport, "fix: ", change)
             };
             let mut details = SmallVec::new();
-            details.push(Detail {
-                slot: 0,
-                prefix: "",
-                spans: SmallVec::from_iter([target.clone()]),
-            });
+            // (An empty target is none: a result reported on its own, "I click save and
+            // nothing happens".)
+            if !target.is_empty() {
+                details.push(Detail {
+                    slot: 0,
+                    prefix: "",
+                    spans: SmallVec::from_iter([target.clone()]),
+                });
+            }
             if !change.is_empty() {
                 details.push(Detail {
                     slot: 1,

@@ -416,7 +416,7 @@ impl View<'_> {
         // (A subject that holds a condition's word is no subject: the predicate is the
         // condition's, "support exporting invoices after the month closes".)
         let subject_holds_lead = |e: &GoalLead| {
-            e.details.first().is_some_and(|d| {
+            e.details.iter().find(|d| d.slot == 0).is_some_and(|d| {
                 d.spans.first().is_some_and(|s| {
                     s.start <= g.lead.start
                         && !words(self.text, s.clone())

@@ -1,0 +1,135 @@
+//! The user's own doing and what followed ("I open the app and it crashes"), problems of
+//! people beside a thing's or a request's, and the replies that ask nothing.
+
+use convstate::conversation::{GoalType, SlotStatus};
+
+use super::session::{Session, has, reads_goal, reads_task};
+
+#[test]
+fn the_users_own_doing_before_and_is_a_clause_of_its_own() {
+    // "it" is the thing the user did it to.
+    reads_task("I open the app and it crashes", "app", "crashes");
+    reads_task(
+        "we restart the worker pod and it comes back with the old config",
+        "worker pod",
+        "comes back with the old config",
+    );
+    reads_task(
+        "i plug in the second monitor and the dock stops charging",
+        "dock",
+        "stops charging",
+    );
+    reads_task(
+        "when we deploy and the cache is cold the homepage times out",
+        "homepage",
+        "times out",
+    );
+    // What the user has is context before the report.
+    reads_task(
+        "I have a flask app and the session expires after a minute",
+        "session",
+        "expires after a minute",
+    );
+    reads_task(
+        "we use postgres 14 and the nightly vacuum never finishes",
+        "nightly vacuum",
+        "never finishes",
+    );
+    // With nothing named, the result is reported on its own.
+    let mut s = Session::new();
+    s.user("I press export and nothing gets downloaded");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "");
+    assert!(has(&s.slot("desired_change"), "nothing gets downloaded"));
+    // "and" between two things joins them in one subject.
+    reads_task(
+        "the header and the footer overlap on small screens",
+        "header and the footer",
+        "overlap on small screens",
+    );
+    reads_task(
+        "search and filters are broken on the orders page",
+        "search and filters",
+        "broken on the orders page",
+    );
+}
+
+#[test]
+fn a_problem_of_people_yields_to_a_things_problem_or_a_later_request() {
+    reads_task(
+        "the date picker won't close when you press escape, screen reader users get trapped in it",
+        "date picker",
+        "won't close when you press escape",
+    );
+    reads_task(
+        "checkout hangs on the payment step and customers give up",
+        "checkout",
+        "hangs on the payment step",
+    );
+    let mut s = Session::new();
+    s.user("we run a dance school and students keep forgetting their classes. could you write a reminder email template?");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    // Alone, a problem of people is the report.
+    reads_task(
+        "users get logged out every few minutes on firefox",
+        "users",
+        "get logged out every few minutes",
+    );
+}
+
+#[test]
+fn the_users_own_next_step_with_its_subject_left_out_asks_nothing() {
+    for text in [
+        "ok got it, will try after lunch",
+        "thanks! will test it tonight",
+        "cool, should be fine",
+        "makes sense, will check the logs tomorrow",
+    ] {
+        reads_goal(text, None);
+    }
+    // An auxiliary with its subject still asks.
+    reads_goal(
+        "will it run on a raspberry pi zero",
+        Some(GoalType::QuestionAnswer),
+    );
+}
+
+#[test]
+fn make_that_with_its_noun_leads_and_alone_corrects() {
+    reads_task("can you make that query faster?", "that query", "faster");
+    reads_task(
+        "could you make those buttons a bit bigger",
+        "those buttons",
+        "bit bigger",
+    );
+    // While a goal is active, "make that" with a value corrects it.
+    let mut s = Session::new();
+    s.user("set an alarm for 7am");
+    s.assistant("Sure, anything else?");
+    s.user("actually make that 6:30");
+    assert!(
+        has(&s.slot("desired_change"), "6:30"),
+        "{}",
+        s.slot("desired_change")
+    );
+    assert!(!has(&s.slot("target"), "that"), "{}", s.slot("target"));
+}
+
+#[test]
+fn a_question_for_the_change_in_other_words_asks_for_it() {
+    for question in [
+        "Happy to. What would you like it changed to?",
+        "Sure. What would you like to be different about the sidebar?",
+        "What do you want to change about it?",
+    ] {
+        let mut s = Session::new();
+        s.user("change the sidebar on the docs site");
+        s.assistant(question);
+        s.user("no preference, you pick");
+        assert_eq!(
+            s.status("desired_change"),
+            Some(SlotStatus::Waived),
+            "{question}"
+        );
+    }
+}
