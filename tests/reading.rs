@@ -13,6 +13,7 @@ mod reading {
     pub(crate) mod rules;
     pub(crate) mod session;
     pub(crate) mod settings;
+    pub(crate) mod subjects;
     pub(crate) mod templates;
     pub(crate) mod times;
     pub(crate) mod titles;

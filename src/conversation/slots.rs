@@ -116,7 +116,19 @@ impl Engine {
                 fills.push((i, Fill::Span(span)));
             }
         }
-        let Some(asked) = asked else {
+        // (A waiver with no slot asked, the assistant having asked in words of its own ("Tell
+        // me what it needs to handle: mood, tempo ...?"), leaves the goal's first missing slot
+        // to the assistant: "up to you, surprise me".)
+        let unasked_waiver = || {
+            (reading.waiver && reading.goal.is_none() && !reading.question)
+                .then(|| {
+                    goal.required_info
+                        .iter()
+                        .position(|s| s.status == SlotStatus::Unknown)
+                })
+                .flatten()
+        };
+        let Some(asked) = asked.or_else(unasked_waiver) else {
             return fills;
         };
         // What blocks an answer is what a rule of `understanding` acts on: approval, a cancel, a

@@ -52,6 +52,13 @@ fn the_users_own_doing_before_and_is_a_clause_of_its_own() {
         "search and filters",
         "broken on the orders page",
     );
+    // A clause with no subject of its own after the user's doing goes on with it: the report
+    // is in a later sentence.
+    reads_task(
+        "we have a small rust service that reads orders from sqs and writes them to dynamo. since friday the queue depth keeps climbing",
+        "queue depth",
+        "keeps climbing",
+    );
 }
 
 #[test]
@@ -131,5 +138,29 @@ fn a_question_for_the_change_in_other_words_asks_for_it() {
             Some(SlotStatus::Waived),
             "{question}"
         );
+    }
+}
+
+#[test]
+fn a_waiver_after_a_question_in_the_assistants_own_words_waives_the_missing_slot() {
+    for (request, question, waiver, slot) in [
+        (
+            "I'd like a budget spreadsheet",
+            "Fun. Tell me what it needs to cover: categories, months, anything like that?",
+            "whatever you think works, surprise me",
+            "requirements",
+        ),
+        (
+            "create a new strapi content type",
+            "Sure. Which fields do you want on it?",
+            "up to you really, go with something sensible",
+            "requirements",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(request);
+        s.assistant(question);
+        s.user(waiver);
+        assert_eq!(s.status(slot), Some(SlotStatus::Waived), "{waiver}");
     }
 }

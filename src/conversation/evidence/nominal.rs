@@ -47,6 +47,15 @@ impl View<'_> {
         {
             start = skip_soft(self.text, w.end);
         }
+        // (A phrase opening with a condition or a time is no request: "After updating
+        // WooCommerce to 8.9 the shipping rates show $0.00" tells when.)
+        if let Some(w) = words(self.text, start..span.end).next()
+            && CONDITIONS
+                .iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        {
+            return None;
+        }
         let mut ws: SmallVec<[Range<usize>; 16]> = SmallVec::new();
         let mut k = 0;
         // (A purpose after the phrase is no part of it: "offline mode for the field inspection

@@ -107,11 +107,21 @@ impl View<'_> {
                     // What follows a verb: a determiner, a preposition, an adverb, a number
                     // ("closes as soon as", "runs twice", "shows yesterday's date" aside).
                     let next = all.get(i + 1).map(|n| &self.text[n.clone()]);
+                    // (An auxiliary of a plural after a word in -s makes that word the plural:
+                    // "the sensor readings look fine", "shipping rates are wrong".)
+                    let plural_auxiliary = |n: &str| {
+                        [
+                            "are", "were", "look", "seem", "get", "become", "start", "have",
+                        ]
+                        .iter()
+                        .any(|a| n.eq_ignore_ascii_case(a))
+                    };
                     let continues = next.is_some_and(|n| {
                         PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
                             || self.cls.lower_in(&self.cls.words.determiners, n)
                             || self.cls.lower_in(&self.cls.words.ends, n)
                             || self.cls.lower_in(&self.cls.words.auxiliaries, n)
+                                && !plural_auxiliary(n)
                             || PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
                             || n.starts_with(|c: char| c.is_ascii_digit())
                             || n.ends_with("ly")
@@ -145,10 +155,15 @@ impl View<'_> {
                             .any(|b| t.eq_ignore_ascii_case(b))
                             && i >= 2
                     });
+                    // (A particle may end the clause: "the map zooms out".)
+                    let particle_ends = i >= 2
+                        && all.len() == i + 2
+                        && next
+                            .is_some_and(|n| PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p)));
                     if verb
                         && after_thing
                         && (continues || after_adverb && plural)
-                        && all.len() >= i + 3
+                        && (all.len() >= i + 3 || particle_ends)
                         && !in_signal
                     {
                         out.push((w.clone(), false));

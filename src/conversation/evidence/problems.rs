@@ -160,9 +160,17 @@ impl View<'_> {
                 // (After the user's own doing, "it" is the thing they did it to: "I open the
                 // app and it crashes" is about the app.)
                 // (With none named, the result is reported on its own: "I click save and
-                // nothing happens".)
+                // nothing happens". A clause with no subject of its own after the user's doing
+                // is the user's doing too: "we run a service that pulls events and writes them
+                // into postgres" shares nothing.)
                 if narrative {
-                    shared = Some(self.narrative_referent(start..at).unwrap_or(at..at));
+                    shared = self.narrative_subject(at + 3, span.end).map(|referent| {
+                        if referent {
+                            self.narrative_referent(start..at).unwrap_or(at..at)
+                        } else {
+                            at..at
+                        }
+                    });
                 }
                 start = if break_hit {
                     hits.peek().map_or(at + 1, |h| h.end())
@@ -220,6 +228,29 @@ impl View<'_> {
         ws.next()
             .is_some_and(|w| is(&w, &["i", "we", "i'm", "we're", "i've", "we've"]))
             && ws.next().is_some()
+    }
+
+    /// What opens the result after the user's own doing (after "then", "now" or "suddenly"):
+    /// `Some(true)` for "it" or "they", the thing the user did it to; `Some(false)` for
+    /// "nothing" or "everything", a result with no thing; `None` otherwise (a subject of its
+    /// own, or none: the user's doing goes on).
+    fn narrative_subject(&self, from: usize, end: usize) -> Option<bool> {
+        let w = words(self.text, from..end).find(|w| {
+            !["then", "now", "suddenly", "just"]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        })?;
+        let t = &self.text[w];
+        if ["it", "they"].iter().any(|x| t.eq_ignore_ascii_case(x)) {
+            Some(true)
+        } else if ["nothing", "everything"]
+            .iter()
+            .any(|x| t.eq_ignore_ascii_case(x))
+        {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     /// The thing the user's own doing in `clause` was done to: the first noun phrase with a
@@ -306,6 +337,15 @@ impl View<'_> {
                     .iter()
                     .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
             });
+        // (Whether the clause holds a problem word, looked for once and only when needed.)
+        let problem_words = std::cell::OnceCell::new();
+        let holds_problem = || {
+            *problem_words.get_or_init(|| {
+                self.predicates(start..span.end, Strength::Problem)
+                    .iter()
+                    .any(|(_, modal)| !modal)
+            })
+        };
         for (k, (h, modal)) in predicates.iter().cloned().enumerate() {
             if h.start >= within {
                 break;
@@ -383,8 +423,34 @@ impl View<'_> {
             })
             .flatten();
             if context {
-                if let Some(d) = subject.iter().rposition(is_det) {
+                // (Not a determiner inside the subject's own place: "after switching phones
+                // my runs from the garmin don't show up".)
+                let own_place = |k: usize| {
+                    k > 0
+                        && PLACES
+                            .iter()
+                            .any(|p| self.text[subject[k - 1].clone()].eq_ignore_ascii_case(p))
+                };
+                // (Before "nothing" all is context, the thing last: "when i paste an image
+                // into a comment nothing happens".)
+                let nothing_after = strength != Strength::Problem
+                    && !holds_problem()
+                    && subject
+                        .last()
+                        .is_some_and(|w| self.text[w.clone()].eq_ignore_ascii_case("nothing"));
+                if let Some(d) = (0..subject.len())
+                    .rev()
+                    .find(|&k| is_det(&subject[k]) && (nothing_after || !own_place(k)))
+                    .or_else(|| subject.iter().rposition(is_det))
+                {
                     subject.drain(..=d);
+                } else if subject.iter().any(|w| {
+                    let t = &self.text[w.clone()];
+                    t.len() > 4 && t.to_ascii_lowercase().ends_with("ing")
+                }) {
+                    // (A context of a doing with no determiner after it is all context: the
+                    // predicate is a later one, "after switching phones my runs ...".)
+                    continue;
                 }
                 if named_first.is_some() && subject.len() >= 2 {
                     subject.pop();
@@ -402,10 +468,22 @@ impl View<'_> {
                     .count();
                 subject.drain(..lead);
             }
+            // "nothing" before a verb is the problem's ("when i paste an image nothing
+            // happens"): what stands before it, if anything, is the thing. (Before a problem
+            // word it says all is well: "even though nothing is wrong", "Nothing is wrong,
+            // great job".)
+            let nothing_at = subject
+                .last()
+                .filter(|_| strength != Strength::Problem && !holds_problem())
+                .filter(|w| self.text[(*w).clone()].eq_ignore_ascii_case("nothing"))
+                .map(|w| w.start);
+            if nothing_at.is_some() {
+                subject.pop();
+            }
             // A verb the subject would end with belongs to the problem ("search returns
             // nothing for ...", "the login page flashes white before ..."): the problem starts
             // there.
-            let mut verb_start = None;
+            let mut verb_start = nothing_at;
             // (Or before a determiner and the problem: "the copy link button copies the wrong
             // url", "the weather widget uses the wrong timezone".)
             let det_last = subject.len() >= 3
@@ -413,7 +491,8 @@ impl View<'_> {
                     .last()
                     .is_some_and(|w| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]));
             let vi = subject.len().saturating_sub(1 + usize::from(det_last));
-            if subject.len() >= 2
+            if verb_start.is_none()
+                && subject.len() >= 2
                 && let Some(w) = subject.get(vi)
                 && !["that", "which", "who"]
                     .iter()
@@ -456,10 +535,20 @@ impl View<'_> {
             }
             // (Further back, a plain verb after a plural, the problem word later in its
             // phrase: "Onboarding emails go out in the wrong language".)
+            // (Or the plural heads the subject and a place follows it: "redirects after login
+            // go to the wrong page".)
+            let plural_head = subject.len() >= 3
+                && cls.plural(&self.text[subject[0].clone()])
+                && !noun_ending(&self.text[subject[0].clone()].to_ascii_lowercase())
+                && {
+                    let p = &self.text[subject[1].clone()];
+                    PLACES.iter().any(|x| p.eq_ignore_ascii_case(x))
+                        || cls.lower_in(&cls.words.time_prepositions, p)
+                };
             if verb_start.is_none()
                 && let Some(i) = (1..subject.len()).find(|&i| {
                     let noun = &self.text[subject[i - 1].clone()];
-                    cls.plural(noun)
+                    (cls.plural(noun) || plural_head && i >= 3)
                         && !noun_ending(&noun.to_ascii_lowercase())
                         && cls.lower_in(&cls.words.verbs, &self.text[subject[i].clone()])
                         // (A verb has a particle, a place or a determiner after it; a noun
@@ -503,7 +592,7 @@ impl View<'_> {
                     head.clone(),
                     last.start..subject_end.unwrap_or(last.end).max(last.end),
                 ),
-                _ if shared.is_some() => (start..start, start..start),
+                _ if shared.is_some() || nothing_at.is_some() => (start..start, start..start),
                 _ => continue,
             };
             let (head, last) = (&head, &last);
@@ -544,6 +633,14 @@ impl View<'_> {
                         v.len() > 4 && (v.ends_with("ed") || v.ends_with("ing"))
                     })
             };
+            // (A word after a determiner is a noun: "my runs from the garmin don't show up".)
+            let before: SmallVec<[Range<usize>; 8]> = words(self.text, start..h.start).collect();
+            let after_determiner = |w: &Range<usize>| {
+                before
+                    .iter()
+                    .position(|x| x == w)
+                    .is_some_and(|k| k > 0 && is_det(&before[k - 1]))
+            };
             // (A determiner before a noun is none of them: "the timezone for all reports".)
             let verbal = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
@@ -556,7 +653,7 @@ impl View<'_> {
                             matches!(m, Meaning::Problem | Meaning::Modal | Meaning::Intent)
                         })
                         .is_some_and(|_| !head_noun(w) && !modifier(w))
-                    || self.is_predicate(w.clone())
+                    || self.is_predicate(w.clone()) && !after_determiner(w)
             };
             // A demonstrative before a noun is no pronoun ("this swift code").
             let demonstrative = subject.len() > 1

@@ -1,0 +1,87 @@
+//! Where a problem's subject starts and ends: plurals before an auxiliary, a context's own
+//! places, nouns after determiners, "nothing" before a verb, and "when" that tells when.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, has, reads_goal, reads_task};
+
+#[test]
+fn a_word_in_s_before_an_auxiliary_of_a_plural_is_the_plural() {
+    reads_task(
+        "the shipping rates are wrong for canada",
+        "shipping rates",
+        "wrong for canada",
+    );
+    reads_task(
+        "the sensor readings look off after midnight",
+        "sensor readings",
+        "look off after midnight",
+    );
+    // A thing said to work reports nothing, thanks or not.
+    reads_goal("the chart values look fine now", None);
+    reads_goal("thanks a lot, the sensor readings seem sane now", None);
+}
+
+#[test]
+fn a_context_keeps_the_subjects_own_place_and_its_doing() {
+    reads_task(
+        "after switching phones my runs from the garmin dont show up in the app",
+        "runs from the garmin",
+        "dont show up in the app",
+    );
+    reads_task(
+        "since moving to the new office our prints from the laptop come out blank",
+        "prints from the laptop",
+        "come out blank",
+    );
+    // A word after a determiner is a noun, even one that is a verb in -s elsewhere.
+    reads_task(
+        "my runs from the watch dont sync",
+        "runs from the watch",
+        "dont sync",
+    );
+}
+
+#[test]
+fn when_with_a_subject_tells_when_and_with_an_auxiliary_asks() {
+    reads_task(
+        "When we deploy to staging the migrations run twice",
+        "migrations",
+        "run twice",
+    );
+    reads_task(
+        "whenever i rotate the tablet the map zooms out",
+        "map",
+        "zooms out",
+    );
+    reads_goal(
+        "when does the library close on sundays",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal(
+        "When to use a queue instead of direct calls",
+        Some(GoalType::QuestionAnswer),
+    );
+    // A phrase that opens with a condition or a time is no request of its own.
+    let mut s = Session::new();
+    s.user("After upgrading the theme to 4.1 the cart totals show zero");
+    assert!(!has(&s.slot("target"), "upgrading"), "{}", s.slot("target"));
+}
+
+#[test]
+fn nothing_before_a_verb_is_the_problems_and_before_a_problem_word_all_is_well() {
+    reads_task(
+        "when i drop a pdf onto the upload area nothing happens",
+        "upload area",
+        "nothing happens",
+    );
+    let mut s = Session::new();
+    s.user("I press sync and nothing gets uploaded");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("desired_change"), "nothing gets uploaded"));
+    reads_task(
+        "the backup alert goes off every sunday even though nothing is wrong",
+        "backup alert",
+        "goes off every sunday",
+    );
+}
