@@ -164,3 +164,29 @@ fn a_waiver_after_a_question_in_the_assistants_own_words_waives_the_missing_slot
         assert_eq!(s.status(slot), Some(SlotStatus::Waived), "{waiver}");
     }
 }
+
+#[test]
+fn how_a_day_goes_a_fix_already_made_and_leaving_state_no_goal() {
+    for text in [
+        "morning! slow monday over here, how's your day going",
+        "rough week tbh, anyway",
+        "thx, that fixed the cors thing",
+        "that solved the timeout issue, cheers",
+        "right, logging off for the weekend, talk monday",
+        "ok calling it a day, thanks for the help",
+    ] {
+        reads_goal(text, None);
+    }
+    // A problem word before a thing still titles its problem.
+    reads_task(
+        "Slow startup after the update",
+        "startup",
+        "Slow startup after the update",
+    );
+    // A fixed thing is a thing.
+    reads_task(
+        "the fixed header overlaps the first row on mobile",
+        "fixed header",
+        "overlaps the first row",
+    );
+}

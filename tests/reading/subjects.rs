@@ -85,3 +85,43 @@ fn nothing_before_a_verb_is_the_problems_and_before_a_problem_word_all_is_well()
         "goes off every sunday",
     );
 }
+
+#[test]
+fn a_lead_word_before_of_is_a_noun_and_light_words_leave_a_subject_short() {
+    reads_task(
+        "Deploy of the billing worker to the eu cluster hangs at the migration step",
+        "Deploy of the billing worker to the eu cluster",
+        "hangs at the migration step",
+    );
+    reads_task(
+        "Build of the docs site fails on windows",
+        "Build of the docs site",
+        "fails on windows",
+    );
+    // A degree between a plain verb and its result leaves the plural the subject.
+    reads_task(
+        "thumbnails in the media library load super grainy on tablets",
+        "thumbnails in the media library",
+        "load super grainy",
+    );
+}
+
+#[test]
+fn a_verbs_word_before_a_plain_verb_and_its_object_is_the_things() {
+    reads_task(
+        "make the shift export include break times as a column",
+        "shift export",
+        "include break times",
+    );
+    reads_task(
+        "make the invoice export skip cancelled orders",
+        "invoice export",
+        "skip cancelled orders",
+    );
+    // "to" and a verb still end the thing.
+    reads_task(
+        "i'd like the api to return the total count in a header",
+        "api",
+        "return the total count",
+    );
+}

@@ -114,6 +114,8 @@ const PARTICLES: [&str; 14] = [
     "over", "behind", "out", "off", "up", "down", "back", "away", "around", "through", "under",
     "past", "again", "twice",
 ];
+/// Words of degree between a verb and its result: "images load super blurry".
+const DEGREES: [&str; 7] = ["super", "very", "too", "way", "so", "extremely", "pretty"];
 /// Words of time after a verb: "failed twice today", "broke again overnight".
 const WHEN: [&str; 8] = [
     "today",

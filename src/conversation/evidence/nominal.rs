@@ -47,6 +47,17 @@ impl View<'_> {
         {
             start = skip_soft(self.text, w.end);
         }
+        // (Nor one that opens with a farewell: "logging off for the weekend" is the user
+        // leaving.)
+        if self
+            .at(start, |m| {
+                matches!(m, Meaning::Signal(i)
+                    if cls.signals[i as usize].signal == crate::conversation::Signal::Farewell)
+            })
+            .is_some()
+        {
+            return None;
+        }
         // (A phrase opening with a condition or a time is no request: "After updating
         // WooCommerce to 8.9 the shipping rates show $0.00" tells when.)
         if let Some(w) = words(self.text, start..span.end).next()

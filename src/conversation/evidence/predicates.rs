@@ -117,7 +117,10 @@ impl View<'_> {
                         .any(|a| n.eq_ignore_ascii_case(a))
                     };
                     let continues = next.is_some_and(|n| {
-                        PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                        PARTICLES
+                            .iter()
+                            .chain(DEGREES.iter())
+                            .any(|p| n.eq_ignore_ascii_case(p))
                             || self.cls.lower_in(&self.cls.words.determiners, n)
                             || self.cls.lower_in(&self.cls.words.ends, n)
                             || self.cls.lower_in(&self.cls.words.auxiliaries, n)

@@ -195,6 +195,14 @@ impl View<'_> {
         {
             return None;
         }
+        // (A problem word before a time says how the time goes, no thing's problem: "slow
+        // monday over here", "rough week", "long day".)
+        if words(self.text, first.end..span.end)
+            .next()
+            .is_some_and(|n| cls.lower_in(&cls.words.times, &self.text[n]))
+        {
+            return None;
+        }
         // A phrase of the conversation ("no problem, go ahead") is no title.
         let from = self.hits.partition_point(|h| h.start() < span.start);
         if self.hits[from..]

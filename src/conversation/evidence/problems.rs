@@ -555,7 +555,11 @@ impl View<'_> {
                         // does not: "the weekly sales email went out".)
                         && subject.get(i + 1).is_some_and(|n| {
                             let n = &self.text[n.clone()];
-                            PARTICLES.iter().chain(PLACES.iter()).any(|p| n.eq_ignore_ascii_case(p))
+                            PARTICLES
+                                .iter()
+                                .chain(PLACES.iter())
+                                .chain(DEGREES.iter())
+                                .any(|p| n.eq_ignore_ascii_case(p))
                                 || cls.lower_in(&cls.words.determiners, n)
                         })
                         // (Nor when a singular's verb follows: "the analytics export for March
@@ -625,6 +629,11 @@ impl View<'_> {
             let joins_things = |w: &Range<usize>| {
                 head.start < w.start
                     && w.end < last.end
+                    // (Not before a verb: "bump react to 19 and fix whatever breaks".)
+                    && words(self.text, w.end..last.end).next().is_some_and(|n| {
+                        self.at(n.start, |m| matches!(m, Meaning::Lead(_))).is_none()
+                            && !cls.lower_in(&cls.words.verbs, &self.text[n])
+                    })
                     && ["and", "&"]
                         .iter()
                         .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
@@ -635,6 +644,16 @@ impl View<'_> {
             };
             // (A word after a determiner is a noun: "my runs from the garmin don't show up".)
             let before: SmallVec<[Range<usize>; 8]> = words(self.text, start..h.start).collect();
+            // (A fix already made reports nothing: "that fixed the cors issue, thanks", "it
+            // solved the timeout thing".)
+            if before.windows(2).any(|p| {
+                cls.lower_in(&cls.words.non_subjects, &self.text[p[0].clone()])
+                    && ["fixed", "solved", "resolved", "sorted"]
+                        .iter()
+                        .any(|f| self.text[p[1].clone()].eq_ignore_ascii_case(f))
+            }) {
+                continue;
+            }
             let after_determiner = |w: &Range<usize>| {
                 before
                     .iter()
@@ -676,8 +695,14 @@ impl View<'_> {
                 let before = &self.text[head.start.min(w.start)..w.start];
                 before.matches('(').count() > before.matches(')').count()
             };
+            // (Determiners and the prepositions of a place are no words of its length: "Deploy
+            // of the route planner to staging" is four.)
+            let light = |w: &Range<usize>| {
+                let t = &self.text[w.clone()];
+                is_det(w) || PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
+            };
             if referent.is_none()
-                && (subject.iter().filter(|w| !inside(w)).count() > MAX_SUBJECT_WORDS
+                && (subject.iter().filter(|w| !inside(w) && !light(w)).count() > MAX_SUBJECT_WORDS
                     || subject[skip..].iter().filter(|w| !inside(w)).any(verbal))
             {
                 continue;

@@ -451,9 +451,12 @@ impl View<'_> {
             .is_some();
         let auxiliary = self
             .cls
-            .lower_in(&self.cls.words.auxiliaries, &self.text[word])
+            .lower_in(&self.cls.words.auxiliaries, &self.text[word.clone()])
             && self.at(next, |m| m == Meaning::Filler).is_none();
-        predicate || auxiliary
+        // (No verb takes "of" right after it: "Deploy of the route planner hangs", "Build of
+        // the docs fails".)
+        let of = self.text[word].eq_ignore_ascii_case("of");
+        predicate || auxiliary || of
     }
 }
 

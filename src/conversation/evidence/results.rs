@@ -161,6 +161,14 @@ impl View<'_> {
                         || (n.len() > 4
                             && (n.ends_with("er") || n.ends_with("ly")))
                     });
+                // (So is a verb's word before a plain verb with its object:
+                // "make the shift export include overtime hours".)
+                if words.len() >= i + 3
+                    && cls.lower_in(&cls.words.verbs, &self.text[words[i + 1].clone()])
+                    && cls.lower_in(&cls.words.verbs, word)
+                {
+                    return None;
+                }
                 // (A word before a modal is the thing's: "the csv import
                 // could skip duplicate rows".)
                 let before_modal = words.get(i + 1).is_some_and(|n| {
