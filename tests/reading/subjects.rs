@@ -125,3 +125,23 @@ fn a_verbs_word_before_a_plain_verb_and_its_object_is_the_things() {
         "return the total count",
     );
 }
+
+#[test]
+fn a_copula_before_a_number_and_its_unit_tells_a_value_not_a_problem() {
+    reads_task(
+        "the enemy sprites stutter whenever the camera pans fast. physics tick is 60",
+        "enemy sprites",
+        "stutter whenever the camera pans fast",
+    );
+    reads_task(
+        "the nightly export keeps timing out. batch size is 500 rows",
+        "nightly export",
+        "keeps timing out",
+    );
+    // With more after it, the number is the problem's.
+    reads_task(
+        "the cart total is 0 after adding a second item",
+        "cart total",
+        "0 after adding a second item",
+    );
+}

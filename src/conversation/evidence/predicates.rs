@@ -334,7 +334,7 @@ impl View<'_> {
         {
             let mut after = words(self.text, h.end..span.end);
             let digit = |w: &Range<usize>| self.text.as_bytes()[w.start].is_ascii_digit();
-            let (n1, n2) = (after.next(), after.next());
+            let (n1, n2, n3) = (after.next(), after.next(), after.next());
             let article = n1.as_ref().is_some_and(|n| {
                 ["a", "an"]
                     .iter()
@@ -368,7 +368,7 @@ impl View<'_> {
                 && n2
                     .as_ref()
                     .is_some_and(|n| digit(n) && self.text[n.clone()].matches('.').count() <= 2)
-                && after.next().is_none();
+                && n3.is_none();
             // ("Our app is built with flutter": how it is made, not what is wrong.)
             let made = n1.as_ref().is_some_and(|n| {
                 MADE.iter()
@@ -378,7 +378,16 @@ impl View<'_> {
                     .iter()
                     .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
             });
-            if article || version || made {
+            // ("physics tick is 60", "batch size is 500 rows": a number and its unit that end
+            // the clause are a setting's value, told as context.)
+            let value = n1.as_ref().is_some_and(digit)
+                && n2.as_ref().is_none_or(|n| {
+                    self.text[n.clone()]
+                        .bytes()
+                        .all(|b| b.is_ascii_alphabetic())
+                        && n3.is_none()
+                });
+            if article || version || made || value {
                 return false;
             }
         }
