@@ -145,3 +145,36 @@ fn a_copula_before_a_number_and_its_unit_tells_a_value_not_a_problem() {
         "0 after adding a second item",
     );
 }
+
+#[test]
+fn a_plural_before_an_adverb_and_a_bare_verb_is_the_subject() {
+    reads_task(
+        "since the upgrade my scheduled report jobs just sit in the queue",
+        "scheduled report jobs",
+        "just sit in the queue",
+    );
+    reads_task(
+        "Bug: archived projects still show up in the sidebar",
+        "archived projects",
+        "still show up in the sidebar",
+    );
+    // An adverb before a verb in -s keeps the verb ("still mentions").
+    reads_task(
+        "the install guide still mentions python 3.7",
+        "install guide",
+        "still mentions python 3.7",
+    );
+}
+
+#[test]
+fn a_quote_after_what_a_thing_gives_is_the_thing_asked_about() {
+    reads_goal(
+        "what does this sql actually return `SELECT max(id) FROM orders GROUP BY customer_id`",
+        Some(GoalType::QuestionAnswer),
+    );
+    // Getting an error in quotes still reports it.
+    reads_goal(
+        "why do i keep getting 'ECONNRESET' from the payments service",
+        Some(GoalType::TaskExecution),
+    );
+}

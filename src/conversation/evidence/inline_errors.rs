@@ -9,6 +9,27 @@ impl View<'_> {
     /// getting 'permission denied (publickey)' when i clone from our gitlab", "OOMKilled
     /// again on the image worker pod"): the quoted words or the marker are the problem, the
     /// thing the sentence names the target.
+    /// Whether the sentence holding `at` opens with "what" and an auxiliary ("what does",
+    /// "what will", "what should"): it asks what something gives.
+    fn asks_what_it_gives(&self, at: usize) -> bool {
+        // (The sentence found among the sentence ends by a binary search: a message of many
+        // quotes stays linear.)
+        let ends = &self.sentence_ends;
+        let i = ends.partition_point(|e| (*e as usize) < at);
+        let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize + 1);
+        let start = self.skip(start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+        let mut ws = words(self.text, start..at);
+        ws.next()
+            .is_some_and(|w| self.text[w].eq_ignore_ascii_case("what"))
+            && ws.next().is_some_and(|w| {
+                [
+                    "does", "do", "did", "will", "would", "should", "can", "could",
+                ]
+                .iter()
+                .any(|a| self.text[w.clone()].eq_ignore_ascii_case(a))
+            })
+    }
+
     pub(in crate::conversation) fn inline_error(&self) -> Option<GoalLead> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
         let h = self
@@ -17,7 +38,9 @@ impl View<'_> {
             .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
             .or_else(|| {
                 // Or words in quotes right after getting or throwing them ("I keep getting
-                // 'ECONNRESET' from the payments service").
+                // 'ECONNRESET' from the payments service"); not after a question of what a
+                // thing gives, whose quote is the thing asked about ("what does this query
+                // return `orders.GroupBy(...)`").
                 self.hits.iter().find(|h| {
                     self.meanings(**h)
                         .iter()
@@ -25,6 +48,7 @@ impl View<'_> {
                         && self.text[h.end()..]
                             .trim_start()
                             .starts_with(['\'', '"', '`'])
+                        && !self.asks_what_it_gives(h.start())
                 })
             })
             .map(|h| h.start()..h.end());

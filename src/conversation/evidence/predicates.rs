@@ -163,7 +163,29 @@ impl View<'_> {
                         && all.len() == i + 2
                         && next
                             .is_some_and(|n| PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p)));
+                    // (A plural before an adverb and a bare verb is the subject: "my queued
+                    // mail jobs just sit in the table".)
+                    let bare_after_adverb = plural
+                        && next.is_some_and(|n| {
+                            self.cls.lower_in(&self.cls.words.auxiliaries, n)
+                                && !plural_auxiliary(n)
+                                && ![
+                                    "is", "was", "has", "been", "be", "being", "had", "gets",
+                                    "got", "looks", "seems", "becomes", "became", "starts",
+                                ]
+                                .iter()
+                                .any(|b| n.eq_ignore_ascii_case(b))
+                        })
+                        && all.get(i + 2).is_some_and(|v| {
+                            let v = self.text[v.clone()].to_ascii_lowercase();
+                            v.bytes().all(|b| b.is_ascii_alphabetic())
+                                && !v.ends_with('s')
+                                && !v.ends_with("ed")
+                                && !self.cls.lower_in(&self.cls.words.auxiliaries, &v)
+                                && !self.cls.lower_in(&self.cls.words.determiners, &v)
+                        });
                     if verb
+                        && !bare_after_adverb
                         && after_thing
                         && (continues || after_adverb && plural)
                         && (all.len() >= i + 3 || particle_ends)
