@@ -174,6 +174,8 @@ fn how_a_day_goes_a_fix_already_made_and_leaving_state_no_goal() {
         "that solved the timeout issue, cheers",
         "right, logging off for the weekend, talk monday",
         "ok calling it a day, thanks for the help",
+        "k got it, will try it after lunch",
+        "morning! grey skies here, perfect excuse to stay in and refactor lol",
     ] {
         reads_goal(text, None);
     }

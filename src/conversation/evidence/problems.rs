@@ -701,6 +701,16 @@ impl View<'_> {
                 let t = &self.text[w.clone()];
                 is_det(w) || PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
             };
+            // (A subject never ends in the "to" of a plain verb: "perfect excuse to stay in"
+            // has none.)
+            if referent.is_none()
+                && subject
+                    .last()
+                    .is_some_and(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))
+                && cls.lower_in(&cls.words.verbs, &self.text[h.clone()])
+            {
+                continue;
+            }
             if referent.is_none()
                 && (subject.iter().filter(|w| !inside(w) && !light(w)).count() > MAX_SUBJECT_WORDS
                     || subject[skip..].iter().filter(|w| !inside(w)).any(verbal))
