@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 18] = [
+const KINDS: [(&str, &str); 19] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -78,6 +78,12 @@ const KINDS: [(&str, &str); 18] = [
     // read are bounded; before that each read the rest of the sentence, quadratic).
     ("sequencers", "fix the header then broken plus it then it "),
     ("conjunctions", "build a page and x and also y "),
+    // The user's own doing before "and", then its result: each "and" asks whether its clause
+    // opens with a first person (found once per clause, at its first "and").
+    (
+        "narratives",
+        "I click save and it crashes and we open the app and nothing happens and ",
+    ),
     // After a first artifact, sequencers before an article and no kind, and sequencers set
     // apart before a plain word: each reads a window of words after it (before that each read
     // the rest of the sentence, quadratic).

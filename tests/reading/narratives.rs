@@ -192,3 +192,11 @@ fn how_a_day_goes_a_fix_already_made_and_leaving_state_no_goal() {
         "overlaps the first row",
     );
 }
+
+#[test]
+fn a_later_request_of_the_thing_itself_outweighs_a_problem_of_people() {
+    let mut s = Session::new();
+    s.user("patients keep missing appointments. the booking app should send sms reminders");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "booking app");
+}

@@ -459,7 +459,8 @@ impl View<'_> {
         let owns: SmallVec<[Range<usize>; 8]> = sentences(self.text).filter(own).collect();
         // (A problem of people is why a request in a later sentence is made: "we run a small
         // clinic and patients keep missing appointments. could you build a reminder flow?"
-        // states the flow. Alone it is the report.)
+        // states the flow, "... the app should send sms reminders" the app's request. Alone
+        // it is the report.)
         let mut why: Option<(GoalLead, Range<usize>)> = None;
         for s in owns.iter().cloned() {
             if let Some(g) = self.statement(s.clone(), active) {
@@ -467,7 +468,7 @@ impl View<'_> {
                     why = Some((g, s));
                     continue;
                 }
-                if why.is_none() || g.rule == Found::Lead {
+                if why.is_none() || matches!(g.rule, Found::Lead | Found::Request) {
                     first = Some((g, s));
                 }
                 break;

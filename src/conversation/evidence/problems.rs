@@ -77,6 +77,8 @@ impl View<'_> {
         // Whether the clause under way is subordinate to the one before it, and where a
         // subordinate part inside it starts.
         let mut under = false;
+        // Whether the clause starting at the first position opens with the user's own doing.
+        let mut opener: Option<(usize, bool)> = None;
         let mut sub_at: Option<usize> = None;
         while at <= span.end {
             let end_here = at == span.end
@@ -115,8 +117,19 @@ impl View<'_> {
                 sub_at = Some(at);
             }
             // (The user's own doing before "and" is a clause of its own: "I open the app and
-            // it crashes", "when I click save and nothing happens".)
-            let narrative = !end_here && !break_hit && self.narrative_and(start..at);
+            // it crashes", "I click save and nothing happens". Whether the clause opens with
+            // one is found once per clause, at its first "and": a clause of many stays linear.)
+            let narrative = !end_here
+                && !break_hit
+                && self.and_at(at)
+                && match opener {
+                    Some((s, first_person)) if s == start => first_person,
+                    _ => {
+                        let first_person = self.opens_first_person(start..at);
+                        opener = Some((start, first_person));
+                        first_person
+                    }
+                };
             if end_here || break_hit || narrative {
                 // The last problem clause decides (a detail follows its overview), but a
                 // request of the thing wins over problems ("the data catalog needs column
@@ -204,30 +217,28 @@ impl View<'_> {
         found
     }
 
-    /// Whether `clause` ends at an "and" after the user's own doing: a first person and a
-    /// word or more ("I click save and", "we restart the pod and"). What follows is the
-    /// result, a clause of its own. (Not after a condition: "when we deploy and the cache is
-    /// cold the homepage times out" holds both in the condition.)
-    fn narrative_and(&self, clause: Range<usize>) -> bool {
-        let at = clause.end;
+    /// Whether an "and" standing alone starts at `at`.
+    fn and_at(&self, at: usize) -> bool {
         let bytes = self.text.as_bytes();
-        if !bytes
+        bytes
             .get(at..at + 4)
             .is_some_and(|b| b[..3].eq_ignore_ascii_case(b"and") && b[3].is_ascii_whitespace())
-            || !bytes
+            && bytes
                 .get(at.wrapping_sub(1))
                 .is_some_and(u8::is_ascii_whitespace)
-        {
-            return false;
-        }
-        let is = |w: &Range<usize>, list: &[&str]| {
-            list.iter()
-                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-        };
+    }
+
+    /// Whether `clause` (up to its first "and") opens with the user's own doing: a first
+    /// person and a word or more ("I click save", "we restart the pod"). What follows the
+    /// "and" is the result, a clause of its own. (Not after a condition: "when we deploy and
+    /// the cache is cold the homepage times out" holds both in the condition.)
+    fn opens_first_person(&self, clause: Range<usize>) -> bool {
         let mut ws = words(self.text, clause);
-        ws.next()
-            .is_some_and(|w| is(&w, &["i", "we", "i'm", "we're", "i've", "we've"]))
-            && ws.next().is_some()
+        ws.next().is_some_and(|w| {
+            ["i", "we", "i'm", "we're", "i've", "we've"]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        }) && ws.next().is_some()
     }
 
     /// What opens the result after the user's own doing (after "then", "now" or "suddenly"):
