@@ -262,6 +262,11 @@ fn first_sequencers(bencher: Bencher, size: usize) {
 }
 
 #[divan::bench(args = SIZES)]
+fn first_narratives(bencher: Bencher, size: usize) {
+    step_first(bencher, "narratives", size);
+}
+
+#[divan::bench(args = SIZES)]
 fn first_conjunctions(bencher: Bencher, size: usize) {
     step_first(bencher, "conjunctions", size);
 }
