@@ -6,6 +6,7 @@
 //!   then the further goals, rule 14, and a pasted error, rule 1);
 //! - [`statement`]: one sentence (small talk and questions about the assistant, rule 7; a goal
 //!   lead; a title, rule 8; question titles, rule 6; then evidence without a lead verb);
+//! - [`clauses`]: the clauses read for problem reports and which one decides (rules 1 and 2).
 //! - [`problems`]: a subject and a problem predicate or a modal (rules 1 and 2), titles that
 //!   open with their problem;
 //! - [`errors`]: pasted errors and errors told in the user's words (rule 1);
@@ -386,6 +387,7 @@ impl Classifier {
     }
 }
 
+mod clauses;
 mod context;
 mod correction;
 mod details;

@@ -1,0 +1,291 @@
+//! The clauses of a message read for problem reports and requests of the thing itself (rules
+//! 1 and 2 without a lead verb): where a clause ends (clause bytes, breaks, contrasts, the
+//! user's own doing before "and"), which clause decides, and what a clause after a contrast or
+//! a narrative shares with the one before it. Each clause is read by
+//! [`View::clause_within`] (problems.rs).
+
+use super::*;
+
+impl View<'_> {
+    /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
+    /// problem predicate ("the submit button is hidden behind the keyboard") or a modal ("the
+    /// export should include archived items"). The last clause that holds one decides: a
+    /// detail follows its overview. A subordinate clause ("until ...", "because ...", "but
+    /// not ...") decides only when no main clause holds one at any strength.
+    pub(in crate::conversation) fn evidence(
+        &self,
+        span: Range<usize>,
+        weakest: Strength,
+    ) -> Option<GoalLead> {
+        let strengths = [Strength::Problem, Strength::Predicate, Strength::Suffix]
+            .into_iter()
+            .filter(|s| *s <= weakest);
+        let mut subordinate = false;
+        strengths
+            .clone()
+            .find_map(|s| self.clauses(span.clone(), s, false, &mut subordinate))
+            .or_else(|| {
+                subordinate
+                    .then(|| {
+                        strengths
+                            .into_iter()
+                            .find_map(|s| self.clauses(span.clone(), s, true, &mut false))
+                    })
+                    .flatten()
+            })
+    }
+
+    /// [`View::evidence`] at one strength.
+    pub(in crate::conversation) fn evidence_of(
+        &self,
+        span: Range<usize>,
+        strength: Strength,
+    ) -> Option<GoalLead> {
+        let mut subordinate = false;
+        self.clauses(span.clone(), strength, false, &mut subordinate)
+            .or_else(|| {
+                subordinate
+                    .then(|| self.clauses(span, strength, true, &mut false))
+                    .flatten()
+            })
+    }
+
+    /// The clauses of [`View::evidence`] at one strength: the subordinate ones too with
+    /// `all`; `subordinate` tells whether one was left out.
+    fn clauses(
+        &self,
+        span: Range<usize>,
+        strength: Strength,
+        all: bool,
+        subordinate: &mut bool,
+    ) -> Option<GoalLead> {
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        if self.cls.goals[task].slots.len() < 2 {
+            return None;
+        }
+        let mut found = None;
+        let mut start = span.start;
+        let bytes = self.text.as_bytes();
+        // Clause ends: clause bytes and clause breaks ("but").
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        let mut hits = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < span.end)
+            .peekable();
+        let mut at = span.start;
+        // Rule 1 for a contrast: a clause after "but" with no subject of its own shares the
+        // subject of the clause before it ("the build passes locally but fails on CI").
+        let mut shared: Option<Range<usize>> = None;
+        // Whether the clause under way is subordinate to the one before it, and where a
+        // subordinate part inside it starts.
+        let mut under = false;
+        // Whether the clause starting at the first position opens with the user's own doing.
+        let mut opener: Option<(usize, bool)> = None;
+        let mut sub_at: Option<usize> = None;
+        while at <= span.end {
+            let end_here = at == span.end
+                || is_clause_byte(bytes[at])
+                    && (bytes[at] != b'.'
+                        || at + 1 >= bytes.len()
+                        || bytes[at + 1].is_ascii_whitespace());
+            // (Every hit that starts here: "even when" beside "when".)
+            let starts_here = hits.peek().is_some_and(|h| h.start() == at);
+            let subordinator_here = starts_here
+                && hits
+                    .clone()
+                    .take_while(|h| h.start() == at)
+                    .any(|h| self.meanings(*h).contains(&Meaning::Subordinate));
+            // (In the pass that reads subordinate clauses, a subordinator ends a clause too:
+            // no subject runs across it, "the tests pass until the database container
+            // restarts".)
+            let break_hit = hits
+                .peek()
+                .filter(|h| h.start() == at)
+                .is_some_and(|h| self.meanings(**h).contains(&Meaning::ClauseBreak))
+                || all && subordinator_here;
+            // (A subordinator inside the clause: its predicates wait for the second pass,
+            // its words stay the problem's, "keeps climbing until it gets OOM killed".)
+            // (Not one that opens the clause, an intensifier aside: "ever since yesterday my
+            // phone drains battery" is an opening context.)
+            if !all
+                && sub_at.is_none()
+                && subordinator_here
+                && words(self.text, start..at).any(|w| {
+                    !self
+                        .cls
+                        .lower_in(&self.cls.words.opener_modifiers, &self.text[w.clone()])
+                })
+            {
+                sub_at = Some(at);
+            }
+            // (The user's own doing before "and" is a clause of its own: "I open the app and
+            // it crashes", "I click save and nothing happens". Whether the clause opens with
+            // one is found once per clause, at its first "and": a clause of many stays linear.)
+            let narrative = !end_here
+                && !break_hit
+                && self.and_at(at)
+                && match opener {
+                    Some((s, first_person)) if s == start => first_person,
+                    _ => {
+                        let first_person = self.opens_first_person(start..at);
+                        opener = Some((start, first_person));
+                        first_person
+                    }
+                };
+            if end_here || break_hit || narrative {
+                // The last problem clause decides (a detail follows its overview), but a
+                // request of the thing wins over problems ("the data catalog needs column
+                // lineage, table-level isn't enough").
+                let within = sub_at.take().unwrap_or(at);
+                if !all && (under || within < at) {
+                    *subordinate = true;
+                }
+                if under && !all {
+                    shared = None;
+                } else if let Some(g) =
+                    self.clause_within(task, start..at, within, strength, shared.take())
+                    && (strength == Strength::Problem || !self.says_fine(&g))
+                {
+                    let request = |f: &Option<GoalLead>| {
+                        f.as_ref()
+                            .is_some_and(|f: &GoalLead| f.rule == Found::Request)
+                    };
+                    // (Nor does a problem of people after a thing's: "the date picker doesn't
+                    // close on tab, keyboard users just get stuck there".)
+                    let people_after_thing = self.reports_people(&g)
+                        && found.as_ref().is_some_and(|f| !self.reports_people(f));
+                    if (!request(&found) || g.rule == Found::Request && found.is_none())
+                        && !people_after_thing
+                    {
+                        found = Some(g);
+                    }
+                }
+                if break_hit
+                    && let Some(h) = hits.peek()
+                    && self.meanings(**h).contains(&Meaning::Contrast)
+                {
+                    // (What follows is looked at for a few words only: a message of many
+                    // contrasts stays linear.)
+                    let mut end = span.end.min(at + 64);
+                    while !self.text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    shared = self.subject_of(task, start..at, end);
+                }
+                // (After the user's own doing, "it" is the thing they did it to: "I open the
+                // app and it crashes" is about the app.)
+                // (With none named, the result is reported on its own: "I click save and
+                // nothing happens". A clause with no subject of its own after the user's doing
+                // is the user's doing too: "we run a service that pulls events and writes them
+                // into postgres" shares nothing.)
+                if narrative {
+                    shared = self.narrative_subject(at + 3, span.end).map(|referent| {
+                        if referent {
+                            self.narrative_referent(start..at).unwrap_or(at..at)
+                        } else {
+                            at..at
+                        }
+                    });
+                }
+                start = if break_hit {
+                    hits.peek().map_or(at + 1, |h| h.end())
+                } else if narrative {
+                    at + 3
+                } else {
+                    at + 1
+                };
+                // (A clause after a contrast that opens with "not" or "never" qualifies the
+                // problem before it: "fails in prod but not locally".)
+                under = break_hit
+                    && (subordinator_here
+                        || hits.peek().is_some_and(|h| {
+                            let m = self.meanings(**h);
+                            m.contains(&Meaning::Contrast)
+                                && words(self.text, h.end()..span.end).next().is_some_and(|w| {
+                                    ["not", "never"]
+                                        .iter()
+                                        .any(|n| self.text[w.clone()].eq_ignore_ascii_case(n))
+                                })
+                        }));
+            }
+            while hits.peek().is_some_and(|h| h.start() <= at) {
+                hits.next();
+            }
+            at += 1;
+            while at < span.end && !self.text.is_char_boundary(at) {
+                at += 1;
+            }
+        }
+        found
+    }
+
+    /// Whether an "and" standing alone starts at `at`.
+    fn and_at(&self, at: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        bytes
+            .get(at..at + 4)
+            .is_some_and(|b| b[..3].eq_ignore_ascii_case(b"and") && b[3].is_ascii_whitespace())
+            && bytes
+                .get(at.wrapping_sub(1))
+                .is_some_and(u8::is_ascii_whitespace)
+    }
+
+    /// Whether `clause` (up to its first "and") opens with the user's own doing: a first
+    /// person and a word or more ("I click save", "we restart the pod"). What follows the
+    /// "and" is the result, a clause of its own. (Not after a condition: "when we deploy and
+    /// the cache is cold the homepage times out" holds both in the condition.)
+    fn opens_first_person(&self, clause: Range<usize>) -> bool {
+        let mut ws = words(self.text, clause);
+        ws.next().is_some_and(|w| {
+            ["i", "we", "i'm", "we're", "i've", "we've"]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        }) && ws.next().is_some()
+    }
+
+    /// What opens the result after the user's own doing (after "then", "now" or "suddenly"):
+    /// `Some(true)` for "it" or "they", the thing the user did it to; `Some(false)` for
+    /// "nothing" or "everything", a result with no thing; `None` otherwise (a subject of its
+    /// own, or none: the user's doing goes on).
+    fn narrative_subject(&self, from: usize, end: usize) -> Option<bool> {
+        let w = words(self.text, from..end).find(|w| {
+            !["then", "now", "suddenly", "just"]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        })?;
+        let t = &self.text[w];
+        if ["it", "they"].iter().any(|x| t.eq_ignore_ascii_case(x)) {
+            Some(true)
+        } else if ["nothing", "everything"]
+            .iter()
+            .any(|x| t.eq_ignore_ascii_case(x))
+        {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The thing the user's own doing in `clause` was done to: the first noun phrase with a
+    /// determiner ("I open the app", "we restart the worker pod").
+    fn narrative_referent(&self, clause: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let d = words(self.text, clause.clone())
+            .take(MAX_SUBJECT_WORDS)
+            .find(|w| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]))?;
+        self.thing(d.start..clause.end, true)
+    }
+
+    /// Whether `g` is a problem report whose target ends in a noun naming people ("keyboard
+    /// users", "patients"): it tells what a thing's problem does to them, or why a request is
+    /// made.
+    pub(super) fn reports_people(&self, g: &GoalLead) -> bool {
+        g.rule == Found::ProblemReport
+            && g.details
+                .iter()
+                .find(|d| d.slot == 0)
+                .and_then(|d| d.spans.first())
+                .and_then(|t| words(self.text, t.clone()).last())
+                .is_some_and(|w| self.cls.lower_in(&self.cls.words.people, &self.text[w]))
+    }
+}
