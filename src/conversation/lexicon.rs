@@ -557,6 +557,14 @@ pub struct Language {
     /// them or why a request is made; a thing's problem or a request beside it decides
     /// (`people`). Optional.
     pub people: Vec<String>,
+    /// Nouns that name a problem a user meets ("error", "exception", "timeout" ...): what the
+    /// user gets or sees, when one of them is in it, is the problem ("i get an error when i
+    /// open the settings page") (`met_problems`). Optional.
+    pub met_problems: Vec<String>,
+    /// Lead words that ask for a repair ("fix", "debug" ...): the relative clause after their
+    /// object tells its problem, whatever its verb ("fix the DAG that keeps retrying forever")
+    /// (`repairs`). Optional.
+    pub repairs: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

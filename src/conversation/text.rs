@@ -159,7 +159,11 @@ pub(super) fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
     while at < text.len() {
         let rest = &text[at..];
         // (A colon before a space ends it too: "an onboarding flow: welcome screen, ...".)
-        if rest.starts_with(|c: char| c.is_ascii() && is_clause_byte(c as u8))
+        // (A dot inside a word is part of it: "a Next.js route", "backup.ps1".)
+        let in_word = rest.starts_with('.')
+            && text[..at].ends_with(|c: char| c.is_alphanumeric())
+            && rest[1..].starts_with(|c: char| c.is_alphanumeric());
+        if !in_word && rest.starts_with(|c: char| c.is_ascii() && is_clause_byte(c as u8))
             || rest.starts_with(": ")
         {
             return &text[..at];
@@ -341,6 +345,10 @@ mod tests {
             "a landing page"
         );
         assert_eq!(noun_phrase("a tomato form", &ends), "a tomato form");
+        assert_eq!(
+            noun_phrase("a Next.js route. thanks", &ends),
+            "a Next.js route"
+        );
     }
 
     #[test]

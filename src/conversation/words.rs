@@ -73,6 +73,10 @@ pub(super) struct WordSets {
     pub(super) fine_states: Words,
     /// Nouns that name people (`people`).
     pub(super) people: Words,
+    /// Nouns of problems a user meets (`met_problems`).
+    pub(super) met_problems: Words,
+    /// Lead words that ask for a repair (`repairs`).
+    pub(super) repairs: Words,
 }
 
 impl WordSets {
@@ -115,6 +119,8 @@ impl WordSets {
             opener_modifiers: words(&[&lang.opener_modifiers]),
             fine_states: words(&[&lang.fine_states]),
             people: words(&[&lang.people]),
+            met_problems: words(&[&lang.met_problems]),
+            repairs: words(&[&lang.repairs]),
         }
     }
 }

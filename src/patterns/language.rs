@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 49] = [
+        const KEYS: [&str; 51] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -56,6 +56,8 @@ impl Cx<'_> {
             "opener_modifiers",
             "fine_states",
             "people",
+            "met_problems",
+            "repairs",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -97,7 +99,9 @@ impl Cx<'_> {
         let opener_modifiers = optional("opener_modifiers");
         let fine_states = optional("fine_states");
         let people = optional("people");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 16]
+        let met_problems = optional("met_problems");
+        let repairs = optional("repairs");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 18]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -157,6 +161,8 @@ impl Cx<'_> {
             opener_modifiers,
             fine_states,
             people,
+            met_problems,
+            repairs,
         }
     }
 

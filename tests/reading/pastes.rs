@@ -1,9 +1,10 @@
 //! Rule 1 for pasted errors: the error line a paste states, the thing the user names around
-//! it, and the shapes errors take in one tool or another.
+//! it, the shapes errors take in one tool or another, and a problem the user meets ("i get
+//! an error when ...").
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_holding, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn a_paste_led_in_by_the_users_line_is_a_problem_of_the_thing_it_names() {
@@ -366,4 +367,51 @@ fn a_dotted_exception_name_is_no_thing() {
         "{}",
         s.slot("desired_change")
     );
+}
+
+#[test]
+fn a_problem_the_user_meets_is_the_problem() {
+    // What the user gets or sees names a problem: the problem is that noun phrase, the thing
+    // the sentence names (or what the user was doing) the target.
+    reads_task(
+        "i get an error when i open the invoices page",
+        "invoices page",
+        "error",
+    );
+    reads_task(
+        "we're seeing a 503 from the image proxy every few minutes",
+        "image proxy",
+        "503",
+    );
+    reads_task(
+        "after the upgrade i keep getting timeouts from the search service",
+        "search service",
+        "timeouts",
+    );
+    reads_task(
+        "when i click refresh on /reports in staging i get a 404",
+        "/reports in staging",
+        "404",
+    );
+    reads_task(
+        "getting a blank screen after login on the android app",
+        "android app",
+        "blank screen",
+    );
+    reads_task(
+        "I see duplicated rows in the export since yesterday",
+        "export",
+        "duplicated rows",
+    );
+    // What the user does not meet, and what names no problem, report nothing.
+    for text in [
+        "i see no errors in the console",
+        "i don't get any warnings when i build",
+        "i get the idea",
+        "we get a lot of traffic on mondays",
+        "I get an email from the scheduler every morning",
+        "i see what you mean",
+    ] {
+        reads_goal(text, None);
+    }
 }

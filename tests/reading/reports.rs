@@ -512,3 +512,39 @@ fn an_expression_in_parentheses_inside_a_subject() {
         "fix: resets halfway through the month"
     );
 }
+
+#[test]
+fn the_clause_after_a_leads_object_reports_its_problem() {
+    // A problem named as a noun, then "where" or "when" and the report.
+    reads_task(
+        "fix the bug where the cart empties on refresh",
+        "cart",
+        "empties on refresh",
+    );
+    reads_task(
+        "can you sort out the glitch where the sidebar flickers on hover",
+        "sidebar",
+        "flickers on hover",
+    );
+    // A thing and a relative clause: any verb after a lead asking for a repair.
+    reads_task(
+        "fix the DAG that keeps retrying forever",
+        "DAG",
+        "keeps retrying forever",
+    );
+    reads_task(
+        "could you debug the worker which restarts every hour",
+        "worker",
+        "restarts every hour",
+    );
+    // After other leads, only a problem word makes it a report.
+    reads_task(
+        "update the widget that keeps crashing",
+        "widget",
+        "keeps crashing",
+    );
+    let mut s = Session::new();
+    s.user("update the page that lists orders");
+    assert_eq!(s.slot("target"), "page");
+    assert_eq!(s.slot("desired_change"), "");
+}

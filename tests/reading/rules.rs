@@ -2,7 +2,7 @@
 
 use convstate::conversation::{GoalType, SlotStatus};
 
-use super::session::{Session, has, reads_task};
+use super::session::{Session, has, reads_holding, reads_task};
 
 /// A target keeps the place or owner after it; "to" brings the value.
 #[test]
@@ -1142,4 +1142,18 @@ fn round_twelve_review() {
     let mut s = Session::new();
     s.user("links to SO answers in the FAQ page");
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+}
+
+#[test]
+fn a_dot_inside_a_word_is_part_of_the_kind() {
+    reads_holding(
+        "write a Next.js API route that handles stripe webhooks",
+        GoalType::ArtifactCreation,
+        &[("component_type", "Next.js API route")],
+    );
+    reads_holding(
+        "make me a 6 week intermediate strength plan for the gym",
+        GoalType::ArtifactCreation,
+        &[("component_type", "intermediate strength plan")],
+    );
 }

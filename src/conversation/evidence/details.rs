@@ -75,6 +75,14 @@ impl View<'_> {
                     Some(r) if r.end == np.trim_end().len() && count_words(np) <= 4 => {
                         cls.clean(self.text, np_span.clone(), true)
                     }
+                    // (A longer one keeps its last three words: "a 4 week beginner running
+                    // plan" is a "beginner running plan".)
+                    Some(r) if r.end == np.trim_end().len() && count_words(&np[..r.start]) <= 8 => {
+                        let ws: SmallVec<[Range<usize>; 8]> =
+                            words(self.text, np_span.clone()).collect();
+                        let from = ws[ws.len().saturating_sub(3)].start;
+                        cls.clean(self.text, from..np_span.end, true)
+                    }
                     // (A kind before a noun or two of its own names what the thing is for:
                     // "a reminder sms flow", "a dashboard widget".)
                     Some(r)
@@ -226,6 +234,16 @@ impl View<'_> {
                                 out.push(detail(1, value));
                             }
                         } else if let Some(np) = self.thing(raw..comma, true) {
+                            // "fix the bug where the cart empties on refresh": a problem named
+                            // as a noun and the clause after "where" or "when" that reports
+                            // it; "fix the DAG that keeps retrying forever": a thing and the
+                            // relative clause that reports its problem.
+                            if let Some(reported) =
+                                self.reported_after(goal, lead.clone(), np.clone(), comma)
+                            {
+                                out.extend(reported);
+                                return out;
+                            }
                             // "fix the 404 on the about page", "fix the typo in the footer": a
                             // problem named as a noun, then the thing it is in.
                             if self.names_problem(np.clone())
@@ -598,6 +616,47 @@ impl View<'_> {
 impl View<'_> {
     /// The result a change is made for, right after its thing: "so" or "so that" and a clause
     /// of two words at least ("... so each provider lives in its own module").
+    /// Rule 1 after a lead: the problem the clause after a lead's object reports, after
+    /// "where" or "when" when the object names a problem ("fix the bug where the cart
+    /// empties on refresh": the cart, "empties on refresh"), after "that" or "which" when it
+    /// names a thing (by a problem word, or by any verb after a lead of `repairs`: "fix the
+    /// DAG that keeps retrying forever"). The target and the change.
+    fn reported_after(
+        &self,
+        task: usize,
+        lead: Range<usize>,
+        np: Range<usize>,
+        end: usize,
+    ) -> Option<SmallVec<[Detail; 2]>> {
+        let rel = words(self.text, np.end..end).next()?;
+        let rel_word = self.text[rel.clone()].to_ascii_lowercase();
+        let clause = rel.end..end;
+        let g = if self.names_problem(np.clone())
+            && ["where", "when", "whenever"].contains(&rel_word.as_str())
+        {
+            self.evidence(clause, Strength::Suffix)?
+        } else if ["that", "which"].contains(&rel_word.as_str()) && !self.names_problem(np.clone())
+        {
+            let repair = words(self.text, lead)
+                .last()
+                .is_some_and(|w| self.cls.lower_in(&self.cls.words.repairs, &self.text[w]));
+            [Strength::Problem, Strength::Predicate, Strength::Suffix]
+                .into_iter()
+                .filter(|s| repair || *s == Strength::Problem)
+                .find_map(|s| self.clause_within(task, clause.clone(), end, s, Some(np.clone())))?
+        } else {
+            return None;
+        };
+        let change = g.details.iter().find(|d| d.slot == 1)?.clone();
+        let target = g
+            .details
+            .iter()
+            .find(|d| d.slot == 0)
+            .cloned()
+            .unwrap_or_else(|| detail(0, np));
+        Some(SmallVec::from_iter([target, change]))
+    }
+
     fn so_that(&self, span: Range<usize>) -> Option<Range<usize>> {
         let mut ws = words(self.text, span.clone());
         let so = ws.next()?;

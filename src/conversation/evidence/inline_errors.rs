@@ -55,9 +55,17 @@ impl View<'_> {
         // Or an exception's name and its message in the user's sentence ("running migrations
         // gives me django.db.utils.OperationalError: no such column: orders.discount"): the
         // message is the line's, read as a pasted one's.
-        let (h, named) = match h {
-            Some(h) => (h, false),
-            None => (camel_error(self.text)?, true),
+        let (h, named, met) = match h {
+            Some(h) => (h, false, None),
+            None => match camel_error(self.text) {
+                Some(h) => (h, true, None),
+                // Or a problem the user meets, named as a noun ("i get an error when i open
+                // the settings page"): the noun phrase is the problem.
+                None => {
+                    let (h, np) = self.met_problem()?;
+                    (h, false, Some(np))
+                }
+            },
         };
         let sentence = sentences(self.text).find(|s| s.start <= h.start && h.end <= s.end)?;
         if named {
@@ -88,7 +96,9 @@ impl View<'_> {
                     && t.contains(|c: char| c.is_ascii_digit() || c == '/')
             });
         let marker = h.start..h.end + next.map_or(0, |t| t.len() + 1);
-        let message = self.with_status_code(quoted.unwrap_or(marker));
+        let message = met
+            .clone()
+            .unwrap_or_else(|| self.with_status_code(quoted.unwrap_or(marker)));
         let outside = |t: &Range<usize>| !(message.start <= t.start && t.end <= message.end);
         // (What the user was doing names it too: "... when pushing to github"; its object
         // before any place after it, "when running the deploy script on the server", and a
@@ -118,8 +128,112 @@ impl View<'_> {
             message,
             self.cls.clean(self.text, sentence, false),
             h,
-            Found::PastedError,
+            if met.is_some() {
+                Found::ProblemReport
+            } else {
+                Found::PastedError
+            },
         ))
+    }
+
+    /// Rule 1 for a problem the user meets, told as what they get or see ("i get an error when
+    /// i open the settings page", "we're seeing a 502 from the gateway", "getting a blank
+    /// screen after login"): an introducer said by the user (its own words hold "i" or "we",
+    /// or one of those is at most two words before it, or it opens its sentence) and the noun
+    /// phrase after it, up to a preposition, a condition or a clause's end, at most five words,
+    /// naming a problem: a problem word or error marker of the pattern files, a noun of
+    /// `met_problems`, or an HTTP status. The introducer's range and the noun phrase's
+    /// (without its determiners).
+    pub(super) fn met_problem(&self) -> Option<(Range<usize>, Range<usize>)> {
+        let cls = self.cls;
+        let first_person = |w: &str| {
+            [
+                "i", "we", "im", "i'm", "we're", "were", "i've", "we've", "ive", "weve",
+            ]
+            .iter()
+            .any(|p| w.eq_ignore_ascii_case(p))
+        };
+        self.hits
+            .iter()
+            .filter(|h| self.meanings(**h).contains(&Meaning::Introducer))
+            .find_map(|h| {
+                let said = &self.text[h.start()..h.end()];
+                let own = said.split(' ').next().is_some_and(first_person);
+                let before = &self.text[..h.start()];
+                let back: SmallVec<[&str; 3]> = before
+                    .rsplit(|c: char| c.is_whitespace())
+                    .filter(|w| !w.is_empty())
+                    .take(3)
+                    .collect();
+                // (No punctuation between: "the build is green, i see" is another clause.)
+                let own_clause = || {
+                    back.iter()
+                        .take_while(|w| !w.ends_with([',', '.', ';', ':', '!', '?']))
+                };
+                let near = own_clause().any(|w| first_person(w));
+                // (Not what the user does not get: "i don't get any errors", "we never see a
+                // warning".)
+                let negated = own_clause().any(|w| {
+                    ["not", "no", "never"]
+                        .iter()
+                        .any(|n| w.eq_ignore_ascii_case(n))
+                        || w.ends_with("n't")
+                        || w.ends_with("nt") && w.len() <= 6
+                });
+                if negated {
+                    return None;
+                }
+                let opens = before.trim_end().is_empty()
+                    || before.trim_end().ends_with(['.', '!', '?', '\n']);
+                if !(own || near || opens) {
+                    return None;
+                }
+                let mut np: Option<Range<usize>> = None;
+                let mut problem = false;
+                for w in words(self.text, h.end()..self.text.len()).take(7) {
+                    let t = self.text[w.clone()].trim_end_matches([',', '.', ';', ':', '!', '?']);
+                    let lower = t.to_ascii_lowercase();
+                    if t.is_empty()
+                        || PLACES.contains(&lower.as_str()) && lower != "of"
+                        || CONDITIONS.contains(&lower.as_str())
+                        || [
+                            "and", "but", "with", "so", "that", "which", "because", "saying",
+                        ]
+                        .contains(&lower.as_str())
+                    {
+                        break;
+                    }
+                    // (Nor "no errors", "zero warnings": what the user does not meet.)
+                    if np.is_none() && ["no", "zero", "none"].contains(&lower.as_str()) {
+                        return None;
+                    }
+                    if np.is_none() && cls.lower_in(&cls.words.determiners, t) {
+                        continue;
+                    }
+                    let status = t.len() >= 3
+                        && t.starts_with(['4', '5'])
+                        && t[..3].bytes().all(|b| b.is_ascii_digit())
+                        && t[3..].chars().all(|c| c == 's');
+                    problem |= status
+                        || cls.lower_in(&cls.words.met_problems, t)
+                        || self
+                            .at(w.start, |m| {
+                                matches!(m, Meaning::Problem | Meaning::ErrorMarker)
+                            })
+                            .is_some();
+                    let end = w.start + t.len();
+                    np = Some(np.map_or(w.start..end, |n| n.start..end));
+                    if t.len() < self.text[w].len()
+                        || np
+                            .as_ref()
+                            .map_or(0, |n| count_words(&self.text[n.clone()]))
+                            >= 5
+                    {
+                        break;
+                    }
+                }
+                np.filter(|_| problem).map(|np| (h.start()..h.end(), np))
+            })
     }
 
     /// The words that open `span` before an introducer ("flutter run gives me ...", "the

@@ -575,7 +575,7 @@ impl View<'_> {
         // (It wins over a question opened by a question word, as a pasted error does: "why
         // am I getting 'Permission denied (publickey)' when pushing to github".)
         if first.as_ref().is_none_or(|(g, _)| asks(g))
-            && (marked || self.text.contains(['\'', '"', '`']))
+            && (marked || self.text.contains(['\'', '"', '`']) || self.met_problem().is_some())
             && let Some(g) = self.inline_error()
         {
             let all = 0..self.text.len();

@@ -221,6 +221,16 @@ impl View<'_> {
         {
             return np;
         }
+        // (The place ends where the user's own clause starts: "on /dashboard in prod i get a
+        // 404".)
+        let end = words(self.text, n.end..end)
+            .take(12)
+            .find(|w| {
+                ["i", "we", "i'm", "im", "we're"]
+                    .iter()
+                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+            })
+            .map_or(end, |w| w.start);
         match self.thing(n.start..end, false) {
             Some(t) if count_words(&self.text[np.start..t.end]) <= 7 => np.start..t.end,
             _ => np,
