@@ -415,3 +415,23 @@ fn a_problem_the_user_meets_is_the_problem() {
         reads_goal(text, None);
     }
 }
+
+#[test]
+fn an_error_in_a_code_span_or_block_is_pasted() {
+    // A fenced line is pasted even when it reads like a sentence: its message is read past
+    // the exception's dotted name and its level.
+    let mut s = Session::new();
+    s.user("seeing this when the worker boots since the upgrade\n```\ncom.acme.jobs.QueueConfigException: error: cannot bind the retry queue to the default exchange\n```");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(
+        &s.slot("desired_change"),
+        "cannot bind the retry queue to the default exchange"
+    ));
+    assert!(!has(&s.slot("desired_change"), "error:"));
+    // In backticks the error ends where they close; the words after them name the thing.
+    reads_task(
+        "`TimeoutError: operation timed out after 30000ms` coming from the billing worker",
+        "billing worker",
+        "operation timed out after 30000ms",
+    );
+}

@@ -20,6 +20,7 @@ impl View<'_> {
         // ... by an introducer ("gives me"), not a bare colon or arrow.
         let mut led_by_word = false;
         let mut at = 0;
+        let code = code_blocks(self.text);
         // The markers' hits, in order: one pass over them for all the lines.
         let mut markers = self
             .hits
@@ -67,7 +68,13 @@ impl View<'_> {
             ]
             .iter()
             .any(|l| t.contains(l));
-            let prose = self.is_prose(span.clone()) && !bracketed;
+            // (Nor is a line of a code block, fenced or indented: "airflow.exceptions.
+            // AirflowConfigException: error: cannot use SQLite with the CeleryExecutor" in a
+            // fence is pasted.)
+            let pasted = code
+                .iter()
+                .any(|c| c.start <= span.start && span.end <= c.end);
+            let prose = self.is_prose(span.clone()) && !bracketed && !pasted;
             let marked = (marked
                 || level
                 || shouted
@@ -178,6 +185,26 @@ impl View<'_> {
         // the words before them lead it in.
         // (Or in single quotes that stand apart from the words, unlike an apostrophe: "why
         // do I get 'Uncaught SyntaxError: Unexpected token <' in the console".)
+        // (Or in backticks, a code span anywhere on the line: "`TimeoutError: operation
+        // timed out` coming from the billing worker".)
+        let line_end = self.text[line.start..]
+            .find('\n')
+            .map_or(self.text.len(), |n| line.start + n);
+        let ticked = || {
+            if marker.start < line.start || marker.end > line_end {
+                return None;
+            }
+            // (The line may start after the span opens, too.)
+            let line_start = self.text[..line.start].rfind('\n').map_or(0, |n| n + 1);
+            let open = line_start + self.text[line_start..marker.start].rfind('`')?;
+            // (The line may be cut at its limit before the span closes.)
+            let close = marker.end + self.text[marker.end..line_end].find('`')?;
+            (self.text[line_start..open]
+                .matches('`')
+                .count()
+                .is_multiple_of(2))
+            .then_some(open..close + 1)
+        };
         let quoted_error = (marker.start > line.start && marker.end <= line.end)
             .then(|| {
                 let open = line.start + self.text[line.start..marker.start].rfind('"')?;
@@ -208,7 +235,8 @@ impl View<'_> {
                 (before.split_whitespace().count() >= 2
                     && !self.text[open + 1..marker.start].contains('\''))
                 .then_some(open..close + 1)
-            });
+            })
+            .or_else(ticked);
         let mut message = match (inline, &quoted_error) {
             (_, Some(q)) => self.error_message(q.start + 1..q.end - 1),
             (Some((c, _)), None) => self.error_message(c + 2..line.end),
@@ -280,10 +308,21 @@ impl View<'_> {
                 .and_then(|e| self.intro_thing(line.start..e))
         };
         let inline_thing = || inline.and_then(|(_, e)| self.intro_thing(line.start..e));
+        // (The user's words after a quoted error name the thing: "... coming from our
+        // order-events producer".)
+        let after_quote = || {
+            let rest = quoted_error
+                .as_ref()
+                .filter(|q| self.text[(*q).clone()].starts_with('`'))
+                .map(|q| q.end..line_end.max(q.end))?;
+            self.definite_named(rest.clone())
+                .or_else(|| self.bare_place_thing(rest))
+        };
         let thing = self
             .named_thing(errors)
             .or_else(inline_thing)
             .or_else(own_thing)
+            .or_else(after_quote)
             .or_else(led_in)
             .or_else(|| self.frame_subject(block.clone()))
             .or_else(located)

@@ -69,10 +69,23 @@ impl View<'_> {
         };
         let sentence = sentences(self.text).find(|s| s.start <= h.start && h.end <= s.end)?;
         if named {
-            let message = self.error_message(h.start..sentence.end);
+            // (In backticks the error ends where they close, and the user's words after it
+            // may name the thing: "`TimeoutError: ...` coming from the billing worker".)
+            let ticked = self.text[sentence.start..h.start].matches('`').count() % 2 == 1;
+            let close = ticked
+                .then(|| self.text[h.end..sentence.end].find('`'))
+                .flatten()
+                .map(|c| h.end + c);
+            let message = self.error_message(h.start..close.unwrap_or(sentence.end));
             let target = self
                 .definite_named(sentence.start..h.start)
-                .or_else(|| self.doing(sentence.start..h.start));
+                .or_else(|| self.doing(sentence.start..h.start))
+                .or_else(|| {
+                    let rest = close? + 1..sentence.end;
+                    self.definite_named(rest.clone())
+                        .or_else(|| self.bare_place_thing(rest))
+                        .map(|t| self.cls.clean(self.text, t, true))
+                });
             return Some(report(
                 task,
                 target,
