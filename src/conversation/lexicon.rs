@@ -565,6 +565,10 @@ pub struct Language {
     /// object tells its problem, whatever its verb ("fix the DAG that keeps retrying forever")
     /// (`repairs`). Optional.
     pub repairs: Vec<String>,
+    /// Verbs that report what a person said or found ("says", "told", "noticed" ...): after
+    /// the person, the words that follow are read as the clause ("Priya says the csv export
+    /// cuts off at 10k rows" reports the export) (`reporting_verbs`). Optional.
+    pub reporting_verbs: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

@@ -77,6 +77,8 @@ pub(super) struct WordSets {
     pub(super) met_problems: Words,
     /// Lead words that ask for a repair (`repairs`).
     pub(super) repairs: Words,
+    /// Verbs that report what a person said (`reporting_verbs`).
+    pub(super) reporting_verbs: Words,
 }
 
 impl WordSets {
@@ -121,6 +123,7 @@ impl WordSets {
             people: words(&[&lang.people]),
             met_problems: words(&[&lang.met_problems]),
             repairs: words(&[&lang.repairs]),
+            reporting_verbs: words(&[&lang.reporting_verbs]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 51] = [
+        const KEYS: [&str; 52] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -58,6 +58,7 @@ impl Cx<'_> {
             "people",
             "met_problems",
             "repairs",
+            "reporting_verbs",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -101,7 +102,8 @@ impl Cx<'_> {
         let people = optional("people");
         let met_problems = optional("met_problems");
         let repairs = optional("repairs");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 18]
+        let reporting_verbs = optional("reporting_verbs");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 19]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -163,6 +165,7 @@ impl Cx<'_> {
             people,
             met_problems,
             repairs,
+            reporting_verbs,
         }
     }
 

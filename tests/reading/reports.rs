@@ -548,3 +548,39 @@ fn the_clause_after_a_leads_object_reports_its_problem() {
     assert_eq!(s.slot("target"), "page");
     assert_eq!(s.slot("desired_change"), "");
 }
+
+#[test]
+fn what_a_person_says_is_the_report() {
+    // A person (a word of `people`, a pronoun, a name) and a verb of reporting: the words
+    // after them are the clause.
+    reads_task(
+        "Marco says the invoice export on the billing page stops at 500 rows",
+        "invoice export on the billing page",
+        "stops at 500 rows",
+    );
+    reads_task(
+        "a customer reported that the receipt email has the wrong store address",
+        "receipt email",
+        "has the wrong store address",
+    );
+    reads_task(
+        "my boss told me the weekly report comes out empty",
+        "weekly report",
+        "comes out empty",
+    );
+    // A lead word before the verb is whoever reports.
+    reads_task(
+        "support told me the magic link expires too fast",
+        "magic link",
+        "expires too fast",
+    );
+}
+
+#[test]
+fn a_spaced_dash_ends_a_clause() {
+    reads_task(
+        "The date filter on the audit log is off by a day - events after midnight land on the previous day",
+        "date filter on the audit log",
+        "off by a day",
+    );
+}

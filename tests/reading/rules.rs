@@ -1157,3 +1157,34 @@ fn a_dot_inside_a_word_is_part_of_the_kind() {
         &[("component_type", "intermediate strength plan")],
     );
 }
+
+#[test]
+fn a_result_after_so_holds_its_own_values() {
+    // A value or a particle inside the result the change is made for is the result's.
+    reads_task(
+        "update the backup job in ops/backup.yml so it runs at 3am instead of midnight",
+        "backup job in ops/backup.yml",
+        "it runs at 3am instead of midnight",
+    );
+    reads_task(
+        "change the porch light schedule so it turns on at dusk",
+        "porch light schedule",
+        "it turns on at dusk",
+    );
+}
+
+#[test]
+fn a_verb_after_and_in_an_artifacts_purpose_is_part_of_it() {
+    let mut s = Session::new();
+    s.user("write a python script to download the daily sales csv and email it to the team");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(has(&s.slot("requirements"), "email it to the team"));
+    assert!(s.conv.queued_goals.is_empty());
+    // A repair or a question after "and" is a goal of its own.
+    let mut s = Session::new();
+    s.user("write a python script to resize images and fix the header on the blog");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    let mut s = Session::new();
+    s.user("write a bash script that backs up my photos and tell me how to schedule it with cron");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}

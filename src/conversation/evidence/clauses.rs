@@ -87,7 +87,8 @@ impl View<'_> {
                 || is_clause_byte(bytes[at])
                     && (bytes[at] != b'.'
                         || at + 1 >= bytes.len()
-                        || bytes[at + 1].is_ascii_whitespace());
+                        || bytes[at + 1].is_ascii_whitespace())
+                || spaced_dash(bytes, at);
             // (Every hit that starts here: "even when" beside "when".)
             let starts_here = hits.peek().is_some_and(|h| h.start() == at);
             let subordinator_here = starts_here
@@ -288,4 +289,10 @@ impl View<'_> {
                 .and_then(|t| words(self.text, t.clone()).last())
                 .is_some_and(|w| self.cls.lower_in(&self.cls.words.people, &self.text[w]))
     }
+}
+
+/// Whether a hyphen with a space on each side is at `at` ("off by one - the last row shows
+/// up again"): it ends a clause as a comma does. A hyphen inside a word does not.
+fn spaced_dash(bytes: &[u8], at: usize) -> bool {
+    bytes[at] == b'-' && at > 0 && bytes[at - 1] == b' ' && bytes.get(at + 1) == Some(&b' ')
 }

@@ -14,7 +14,13 @@ impl View<'_> {
             return None;
         }
         let named = &ws[1];
-        if cls.lower_in(&cls.words.determiners, &self.text[named.clone()])
+        // (A file or a path is a place: "fix the cron expression in cron.yaml".)
+        let file = self.text[named.clone()].contains('/')
+            || self.text[named.clone()]
+                .split_once('.')
+                .is_some_and(|(a, b)| !a.is_empty() && b.starts_with(char::is_alphanumeric));
+        if file
+            || cls.lower_in(&cls.words.determiners, &self.text[named.clone()])
             || cls.lower_in(&cls.words.non_subjects, &self.text[named.clone()])
         {
             return None;
@@ -281,8 +287,16 @@ impl View<'_> {
                             out.push(detail(0, np.clone()));
                             // (A particle before the value is the change with it: "turn the
                             // hallway light off at 11".)
-                            let particle = self.particle(np.start..comma);
-                            if let Some(value) = self.after_to(np.end..comma) {
+                            // (A value or a particle inside the result the change is made
+                            // for is the result's: "fix the cron expression in cron.yaml so
+                            // the cleanup job runs at 2am UTC", "... so it turns on at
+                            // sunset".)
+                            let so = words(self.text, np.end..comma)
+                                .take(8)
+                                .find(|w| self.text[w.clone()].eq_ignore_ascii_case("so"))
+                                .map_or(comma, |w| w.start);
+                            let particle = self.particle(np.start..so);
+                            if let Some(value) = self.after_to(np.end..so) {
                                 match particle {
                                     Some((_, p)) if p.end <= value.start => out.push(detail(
                                         1,
@@ -296,7 +310,7 @@ impl View<'_> {
                             } else if let Some((_, particle)) = particle {
                                 // "turn the notifications for the team channel off".
                                 out.push(detail(1, particle));
-                            } else if let Some(aim) = self.so_that(np.end..comma) {
+                            } else if let Some(aim) = self.so_that(so..comma) {
                                 // "refactor the payment service so each provider lives in
                                 // its own module": the result the work is for.
                                 out.push(detail(1, aim));
@@ -614,8 +628,6 @@ impl View<'_> {
 }
 
 impl View<'_> {
-    /// The result a change is made for, right after its thing: "so" or "so that" and a clause
-    /// of two words at least ("... so each provider lives in its own module").
     /// Rule 1 after a lead: the problem the clause after a lead's object reports, after
     /// "where" or "when" when the object names a problem ("fix the bug where the cart
     /// empties on refresh": the cart, "empties on refresh"), after "that" or "which" when it
@@ -657,6 +669,8 @@ impl View<'_> {
         Some(SmallVec::from_iter([target, change]))
     }
 
+    /// The result a change is made for, right after its thing: "so" or "so that" and a clause
+    /// of two words at least ("... so each provider lives in its own module").
     fn so_that(&self, span: Range<usize>) -> Option<Range<usize>> {
         let mut ws = words(self.text, span.clone());
         let so = ws.next()?;

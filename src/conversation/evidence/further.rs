@@ -82,6 +82,24 @@ impl View<'_> {
         (names_thing || sequencer) && !feature
     }
 
+    /// Whether an artifact's object in `from..to` goes on with its purpose, an infinitive or a
+    /// relative clause ("a workflow to run pytest ...", "a script that renames ..."), so a
+    /// verb after "and" is the purpose's second verb. Sixteen words are looked at.
+    fn purpose_before(&self, goal: usize, from: usize, to: usize) -> bool {
+        if self.cls.goals[goal].goal_type != GoalType::ArtifactCreation {
+            return false;
+        }
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, from..to).take(16).collect();
+        ws.windows(2).any(|p| {
+            let t = &self.text[p[0].clone()];
+            let n = &self.text[p[1].clone()];
+            (t.eq_ignore_ascii_case("to")
+                && !self.cls.lower_in(&self.cls.words.determiners, n)
+                && !n.starts_with(|c: char| c.is_ascii_digit()))
+                || ["that", "which"].iter().any(|r| t.eq_ignore_ascii_case(r))
+        })
+    }
+
     /// Whether a sequencer stands at `at`, set apart from the clause before it by a comma or
     /// by "and" ("..., then run the smoke tests", "and also open a PR"); "also" inside a
     /// clause ("could the search also match ...") is none.
@@ -197,9 +215,28 @@ impl View<'_> {
                 && self.text[h.start()..h.end()].eq_ignore_ascii_case("and")
                 && self.text[..h.start()].trim_end().ends_with(',');
             // A lead that starts a goal of its own.
+            // (Not a verb joined to an artifact's purpose by a bare "and": "a workflow to run
+            // pytest on every PR and cache the pip deps" is one workflow.)
+            // (A repair is no purpose: "a script to resize images and fix the header on the
+            // blog" is two goals.)
             let lead = || {
                 self.lead_hit(next, end).is_some_and(|(lead, info)| {
-                    self.starts_new(goal, lead, info, sequencer || comma_and)
+                    let repair = words(self.text, lead.start()..lead.end())
+                        .last()
+                        .is_some_and(|w| self.cls.lower_in(&self.cls.words.repairs, &self.text[w]));
+                    // (Nor is a question to the assistant: "... and tell me how to schedule
+                    // it".)
+                    let asked = matches!(
+                        self.cls.goals[info.goal as usize].goal_type,
+                        GoalType::QuestionAnswer | GoalType::Exploration
+                    );
+                    let purpose = conjunction
+                        && !sequencer
+                        && !comma_and
+                        && !repair
+                        && !asked
+                        && self.purpose_before(goal, from, h.start());
+                    !purpose && self.starts_new(goal, lead, info, sequencer || comma_and)
                 })
             };
             // "fix the typo in the footer, plus the logo looks blurry on retina screens": after

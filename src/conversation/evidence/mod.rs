@@ -657,9 +657,15 @@ impl View<'_> {
             && let Some(i) = goal.details.iter().position(|d| d.slot == 0)
             && let [t] = goal.details[i].spans.as_slice()
         {
-            let line_end = self.text[t.end..]
-                .find(['\n', ',', ';', '.', '?', '!'])
-                .map_or(self.text.len(), |p| t.end + p);
+            // (A dot inside a word ends nothing: "in deploy/cron.yaml".)
+            let rest = &self.text[t.end..];
+            let line_end = rest
+                .char_indices()
+                .find(|&(p, c)| {
+                    matches!(c, '\n' | ',' | ';' | '?' | '!')
+                        || c == '.' && rest[p + 1..].chars().next().is_none_or(char::is_whitespace)
+                })
+                .map_or(self.text.len(), |(p, _)| t.end + p);
             let end = goal
                 .details
                 .iter()

@@ -398,6 +398,14 @@ impl View<'_> {
             return None;
         }
         let next = words(self.text, g.lead.end..span.end).next();
+        // (A lead word before a verb of reporting is whoever reports: "support told me the
+        // reset link expires too fast" reports the link.)
+        if next
+            .as_ref()
+            .is_some_and(|w| cls.lower_in(&cls.words.reporting_verbs, &self.text[w.clone()]))
+        {
+            return self.evidence(span, Strength::Predicate);
+        }
         // (So is a lead that ends with its determiner: "make the cards stack on mobile".)
         let verb = next.is_none_or(|w| {
             cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
