@@ -225,8 +225,8 @@ impl View<'_> {
                     }
                     let status = t.len() >= 3
                         && t.starts_with(['4', '5'])
-                        && t[..3].bytes().all(|b| b.is_ascii_digit())
-                        && t[3..].chars().all(|c| c == 's');
+                        && t.as_bytes()[..3].iter().all(u8::is_ascii_digit)
+                        && t.as_bytes()[3..].iter().all(|b| *b == b's');
                     problem |= status
                         || cls.lower_in(&cls.words.met_problems, t)
                         || self
