@@ -403,6 +403,11 @@ fn a_problem_the_user_meets_is_the_problem() {
         "export",
         "duplicated rows",
     );
+    reads_task(
+        "ive been getting random logouts on the staff portal",
+        "staff portal",
+        "random logouts",
+    );
     // What the user does not meet, and what names no problem, report nothing.
     for text in [
         "i see no errors in the console",

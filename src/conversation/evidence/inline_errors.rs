@@ -155,7 +155,7 @@ impl View<'_> {
     /// or one of those is at most two words before it, or it opens its sentence) and the noun
     /// phrase after it, up to a preposition, a condition or a clause's end, at most five words,
     /// naming a problem: a problem word or error marker of the pattern files, a noun of
-    /// `met_problems`, or an HTTP status. The introducer's range and the noun phrase's
+    /// `met_problems`, an HTTP status, or a word of `problem_modifiers` opening it. The introducer's range and the noun phrase's
     /// (without its determiners).
     pub(super) fn met_problem(&self) -> Option<(Range<usize>, Range<usize>)> {
         let cls = self.cls;
@@ -229,6 +229,9 @@ impl View<'_> {
                         && t.as_bytes()[3..].iter().all(|b| *b == b's');
                     problem |= status
                         || cls.lower_in(&cls.words.met_problems, t)
+                        // (A modifier of how often or how oddly, with its noun: "random
+                        // logouts", "weird results".)
+                        || np.is_none() && cls.lower_in(&cls.words.problem_modifiers, t)
                         || self
                             .at(w.start, |m| {
                                 matches!(m, Meaning::Problem | Meaning::ErrorMarker)
