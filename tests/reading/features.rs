@@ -270,3 +270,31 @@ fn a_modal_under_a_feature_label_and_a_purpose_after_the_phrase() {
         reads_task(text, target, change);
     }
 }
+
+#[test]
+fn the_verbs_own_object_is_the_thing_after_let_or_to() {
+    // After "let" and whom it lets, or a lead ending in "to", the verb's object with a
+    // definite determiner is the thing, over a person or a place after it.
+    reads_task(
+        "option to print the packing slip with gift notes for the warehouse team",
+        "packing slip",
+        "print the packing slip with gift notes",
+    );
+    reads_task(
+        "Setting to mute the startup chime please",
+        "startup chime",
+        "mute the startup chime",
+    );
+    // A short object with no determiner, with no place after it.
+    reads_task(
+        "let editors schedule newsletters",
+        "newsletters",
+        "let editors schedule newsletters",
+    );
+    // An indefinite object gives way to the place it goes to.
+    reads_task(
+        "let buyers add a gift message at checkout on our store",
+        "our store",
+        "let buyers add a gift message at checkout",
+    );
+}

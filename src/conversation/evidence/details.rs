@@ -473,7 +473,20 @@ impl View<'_> {
                         let thing = self
                             .definite_thing(raw..comma)
                             .or_else(|| self.bare_place_thing(raw..comma));
-                        if let Some(t) = &thing {
+                        // (After "let" and whom it lets, or a lead that ends in "to", a verb
+                        // comes first, and its own object is the thing it acts on, before
+                        // a place, a person or a means after it: "let managers approve time
+                        // off requests from their phone", "option to export the guest list
+                        // ... for the caterer".)
+                        // (An object with a definite determiner wins over a place after it;
+                        // one without gives way to a place: "let shoppers pick a delivery
+                        // date at checkout on our store" is about the store.)
+                        let verb_object = self
+                            .verb_object(lead.clone(), raw, comma)
+                            .filter(|(_, definite)| *definite || thing.is_none());
+                        if let Some((t, _)) = verb_object {
+                            out.push(detail(0, t));
+                        } else if let Some(t) = &thing {
                             out.push(detail(0, t.clone()));
                         } else if let Some(t) = {
                             // (Else the verb's own object, a short plural or compound: "filter
@@ -628,6 +641,53 @@ impl View<'_> {
 }
 
 impl View<'_> {
+    /// The object of the verb that opens a request's object after "let" and whom it lets or
+    /// after a lead that ends in "to" ("let managers approve time off requests from their
+    /// phone": time off requests; "option to export the guest list as a CSV": guest list):
+    /// a thing right after the verb, with a determiner or of three words at most, not a
+    /// pronoun, a person or a place; and whether its determiner is a definite one.
+    fn verb_object(
+        &self,
+        lead: Range<usize>,
+        raw: usize,
+        end: usize,
+    ) -> Option<(Range<usize>, bool)> {
+        let cls = self.cls;
+        let lead_text = self.text[lead].trim_end();
+        let verb_first = lead_text
+            .get(..4)
+            .is_some_and(|l| l.eq_ignore_ascii_case("let "))
+            || super::super::text::ends_with_word(lead_text, "to");
+        if !verb_first {
+            return None;
+        }
+        let mut ws = words(self.text, raw..end);
+        let verb = ws.next()?;
+        // (A gerund or a word of no verb is no verb: "ability to schedule posts" has one.)
+        let v = self.text[verb.clone()].to_ascii_lowercase();
+        if v.ends_with("ing") || cls.lower_in(&cls.words.determiners, &v) {
+            return None;
+        }
+        let first = ws.next()?;
+        let f = &self.text[first.clone()];
+        if cls.lower_in(&cls.words.non_subjects, f)
+            || cls.lower_in(&cls.words.people, f)
+            || PLACES.iter().any(|p| f.eq_ignore_ascii_case(p))
+            || cls.is_pronoun(f)
+        {
+            return None;
+        }
+        let t = self.thing(first.start..end, false)?;
+        let t = cls.clean(self.text, t, true);
+        let n = count_words(&self.text[t.clone()]);
+        let determined = cls.lower_in(&cls.words.determiners, f);
+        let definite = determined
+            && !["a", "an", "some", "any"]
+                .iter()
+                .any(|a| f.eq_ignore_ascii_case(a));
+        (!t.is_empty() && (determined || n <= 3)).then_some((t, definite))
+    }
+
     /// Rule 1 after a lead: the problem the clause after a lead's object reports, after
     /// "where" or "when" when the object names a problem ("fix the bug where the cart
     /// empties on refresh": the cart, "empties on refresh"), after "that" or "which" when it
