@@ -178,3 +178,17 @@ fn a_quote_after_what_a_thing_gives_is_the_thing_asked_about() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn a_word_in_s_right_before_another_verb_is_the_subjects() {
+    reads_task(
+        "the reward points total doubles when you refresh the wallet screen",
+        "reward points total",
+        "doubles when you refresh the wallet screen",
+    );
+    reads_task(
+        "our status page 500s since this morning",
+        "status page",
+        "500s since this morning",
+    );
+}

@@ -85,6 +85,17 @@ impl View<'_> {
             if conditioned && predicates.get(k + 1).is_some_and(|(n, _)| n.start < within) {
                 continue;
             }
+            // (A word read by its ending right before another verb is a noun of the subject:
+            // "the loyalty points balance doubles", "Inventory counts go negative".)
+            if strength == Strength::Suffix
+                && predicates.get(k + 1).is_some_and(|(n, _)| {
+                    n.start >= h.end
+                        && n.start < within
+                        && self.text[h.end..n.start].trim().is_empty()
+                })
+            {
+                continue;
+            }
             // A subject is a few words: one that starts further back is none (and the work
             // per predicate stays bounded).
             if h.start - start > MAX_SUBJECT_BYTES {
