@@ -408,10 +408,16 @@ fn a_problem_the_user_meets_is_the_problem() {
         "staff portal",
         "random logouts",
     );
+    // Punctuation ends the problem; a line break before the introducer opens a sentence.
+    let mut s = Session::new();
+    s.user("i get an error, no idea why");
+    assert_eq!(s.slot("desired_change"), "fix: error");
+    reads_task("hi\ngetting a 502 from the gateway", "gateway", "502");
     // What the user does not meet, and what names no problem, report nothing.
     for text in [
         "i see no errors in the console",
         "i don't get any warnings when i build",
+        "i never see a warning when i build",
         "i get the idea",
         "we get a lot of traffic on mondays",
         "I get an email from the scheduler every morning",

@@ -1188,3 +1188,13 @@ fn a_verb_after_and_in_an_artifacts_purpose_is_part_of_it() {
     s.user("write a bash script that backs up my photos and tell me how to schedule it with cron");
     assert_eq!(s.conv.queued_goals.len(), 1);
 }
+
+#[test]
+fn a_file_after_in_is_a_place_and_a_technology_is_what_it_is_to_be_in() {
+    let mut s = Session::new();
+    s.user("fix the cron expression in cron.yaml");
+    assert_eq!(s.slot("desired_change"), "");
+    let mut s = Session::new();
+    s.user("rewrite the scraper in Node.js");
+    assert_eq!(s.slot("desired_change"), "in Node.js");
+}

@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// The endings of file names that name no technology: "cron.yaml" is a file, "Node.js" a
+/// runtime.
+const FILE_EXTENSIONS: [&str; 26] = [
+    "yaml", "yml", "json", "toml", "ini", "cfg", "conf", "py", "ps1", "sh", "rb", "go", "rs", "ts",
+    "tsx", "jsx", "txt", "csv", "md", "xml", "html", "css", "sql", "env", "lock", "php",
+];
+
 impl View<'_> {
     /// "in Kotlin", "in plain English" after a thing and nothing else (a courtesy aside): what
     /// the thing is to be in. Not a place named with a determiner ("in the footer").
@@ -14,11 +21,13 @@ impl View<'_> {
             return None;
         }
         let named = &ws[1];
-        // (A file or a path is a place: "fix the cron expression in cron.yaml".)
-        let file = self.text[named.clone()].contains('/')
-            || self.text[named.clone()]
-                .split_once('.')
-                .is_some_and(|(a, b)| !a.is_empty() && b.starts_with(char::is_alphanumeric));
+        // (A file or a path is a place: "fix the cron expression in cron.yaml"; "in Node.js"
+        // names a technology.)
+        let name = &self.text[named.clone()];
+        let file = name.contains('/')
+            || name.rsplit_once('.').is_some_and(|(a, ext)| {
+                !a.is_empty() && FILE_EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e))
+            });
         if file
             || cls.lower_in(&cls.words.determiners, &self.text[named.clone()])
             || cls.lower_in(&cls.words.non_subjects, &self.text[named.clone()])
@@ -298,10 +307,8 @@ impl View<'_> {
                             let particle = self.particle(np.start..so);
                             if let Some(value) = self.after_to(np.end..so) {
                                 match particle {
-                                    Some((_, p)) if p.end <= value.start => out.push(detail(
-                                        1,
-                                        cls.clean(self.text, p.start..comma, false),
-                                    )),
+                                    Some((_, p)) if p.end <= value.start => out
+                                        .push(detail(1, cls.clean(self.text, p.start..so, false))),
                                     _ => out.push(detail(1, value)),
                                 }
                             } else if let Some(how) = self.in_what(np.end..comma) {

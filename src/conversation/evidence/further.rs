@@ -82,22 +82,28 @@ impl View<'_> {
         (names_thing || sequencer) && !feature
     }
 
-    /// Whether an artifact's object in `from..to` goes on with its purpose, an infinitive or a
+    /// Where an artifact's object from `from` goes on with its purpose, an infinitive or a
     /// relative clause ("a workflow to run pytest ...", "a script that renames ..."), so a
-    /// verb after "and" is the purpose's second verb. Sixteen words are looked at.
-    fn purpose_before(&self, goal: usize, from: usize, to: usize) -> bool {
+    /// verb after "and" past that point is the purpose's second verb: "to" before a verb, or
+    /// "that" or "which" before a verb in -s. Sixteen words are looked at, once per search.
+    fn purpose_at(&self, goal: usize, from: usize, end: usize) -> Option<usize> {
         if self.cls.goals[goal].goal_type != GoalType::ArtifactCreation {
-            return false;
+            return None;
         }
-        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, from..to).take(16).collect();
-        ws.windows(2).any(|p| {
-            let t = &self.text[p[0].clone()];
-            let n = &self.text[p[1].clone()];
-            (t.eq_ignore_ascii_case("to")
-                && !self.cls.lower_in(&self.cls.words.determiners, n)
-                && !n.starts_with(|c: char| c.is_ascii_digit()))
-                || ["that", "which"].iter().any(|r| t.eq_ignore_ascii_case(r))
-        })
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, from..end).take(16).collect();
+        ws.windows(2)
+            .find(|p| {
+                let t = &self.text[p[0].clone()];
+                let n = &self.text[p[1].clone()];
+                let verb = self.cls.lower_in(&self.cls.words.verbs, n)
+                    || self
+                        .at(p[1].start, |m| matches!(m, Meaning::Lead(_)))
+                        .is_some();
+                t.eq_ignore_ascii_case("to") && verb
+                    || ["that", "which"].iter().any(|r| t.eq_ignore_ascii_case(r))
+                        && (verb || self.cls.plural(n))
+            })
+            .map(|p| p[1].end)
     }
 
     /// Whether a sequencer stands at `at`, set apart from the clause before it by a comma or
@@ -191,6 +197,8 @@ impl View<'_> {
         // Where the sixth word after the goal's object starts (found once): "and" before it
         // follows a plain object of five words at most.
         let mut sixth_word: Option<usize> = None;
+        // Where the first goal's object goes on with its purpose (found once).
+        let purpose_at = std::cell::OnceCell::new();
         for h in &self.hits[first..] {
             if h.start() >= end {
                 break;
@@ -230,12 +238,20 @@ impl View<'_> {
                         self.cls.goals[info.goal as usize].goal_type,
                         GoalType::QuestionAnswer | GoalType::Exploration
                     );
+                    // (Nor a work on the artifact itself: "... and deploy it to staging".)
+                    let on_it = words(self.text, lead.end()..end).next().is_some_and(|w| {
+                        ["it", "them"]
+                            .iter()
+                            .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                    });
                     let purpose = conjunction
                         && !sequencer
                         && !comma_and
                         && !repair
                         && !asked
-                        && self.purpose_before(goal, from, h.start());
+                        && !on_it
+                        && (*purpose_at.get_or_init(|| self.purpose_at(goal, from, end)))
+                            .is_some_and(|p| p <= h.start());
                     !purpose && self.starts_new(goal, lead, info, sequencer || comma_and)
                 })
             };

@@ -191,19 +191,31 @@ impl View<'_> {
                         .iter()
                         .any(|n| w.eq_ignore_ascii_case(n))
                         || w.ends_with("n't")
-                        || w.ends_with("nt") && w.len() <= 6
+                        || [
+                            "dont", "cant", "wont", "isnt", "arent", "wasnt", "werent", "doesnt",
+                            "didnt", "hasnt", "havent", "couldnt", "wouldnt", "shouldnt",
+                        ]
+                        .iter()
+                        .any(|n| w.eq_ignore_ascii_case(n))
                 });
                 if negated {
                     return None;
                 }
-                let opens = before.trim_end().is_empty()
-                    || before.trim_end().ends_with(['.', '!', '?', '\n']);
+                // (A line break before it opens a sentence too: "hi\ngetting a 502 ...".)
+                let line = before.trim_end_matches([' ', '\t']);
+                let opens = line.trim_end().is_empty() || line.ends_with(['.', '!', '?', '\n']);
                 if !(own || near || opens) {
                     return None;
                 }
                 let mut np: Option<Range<usize>> = None;
                 let mut problem = false;
+                let mut last = h.end();
                 for w in words(self.text, h.end()..self.text.len()).take(7) {
+                    // (A line break ends the phrase: a line of pasted code is no part of it.)
+                    if self.text[last..w.start].contains('\n') {
+                        break;
+                    }
+                    last = w.end;
                     let t = self.text[w.clone()].trim_end_matches([',', '.', ';', ':', '!', '?']);
                     let lower = t.to_ascii_lowercase();
                     if t.is_empty()
@@ -239,7 +251,9 @@ impl View<'_> {
                             .is_some();
                     let end = w.start + t.len();
                     np = Some(np.map_or(w.start..end, |n| n.start..end));
-                    if t.len() < self.text[w].len()
+                    // (Punctuation after the word ends the phrase: "i get an error, no idea
+                    // why"; words are split there, so it is looked for after the word.)
+                    if self.text[w.end..].starts_with([',', '.', ';', ':', '!', '?'])
                         || np
                             .as_ref()
                             .map_or(0, |n| count_words(&self.text[n.clone()]))
