@@ -235,3 +235,16 @@ fn a_question_holds_its_own_alternatives() {
         assert_eq!(s.conv.queued_goals.len(), 2, "{text}");
     }
 }
+
+#[test]
+fn what_the_first_work_leaves_is_a_thing_of_its_own() {
+    // "whatever" or "anything" after a task's second lead names what the first work leaves.
+    for text in [
+        "upgrade the orm to 6 and fix whatever fails",
+        "migrate the config to toml and patch anything that breaks",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.conv.queued_goals.len(), 1, "{text}");
+    }
+}

@@ -30,13 +30,15 @@ impl View<'_> {
                 .last()
                 .is_some_and(is_det);
         let first_type = self.cls.goals[first].goal_type;
-        // (After a task, a pronoun names its thing: "fix the login redirect and deploy it".)
+        // (After a task, a pronoun names its thing: "fix the login redirect and deploy it";
+        // so does a free relative, what the first work leaves: "bump react to 19 and fix
+        // whatever breaks".)
         let names_thing = names_thing
             || first_type == GoalType::TaskExecution
                 && words(self.text, lead.end()..self.text.len())
                     .next()
                     .is_some_and(|w| {
-                        ["it", "them", "that"]
+                        ["it", "them", "that", "whatever", "anything"]
                             .iter()
                             .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
                     });
