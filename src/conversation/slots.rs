@@ -246,6 +246,20 @@ impl Engine {
                 .split_whitespace()
                 .filter(|w| w.len() > 2 && holds(v, w))
                 .count();
+            // (The same head noun: a thing replaces a thing, "the billing service" for "the
+            // request timeout on the payments service".)
+            let head = |t: &str| {
+                t.split_whitespace()
+                    .next_back()
+                    .map(|w| {
+                        w.trim_matches(|c: char| !c.is_alphanumeric())
+                            .to_lowercase()
+                    })
+                    .filter(|w| w.len() > 2 && !w.chars().any(|c| c.is_ascii_digit()))
+            };
+            if head(&new).is_some_and(|h| head(v).as_deref() == Some(h.as_str())) {
+                n += 5;
+            }
             // A value as long as the replaced one ("sunday" for "saturday").
             let words = |t: &str| t.split_whitespace().count();
             if words(&new) <= 2 && words(&new) == words(v) {

@@ -1198,3 +1198,27 @@ fn a_file_after_in_is_a_place_and_a_technology_is_what_it_is_to_be_in() {
     s.user("rewrite the scraper in Node.js");
     assert_eq!(s.slot("desired_change"), "in Node.js");
 }
+
+#[test]
+fn a_correction_is_its_first_sentence_and_a_dash_may_join_or_end_it() {
+    // What follows the correction tells why; a dash joins "not X" to the new value, and ends
+    // the new value otherwise.
+    let mut s = Session::new();
+    s.user("write a javascript script that renames files by date");
+    s.user("no, python not javascript. the team doesn't do node");
+    assert!(has(&s.slot("component_type"), "python script"));
+    let mut s = Session::new();
+    s.user("build a signup form in React");
+    s.user("sorry, not React — Vue. the rest of the app is vue");
+    assert!(has(
+        &s.conv.current_goal.as_ref().unwrap().description,
+        "Vue"
+    ));
+    // With no old value named, a thing replaces the thing with the same head noun.
+    let mut s = Session::new();
+    s.user("bump the request timeout on the payments service to 30 seconds");
+    s.assistant("Sure, I'll set the request timeout on the payments service to 30 seconds.");
+    s.user("wait no, I meant the billing service — payments is fine as it is");
+    assert_eq!(s.slot("target"), "billing service");
+    assert!(has(&s.slot("desired_change"), "30 seconds"));
+}

@@ -10,12 +10,21 @@ impl View<'_> {
         &self,
     ) -> Option<(Range<usize>, Option<Range<usize>>)> {
         let (view, text, cls) = (self, self.text, self.cls);
+        // The correction is the first sentence; what follows tells why ("sorry I meant Dash,
+        // not Streamlit. we already have Dash running").
+        let limit = self
+            .sentence_ends
+            .iter()
+            .map(|e| *e as usize)
+            .find(|e| text[*e..].starts_with(['.', '!', '?']) && text[..*e].trim().len() > 1)
+            .unwrap_or(text.len());
         // A correction is a few words with a marker ("no", "I meant", "not"): any other reply
         // is none, and costs nothing here.
-        if text.len() > MAX_CORRECTION
+        if limit > MAX_CORRECTION
             || !self
                 .hits
                 .iter()
+                .take_while(|h| h.start() < limit)
                 .any(|h| self.meanings(*h).contains(&Meaning::Correction))
         {
             return None;
@@ -31,11 +40,18 @@ impl View<'_> {
                 Some(h) => {
                     marked |= view.meanings(h).contains(&Meaning::Correction);
                     // "not X, Y": the negated value runs to the comma.
+                    // (Or to a dash: "not React — Svelte".)
                     if text[h.start()..h.end()].eq_ignore_ascii_case("not") {
-                        let rest = &text[h.end()..];
-                        let comma = rest.find(',')?;
+                        let rest = &text[h.end()..limit];
+                        let dash = find_first_of(rest, &[" — ", " – ", " - "]);
+                        let (comma, width) = match (rest.find(','), dash) {
+                            (Some(c), Some((d, _))) if c < d => (c, 1),
+                            (_, Some(d)) => d,
+                            (Some(c), None) => (c, 1),
+                            (None, None) => return None,
+                        };
                         let old = cls.clean(text, h.end()..h.end() + comma, true);
-                        let new = cls.clean(text, h.end() + comma + 1..text.len(), true);
+                        let new = cls.clean(text, h.end() + comma + width..limit, true);
                         return self.short(text, new, Some(old));
                     }
                     at = h.end();
@@ -43,10 +59,13 @@ impl View<'_> {
                 None => break,
             }
         }
+        // (A dash after the value ends it: "I meant the billing service — payments is fine".)
+        let limit = find_first_of(&text[at.min(limit)..limit], &[" — ", " – ", " - "])
+            .map_or(limit, |(p, _)| at + p);
         // "it's the print button, not export", "no, that is the footer": a pronoun and its
         // copula frame the value.
         {
-            let mut ws = words(text, at..text.len());
+            let mut ws = words(text, at..limit);
             if let Some(w) = ws.next() {
                 let t = text[w.clone()].to_ascii_lowercase();
                 if t.strip_suffix("'s").is_some_and(|p| cls.is_pronoun(p)) {
@@ -63,7 +82,7 @@ impl View<'_> {
         }
         // "Vue, not React", "Vue not React" (not "it is not working").
         let lower = text.to_ascii_lowercase();
-        if let Some(p) = lower[at..].find(" not ").map(|p| p + at) {
+        if let Some(p) = lower[at.min(limit)..limit].find(" not ").map(|p| p + at) {
             // (A marker after the value is no part of it: "the tooltip, I mean, not the
             // popover".)
             let end = match text[at..p]
@@ -87,7 +106,7 @@ impl View<'_> {
             if before.is_some_and(|w| cls.lower_in(&cls.words.auxiliaries, &w)) {
                 return None;
             }
-            let old = cls.clean(text, p + 5..text.len(), true);
+            let old = cls.clean(text, p + 5..limit, true);
             return self.short(text, new, Some(old));
         }
         if !marked {
@@ -97,7 +116,7 @@ impl View<'_> {
         // 8pm", "actually use postgres"): the value follows it and its "it" or "to".
         if let Some(h) = view.at(at, |m| matches!(m, Meaning::Lead(_))) {
             at = h.end();
-            for w in words(text, at..text.len()).take(2) {
+            for w in words(text, at..limit).take(2) {
                 if ["it", "that", "them", "to"]
                     .iter()
                     .any(|p| text[w.clone()].eq_ignore_ascii_case(p))
@@ -108,7 +127,7 @@ impl View<'_> {
                 }
             }
         }
-        let new = cls.clean(text, at..text.len(), true);
+        let new = cls.clean(text, at.min(limit)..limit, true);
         self.short(text, new, None)
     }
 
