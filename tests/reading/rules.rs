@@ -2,7 +2,7 @@
 
 use convstate::conversation::{GoalType, SlotStatus};
 
-use super::session::{Session, has, reads_holding, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 /// A target keeps the place or owner after it; "to" brings the value.
 #[test]
@@ -1221,4 +1221,23 @@ fn a_correction_is_its_first_sentence_and_a_dash_may_join_or_end_it() {
     s.user("wait no, I meant the billing service — payments is fine as it is");
     assert_eq!(s.slot("target"), "billing service");
     assert!(has(&s.slot("desired_change"), "30 seconds"));
+}
+
+#[test]
+fn a_short_preface_before_but_and_a_lead_is_a_courtesy() {
+    reads_goal(
+        "random question, but how do i center a div",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal(
+        "quick one but write me a regex for emails",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_task("sorry to bug you but can you fix the footer", "footer", "");
+    // A report before "but" stays a report.
+    reads_task(
+        "the header looks fine but the footer overlaps",
+        "footer",
+        "overlaps",
+    );
 }

@@ -37,6 +37,9 @@ impl View<'_> {
         if start >= sentence.end {
             return None;
         }
+        // (A short preface before "but" and a lead is a courtesy: "random question, but how
+        // do i center a div", "sorry to bug you but can you fix the footer".)
+        let start = self.after_preface(start..sentence.end).unwrap_or(start);
         if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
             let tail = &self.text[h.end().min(sentence.end)..sentence.end];
             if count_words(tail) <= cls.small_talk_tail_words as usize {
@@ -634,5 +637,20 @@ impl View<'_> {
         let kind = label.split('(').next().unwrap_or(label).trim();
         let task = titled || self.cls.lower_in(&self.cls.words.task_titles, kind);
         Some((span.start + colon + 1, task))
+    }
+
+    /// Where the request starts after a short preface and "but" ("random question, but how do
+    /// i center a div", "quick one but write me a regex for emails"): at most four words,
+    /// then "but" and a goal lead.
+    fn after_preface(&self, span: Range<usize>) -> Option<usize> {
+        let ws: SmallVec<[Range<usize>; 6]> = words(self.text, span.clone()).take(6).collect();
+        let but = ws
+            .iter()
+            .position(|w| self.text[w.clone()].eq_ignore_ascii_case("but"))?;
+        if !(1..=4).contains(&but) {
+            return None;
+        }
+        let next = ws.get(but + 1)?.start;
+        self.lead_hit(next, span.end).map(|_| next)
     }
 }
