@@ -647,7 +647,17 @@ impl View<'_> {
         let but = ws
             .iter()
             .position(|w| self.text[w.clone()].eq_ignore_ascii_case("but"))?;
-        if !(1..=4).contains(&but) {
+        // (A preface states no goal of its own: "Build a form but keep it simple" is one.)
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        let lead_in_preface = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < ws[but].start)
+            .any(|h| {
+                self.meanings(*h)
+                    .iter()
+                    .any(|m| matches!(m, Meaning::Lead(_)))
+            });
+        if !(1..=4).contains(&but) || lead_in_preface {
             return None;
         }
         let next = ws.get(but + 1)?.start;
