@@ -652,11 +652,13 @@ impl View<'_> {
     /// be left. (A thing's output is no speech: "the log says permission denied".)
     fn reported_speech(&self, span: Range<usize>) -> Option<usize> {
         let cls = self.cls;
+        // (Most clauses have none: the first four words are looked at before any is kept, and
+        // only words ending as those verbs do, in "s" or "d", are looked up.)
+        let v = words(self.text, span.clone()).take(4).position(|w| {
+            let t = &self.text[w];
+            t.ends_with(['s', 'd', 'S', 'D']) && cls.lower_in(&cls.words.reporting_verbs, t)
+        })?;
         let ws: SmallVec<[Range<usize>; 8]> = words(self.text, span.clone()).take(8).collect();
-        let v = ws
-            .iter()
-            .take(4)
-            .position(|w| cls.lower_in(&cls.words.reporting_verbs, &self.text[w.clone()]))?;
         let sayer = ws.get(v.checked_sub(1)?)?;
         let said = &self.text[sayer.clone()];
         let person = cls.lower_in(&cls.words.people, said)

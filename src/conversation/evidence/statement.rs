@@ -643,10 +643,11 @@ impl View<'_> {
     /// i center a div", "quick one but write me a regex for emails"): at most four words,
     /// then "but" and a goal lead.
     fn after_preface(&self, span: Range<usize>) -> Option<usize> {
+        // (Most sentences have none: "but" is looked for before any word is kept.)
+        let but = words(self.text, span.clone())
+            .take(5)
+            .position(|w| self.text[w].eq_ignore_ascii_case("but"))?;
         let ws: SmallVec<[Range<usize>; 6]> = words(self.text, span.clone()).take(6).collect();
-        let but = ws
-            .iter()
-            .position(|w| self.text[w.clone()].eq_ignore_ascii_case("but"))?;
         // (A preface states no goal of its own: "Build a form but keep it simple" is one.)
         let first = self.hits.partition_point(|h| h.start() < span.start);
         let lead_in_preface = self.hits[first..]
