@@ -11,6 +11,9 @@
 //!   open with their problem;
 //! - [`errors`]: pasted errors and errors told in the user's words (rule 1);
 //! - [`requests`]: what a request states by its structure (rules 2, 3, 4, 6 and 10);
+//!   [`details`]: the details a request states in its own sentence (rule 10); [`objects`]:
+//!   what its object holds besides its thing (what it is to be in, the verb's own object, a
+//!   clause that reports a problem, a result after "so");
 //! - [`nominal`]: requests with no verb, settings by a label or side by side (rules 2 and 3);
 //!   [`wished`]: a phrase that a wish closes (rule 2); [`purpose`]: a feature named with its
 //!   purpose (rule 2); [`durations`]: how long a thing takes
@@ -401,6 +404,7 @@ mod imperative;
 mod inline_errors;
 mod labelled;
 mod nominal;
+mod objects;
 mod pastes;
 mod predicates;
 mod problem_titles;

@@ -1,0 +1,173 @@
+//! Rule 10: what a request's object holds besides its thing: what the thing is to be in ("in
+//! Kotlin"), whom to tell ("Jamie that dinner is at 7"), the verb's own object after "let" or
+//! "to", the problem a clause after the object reports (rule 1), the result after "so".
+
+use super::*;
+
+/// The endings of file names that name no technology: "cron.yaml" is a file, "Node.js" a
+/// runtime.
+const FILE_EXTENSIONS: [&str; 26] = [
+    "yaml", "yml", "json", "toml", "ini", "cfg", "conf", "py", "ps1", "sh", "rb", "go", "rs", "ts",
+    "tsx", "jsx", "txt", "csv", "md", "xml", "html", "css", "sql", "env", "lock", "php",
+];
+
+impl View<'_> {
+    /// "in Kotlin", "in plain English" after a thing and nothing else (a courtesy aside): what
+    /// the thing is to be in. Not a place named with a determiner ("in the footer").
+    pub(super) fn in_what(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let ws: SmallVec<[Range<usize>; 6]> = words(self.text, span.clone()).take(6).collect();
+        let first = ws.first()?;
+        if !self.text[first.clone()].eq_ignore_ascii_case("in") || !(2..=4).contains(&ws.len()) {
+            return None;
+        }
+        let named = &ws[1];
+        // (A file or a path is a place: "fix the cron expression in cron.yaml"; "in Node.js"
+        // names a technology.)
+        let name = &self.text[named.clone()];
+        let file = name.contains('/')
+            || name.rsplit_once('.').is_some_and(|(a, ext)| {
+                !a.is_empty() && FILE_EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e))
+            });
+        if file
+            || cls.lower_in(&cls.words.determiners, &self.text[named.clone()])
+            || cls.lower_in(&cls.words.non_subjects, &self.text[named.clone()])
+        {
+            return None;
+        }
+        let value = cls.clean(self.text, first.start..span.end, false);
+        (!value.is_empty() && count_words(&self.text[value.clone()]) <= 3).then_some(value)
+    }
+
+    /// A name, then "that" and what to tell them ("Jamie that dinner is at 7"): the name and
+    /// the clause.
+    pub(super) fn whom_that(&self, span: Range<usize>) -> Option<(Range<usize>, Range<usize>)> {
+        let mut ws = words(self.text, span.clone());
+        let (name, that) = (ws.next()?, ws.next()?);
+        let clause = ws.next()?;
+        (self.text[that].eq_ignore_ascii_case("that")
+            && !self
+                .cls
+                .lower_in(&self.cls.words.non_subjects, &self.text[name.clone()])
+            && !self
+                .cls
+                .lower_in(&self.cls.words.determiners, &self.text[name.clone()]))
+        .then(|| {
+            let said = self.cls.clean(self.text, clause.start..span.end, false);
+            (name, said)
+        })
+        .filter(|(_, s)| !s.is_empty())
+    }
+
+    /// The object of the verb that opens a request's object after "let" and whom it lets or
+    /// after a lead that ends in "to" ("let managers approve time off requests from their
+    /// phone": time off requests; "option to export the guest list as a CSV": guest list):
+    /// a thing right after the verb, with a determiner or of three words at most, not a
+    /// pronoun, a person or a place; and whether its determiner is a definite one.
+    pub(super) fn verb_object(
+        &self,
+        lead: Range<usize>,
+        raw: usize,
+        end: usize,
+    ) -> Option<(Range<usize>, bool)> {
+        let cls = self.cls;
+        let lead_text = self.text[lead].trim_end();
+        let verb_first = lead_text
+            .get(..4)
+            .is_some_and(|l| l.eq_ignore_ascii_case("let "))
+            || super::super::text::ends_with_word(lead_text, "to");
+        if !verb_first {
+            return None;
+        }
+        let mut ws = words(self.text, raw..end);
+        let verb = ws.next()?;
+        // (A gerund or a word of no verb is no verb: "ability to schedule posts" has one.)
+        let v = self.text[verb.clone()].to_ascii_lowercase();
+        if v.ends_with("ing") || cls.lower_in(&cls.words.determiners, &v) {
+            return None;
+        }
+        let first = ws.next()?;
+        let f = &self.text[first.clone()];
+        if cls.lower_in(&cls.words.non_subjects, f)
+            || cls.lower_in(&cls.words.people, f)
+            || PLACES.iter().any(|p| f.eq_ignore_ascii_case(p))
+            || cls.is_pronoun(f)
+        {
+            return None;
+        }
+        let t = self.thing(first.start..end, false)?;
+        let t = cls.clean(self.text, t, true);
+        let n = count_words(&self.text[t.clone()]);
+        let determined = cls.lower_in(&cls.words.determiners, f);
+        let definite = determined
+            && !["a", "an", "some", "any"]
+                .iter()
+                .any(|a| f.eq_ignore_ascii_case(a));
+        (!t.is_empty() && (determined || n <= 3)).then_some((t, definite))
+    }
+
+    /// Rule 1 after a lead: the problem the clause after a lead's object reports, after
+    /// "where" or "when" when the object names a problem ("fix the bug where the cart
+    /// empties on refresh": the cart, "empties on refresh"), after "that" or "which" when it
+    /// names a thing (by a problem word, or by any verb after a lead of `repairs`: "fix the
+    /// DAG that keeps retrying forever"). The target and the change.
+    pub(super) fn reported_after(
+        &self,
+        task: usize,
+        lead: Range<usize>,
+        np: Range<usize>,
+        end: usize,
+    ) -> Option<SmallVec<[Detail; 2]>> {
+        let rel = words(self.text, np.end..end).next()?;
+        let rel_word = self.text[rel.clone()].to_ascii_lowercase();
+        let clause = rel.end..end;
+        let g = if self.names_problem(np.clone())
+            && ["where", "when", "whenever"].contains(&rel_word.as_str())
+        {
+            self.evidence(clause, Strength::Suffix)?
+        } else if ["that", "which"].contains(&rel_word.as_str()) && !self.names_problem(np.clone())
+        {
+            let repair = words(self.text, lead)
+                .last()
+                .is_some_and(|w| self.cls.lower_in(&self.cls.words.repairs, &self.text[w]));
+            [Strength::Problem, Strength::Predicate, Strength::Suffix]
+                .into_iter()
+                .filter(|s| repair || *s == Strength::Problem)
+                .find_map(|s| self.clause_within(task, clause.clone(), end, s, Some(np.clone())))?
+        } else {
+            return None;
+        };
+        let change = g.details.iter().find(|d| d.slot == 1)?.clone();
+        let target = g
+            .details
+            .iter()
+            .find(|d| d.slot == 0)
+            .cloned()
+            .unwrap_or_else(|| detail(0, np));
+        Some(SmallVec::from_iter([target, change]))
+    }
+
+    /// The result a change is made for, right after its thing: "so" or "so that" and a clause
+    /// of two words at least ("... so each provider lives in its own module").
+    pub(super) fn so_that(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let mut ws = words(self.text, span.clone());
+        let so = ws.next()?;
+        if !self.text[so.clone()].eq_ignore_ascii_case("so")
+            || !self.text[span.start..so.start].trim().is_empty()
+        {
+            return None;
+        }
+        let mut from = so.end;
+        if let Some(that) = ws.next()
+            && self.text[that.clone()].eq_ignore_ascii_case("that")
+        {
+            from = that.end;
+        }
+        let aim = self.cls.clean(
+            self.text,
+            skip_soft(self.text, from).min(span.end)..span.end,
+            false,
+        );
+        (count_words(&self.text[aim.clone()]) >= 2).then_some(aim)
+    }
+}
