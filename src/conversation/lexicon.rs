@@ -101,6 +101,9 @@ pub enum ChangeMode {
     /// The object is the change, there is no target ("remind me to take the bins out", "play
     /// some jazz").
     Content,
+    /// The lead with its object is the change, there is no target ("book a table for two",
+    /// "schedule posts in advance": the verb says what is done with the object).
+    Action,
 }
 
 #[derive(Clone, Debug)]

@@ -541,10 +541,11 @@ impl Cx<'_> {
                         "result" => Some(ChangeMode::Result),
                         "lead" => Some(ChangeMode::Lead),
                         "content" => Some(ChangeMode::Content),
+                        "action" => Some(ChangeMode::Action),
                         _ => {
                             self.error(
                                 s,
-                                format!("unknown change `{m}` (expected object, phrase, result, lead or content)"),
+                                format!("unknown change `{m}` (expected object, phrase, result, lead, content or action)"),
                             );
                             None
                         }

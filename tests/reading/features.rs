@@ -298,3 +298,40 @@ fn the_verbs_own_object_is_the_thing_after_let_or_to() {
         "let buyers add a gift message at checkout",
     );
 }
+
+#[test]
+fn an_action_lead_keeps_its_verb_in_the_change() {
+    // `change = "action"`: the verb says what is done with the object, so the change holds
+    // both; there is no target. `change = "content"` keeps the object alone.
+    for (text, change) in [
+        (
+            "could we schedule the weekly newsletter ahead of time",
+            "schedule the weekly newsletter ahead of time",
+        ),
+        (
+            "book me a haircut for saturday morning",
+            "book me a haircut",
+        ),
+        (
+            "please reorder the cat litter we got last month",
+            "reorder the cat litter",
+        ),
+        (
+            "play the rain sounds playlist in the bedroom",
+            "play the rain sounds playlist",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            has(&s.slot("desired_change"), change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+        assert_eq!(s.slot("target"), "", "{text}");
+    }
+    let mut s = Session::new();
+    s.user("remind me to water the basil at 6");
+    assert_eq!(s.slot("desired_change"), "water the basil at 6");
+}

@@ -532,8 +532,13 @@ impl View<'_> {
                             out.push(detail(1, phrase));
                         }
                     }
-                    ChangeMode::Content => {
-                        let content = cls.clean(self.text, object.start..object.end, false);
+                    ChangeMode::Content | ChangeMode::Action => {
+                        let from = if matches!(change, ChangeMode::Action) {
+                            lead.start
+                        } else {
+                            object.start
+                        };
+                        let content = cls.clean(self.text, from..object.end, false);
                         if !content.is_empty() {
                             out.push(detail(1, content));
                         }
