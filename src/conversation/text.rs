@@ -182,6 +182,54 @@ pub(super) fn noun_phrase<'t>(text: &'t str, ends: &[String]) -> &'t str {
     text
 }
 
+/// The most quoted labels [`quoted_spans`] keeps.
+const MAX_QUOTED: usize = 8;
+
+/// The quoted labels of `text`, quote marks included: a pair of double quotes (straight or
+/// curly), or of single quotes that open at a word's start and close at a word's end ("add an
+/// 'export to CSV' button": the words inside are one name, not "to" and a place; an apostrophe
+/// inside a word, "don't", opens nothing). One pass; at most [`MAX_QUOTED`] spans.
+pub(super) fn quoted_spans(text: &str) -> smallvec::SmallVec<[Range<usize>; 2]> {
+    let mut out: smallvec::SmallVec<[Range<usize>; 2]> = smallvec::SmallVec::new();
+    let mut open: Option<(usize, char)> = None;
+    let mut prev: Option<char> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|(_, n)| *n);
+        match open {
+            None => {
+                let starts = prev.is_none_or(|p| p.is_whitespace() || "([{".contains(p))
+                    && next.is_some_and(|n| !n.is_whitespace());
+                if matches!(c, '"' | '\u{201c}') || matches!(c, '\'' | '\u{2018}') && starts {
+                    open = Some((i, c));
+                }
+            }
+            Some((at, q)) => {
+                let closes = match q {
+                    '"' => c == '"',
+                    '\u{201c}' => c == '\u{201d}' || c == '"',
+                    _ => {
+                        matches!(c, '\'' | '\u{2019}')
+                            && prev.is_some_and(|p| !p.is_whitespace())
+                            && next.is_none_or(|n| !n.is_alphanumeric())
+                    }
+                };
+                if closes {
+                    open = None;
+                    out.push(at..i + c.len_utf8());
+                    if out.len() == MAX_QUOTED {
+                        break;
+                    }
+                } else if c == '\n' {
+                    open = None;
+                }
+            }
+        }
+        prev = Some(c);
+    }
+    out
+}
+
 /// The most code blocks [`code_blocks`] keeps; a message with more is read with the rest as
 /// prose.
 const MAX_CODE_BLOCKS: usize = 16;
@@ -356,5 +404,26 @@ mod tests {
         assert_eq!(normalize("I’ll start"), "I'll start");
         assert!(matches!(normalize("plain"), std::borrow::Cow::Borrowed(_)));
         assert_eq!(normalize_phrase("  Go   Ahead "), "go ahead");
+    }
+
+    #[test]
+    fn quoted_labels_are_found_and_apostrophes_open_none() {
+        let spans = |t: &str| -> Vec<String> {
+            quoted_spans(t)
+                .iter()
+                .map(|r| t[r.clone()].to_string())
+                .collect()
+        };
+        assert_eq!(
+            spans("add an 'export to CSV' button, don't wait"),
+            ["'export to CSV'"]
+        );
+        assert_eq!(
+            spans("the \"Save as\" item and the 'Print' one"),
+            ["\"Save as\"", "'Print'"]
+        );
+        assert!(spans("it's the users' own list, isn't it").is_empty());
+        // (An unclosed quote ends at its line.)
+        assert!(spans("a \"half\nquote").is_empty());
     }
 }

@@ -335,3 +335,19 @@ fn an_action_lead_keeps_its_verb_in_the_change() {
     s.user("remind me to water the basil at 6");
     assert_eq!(s.slot("desired_change"), "water the basil at 6");
 }
+
+#[test]
+fn a_quoted_label_is_one_name_not_a_purpose_or_a_place() {
+    // The words inside quotes name a control; a "to" or "in" among them is part of the name,
+    // and the place comes after the closing quote.
+    reads_task(
+        "please add a 'send to kitchen' button in the waiter app",
+        "waiter app",
+        "'send to kitchen' button",
+    );
+    reads_task(
+        "add a \"back to results\" link to the product page",
+        "product page",
+        "\"back to results\" link",
+    );
+}

@@ -346,13 +346,21 @@ impl View<'_> {
                             }
                         }
                         let lower = text.to_ascii_lowercase();
+                        // (Never inside a quoted label: "add an 'export to CSV' button".)
+                        let quoted = quoted_spans(text);
                         // (" for " only before a thing named with a determiner: "a compact view
                         // for the inbox", not "support for SSO".)
                         // (" at " only before a step named bare: "apple pay at checkout",
                         // not "at the top" or "at 30%".)
                         let to = [" to ", " into ", " on ", " in ", " for ", " at "]
                             .iter()
-                            .filter_map(|c| lower.find(c).map(|p| (p, c.len())))
+                            .filter_map(|c| {
+                                lower
+                                    .match_indices(c)
+                                    .map(|(p, _)| p)
+                                    .find(|p| !quoted.iter().any(|q| q.contains(p)))
+                                    .map(|p| (p, c.len()))
+                            })
                             .filter(|(p, _)| object.start + p < comma)
                             .filter(|(p, n)| {
                                 lower[*p..*p + *n].trim() != "at"
