@@ -584,3 +584,19 @@ fn a_spaced_dash_ends_a_clause() {
         "off by a day",
     );
 }
+
+#[test]
+fn right_or_straight_after_a_verb_in_s_keeps_it_a_verb() {
+    // "right" and "straight" intensify what follows a verb ("right away", "straight to"): the
+    // word in -s before them is the verb, not a plural noun of the subject.
+    reads_task(
+        "the sync service exits right after it connects to the queue",
+        "sync service",
+        "exits right after it connects",
+    );
+    reads_task(
+        "password reset mail bounces straight back from gmail",
+        "password reset mail",
+        "bounces straight back",
+    );
+}

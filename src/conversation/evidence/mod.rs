@@ -120,7 +120,17 @@ const PARTICLES: [&str; 14] = [
     "past", "again", "twice",
 ];
 /// Words of degree between a verb and its result: "images load super blurry".
-const DEGREES: [&str; 7] = ["super", "very", "too", "way", "so", "extremely", "pretty"];
+const DEGREES: [&str; 9] = [
+    "super",
+    "very",
+    "too",
+    "way",
+    "so",
+    "extremely",
+    "pretty",
+    "right",
+    "straight",
+];
 /// Words of time after a verb: "failed twice today", "broke again overnight".
 const WHEN: [&str; 8] = [
     "today",
