@@ -74,3 +74,36 @@ fn the_thing_a_context_gives_is_the_one_it_names_last() {
         reads_holding(text, GoalType::TaskExecution, &[("target", target)]);
     }
 }
+
+#[test]
+fn a_user_storys_role_says_who_asks_and_the_request_follows() {
+    // "As a <role>, I ..." opens a backlog item: the role is who asks, the rest is read as
+    // the request, whichever way it is stated.
+    for (text, target, change) in [
+        (
+            "As a dispatcher I'd like the map to refresh the truck positions every 10 seconds",
+            "map",
+            "refresh the truck positions",
+        ),
+        (
+            "as an admin, I need to be able to deactivate accounts without deleting them",
+            "accounts",
+            "deactivate accounts",
+        ),
+        (
+            "As a night-shift nurse we need the handover notes to show the last vitals",
+            "handover notes",
+            "show the last vitals",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::TaskExecution,
+            &[("target", target), ("desired_change", change)],
+        );
+    }
+    // ("As a" without a speaker after the role opens nothing of the kind.)
+    let mut s = Session::new();
+    s.user("as a rule the nightly export finishes before 6");
+    assert_ne!(s.slot("target"), "nightly export finishes before 6");
+}

@@ -248,3 +248,23 @@ fn what_the_first_work_leaves_is_a_thing_of_its_own() {
         assert_eq!(s.conv.queued_goals.len(), 1, "{text}");
     }
 }
+
+#[test]
+fn a_sequencer_after_a_determiner_is_an_adjective() {
+    // "the next stop", "the last step": no second goal starts at "next" or "last".
+    let mut s = Session::new();
+    s.user("I want the app to show the next stop on the lock screen");
+    assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
+    assert!(
+        has(
+            &s.slot("desired_change"),
+            "show the next stop on the lock screen"
+        ),
+        "{}",
+        s.slot("desired_change")
+    );
+    // (A sequencer standing alone still starts one.)
+    s = Session::new();
+    s.user("fix the typo in the footer, next build a pricing page");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+}

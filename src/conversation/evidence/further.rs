@@ -217,6 +217,17 @@ impl View<'_> {
                 && self.text[h.end()..].starts_with(char::is_whitespace);
             let plus = apart && self.text[h.start()..h.end()].eq_ignore_ascii_case("plus");
             let sequencer = meanings.contains(&Meaning::Sequencer) || plus;
+            // (A sequencer after a determiner is an adjective of the noun after it: "show the
+            // next stop on the lock screen".)
+            if !conjunction
+                && self.text[..h.start()]
+                    .trim_end()
+                    .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
+                    .next()
+                    .is_some_and(|w| self.cls.lower_in(&self.cls.words.determiners, w))
+            {
+                continue;
+            }
             let next = skip_soft(self.text, h.end());
             // (A comma before "and" sets what follows apart as a sequencer does, for a lead:
             // "draft a reply to the landlord, and remind me to pay rent on the 1st"; a list's

@@ -376,6 +376,7 @@ mod inline_errors;
 mod labelled;
 mod nominal;
 mod objects;
+mod openers;
 mod pastes;
 mod predicates;
 mod problem_titles;
@@ -483,6 +484,7 @@ impl View<'_> {
                 .cloned()
                 .find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                    let start = self.after_role(start..s.end).unwrap_or(start);
                     (start < s.end)
                         .then(|| read(start..s.end))
                         .flatten()
@@ -518,6 +520,7 @@ impl View<'_> {
                 first = owns.iter().cloned().find_map(|s| {
                     let mut start =
                         self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                    start = self.after_role(start..s.end).unwrap_or(start);
                     let mut setup = false;
                     if start < s.end && self.setup(start..s.end) {
                         match self.text[start..s.end].find(',') {

@@ -40,6 +40,9 @@ impl View<'_> {
         // (A short preface before "but" and a lead is a courtesy: "random question, but how
         // do i center a div", "sorry to bug you but can you fix the footer".)
         let start = self.after_preface(start..sentence.end).unwrap_or(start);
+        // (A user story's role says who asks: "As a shopper I'd like the cart to remember its
+        // items".)
+        let start = self.after_role(start..sentence.end).unwrap_or(start);
         if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
             let tail = &self.text[h.end().min(sentence.end)..sentence.end];
             if count_words(tail) <= cls.small_talk_tail_words as usize {
@@ -637,31 +640,5 @@ impl View<'_> {
         let kind = label.split('(').next().unwrap_or(label).trim();
         let task = titled || self.cls.lower_in(&self.cls.words.task_titles, kind);
         Some((span.start + colon + 1, task))
-    }
-
-    /// Where the request starts after a short preface and "but" ("random question, but how do
-    /// i center a div", "quick one but write me a regex for emails"): at most four words,
-    /// then "but" and a goal lead.
-    fn after_preface(&self, span: Range<usize>) -> Option<usize> {
-        // (Most sentences have none: "but" is looked for before any word is kept.)
-        let but = words(self.text, span.clone())
-            .take(5)
-            .position(|w| self.text[w].eq_ignore_ascii_case("but"))?;
-        let ws: SmallVec<[Range<usize>; 6]> = words(self.text, span.clone()).take(6).collect();
-        // (A preface states no goal of its own: "Build a form but keep it simple" is one.)
-        let first = self.hits.partition_point(|h| h.start() < span.start);
-        let lead_in_preface = self.hits[first..]
-            .iter()
-            .take_while(|h| h.start() < ws[but].start)
-            .any(|h| {
-                self.meanings(*h)
-                    .iter()
-                    .any(|m| matches!(m, Meaning::Lead(_)))
-            });
-        if !(1..=4).contains(&but) || lead_in_preface {
-            return None;
-        }
-        let next = ws.get(but + 1)?.start;
-        self.lead_hit(next, span.end).map(|_| next)
     }
 }

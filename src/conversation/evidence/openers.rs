@@ -1,0 +1,58 @@
+//! What stands before a sentence's goal and states none of its own: a short courtesy before
+//! "but" ("random question, but how do i center a div") and the role of a user story ("As a
+//! dispatcher, I want to ...").
+
+use super::*;
+
+/// The speaker after a user story's role ("As a shopper I'd like ...", "as an admin, we need
+/// ...").
+const SPEAKERS: [&str; 10] = [
+    "i", "i'd", "i'm", "i'll", "id", "im", "we", "we'd", "we're", "we'll",
+];
+
+impl View<'_> {
+    /// Where the request starts after a short preface and "but" ("random question, but how do
+    /// i center a div", "quick one but write me a regex for emails"): at most four words,
+    /// then "but" and a goal lead.
+    pub(super) fn after_preface(&self, span: Range<usize>) -> Option<usize> {
+        // (Most sentences have none: "but" is looked for before any word is kept.)
+        let but = words(self.text, span.clone())
+            .take(5)
+            .position(|w| self.text[w].eq_ignore_ascii_case("but"))?;
+        let ws: SmallVec<[Range<usize>; 6]> = words(self.text, span.clone()).take(6).collect();
+        // (A preface states no goal of its own: "Build a form but keep it simple" is one.)
+        let first = self.hits.partition_point(|h| h.start() < span.start);
+        let lead_in_preface = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < ws[but].start)
+            .any(|h| {
+                self.meanings(*h)
+                    .iter()
+                    .any(|m| matches!(m, Meaning::Lead(_)))
+            });
+        if !(1..=4).contains(&but) || lead_in_preface {
+            return None;
+        }
+        let next = ws.get(but + 1)?.start;
+        self.lead_hit(next, span.end).map(|_| next)
+    }
+
+    /// Where the speaker starts after a user story's role: "As a" or "As an", a role of at
+    /// most four words, then "I" or "we" and more ("As a shopper I'd like the cart to
+    /// remember its items", "as a team lead, I need to see who is on call"). The role says who
+    /// asks; what follows is read as the request.
+    pub(super) fn after_role(&self, span: Range<usize>) -> Option<usize> {
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, span).take(8).collect();
+        let is = |i: usize, list: &[&str]| {
+            ws.get(i).is_some_and(|w| {
+                list.iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+            })
+        };
+        if !is(0, &["as"]) || !is(1, &["a", "an"]) {
+            return None;
+        }
+        let speaker = (3..ws.len().min(7)).find(|&i| is(i, &SPEAKERS))?;
+        (speaker + 1 < ws.len()).then(|| ws[speaker].start)
+    }
+}
