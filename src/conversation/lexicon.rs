@@ -104,6 +104,9 @@ pub enum ChangeMode {
     /// The lead with its object is the change, there is no target ("book a table for two",
     /// "schedule posts in advance": the verb says what is done with the object).
     Action,
+    /// The lead with its object is the change, the thing replaced the target ("replace the
+    /// jenkins job with a workflow": the jenkins job).
+    Exchange,
 }
 
 #[derive(Clone, Debug)]

@@ -542,10 +542,11 @@ impl Cx<'_> {
                         "lead" => Some(ChangeMode::Lead),
                         "content" => Some(ChangeMode::Content),
                         "action" => Some(ChangeMode::Action),
+                        "exchange" => Some(ChangeMode::Exchange),
                         _ => {
                             self.error(
                                 s,
-                                format!("unknown change `{m}` (expected object, phrase, result, lead, content or action)"),
+                                format!("unknown change `{m}` (expected object, phrase, result, lead, content, action or exchange)"),
                             );
                             None
                         }

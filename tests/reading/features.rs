@@ -351,3 +351,25 @@ fn a_quoted_label_is_one_name_not_a_purpose_or_a_place() {
         "\"back to results\" link",
     );
 }
+
+#[test]
+fn an_exchange_targets_the_thing_replaced() {
+    // `change = "exchange"`: the thing before "with" (or "for", "by") is what is replaced;
+    // the lead with its object is the change.
+    reads_task(
+        "replace the cron container with a kubernetes CronJob",
+        "cron container",
+        "replace the cron container with a kubernetes CronJob",
+    );
+    reads_task(
+        "could you swap requests for httpx in the sync client",
+        "requests",
+        "swap requests for httpx",
+    );
+    // (The thing replaced keeps its place.)
+    reads_task(
+        "replace the logo in the footer with the new svg",
+        "logo in the footer",
+        "replace the logo in the footer with the new svg",
+    );
+}

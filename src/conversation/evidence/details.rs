@@ -551,6 +551,26 @@ impl View<'_> {
                             out.push(detail(1, content));
                         }
                     }
+                    ChangeMode::Exchange => {
+                        // "replace the jenkins deploy job with a GitHub Actions workflow",
+                        // "swap the hero image for the new one": the thing before "with" or
+                        // "for" is the one replaced.
+                        let with = words(self.text, raw..comma).take(12).find(|w| {
+                            ["with", "for", "by"]
+                                .iter()
+                                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                        });
+                        // (With the place or owner after it: "replace the logo in the
+                        // footer with the new svg".)
+                        let until = with.map_or(comma, |w| w.start);
+                        if let Some(t) = self.thing(raw..until, false) {
+                            out.push(detail(0, self.with_modifier(t, until)));
+                        }
+                        let change = cls.clean(self.text, lead.start..comma, false);
+                        if !change.is_empty() {
+                            out.push(detail(1, change));
+                        }
+                    }
                     ChangeMode::Lead => {
                         let pronoun = words(self.text, raw..comma)
                             .next()

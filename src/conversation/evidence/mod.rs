@@ -633,7 +633,14 @@ impl View<'_> {
         }
         // A target keeps the place or owner that follows it ("the node version in CI", "the
         // brightness on the hallway lights"), unless another value starts there.
+        // (Not the thing an exchange replaces: "swap requests for httpx".)
         if self.cls.goals[goal.goal].goal_type == GoalType::TaskExecution
+            && self
+                .at(goal.lead.start, |m| {
+                    matches!(m, Meaning::Lead(id)
+                        if self.cls.leads[id as usize].change == ChangeMode::Exchange)
+                })
+                .is_none()
             && let Some(i) = goal.details.iter().position(|d| d.slot == 0)
             && let [t] = goal.details[i].spans.as_slice()
         {
