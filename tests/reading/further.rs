@@ -263,6 +263,12 @@ fn a_sequencer_after_a_determiner_is_an_adjective() {
         "{}",
         s.slot("desired_change")
     );
+    // After a modal verb it is an adverb of the verb after it.
+    s = Session::new();
+    s.user(
+        "let drivers pick a home depot in settings, the route planner should then start from there",
+    );
+    assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
     // (A sequencer standing alone still starts one.)
     s = Session::new();
     s.user("fix the typo in the footer, next build a pricing page");

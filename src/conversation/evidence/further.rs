@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// Verbs of mood before another verb ("should then show"): a sequencer after one is an adverb.
+const MODAL_VERBS: [&str; 9] = [
+    "should", "would", "will", "can", "could", "must", "may", "might", "shall",
+];
+
 /// How many reports after a sequencer or "plus" one search for a further goal reads (each
 /// reads the rest of the sentence; a message of many sequencers stays linear).
 const MAX_REPORT_TRIES: usize = 2;
@@ -218,13 +223,17 @@ impl View<'_> {
             let plus = apart && self.text[h.start()..h.end()].eq_ignore_ascii_case("plus");
             let sequencer = meanings.contains(&Meaning::Sequencer) || plus;
             // (A sequencer after a determiner is an adjective of the noun after it: "show the
-            // next stop on the lock screen".)
+            // next stop on the lock screen"; after a modal verb, an adverb of the verb after
+            // it: "prices should then show in that currency".)
             if !conjunction
                 && self.text[..h.start()]
                     .trim_end()
                     .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
                     .next()
-                    .is_some_and(|w| self.cls.lower_in(&self.cls.words.determiners, w))
+                    .is_some_and(|w| {
+                        self.cls.lower_in(&self.cls.words.determiners, w)
+                            || MODAL_VERBS.iter().any(|m| w.eq_ignore_ascii_case(m))
+                    })
             {
                 continue;
             }
