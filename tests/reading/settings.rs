@@ -3,7 +3,7 @@
 
 use convstate::conversation::{GoalType, SlotStatus};
 
-use super::session::{Session, has, reads_holding};
+use super::session::{Session, has, reads_holding, reads_task};
 
 #[test]
 fn a_thing_put_on_a_state_is_the_thing_and_its_state() {
@@ -120,4 +120,19 @@ fn a_setting_with_its_direction_or_its_scope() {
     let mut s = Session::new();
     s.user("autoscaling on queue depth for the worker pool");
     assert_eq!(s.slot("target"), "worker pool");
+}
+
+#[test]
+fn a_time_told_by_quarter_or_half_keeps_its_to() {
+    // "quarter to seven" is a time: its "to" starts no value.
+    reads_task(
+        "set my wake-up alarm for quarter to six on weekdays",
+        "my wake-up alarm",
+        "quarter to six",
+    );
+    reads_task(
+        "move the team standup to half past ten",
+        "team standup",
+        "half past ten",
+    );
 }

@@ -241,12 +241,26 @@ impl View<'_> {
     /// 6:45", "... -> 16px").
     pub(in crate::conversation) fn after_to(&self, span: Range<usize>) -> Option<Range<usize>> {
         let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span.clone()).take(12).collect();
+        // ("quarter to seven", "half past six": a time, whose "to" is no value's.)
+        let clock = |i: usize| {
+            let is = |i: usize, list: &[&str]| {
+                ws.get(i).is_some_and(|w| {
+                    list.iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
+            };
+            is(i, &["quarter", "half"]) && is(i + 1, &["to", "past"])
+        };
         let w = ws.iter().enumerate().find_map(|(i, w)| {
             let t = &self.text[w.clone()];
+            if i > 0 && clock(i - 1) {
+                return None;
+            }
             // "for" gives a value only when a number follows ("a timer for 25 minutes").
             let number = ws
                 .get(i + 1)
-                .is_some_and(|n| self.text[n.clone()].starts_with(|c: char| c.is_ascii_digit()));
+                .is_some_and(|n| self.text[n.clone()].starts_with(|c: char| c.is_ascii_digit()))
+                || clock(i + 1);
             // "by" with a number or a fraction is the change itself ("reduce the logo size by
             // half", "raise prices by 5%").
             let by = t.eq_ignore_ascii_case("by")
