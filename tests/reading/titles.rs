@@ -390,3 +390,17 @@ fn a_label_before_a_long_dash() {
         assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
     }
 }
+
+#[test]
+fn a_title_asking_for_ways_or_options_explores_even_around_a_problem_word() {
+    // "ways to", "options for", "ideas for": options asked for. A problem word after an
+    // article describes the noun after it ("a slow build") and makes the lead no noun.
+    for text in [
+        "ways to cut the cold start time of a sluggish lambda",
+        "options for hosting a tiny postgres db without paying much",
+        "ideas for speeding up a slow jest suite",
+        "good resources to learn kotlin coroutines",
+    ] {
+        reads_goal(text, Some(GoalType::Exploration));
+    }
+}

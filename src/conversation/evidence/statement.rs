@@ -429,10 +429,17 @@ impl View<'_> {
         }
         // (A subject that holds a condition's word is no subject: the predicate is the
         // condition's, "support exporting invoices after the month closes".)
+        // (Nor is one that ends with an article: the problem word after it describes the noun
+        // after it, "ideas for speeding up a slow build".)
         let subject_holds_lead = |e: &GoalLead| {
             e.details.iter().find(|d| d.slot == 0).is_some_and(|d| {
                 d.spans.first().is_some_and(|s| {
                     s.start <= g.lead.start
+                        && !words(self.text, s.clone()).last().is_some_and(|w| {
+                            ["a", "an", "the"]
+                                .iter()
+                                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                        })
                         && !words(self.text, s.clone())
                             .take(MAX_SUBJECT_WORDS + 2)
                             .any(|w| {
