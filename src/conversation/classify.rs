@@ -134,6 +134,7 @@ impl Classifier {
         add(&lang.wishes, Meaning::Wish);
         add(&lang.conjunctions, Meaning::Conjunction);
         add(&lang.introducers, Meaning::Introducer);
+        add(&lang.having, Meaning::Introducer);
         add(&lang.subordinators, Meaning::Subordinate);
         let mut leads = Vec::new();
         for (g, goal) in lexicon.goals.iter().enumerate() {

@@ -575,6 +575,11 @@ pub struct Language {
     /// the person, the words that follow are read as the clause ("Priya says the csv export
     /// cuts off at 10k rows" reports the export) (`reporting_verbs`). Optional.
     pub reporting_verbs: Vec<String>,
+    /// What the user says to tell they have or find a thing ("i have", "there's" ...): read
+    /// as introducers, and a problem word before a noun after one is what is wrong with the
+    /// thing the noun names ("i have a slow query in postgres": the query, slow) (`having`).
+    /// Optional.
+    pub having: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

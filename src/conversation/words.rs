@@ -79,6 +79,8 @@ pub(super) struct WordSets {
     pub(super) repairs: Words,
     /// Verbs that report what a person said (`reporting_verbs`).
     pub(super) reporting_verbs: Words,
+    /// What the user says to tell they have or find a thing (`having`).
+    pub(super) having: Words,
 }
 
 impl WordSets {
@@ -124,6 +126,11 @@ impl WordSets {
             met_problems: words(&[&lang.met_problems]),
             repairs: words(&[&lang.repairs]),
             reporting_verbs: words(&[&lang.reporting_verbs]),
+            having: lang
+                .having
+                .iter()
+                .map(|t| super::text::normalize_phrase(t))
+                .collect(),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 52] = [
+        const KEYS: [&str; 53] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -59,6 +59,7 @@ impl Cx<'_> {
             "met_problems",
             "repairs",
             "reporting_verbs",
+            "having",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -103,7 +104,8 @@ impl Cx<'_> {
         let met_problems = optional("met_problems");
         let repairs = optional("repairs");
         let reporting_verbs = optional("reporting_verbs");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 19]
+        let having = optional("having");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 20]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -166,6 +168,7 @@ impl Cx<'_> {
             met_problems,
             repairs,
             reporting_verbs,
+            having,
         }
     }
 

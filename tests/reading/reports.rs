@@ -600,3 +600,25 @@ fn right_or_straight_after_a_verb_in_s_keeps_it_a_verb() {
         "bounces straight back",
     );
 }
+
+#[test]
+fn a_thing_the_user_has_with_a_problem_word_before_it_is_the_target() {
+    // `having` ("i have", "there's" ...): a problem word before a noun after one is what is
+    // wrong with the thing the noun names.
+    reads_task(
+        "we have a flaky integration test in the billing service",
+        "integration test in the billing service",
+        "flaky",
+    );
+    reads_task(
+        "there's a broken thumbnail on the gallery page",
+        "thumbnail on the gallery page",
+        "broken",
+    );
+    // (What the user gets is the problem itself.)
+    reads_task(
+        "i get a blank screen when i open the invoices tab",
+        "invoices tab",
+        "blank screen",
+    );
+}

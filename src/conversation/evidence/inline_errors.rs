@@ -126,6 +126,24 @@ impl View<'_> {
                     .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
             })
             .map(|w| w.start);
+        // (A problem word before a noun that names no problem is what is wrong with the thing
+        // the noun names: "i have a slow query in postgres", "there's a broken image on the
+        // about page".)
+        if let Some(np) = &met
+            && self
+                .cls
+                .lower_in(&self.cls.words.having, &self.text[h.clone()])
+            && let Some((thing, word)) = self.problem_before_thing(np.clone(), sentence.end)
+        {
+            return Some(report(
+                task,
+                Some(thing),
+                word,
+                self.cls.clean(self.text, sentence, false),
+                h,
+                Found::ProblemReport,
+            ));
+        }
         let target = named
             .clone()
             .filter(|t| t.end <= cond.unwrap_or(message.start))
@@ -264,6 +282,29 @@ impl View<'_> {
                 }
                 np.filter(|_| problem).map(|np| (h.start()..h.end(), np))
             })
+    }
+
+    /// A met problem's noun phrase of a problem word and a noun naming none (`np`, as
+    /// [`View::met_problem`] gives it): the noun with its place or owner up to `end`, and the
+    /// problem word.
+    fn problem_before_thing(
+        &self,
+        np: Range<usize>,
+        end: usize,
+    ) -> Option<(Range<usize>, Range<usize>)> {
+        let cls = self.cls;
+        let mut ws = words(self.text, np.clone());
+        let first = ws.next()?;
+        let rest = ws.next()?.start..np.end;
+        let problem = |w: &Range<usize>| {
+            self.at(w.start, |m| {
+                matches!(m, Meaning::Problem | Meaning::ErrorMarker)
+            })
+            .is_some()
+                || cls.lower_in(&cls.words.met_problems, &self.text[w.clone()])
+        };
+        (problem(&first) && !words(self.text, rest.clone()).any(|w| problem(&w)))
+            .then(|| (self.with_modifier(rest, end), first))
     }
 
     /// The words that open `span` before an introducer ("flutter run gives me ...", "the
