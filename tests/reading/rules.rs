@@ -1241,3 +1241,36 @@ fn a_short_preface_before_but_and_a_lead_is_a_courtesy() {
         "overlaps",
     );
 }
+
+#[test]
+fn replies_on_a_tracker_that_state_no_goal() {
+    // A fix confirmed ("fixed", "resolved" are fine states, with where or since when), an
+    // agreement with a report ("+1", "same here"), a superlative of praise.
+    for text in [
+        "Confirmed resolved in 2.0.1, thank you so much",
+        "can confirm, fixed on the nightly build. cheers",
+        "+1",
+        "same here",
+        "this plugin is honestly the best thing that happened to my vim setup",
+    ] {
+        reads_goal(text, None);
+    }
+}
+
+#[test]
+fn an_error_marker_with_a_pronoun_object_is_the_users_own_words() {
+    // "couldn't find it in the docs" tells what the user did, no tool's error: the question
+    // before it stands.
+    reads_goal(
+        "does the sync client retry on 429s? could not find anything about it in the readme",
+        Some(GoalType::QuestionAnswer),
+    );
+}
+
+#[test]
+fn would_you_be_open_to_asks_for_the_request_after_it() {
+    reads_goal(
+        "would you be open to writing a docker compose file for the whole stack?",
+        Some(GoalType::ArtifactCreation),
+    );
+}

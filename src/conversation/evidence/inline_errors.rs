@@ -32,10 +32,22 @@ impl View<'_> {
 
     pub(in crate::conversation) fn inline_error(&self) -> Option<GoalLead> {
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        // (A marker whose object is a pronoun is the user's own words, no tool's: "couldn't
+        // find it in the docs".)
+        let own_words = |h: &Hit| {
+            words(self.text, h.end()..self.text.len())
+                .next()
+                .filter(|w| w.start - h.end() <= 1)
+                .is_some_and(|w| {
+                    ["it", "them", "anything", "this", "that", "any", "one"]
+                        .iter()
+                        .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                })
+        };
         let h = self
             .hits
             .iter()
-            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker))
+            .find(|h| self.meanings(**h).contains(&Meaning::ErrorMarker) && !own_words(h))
             .or_else(|| {
                 // Or words in quotes right after getting or throwing them ("I keep getting
                 // 'ECONNRESET' from the payments service"); not after a question of what a

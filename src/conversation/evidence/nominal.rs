@@ -47,6 +47,14 @@ impl View<'_> {
         {
             start = skip_soft(self.text, w.end);
         }
+        // (Nor one that opens with a word saying a thing works: "fixed on the nightly build"
+        // tells, asks nothing.)
+        if words(self.text, start..span.end)
+            .next()
+            .is_some_and(|w| cls.lower_in(&cls.words.fine_states, &self.text[w]))
+        {
+            return None;
+        }
         // (Nor one that opens with a farewell: "logging off for the weekend" is the user
         // leaving.)
         if self

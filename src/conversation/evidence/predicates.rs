@@ -409,7 +409,22 @@ impl View<'_> {
                         .all(|b| b.is_ascii_alphabetic())
                         && n3.is_none()
                 });
-            if article || version || made || value {
+            // ("this tracker is honestly the best corner of the internet", "the new editor is
+            // the nicest thing in years": a superlative of praise reports nothing.)
+            let superlative = {
+                let mut ws = words(self.text, h.end..span.end)
+                    .skip_while(|w| {
+                        self.text[w.clone()].len() > 4 && self.text[w.clone()].ends_with("ly")
+                    })
+                    .take(2);
+                ws.next()
+                    .is_some_and(|w| self.text[w].eq_ignore_ascii_case("the"))
+                    && ws.next().is_some_and(|w| {
+                        let t = self.text[w].to_ascii_lowercase();
+                        ["best", "nicest", "greatest", "coolest", "finest"].contains(&t.as_str())
+                    })
+            };
+            if article || version || made || value || superlative {
                 return false;
             }
         }
