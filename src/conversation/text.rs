@@ -277,7 +277,7 @@ pub(super) fn code_blocks(text: &str) -> smallvec::SmallVec<[Range<usize>; 4]> {
 }
 
 /// Whether a line opens with a list's mark ("- ", "* ", "• ", "1. ", "2) ").
-fn bullet(line: &str) -> bool {
+pub(super) fn bullet(line: &str) -> bool {
     let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let rest = &line[digits..];
     ["- ", "* ", "• "].iter().any(|b| line.starts_with(b))

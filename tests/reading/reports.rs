@@ -622,3 +622,30 @@ fn a_thing_the_user_has_with_a_problem_word_before_it_is_the_target() {
         "blank screen",
     );
 }
+
+#[test]
+fn numbered_steps_on_lines_under_a_label_are_context() {
+    // "Steps:" alone on its line, then "1. ...", "2. ...": the steps are the report's context,
+    // no request of their own; the title before them is the report.
+    reads_task(
+        "Sync icon keeps spinning forever after a reconnect\n\nSteps to reproduce:\n1. enable airplane mode\n2. wait a minute\n3. disable it again",
+        "Sync icon",
+        "keeps spinning forever",
+    );
+    reads_task(
+        "Uploaded avatars come out rotated\n\nSteps:\n- open the profile screen\n- pick a portrait photo\n- save",
+        "Uploaded avatars",
+        "come out rotated",
+    );
+}
+
+#[test]
+fn a_verb_and_its_preposition_before_a_problem_word_belong_to_the_problem() {
+    // "lands on a blank page", "goes to an empty screen": the verb ends the subject even with
+    // a preposition between it and the article.
+    reads_task(
+        "the invite link lands on a blank page for new users. Actual: console shows a 404",
+        "invite link",
+        "lands on a blank page",
+    );
+}

@@ -76,6 +76,32 @@ impl View<'_> {
         {
             out.push(f);
         }
+        // Steps on lines of their own: a line that is a context label alone ("Steps:",
+        // "Steps to reproduce:"), then the list's lines ("1. enable 2FA", "- log out") up to
+        // the first line that is none. One pass over the lines.
+        let mut under_label = false;
+        let mut at = 0;
+        for line in self.text.split_inclusive('\n') {
+            let span = at..at + line.trim_end().len();
+            at += line.len();
+            let t = line.trim();
+            if bullet(t) {
+                if under_label {
+                    let joins = out
+                        .last()
+                        .is_some_and(|list| self.text[list.end..span.start].trim().is_empty());
+                    if joins {
+                        if let Some(list) = out.last_mut() {
+                            list.end = span.end;
+                        }
+                    } else if out.len() < MAX_STEP_LISTS {
+                        out.push(span);
+                    }
+                }
+                continue;
+            }
+            under_label = t.ends_with(':') && self.context_labelled(span);
+        }
         out
     }
 }

@@ -233,7 +233,16 @@ impl View<'_> {
                 && subject
                     .last()
                     .is_some_and(|w| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]));
-            let vi = subject.len().saturating_sub(1 + usize::from(det_last));
+            // (A preposition may stand between: "the reset link lands on a blank page", "the
+            // redirect goes to an empty screen".)
+            let prep = det_last
+                && subject.len() >= 4
+                && subject.get(subject.len() - 2).is_some_and(|p| {
+                    let p = &self.text[p.clone()];
+                    p.eq_ignore_ascii_case("to") || PLACES.iter().any(|x| p.eq_ignore_ascii_case(x))
+                });
+            let skipped = usize::from(det_last) + usize::from(prep);
+            let vi = subject.len().saturating_sub(1 + skipped);
             if verb_start.is_none()
                 && subject.len() >= 2
                 && let Some(w) = subject.get(vi)
@@ -247,16 +256,17 @@ impl View<'_> {
                 let stem = |cut: usize| t.get(..t.len().saturating_sub(cut)).unwrap_or("");
                 // (...and the problem word no verb or modal itself: "emails go out twice",
                 // "alerts fire too often", "emails are going out" keep theirs.)
-                let next_is_problem = words(self.text, w.end..span.end)
-                    .nth(usize::from(det_last))
-                    .is_some_and(|n| {
-                        let t = &self.text[n.clone()];
-                        n.start == h.start
-                            && !cls.lower_in(&cls.words.verbs, t)
-                            && !cls.lower_in(&cls.words.auxiliaries, t)
-                            && !self.is_predicate(n.clone())
-                            && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
-                    });
+                let next_is_problem =
+                    words(self.text, w.end..span.end)
+                        .nth(skipped)
+                        .is_some_and(|n| {
+                            let t = &self.text[n.clone()];
+                            n.start == h.start
+                                && !cls.lower_in(&cls.words.verbs, t)
+                                && !cls.lower_in(&cls.words.auxiliaries, t)
+                                && !self.is_predicate(n.clone())
+                                && self.at(n.start, |m| matches!(m, Meaning::Modal)).is_none()
+                        });
                 // (A plain verb after a plural: "the charts render blank".)
                 let after_plural = || vi >= 1 && cls.plural(&self.text[subject[vi - 1].clone()]);
                 // ("retries": a verb in -y.)
