@@ -107,3 +107,25 @@ fn a_user_storys_role_says_who_asks_and_the_request_follows() {
     s.user("as a rule the nightly export finishes before 6");
     assert_ne!(s.slot("target"), "nightly export finishes before 6");
 }
+
+#[test]
+fn a_sentence_telling_how_things_are_now_is_the_background_of_a_later_request() {
+    // "Currently ...", "At the moment ...": how things are now, problem words and all, is why
+    // the request in a later sentence is made; alone it is the report.
+    reads_holding(
+        "At the moment the upload is painfully slow. Could you add a progress bar to the upload dialog?",
+        GoalType::TaskExecution,
+        &[
+            ("target", "upload dialog"),
+            ("desired_change", "progress bar"),
+        ],
+    );
+    reads_holding(
+        "currently the nightly report breaks on empty days",
+        GoalType::TaskExecution,
+        &[
+            ("target", "nightly report"),
+            ("desired_change", "breaks on empty days"),
+        ],
+    );
+}

@@ -444,7 +444,12 @@ impl View<'_> {
         let mut why: Option<(GoalLead, Range<usize>)> = None;
         for s in owns.iter().cloned() {
             if let Some(g) = self.statement(s.clone(), active) {
-                if why.is_none() && !active && self.reports_people(&g) {
+                // (So is a sentence telling how things are now: "Currently the photo backup
+                // only runs on wifi. I'd like an option to ...".)
+                if why.is_none()
+                    && !active
+                    && (self.reports_people(&g) || self.tells_present(s.clone()))
+                {
                     why = Some((g, s));
                     continue;
                 }

@@ -1,6 +1,6 @@
 //! What stands before a sentence's goal and states none of its own: a short courtesy before
-//! "but" ("random question, but how do i center a div") and the role of a user story ("As a
-//! dispatcher, I want to ...").
+//! "but" ("random question, but how do i center a div"), the role of a user story ("As a
+//! dispatcher, I want to ..."), and the words that tell how things are now ("Currently ...").
 
 use super::*;
 
@@ -10,7 +10,32 @@ const SPEAKERS: [&str; 10] = [
     "i", "i'd", "i'm", "i'll", "id", "im", "we", "we'd", "we're", "we'll",
 ];
 
+/// What opens a sentence telling how things are now, before a request in a later sentence
+/// ("Currently the backup only runs on wifi. I'd like ...").
+const PRESENT: [&str; 6] = [
+    "currently",
+    "presently",
+    "right now",
+    "at the moment",
+    "as of now",
+    "atm",
+];
+
 impl View<'_> {
+    /// Whether `sentence` opens (after fillers) by telling how things are now ("Currently the
+    /// photo backup only runs on wifi"): the background of a request in a later sentence.
+    pub(super) fn tells_present(&self, sentence: Range<usize>) -> bool {
+        let start = self.skip(sentence.start, |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack)
+        });
+        let rest = &self.text[start.min(sentence.end)..sentence.end];
+        PRESENT.iter().any(|p| {
+            rest.get(..p.len())
+                .is_some_and(|r| r.eq_ignore_ascii_case(p))
+                && rest[p.len()..].starts_with(|c: char| c.is_whitespace() || c == ',')
+        })
+    }
+
     /// Where the request starts after a short preface and "but" ("random question, but how do
     /// i center a div", "quick one but write me a regex for emails"): at most four words,
     /// then "but" and a goal lead.
