@@ -448,3 +448,14 @@ fn an_error_in_a_code_span_or_block_is_pasted() {
         "operation timed out after 30000ms",
     );
 }
+
+#[test]
+fn the_users_line_with_an_inflected_problem_verb_wins_over_the_paste() {
+    // "panics", "panicked", "stalls": problem words in every form, so the user's own line
+    // above a paste is the report and the paste its evidence.
+    reads_task(
+        "the resize worker panics on images over 40 megapixels\n\n```\nthread 'worker-3' panicked at src/resize.rs:88:14:\ncapacity overflow\n```",
+        "resize worker",
+        "panics on images over 40 megapixels",
+    );
+}
