@@ -404,3 +404,24 @@ fn a_title_asking_for_ways_or_options_explores_even_around_a_problem_word() {
         reads_goal(text, Some(GoalType::Exploration));
     }
 }
+
+#[test]
+fn a_titled_request_without_a_lead_ends_at_its_clause() {
+    // After a label that names a task, a request read as a whole ends at its first comma:
+    // what follows is the user's reason.
+    for (text, change) in [
+        (
+            "[idea] let us pin favourite channels, scrolling through 80 of them is painful",
+            "pin favourite channels",
+        ),
+        (
+            "[suggestion] let us remap the crouch key, ctrl is awful on a laptop",
+            "let us remap the crouch key",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+}

@@ -216,7 +216,11 @@ impl View<'_> {
                     && d.spans[0] == g.lead
                     && g.description.end > g.lead.end
                 {
-                    d.spans[0] = g.lead.start..g.description.end;
+                    // (To the end of its clause: what follows a comma is the user's reason.)
+                    let end = self.text[g.lead.end..g.description.end]
+                        .find([',', ';'])
+                        .map_or(g.description.end, |c| g.lead.end + c);
+                    d.spans[0] = g.lead.start..end;
                 }
                 // A label naming a thing is the task's target when the request names none
                 // ("dashboard: add a date range picker").
@@ -293,7 +297,12 @@ impl View<'_> {
             if let Some(g) = self.evidence(rest..sentence.end, strength) {
                 return Some(g);
             }
-            let object = cls.clean(self.text, rest..sentence.end, true);
+            // (The request ends at its clause: "[suggestion] let us rebind the dodge key,
+            // spacebar is killing my thumb" asks to rebind the key.)
+            let clause_end = self.text[rest..sentence.end]
+                .find([',', ';'])
+                .map_or(sentence.end, |c| rest + c);
+            let object = cls.clean(self.text, rest..clause_end, true);
             let task = cls.goal_index(GoalType::TaskExecution)?;
             if task_title && !object.is_empty() && cls.goals[task].slots.len() >= 2 {
                 // The thing it names, with a determiner or after a place ("retry failed jobs
