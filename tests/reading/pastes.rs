@@ -459,3 +459,17 @@ fn the_users_line_with_an_inflected_problem_verb_wins_over_the_paste() {
         "panics on images over 40 megapixels",
     );
 }
+
+#[test]
+fn a_component_tag_after_an_error_is_the_thing_and_ends_the_message() {
+    // "... in <CartDrawer> when ...": the user names the component as a tag after the error.
+    reads_task(
+        "TypeError: Cannot read properties of null (reading 'length') in <CartDrawer> when the cart is empty",
+        "CartDrawer",
+        "Cannot read properties of null",
+    );
+    let mut s = Session::new();
+    s.user("Uncaught RangeError: Invalid time value inside <DatePicker /> on safari");
+    assert_eq!(s.slot("target"), "DatePicker");
+    assert!(!has(&s.slot("desired_change"), "DatePicker"));
+}

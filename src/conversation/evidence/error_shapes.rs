@@ -152,3 +152,25 @@ pub(super) fn flat_exception(line: &str) -> Option<Range<usize>> {
         exception_name(&line[start..]).map(|r| start + r.start..start + r.end)
     })
 }
+
+/// A component named as a tag in `line` after a place word ("... in <ProductGrid> when ...",
+/// "from <CheckoutForm />"): the place word's start and the tag's name. The first one only.
+pub(super) fn component_tag(line: &str) -> Option<(usize, Range<usize>)> {
+    let open = line.find(" <")? + 1;
+    let rest = &line[open + 1..];
+    let name_len = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(rest.len());
+    let name = &rest[..name_len];
+    let after = rest[name_len..]
+        .trim_start_matches(' ')
+        .trim_start_matches('/');
+    let before = line[..open].trim_end();
+    let place = ["in", "inside", "from", "within"].iter().find(|p| {
+        before.len() >= p.len()
+            && before[before.len() - p.len()..].eq_ignore_ascii_case(p)
+            && before[..before.len() - p.len()].ends_with(' ')
+    })?;
+    (name.starts_with(|c: char| c.is_ascii_uppercase()) && after.starts_with('>'))
+        .then(|| (before.len() - place.len(), open + 1..open + 1 + name_len))
+}

@@ -4,7 +4,7 @@
 //! (The message of its line: `error_message.rs`.)
 
 use super::error_shapes::{
-    coded_level, exception_name, flat_exception, source_location, tool_message,
+    coded_level, component_tag, exception_name, flat_exception, source_location, tool_message,
 };
 use super::*;
 
@@ -265,6 +265,21 @@ impl View<'_> {
         {
             message = self.cls.clean(self.text, message.start..cut, false);
         }
+        // A component named as a tag after the message ("... (reading 'map') in
+        // <ProductGrid> when ..."): the message stops before it, and it is the thing.
+        let tag = component_tag(&self.text[line.clone()])
+            .map(|(cut, name)| {
+                (
+                    line.start + cut,
+                    line.start + name.start..line.start + name.end,
+                )
+            })
+            .filter(|(cut, _)| *cut > message.start);
+        if let Some((cut, _)) = tag
+            && message.end > cut
+        {
+            message = self.cls.clean(self.text, message.start..cut, false);
+        }
         let message = self.with_status_code(message);
         let own_thing = || {
             let rest = tail.map(|(_, from)| from..line.end)?;
@@ -321,6 +336,7 @@ impl View<'_> {
         let thing = self
             .named_thing(errors)
             .or_else(inline_thing)
+            .or_else(|| tag.map(|(_, name)| name))
             .or_else(own_thing)
             .or_else(after_quote)
             .or_else(led_in)
