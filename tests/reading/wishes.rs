@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_goal};
+use super::session::{Session, has, reads_goal, reads_holding};
 
 #[test]
 fn a_phrase_a_wish_closes_asks_for_what_it_names() {
@@ -179,4 +179,17 @@ fn let_people_of_more_roles() {
             s.slot("desired_change")
         );
     }
+}
+
+#[test]
+fn a_feature_asked_about_as_a_plan_is_requested() {
+    // "is X planned?", "are X on the roadmap": the feature is the change asked for.
+    for (text, change) in [
+        ("Is an arm64 docker image planned?", "arm64 docker image"),
+        ("are scheduled exports on the roadmap", "scheduled exports"),
+    ] {
+        reads_holding(text, GoalType::TaskExecution, &[("desired_change", change)]);
+    }
+    // (Whether a thing is down or late asks.)
+    reads_goal("is the status page down", Some(GoalType::QuestionAnswer));
 }

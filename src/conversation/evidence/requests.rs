@@ -3,7 +3,52 @@
 
 use super::*;
 
+/// What says a feature asked about is planned ("is dark mode planned?").
+const PLANNED: [&str; 6] = [
+    "planned",
+    "on the roadmap",
+    "on your roadmap",
+    "in the works",
+    "in the pipeline",
+    "being worked on",
+];
+
 impl View<'_> {
+    /// Rule 2, a feature asked about as a plan ("Is incremental build planned?", "are
+    /// webhooks on the roadmap"): "is" or "are", the feature, then one of `PLANNED` ending
+    /// the sentence. A request of the feature, which is the change.
+    pub(in crate::conversation) fn planned_question(
+        &self,
+        question: &GoalLead,
+        end: usize,
+    ) -> Option<GoalLead> {
+        let lead = &self.text[question.lead.clone()];
+        if !["is", "are"].iter().any(|w| lead.eq_ignore_ascii_case(w)) {
+            return None;
+        }
+        let said = self.text[question.lead.end..end].trim_end_matches(['?', '.', '!', ' ']);
+        let lower = said.to_ascii_lowercase();
+        let plan = PLANNED
+            .iter()
+            .find(|p| lower.ends_with(*p) && lower[..lower.len() - p.len()].ends_with(' '))?;
+        let from = question.lead.end;
+        let feature = self
+            .cls
+            .clean(self.text, from..from + said.len() - plan.len(), true);
+        if feature.is_empty() || count_words(&self.text[feature.clone()]) > 8 {
+            return None;
+        }
+        let task = self.cls.goal_index(GoalType::TaskExecution)?;
+        Some(GoalLead {
+            goal: task,
+            description: feature.clone(),
+            lead: question.lead.clone(),
+            wrapper: 0..0,
+            rule: Found::Request,
+            details: SmallVec::from_iter([detail(1, feature)]),
+        })
+    }
+
     /// A question opened by "can", "could", "would" or "will" whose subject is a thing of
     /// the user's (a definite determiner) followed by a verb: a request of that thing ("could
     /// the CI pipeline cache node_modules between runs?"). Its target is the thing, its change

@@ -178,6 +178,10 @@ impl View<'_> {
             if !object_lead && let Some(r) = self.request_question(&g, sentence.end) {
                 return Some(r);
             }
+            // "Is incremental build planned?": a feature asked about as a plan.
+            if !object_lead && let Some(r) = self.planned_question(&g, sentence.end) {
+                return Some(r);
+            }
             return Some(g);
         }
         if let Some((after, task_title)) = self.title(start..sentence.end) {
