@@ -167,9 +167,9 @@ pub(super) fn component_tag(line: &str) -> Option<(usize, Range<usize>)> {
         .trim_start_matches('/');
     let before = line[..open].trim_end();
     let place = ["in", "inside", "from", "within"].iter().find(|p| {
-        before.len() >= p.len()
-            && before[before.len() - p.len()..].eq_ignore_ascii_case(p)
-            && before[..before.len() - p.len()].ends_with(' ')
+        let at = before.len().saturating_sub(p.len());
+        before.get(at..).is_some_and(|t| t.eq_ignore_ascii_case(p))
+            && before.get(..at).is_some_and(|t| t.ends_with(' '))
     })?;
     (name.starts_with(|c: char| c.is_ascii_uppercase()) && after.starts_with('>'))
         .then(|| (before.len() - place.len(), open + 1..open + 1 + name_len))
