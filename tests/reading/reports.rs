@@ -2,7 +2,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_task};
+use super::session::{Session, has, reads_goal, reads_task};
 
 #[test]
 fn a_verb_in_s_before_a_determiner_and_the_problem_is_the_problems() {
@@ -647,5 +647,20 @@ fn a_verb_and_its_preposition_before_a_problem_word_belong_to_the_problem() {
         "the invite link lands on a blank page for new users. Actual: console shows a 404",
         "invite link",
         "lands on a blank page",
+    );
+}
+
+#[test]
+fn a_question_about_this_after_a_report_asks_to_fix_it() {
+    // Rule 6: "..., how do I stop this?" after a clause that reports what a thing does asks
+    // how to fix it: the report, read by its verb, wins; a question after context stays one.
+    reads_task(
+        "the RecyclerView redraws every row on each keystroke, how do i stop this?",
+        "RecyclerView",
+        "redraws every row",
+    );
+    reads_goal(
+        "i have a django app on a vps, how do i add https to it?",
+        Some(GoalType::QuestionAnswer),
     );
 }

@@ -109,6 +109,12 @@ impl View<'_> {
             g
         });
         if let Some(mut g) = lead {
+            // Rule 6: a question about "this" or "it" after a clause of its own ("Flutter
+            // ListView rebuilds every item on scroll, how do I stop this?") asks how to fix
+            // what the clause reports: the report, read at any strength, wins.
+            if let Some(r) = self.question_after_report(&g, start, sentence.end) {
+                return Some(r);
+            }
             // A title opened by a verb in -ing with no wrapper names a topic to explain
             // ("Converting a string to a date in Swift", "Parsing JSON in Go"); "would you
             // mind converting ..." asks for the work.
@@ -339,7 +345,9 @@ impl View<'_> {
             return Some(g);
         }
         if let Some(g) = self.request_after_context(start, sentence.end) {
-            return Some(g);
+            return self
+                .question_after_report(&g, start, sentence.end)
+                .or(Some(g));
         }
         self.evidence(start..sentence.end, Strength::Problem)
             .or_else(|| self.lead_after_topic(start, sentence.end))
@@ -660,5 +668,28 @@ impl View<'_> {
         let kind = label.split('(').next().unwrap_or(label).trim();
         let task = titled || self.cls.lower_in(&self.cls.words.task_titles, kind);
         Some((span.start + colon + 1, task))
+    }
+
+    /// Rule 6: a question lead after a clause of the same sentence, whose object is "this",
+    /// "it" or "that" ("..., how do I stop this?"), asks about what the clause reports: the
+    /// clause's report (any strength), if it holds one.
+    fn question_after_report(&self, g: &GoalLead, start: usize, end: usize) -> Option<GoalLead> {
+        if self.cls.goals[g.goal].goal_type != GoalType::QuestionAnswer
+            || g.lead.start <= start
+            || !self.text[start..g.lead.start]
+                .trim_end()
+                .ends_with([',', ';', '-'])
+        {
+            return None;
+        }
+        let pointed = words(self.text, g.lead.end..end).take(6).any(|w| {
+            ["this", "it", "that"]
+                .iter()
+                .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+        });
+        if !pointed {
+            return None;
+        }
+        self.evidence(start..g.lead.start, Strength::Suffix)
     }
 }
