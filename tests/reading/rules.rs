@@ -1251,6 +1251,8 @@ fn replies_on_a_tracker_that_state_no_goal() {
         "can confirm, fixed on the nightly build. cheers",
         "+1",
         "same here",
+        "+1, seeing the same thing on my galaxy s23",
+        "having the same issue on windows 11",
         "this plugin is honestly the best thing that happened to my vim setup",
     ] {
         reads_goal(text, None);

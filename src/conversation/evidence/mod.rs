@@ -374,6 +374,7 @@ mod further;
 mod imperative;
 mod inline_errors;
 mod labelled;
+mod no_request;
 mod nominal;
 mod objects;
 mod openers;

@@ -47,32 +47,7 @@ impl View<'_> {
         {
             start = skip_soft(self.text, w.end);
         }
-        // (Nor one that opens with a word saying a thing works: "fixed on the nightly build"
-        // tells, asks nothing.)
-        if words(self.text, start..span.end)
-            .next()
-            .is_some_and(|w| cls.lower_in(&cls.words.fine_states, &self.text[w]))
-        {
-            return None;
-        }
-        // (Nor one that opens with a farewell: "logging off for the weekend" is the user
-        // leaving.)
-        if self
-            .at(start, |m| {
-                matches!(m, Meaning::Signal(i)
-                    if cls.signals[i as usize].signal == crate::conversation::Signal::Farewell)
-            })
-            .is_some()
-        {
-            return None;
-        }
-        // (A phrase opening with a condition or a time is no request: "After updating
-        // WooCommerce to 8.9 the shipping rates show $0.00" tells when.)
-        if let Some(w) = words(self.text, start..span.end).next()
-            && CONDITIONS
-                .iter()
-                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
-        {
+        if self.opens_no_request(start..span.end) {
             return None;
         }
         let mut ws: SmallVec<[Range<usize>; 16]> = SmallVec::new();
