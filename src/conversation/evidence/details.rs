@@ -540,13 +540,19 @@ impl View<'_> {
                             out.push(detail(1, phrase));
                         }
                     }
-                    ChangeMode::Content | ChangeMode::Action => {
-                        let from = if matches!(change, ChangeMode::Action) {
-                            lead.start
-                        } else {
-                            object.start
-                        };
-                        let content = cls.clean(self.text, from..object.end, false);
+                    ChangeMode::Content => {
+                        let content = cls.clean(self.text, object.start..object.end, false);
+                        if !content.is_empty() {
+                            out.push(detail(1, content));
+                        }
+                    }
+                    ChangeMode::Action => {
+                        // The thing acted on is the target (rule 3): "play the new album",
+                        // "reorder the columns on the board".
+                        if let Some(t) = self.thing(raw..comma, false) {
+                            out.push(detail(0, t));
+                        }
+                        let content = cls.clean(self.text, lead.start..object.end, false);
                         if !content.is_empty() {
                             out.push(detail(1, content));
                         }
