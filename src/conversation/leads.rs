@@ -251,6 +251,17 @@ impl View<'_> {
             DescriptionMode::Sentence => cls.clean(self.text, lead.start()..end, false),
         };
         let wrapper = cls.clean(self.text, start..lead.start(), false);
+        // Rule 4: "make" before a name and a plain verb changes the named thing, it creates
+        // nothing ("Make Jest ignore test files in the dist folder").
+        let (goal, change) = match self.made_to_do(lead, info, object.clone()) {
+            Some(task) => (task, ChangeMode::Result),
+            None => (info.goal as usize, info.change),
+        };
+        let info = LeadInfo {
+            goal: goal as u16,
+            change,
+            ..info
+        };
         let mut details = self.details(
             info.goal as usize,
             info.change,
@@ -303,5 +314,35 @@ impl View<'_> {
             rule: Found::Lead,
             details,
         })
+    }
+
+    /// Rule 4: an artifact's "make" before a name of one or two words (no determiner, no
+    /// kind) and a plain verb of the vocabulary ("Make Jest ignore test files", "make git
+    /// forget a tracked file"): the task goal, whose details read the thing and its result.
+    fn made_to_do(&self, lead: Hit, info: LeadInfo, object: Range<usize>) -> Option<usize> {
+        let cls = self.cls;
+        let artifact = cls.goal_index(crate::conversation::GoalType::ArtifactCreation)?;
+        let lead_word = self.text[lead.start()..lead.end()]
+            .split_whitespace()
+            .last()?;
+        if info.goal as usize != artifact || !lead_word.eq_ignore_ascii_case("make") {
+            return None;
+        }
+        let ws: SmallVec<[&str; 4]> = self.text[object].split_whitespace().take(4).collect();
+        let kind = *cls.goals[artifact].slots.first()?;
+        let name = |t: &&str| {
+            t.chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_'))
+                && !cls.lower_in(&cls.words.determiners, t)
+                && !cls.lower_in(&cls.words.non_subjects, t)
+                && !cls.is_pronoun(t)
+                && cls.extract(t, kind).is_none()
+        };
+        let verb = (1..=2).find(|&i| {
+            ws.get(i).is_some_and(|v| cls.lower_in(&cls.words.verbs, v)) && ws[..i].iter().all(name)
+        })?;
+        (ws.len() > verb + 1)
+            .then(|| cls.goal_index(crate::conversation::GoalType::TaskExecution))
+            .flatten()
     }
 }

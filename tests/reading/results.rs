@@ -1,6 +1,8 @@
 //! "make the thing its result": where the thing ends and the result starts.
 
-use super::session::{Session, reads_task};
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_goal, reads_task};
 
 #[test]
 fn a_place_inside_the_thing_before_a_last_result_word() {
@@ -353,4 +355,31 @@ fn a_correction_marker_after_the_new_value_is_no_part_of_it() {
         "my workout playlist",
         "shuffle",
     );
+}
+
+#[test]
+fn make_before_a_name_and_a_plain_verb_changes_the_named_thing() {
+    // Rule 4: "make" + a bare name (no determiner, no kind) + a plain verb is a change of the
+    // named thing, no creation.
+    for (text, target, change) in [
+        (
+            "Make Jest ignore test files in the dist folder",
+            "Jest",
+            "ignore test files",
+        ),
+        (
+            "make eslint ignore generated code",
+            "eslint",
+            "ignore generated code",
+        ),
+        (
+            "make Vite use port 3000 by default",
+            "Vite",
+            "use port 3000",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+    // (A kind after "make" is still made.)
+    reads_goal("make a todo app", Some(GoalType::ArtifactCreation));
 }

@@ -313,7 +313,7 @@ fn detail(slot: usize, span: Range<usize>) -> Detail {
 
 impl Classifier {
     /// The goal index of a type (every type is defined: the loader checks it).
-    fn goal_index(&self, t: GoalType) -> Option<usize> {
+    pub(in crate::conversation) fn goal_index(&self, t: GoalType) -> Option<usize> {
         self.goals.iter().position(|g| g.goal_type == t)
     }
 
