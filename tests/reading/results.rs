@@ -92,10 +92,7 @@ fn a_position_is_where_a_thing_is_put_not_the_thing() {
     // The lead with its position is the change; the thing is its object.
     let mut s = Session::new();
     s.user("make it possible to pin a chat to the top");
-    assert_eq!(
-        s.goal(),
-        Some(convstate::conversation::GoalType::TaskExecution)
-    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.slot("target"), "chat");
     assert_eq!(s.slot("desired_change"), "pin a chat to the top");
     let mut s = Session::new();
@@ -135,10 +132,7 @@ fn a_position_before_a_noun_is_an_adjective() {
 fn a_verbs_prefix_before_a_hyphen_keeps_the_verb() {
     let mut s = Session::new();
     s.user("re-enable the nightly cron job");
-    assert_eq!(
-        s.goal(),
-        Some(convstate::conversation::GoalType::TaskExecution)
-    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
 }
 
 #[test]
@@ -183,10 +177,7 @@ fn edits_of_a_text_named_by_their_verb_are_the_change() {
 fn make_it_with_no_goal_active_states_a_change_of_a_thing_not_yet_named() {
     let mut s = Session::new();
     s.user("make it more responsive on phones");
-    assert_eq!(
-        s.goal(),
-        Some(convstate::conversation::GoalType::TaskExecution)
-    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.slot("desired_change"), "more responsive on phones");
     assert_eq!(s.slot("target"), "");
 }
