@@ -320,6 +320,11 @@ fn an_action_lead_keeps_its_verb_in_the_change() {
             "rain sounds playlist",
             "play the rain sounds playlist",
         ),
+        (
+            "navigate to the closest pharmacy that's open",
+            "closest pharmacy",
+            "navigate to the closest pharmacy",
+        ),
     ] {
         let mut s = Session::new();
         s.user(text);
