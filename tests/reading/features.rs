@@ -383,3 +383,20 @@ fn an_exchange_targets_the_thing_replaced() {
         "replace the logo in the footer with the new svg",
     );
 }
+
+#[test]
+fn a_clause_with_its_own_subject_after_the_comma_is_a_reason_not_a_detail() {
+    // "add X to Y, D": D is a detail of the change ("20 per page"), unless it opens with a
+    // subject of its own ("my manager wants ...", "it ...").
+    let mut s = Session::new();
+    s.user("add a print button to the invoice page, my accountant wants paper copies");
+    assert_eq!(s.slot("target"), "invoice page");
+    assert_eq!(s.slot("desired_change"), "print button");
+    let mut s = Session::new();
+    s.user("add a retry button to the upload dialog, max 3 attempts");
+    assert!(
+        has(&s.slot("desired_change"), "max 3 attempts"),
+        "{}",
+        s.slot("desired_change")
+    );
+}

@@ -415,7 +415,18 @@ impl View<'_> {
                         if !what.is_empty() {
                             spans.push(what);
                         }
-                        if !more.is_empty() && count_words(&self.text[more.clone()]) <= 8 {
+                        // (A clause with a subject of its own after the comma is the user's
+                        // reason, no detail: "add export to excel in reports page, my boss
+                        // want xlsx".)
+                        let reason = words(self.text, more.clone()).next().is_some_and(|w| {
+                            let t = &self.text[w];
+                            cls.lower_in(&cls.words.non_subjects, t)
+                                || ["my", "our", "their", "his", "her"]
+                                    .iter()
+                                    .any(|p| t.eq_ignore_ascii_case(p))
+                        });
+                        if !more.is_empty() && !reason && count_words(&self.text[more.clone()]) <= 8
+                        {
                             spans.push(more);
                         }
                         if !spans.is_empty() {
