@@ -629,10 +629,12 @@ const CASES: &[(&str, &str, &str, &[&str])] = &[
         "task_execution: spacing is wrong",
         &["change_request"],
     ),
+    // (With no goal active, a thing the user has that misbehaves is a problem report, rule 1:
+    // "there's" tells of a bug.)
     (
         "u",
         "There's a bug when I click save",
-        "-",
+        "task_execution: There's a bug when I click save",
         &["change_request"],
     ),
     (
