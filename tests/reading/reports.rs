@@ -664,3 +664,25 @@ fn a_question_about_this_after_a_report_asks_to_fix_it() {
         Some(GoalType::QuestionAnswer),
     );
 }
+
+#[test]
+fn an_issue_templates_headings_are_no_sentences_and_its_context_sections_are_context() {
+    // "**Describe the bug**" is a heading, no request to describe; the sections under
+    // context headings ("To Reproduce", "Expected behavior", "Environment") are context; the
+    // report is the section under the bug's heading.
+    reads_task(
+        "**Describe the bug**\nthe reminder banner stays visible after I dismiss it\n\n**To Reproduce**\n1. open the dashboard\n2. click the x on the banner\n\n**Expected behavior**\nbanner goes away\n\n## Environment\nChrome 126, build 4.2",
+        "reminder banner",
+        "stays visible after I dismiss it",
+    );
+    // A feature template: the problem section is background, the solution is the request.
+    let mut s = Session::new();
+    s.user("**Is your feature request related to a problem? Please describe.**\nI can never find the invoices I starred.\n\n**Describe the solution you'd like**\nAdd a starred filter to the invoice list.\n\n**Additional context**\nteam plan");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "invoice list");
+    assert!(
+        has(&s.slot("desired_change"), "starred filter"),
+        "{}",
+        s.slot("desired_change")
+    );
+}

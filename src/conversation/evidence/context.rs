@@ -1,5 +1,6 @@
-//! Rule 9 for context under a label: a sentence under a label that introduces context, and the
-//! numbered steps that follow it (an issue's "Steps to reproduce: 1. open settings 2. reload").
+//! Rule 9 for context under a label: a sentence under a label that introduces context, the
+//! numbered steps that follow it (an issue's "Steps to reproduce: 1. open settings 2. reload"),
+//! and an issue template's headings and the sections under the context ones.
 
 use super::*;
 
@@ -8,6 +9,14 @@ use super::*;
 const MAX_STEP_LISTS: usize = 8;
 
 impl View<'_> {
+    /// Whether a heading's words are a context label, or open with one before a question
+    /// mark or a period ("Is your feature request related to a problem? Please describe").
+    fn is_context_label(&self, label: &str) -> bool {
+        let first = label.split(['?', '.']).next().unwrap_or(label).trim();
+        self.cls.lower_in(&self.cls.words.context_labels, label)
+            || self.cls.lower_in(&self.cls.words.context_labels, first)
+    }
+
     /// A sentence under a label that introduces context (`context_labels`: "Context: b2b saas,
     /// 200 customers.", "Steps to reproduce: 1. open settings"): it states no goal; the next
     /// one may.
@@ -35,16 +44,14 @@ impl View<'_> {
     pub(in crate::conversation) fn context_steps(&self) -> SmallVec<[Range<usize>; 2]> {
         let mut out: SmallVec<[Range<usize>; 2]> = SmallVec::new();
         // (A label has a colon: most messages have none.)
-        if !self.text.contains(':') {
-            return out;
-        }
+        let labelled = self.text.contains(':');
         // The sentence after a labelled "1", while it may open a list.
         let mut first: Option<Range<usize>> = None;
         // The number the last step ended with, inside a list.
         let mut last: Option<u32> = None;
         // Whether the sentence before was a labelled one ending with "1".
         let mut opened = false;
-        for s in sentences(self.text) {
+        for s in sentences(self.text).filter(|_| labelled) {
             let number = list_number(&self.text[s.clone()]);
             if let Some(n) = last {
                 // A step of the list (the last one ends with no number).
@@ -78,25 +85,46 @@ impl View<'_> {
         }
         // Steps on lines of their own: a line that is a context label alone ("Steps:",
         // "Steps to reproduce:"), then the list's lines ("1. enable 2FA", "- log out") up to
-        // the first line that is none. One pass over the lines.
+        // the first line that is none. And a template's headings ("**Describe the bug**",
+        // "## Environment"): a heading is no sentence of the user's, and the section under
+        // one that is a context label is context, up to the next heading. One pass over the
+        // lines.
         let mut under_label = false;
+        let mut in_section = false;
         let mut at = 0;
+        let push = |out: &mut SmallVec<[Range<usize>; 2]>, span: Range<usize>| {
+            let joins = out
+                .last()
+                .is_some_and(|list| self.text[list.end..span.start].trim().is_empty());
+            if joins {
+                if let Some(list) = out.last_mut() {
+                    list.end = span.end;
+                }
+            } else if out.len() < MAX_STEP_LISTS {
+                out.push(span);
+            }
+        };
         for line in self.text.split_inclusive('\n') {
             let span = at..at + line.trim_end().len();
             at += line.len();
             let t = line.trim();
+            if let Some((label, rest)) = heading(t) {
+                let context = self.is_context_label(label);
+                // ("**Version**: 1.9.4": a heading with its value on its line.)
+                if rest.is_empty() || context {
+                    push(&mut out, span);
+                }
+                in_section = context && rest.is_empty();
+                under_label = false;
+                continue;
+            }
+            if in_section && !t.is_empty() {
+                push(&mut out, span);
+                continue;
+            }
             if bullet(t) {
                 if under_label {
-                    let joins = out
-                        .last()
-                        .is_some_and(|list| self.text[list.end..span.start].trim().is_empty());
-                    if joins {
-                        if let Some(list) = out.last_mut() {
-                            list.end = span.end;
-                        }
-                    } else if out.len() < MAX_STEP_LISTS {
-                        out.push(span);
-                    }
+                    push(&mut out, span);
                 }
                 continue;
             }
@@ -104,6 +132,29 @@ impl View<'_> {
         }
         out
     }
+}
+
+/// A line that is a template's heading: "**Describe the bug**", "## Expected behavior",
+/// "__Environment__", or a bold label and its value ("**Version**: 1.9.4"): the heading's
+/// words (without marks and closing punctuation) and what follows it on the line.
+fn heading(line: &str) -> Option<(&str, &str)> {
+    let (inner, rest) = if let Some(t) = line.strip_prefix("**") {
+        let close = t.find("**")?;
+        (&t[..close], t[close + 2..].trim_start_matches(':').trim())
+    } else if let Some(t) = line.strip_prefix("__") {
+        let close = t.find("__")?;
+        (&t[..close], t[close + 2..].trim_start_matches(':').trim())
+    } else if line.starts_with('#') {
+        let t = line.trim_start_matches('#');
+        if !t.starts_with(' ') {
+            return None;
+        }
+        (t, "")
+    } else {
+        return None;
+    };
+    let label = inner.trim().trim_end_matches([':', '.', '?', '!', ' ']);
+    (!label.is_empty() && label.len() <= 80).then_some((label, rest))
 }
 
 /// The list number `sentence` ends with: one or two digits after a space, a colon or nothing
