@@ -686,3 +686,20 @@ fn an_issue_templates_headings_are_no_sentences_and_its_context_sections_are_con
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn the_setup_named_after_a_report_and_a_feeling_are_no_requests() {
+    // "android 14, pixel 7, latest version from the play store" after the report is its
+    // environment; "super annoying on my commute" a feeling. The report decides.
+    reads_task(
+        "uploads stall at 99% whenever the screen locks. ios 17.5, iphone 13, latest version from the app store. super annoying",
+        "uploads",
+        "stall at 99%",
+    );
+    // (A setup sentence alone, or one opened by a lead, still reads: "make an itinerary for
+    // 4 days".)
+    reads_goal(
+        "I'm planning a trip to porto in june. make an itinerary for 3 days",
+        Some(GoalType::ArtifactCreation),
+    );
+}

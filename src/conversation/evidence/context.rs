@@ -17,6 +17,50 @@ impl View<'_> {
             || self.cls.lower_in(&self.cls.words.context_labels, first)
     }
 
+    /// Whether `sentence` only names the setup a report happens on ("android 14, pixel 7,
+    /// latest version from the play store", "Firefox 125 on Ubuntu 22.04"): short parts
+    /// between commas, at least half of them holding a number, and no problem word or modal.
+    /// After the report, such a sentence is its environment, no statement of its own.
+    pub(in crate::conversation) fn environment_line(&self, sentence: Range<usize>) -> bool {
+        let text = &self.text[sentence.clone()];
+        let parts: SmallVec<[&str; 8]> = text.split(',').take(9).collect();
+        if parts.len() > 8 || parts.iter().any(|p| count_words(p) > 6) {
+            return false;
+        }
+        let numbered = parts
+            .iter()
+            .filter(|p| {
+                p.split_whitespace()
+                    .any(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            })
+            .count();
+        // (A part opened by a lead asks for something: "make an itinerary for 4 days".)
+        let part_starts: SmallVec<[usize; 8]> = {
+            let mut at = sentence.start;
+            parts
+                .iter()
+                .map(|p| {
+                    let start = at + (p.len() - p.trim_start().len());
+                    at += p.len() + 1;
+                    start
+                })
+                .collect()
+        };
+        let first = self.hits.partition_point(|h| h.start() < sentence.start);
+        numbered >= 1
+            && numbered * 2 >= parts.len()
+            && !self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < sentence.end)
+                .any(|h| {
+                    self.meanings(*h).iter().any(|m| match m {
+                        Meaning::Problem | Meaning::Modal => true,
+                        Meaning::Lead(_) => part_starts.contains(&h.start()),
+                        _ => false,
+                    })
+                })
+    }
+
     /// A sentence under a label that introduces context (`context_labels`: "Context: b2b saas,
     /// 200 customers.", "Steps to reproduce: 1. open settings"): it states no goal; the next
     /// one may.

@@ -437,7 +437,14 @@ impl View<'_> {
                     .is_none_or(|(l, _)| !(l.start <= s.start && s.end <= l.end))
         };
         // (The user's own sentences, found once for every pass below.)
-        let owns: SmallVec<[Range<usize>; 8]> = sentences(self.text).filter(own).collect();
+        // (After the first, a sentence that only names the setup, "android 14, pixel 7", is
+        // the report's environment.)
+        let owns: SmallVec<[Range<usize>; 8]> = sentences(self.text)
+            .filter(own)
+            .enumerate()
+            .filter(|(i, s)| *i == 0 || !self.environment_line(s.clone()))
+            .map(|(_, s)| s)
+            .collect();
         // (A problem of people is why a request in a later sentence is made: "we run a small
         // clinic and patients keep missing appointments. could you build a reminder flow?"
         // states the flow, "... the app should send sms reminders" the app's request. Alone

@@ -27,6 +27,22 @@ impl View<'_> {
         {
             return true;
         }
+        // A feeling with its degree: "super annoying on my commute", "really frustrating tbh".
+        let mut ws = words(self.text, span.clone());
+        if let (Some(d), Some(a)) = (ws.next(), ws.next())
+            && (DEGREES
+                .iter()
+                .any(|x| self.text[d.clone()].eq_ignore_ascii_case(x))
+                || self.text[d].eq_ignore_ascii_case("really"))
+            && self.text[a].to_ascii_lowercase().ends_with("ing")
+            // (Not one with an object: "Really missing a way to bulk rename files".)
+            && ws.next().is_none_or(|n| {
+                !cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                    && !cls.is_pronoun(&self.text[n])
+            })
+        {
+            return true;
+        }
         // A farewell: "logging off for the weekend" is the user leaving.
         if self
             .at(start, |m| {
