@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_goal, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn the_numbered_steps_under_a_context_label_request_nothing() {
@@ -103,4 +103,42 @@ fn a_label_ending_with_one_opens_no_list_alone() {
     // Many labelled lists stay cheap and read nothing.
     let text = "Steps: 1. hmm 2. hmm. ".repeat(2000);
     reads_goal(&text, None);
+}
+
+#[test]
+fn a_kind_named_first_with_what_it_is_for_asks_for_that_kind() {
+    // Rule 10: "python func to ...", "Java class for ...", "swiftui view that ...": the kind's
+    // words are the whole noun phrase and a connector follows.
+    for (text, kind, requirement) in [
+        (
+            "go func to dedupe a slice of strings, keep order",
+            "go func",
+            "dedupe a slice of strings",
+        ),
+        (
+            "Kotlin class for a bounded retry queue",
+            "Kotlin class",
+            "bounded retry queue",
+        ),
+        (
+            "react hook that tracks the window width",
+            "react hook",
+            "tracks the window width",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::ArtifactCreation,
+            &[("component_type", kind), ("requirements", requirement)],
+        );
+    }
+    // (Context, a feature for a thing of the user's, a report: no kind asked for.)
+    reads_goal(
+        "iOS widget for the habit tracker?",
+        Some(GoalType::TaskExecution),
+    );
+    reads_goal(
+        "the cron job in k8s runs twice at midnight",
+        Some(GoalType::TaskExecution),
+    );
 }
