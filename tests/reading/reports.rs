@@ -703,3 +703,25 @@ fn the_setup_named_after_a_report_and_a_feeling_are_no_requests() {
         Some(GoalType::ArtifactCreation),
     );
 }
+
+#[test]
+fn steps_on_lines_beside_steps_in_a_sentence_read_without_harm() {
+    // A list of steps on lines before a label's steps in one sentence (found by the two
+    // passes in either order) is read, never sliced backwards.
+    for text in [
+        "Environment:\n- macOS 14\n- Node 20\nSteps to reproduce: 1. open settings 2. switch the language to German",
+        "Steps:\n- open settings\nSteps to reproduce: 1. open settings 2. reload",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+    }
+    // (Many lists with a long gap before more steps: each gap is looked at once.)
+    let text = format!(
+        "{}{}\nSteps:\n{}",
+        "Steps:\n- a\n".repeat(8),
+        " ".repeat(30_000),
+        "- a\n".repeat(8_000)
+    );
+    let mut s = Session::new();
+    s.user(&text);
+}

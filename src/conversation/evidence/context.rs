@@ -136,16 +136,24 @@ impl View<'_> {
         let mut under_label = false;
         let mut in_section = false;
         let mut at = 0;
-        let push = |out: &mut SmallVec<[Range<usize>; 2]>, span: Range<usize>| {
-            let joins = out
-                .last()
-                .is_some_and(|list| self.text[list.end..span.start].trim().is_empty());
+        // (The line pass keeps its own ranges, in order, joined to the following line across
+        // blank lines only; once it holds its most and a line joins none, it stops: each gap
+        // is looked at once.)
+        let mut lines: SmallVec<[Range<usize>; 2]> = SmallVec::new();
+        let push = |out: &mut SmallVec<[Range<usize>; 2]>, span: Range<usize>| -> bool {
+            let joins = out.last().is_some_and(|list| {
+                list.end <= span.start && self.text[list.end..span.start].trim().is_empty()
+            });
             if joins {
                 if let Some(list) = out.last_mut() {
                     list.end = span.end;
                 }
+                true
             } else if out.len() < MAX_STEP_LISTS {
                 out.push(span);
+                true
+            } else {
+                false
             }
         };
         for line in self.text.split_inclusive('\n') {
@@ -156,24 +164,31 @@ impl View<'_> {
                 let context = self.is_context_label(label);
                 // ("**Version**: 1.9.4": a heading with its value on its line.)
                 if rest.is_empty() || context {
-                    push(&mut out, span);
+                    if !push(&mut lines, span) {
+                        break;
+                    }
                 }
                 in_section = context && rest.is_empty();
                 under_label = false;
                 continue;
             }
             if in_section && !t.is_empty() {
-                push(&mut out, span);
+                if !push(&mut lines, span) {
+                    break;
+                }
                 continue;
             }
             if bullet(t) {
                 if under_label {
-                    push(&mut out, span);
+                    if !push(&mut lines, span) {
+                        break;
+                    }
                 }
                 continue;
             }
             under_label = t.ends_with(':') && self.context_labelled(span);
         }
+        out.extend(lines);
         out
     }
 }
