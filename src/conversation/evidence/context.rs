@@ -163,10 +163,8 @@ impl View<'_> {
             if let Some((label, rest)) = heading(t) {
                 let context = self.is_context_label(label);
                 // ("**Version**: 1.9.4": a heading with its value on its line.)
-                if rest.is_empty() || context {
-                    if !push(&mut lines, span) {
-                        break;
-                    }
+                if (rest.is_empty() || context) && !push(&mut lines, span) {
+                    break;
                 }
                 in_section = context && rest.is_empty();
                 under_label = false;
@@ -179,10 +177,8 @@ impl View<'_> {
                 continue;
             }
             if bullet(t) {
-                if under_label {
-                    if !push(&mut lines, span) {
-                        break;
-                    }
+                if under_label && !push(&mut lines, span) {
+                    break;
                 }
                 continue;
             }
