@@ -198,8 +198,9 @@ pub(super) fn quoted_spans(text: &str) -> smallvec::SmallVec<[Range<usize>; 2]> 
         let next = chars.peek().map(|(_, n)| *n);
         match open {
             None => {
+                // (An elision is no quote: "the '90s theme".)
                 let starts = prev.is_none_or(|p| p.is_whitespace() || "([{".contains(p))
-                    && next.is_some_and(|n| !n.is_whitespace());
+                    && next.is_some_and(|n| !n.is_whitespace() && !n.is_ascii_digit());
                 if matches!(c, '"' | '\u{201c}') || matches!(c, '\'' | '\u{2018}') && starts {
                     open = Some((i, c));
                 }

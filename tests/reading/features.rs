@@ -389,7 +389,7 @@ fn a_clause_with_its_own_subject_after_the_comma_is_a_reason_not_a_detail() {
     // "add X to Y, D": D is a detail of the change ("20 per page"), unless it opens with a
     // subject of its own ("my manager wants ...", "it ...").
     let mut s = Session::new();
-    s.user("add a print button to the invoice page, my accountant wants paper copies");
+    s.user("add a print button to the invoice page, we need paper copies for audits");
     assert_eq!(s.slot("target"), "invoice page");
     assert_eq!(s.slot("desired_change"), "print button");
     let mut s = Session::new();

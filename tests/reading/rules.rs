@@ -1244,11 +1244,9 @@ fn a_short_preface_before_but_and_a_lead_is_a_courtesy() {
 
 #[test]
 fn replies_on_a_tracker_that_state_no_goal() {
-    // A fix confirmed ("fixed", "resolved" are fine states, with where or since when), an
-    // agreement with a report ("+1", "same here"), a superlative of praise.
+    // An agreement with a report ("+1", "same here", "having the same issue"), a superlative
+    // of praise.
     for text in [
-        "Confirmed resolved in 2.0.1, thank you so much",
-        "can confirm, fixed on the nightly build. cheers",
         "+1",
         "same here",
         "+1, seeing the same thing on my galaxy s23",
@@ -1274,5 +1272,62 @@ fn would_you_be_open_to_asks_for_the_request_after_it() {
     reads_goal(
         "would you be open to writing a docker compose file for the whole stack?",
         Some(GoalType::ArtifactCreation),
+    );
+}
+
+#[test]
+fn round_15s_rules_leave_their_neighbours_alone() {
+    // Messages next to round 15's rules that must read as they did (found by a review).
+    // A demonstrative before "then" leaves the sequencer one.
+    let mut s = Session::new();
+    s.user("refactor this then add unit tests for it");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    // "fixed" describes a header; a fine state's place is still reported.
+    reads_goal(
+        "Fixed header when scrolling the docs",
+        Some(GoalType::TaskExecution),
+    );
+    reads_goal(
+        "the totals are correct on page one only",
+        Some(GoalType::TaskExecution),
+    );
+    // A thing named with a determiner asked about as planned is a question.
+    reads_goal(
+        "is the outage this morning planned?",
+        Some(GoalType::QuestionAnswer),
+    );
+    // "As a result," names no role.
+    reads_goal(
+        "As a result, the invoices I export have the wrong totals",
+        Some(GoalType::TaskExecution),
+    );
+    // An owner after "for" in a replacement stays the thing's.
+    reads_task(
+        "replace the password for the staging database",
+        "password for the staging database",
+        "replace the password",
+    );
+    // An elision opens no quote.
+    reads_task(
+        "add a '90s theme toggle to the customers' profile page",
+        "customers' profile page",
+        "'90s theme toggle",
+    );
+    // "half" before "to" is no time.
+    let mut s = Session::new();
+    s.user("set the volume from half to full");
+    assert_eq!(s.slot("desired_change"), "full");
+    // A detail after the comma that opens with "it" is kept.
+    let mut s = Session::new();
+    s.user("add a date filter to the orders table, it should default to the last 7 days");
+    assert!(
+        has(&s.slot("desired_change"), "last 7 days"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // A report after "same problem with" is read.
+    reads_goal(
+        "same problem with the PDF export, it times out after 30 seconds",
+        Some(GoalType::TaskExecution),
     );
 }

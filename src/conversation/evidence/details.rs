@@ -418,12 +418,22 @@ impl View<'_> {
                         // (A clause with a subject of its own after the comma is the user's
                         // reason, no detail: "add export to excel in reports page, my boss
                         // want xlsx".)
-                        let reason = words(self.text, more.clone()).next().is_some_and(|w| {
-                            let t = &self.text[w];
-                            cls.lower_in(&cls.words.non_subjects, t)
+                        // (A person: "i", "we", "they", or an owner and a word of `people`,
+                        // "my boss"; "it should default to ..." and "my account page" are
+                        // details.)
+                        let mut first_two = words(self.text, more.clone());
+                        let (a, b) = (first_two.next(), first_two.next());
+                        let reason = a.as_ref().is_some_and(|w| {
+                            let t = &self.text[w.clone()];
+                            ["i", "we", "they", "he", "she", "i'm", "we're"]
+                                .iter()
+                                .any(|p| t.eq_ignore_ascii_case(p))
                                 || ["my", "our", "their", "his", "her"]
                                     .iter()
                                     .any(|p| t.eq_ignore_ascii_case(p))
+                                    && b.as_ref().is_some_and(|n| {
+                                        cls.lower_in(&cls.words.people, &self.text[n.clone()])
+                                    })
                         });
                         if !more.is_empty() && !reason && count_words(&self.text[more.clone()]) <= 8
                         {
@@ -572,11 +582,24 @@ impl View<'_> {
                         // "replace the jenkins deploy job with a GitHub Actions workflow",
                         // "swap the hero image for the new one": the thing before "with" or
                         // "for" is the one replaced.
-                        let with = words(self.text, raw..comma).take(12).find(|w| {
-                            ["with", "for", "by"]
+                        // ("for" only after "swap": "replace the password for the staging
+                        // database" names an owner.)
+                        let swap = self.text[lead.clone()]
+                            .to_ascii_lowercase()
+                            .starts_with("swap");
+                        let within: SmallVec<[Range<usize>; 12]> =
+                            words(self.text, raw..comma).take(12).collect();
+                        let at = |list: &[&str]| {
+                            within
                                 .iter()
-                                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                        });
+                                .find(|w| {
+                                    list.iter()
+                                        .any(|x| self.text[(*w).clone()].eq_ignore_ascii_case(x))
+                                })
+                                .cloned()
+                        };
+                        let with =
+                            at(&["with", "by"]).or_else(|| swap.then(|| at(&["for"])).flatten());
                         // (With the place or owner after it: "replace the logo in the
                         // footer with the new svg".)
                         let until = with.map_or(comma, |w| w.start);

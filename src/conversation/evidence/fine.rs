@@ -18,24 +18,13 @@ impl View<'_> {
             .is_some_and(|s| {
                 let mut ws = words(self.text, s.clone())
                     .skip_while(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]));
-                let is = |w: &Range<usize>, list: &[&str]| {
-                    list.iter()
+                ws.next().is_some_and(|w| {
+                    g.lead.start <= w.start && cls.lower_in(&cls.words.fine_states, &self.text[w])
+                }) && ws.all(|w| {
+                    ["to", "for", "me", "us", "so", "far", "now", "though", "tbh"]
+                        .iter()
                         .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                };
-                let rest: SmallVec<[Range<usize>; 6]> = ws.by_ref().skip(1).take(6).collect();
-                words(self.text, s.clone())
-                    .find(|w| !cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]))
-                    .is_some_and(|w| {
-                        g.lead.start <= w.start
-                            && cls.lower_in(&cls.words.fine_states, &self.text[w])
-                    })
-                    && (rest.iter().all(|w| {
-                        is(w, &["to", "for", "me", "us", "so", "far", "now", "though", "tbh"])
-                    })
-                    // (Or where and since when, in a few words: "fixed in 1.4.2", "resolved
-                    // on staging".)
-                    || rest.len() <= 4
-                        && rest.first().is_some_and(|w| is(w, &["in", "on", "since", "as", "with"])))
+                })
             })
     }
 }

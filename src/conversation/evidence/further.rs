@@ -231,7 +231,11 @@ impl View<'_> {
                     .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
                     .next()
                     .is_some_and(|w| {
-                        self.cls.lower_in(&self.cls.words.determiners, w)
+                        [
+                            "the", "a", "an", "my", "our", "your", "their", "his", "her", "its",
+                        ]
+                        .iter()
+                        .any(|d| w.eq_ignore_ascii_case(d))
                             || MODAL_VERBS.iter().any(|m| w.eq_ignore_ascii_case(m))
                     })
             {

@@ -141,10 +141,32 @@ impl View<'_> {
         // (A problem word before a noun that names no problem is what is wrong with the thing
         // the noun names: "i have a slow query in postgres", "there's a broken image on the
         // about page".)
-        if let Some(np) = &met
+        // (What the user has, before a request of the sentence's own after a comma, is why
+        // they ask: "I have a slow connection, can you make the images smaller" asks for the
+        // images.)
+        let having = met.is_some()
             && self
                 .cls
-                .lower_in(&self.cls.words.having, &self.text[h.clone()])
+                .lower_in(&self.cls.words.having, &self.text[h.clone()]);
+        if having
+            && let Some(np) = &met
+            && let Some(comma) = self.text[np.end..sentence.end.max(np.end)].find([',', ';'])
+            && {
+                let from = self.hits.partition_point(|h| h.start() < np.end + comma);
+                self.hits[from..]
+                    .iter()
+                    .take_while(|h| h.start() < sentence.end)
+                    .any(|h| {
+                        self.meanings(*h)
+                            .iter()
+                            .any(|m| matches!(m, Meaning::Lead(_)))
+                    })
+            }
+        {
+            return None;
+        }
+        if having
+            && let Some(np) = &met
             && let Some((thing, word)) = self.problem_before_thing(np.clone(), sentence.end)
         {
             return Some(report(

@@ -78,6 +78,11 @@ impl View<'_> {
             return None;
         }
         let speaker = (3..ws.len().min(7)).find(|&i| is(i, &SPEAKERS))?;
-        (speaker + 1 < ws.len()).then(|| ws[speaker].start)
+        // (The role holds no punctuation; a comma may end it: "As a result, the invoices I
+        // export ..." names no role.)
+        let role = &self.text[ws[1].end..ws[speaker].start];
+        let role = role.trim_end().strip_suffix(',').unwrap_or(role);
+        (speaker + 1 < ws.len() && !role.contains([',', '.', ';', ':', '!', '?']))
+            .then(|| ws[speaker].start)
     }
 }

@@ -4,13 +4,11 @@
 use super::*;
 
 /// What says a feature asked about is planned ("is dark mode planned?").
-const PLANNED: [&str; 6] = [
+const PLANNED: [&str; 4] = [
     "planned",
     "on the roadmap",
     "on your roadmap",
     "in the works",
-    "in the pipeline",
-    "being worked on",
 ];
 
 impl View<'_> {
@@ -35,7 +33,19 @@ impl View<'_> {
         let feature = self
             .cls
             .clean(self.text, from..from + said.len() - plan.len(), true);
-        if feature.is_empty() || count_words(&self.text[feature.clone()]) > 8 {
+        // (A thing named with a determiner is asked about: "is the outage this morning
+        // planned?", "is my ticket on the roadmap".)
+        let determined = self.text[from..]
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| {
+                [
+                    "the", "my", "our", "your", "their", "this", "that", "these", "those",
+                ]
+                .iter()
+                .any(|d| w.eq_ignore_ascii_case(d))
+            });
+        if feature.is_empty() || determined || count_words(&self.text[feature.clone()]) > 8 {
             return None;
         }
         let task = self.cls.goal_index(GoalType::TaskExecution)?;
@@ -294,7 +304,8 @@ impl View<'_> {
                         .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
                 })
             };
-            is(i, &["quarter", "half"]) && is(i + 1, &["to", "past"])
+            is(i, &["quarter"]) && is(i + 1, &["to", "past"])
+                || is(i, &["half"]) && is(i + 1, &["past"])
         };
         let w = ws.iter().enumerate().find_map(|(i, w)| {
             let t = &self.text[w.clone()];
