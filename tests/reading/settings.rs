@@ -136,3 +136,20 @@ fn a_time_told_by_quarter_or_half_keeps_its_to() {
         "half past ten",
     );
 }
+
+#[test]
+fn voice_numbers_in_words_and_messages_without_that() {
+    // A speech recogniser writes numbers as words: "for twelve minutes" gives the value as
+    // "for 12 minutes" does. A message to someone may open with its speaker, no "that".
+    reads_task("set a timer for eight minutes", "timer", "eight minutes");
+    reads_task(
+        "text mike im stuck in traffic",
+        "mike",
+        "im stuck in traffic",
+    );
+    reads_task(
+        "message priya we'll be there by six",
+        "priya",
+        "we'll be there by six",
+    );
+}

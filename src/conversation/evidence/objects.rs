@@ -45,7 +45,22 @@ impl View<'_> {
         let mut ws = words(self.text, span.clone());
         let (name, that) = (ws.next()?, ws.next()?);
         let clause = ws.next()?;
-        (self.text[that].eq_ignore_ascii_case("that")
+        // ("that", or the message itself opening with its speaker: "text sarah im running
+        // late", "tell dave ill be there in ten".)
+        let opens = |w: &Range<usize>| {
+            [
+                "that", "i", "im", "i'm", "ill", "i'll", "ive", "i've", "we", "we're", "we'll",
+                "you", "you're", "u",
+            ]
+            .iter()
+            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        let clause = if self.text[that.clone()].eq_ignore_ascii_case("that") {
+            clause
+        } else {
+            that.clone()
+        };
+        (opens(&that)
             && !self
                 .cls
                 .lower_in(&self.cls.words.non_subjects, &self.text[name.clone()])

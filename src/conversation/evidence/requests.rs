@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// Numbers as words, the way a speech recogniser writes them ("set a timer for twelve
+/// minutes").
+const NUMBER_WORDS: [&str; 20] = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "ninety", "half",
+];
+
 /// What says a feature asked about is planned ("is dark mode planned?").
 const PLANNED: [&str; 4] = [
     "planned",
@@ -312,11 +319,13 @@ impl View<'_> {
             if i > 0 && clock(i - 1) {
                 return None;
             }
-            // "for" gives a value only when a number follows ("a timer for 25 minutes").
-            let number = ws
-                .get(i + 1)
-                .is_some_and(|n| self.text[n.clone()].starts_with(|c: char| c.is_ascii_digit()))
-                || clock(i + 1);
+            // "for" gives a value only when a number follows ("a timer for 25 minutes", "for
+            // twelve minutes" as a speech recogniser writes it).
+            let number = ws.get(i + 1).is_some_and(|n| {
+                let t = &self.text[n.clone()];
+                t.starts_with(|c: char| c.is_ascii_digit())
+                    || NUMBER_WORDS.iter().any(|x| t.eq_ignore_ascii_case(x))
+            }) || clock(i + 1);
             // "by" with a number or a fraction is the change itself ("reduce the logo size by
             // half", "raise prices by 5%").
             let by = t.eq_ignore_ascii_case("by")
