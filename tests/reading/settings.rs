@@ -148,7 +148,7 @@ fn voice_numbers_in_words_and_messages_without_that() {
         "im stuck in traffic",
     );
     reads_task(
-        "message priya we'll be there by six",
+        "text priya we'll be there by six",
         "priya",
         "we'll be there by six",
     );
