@@ -580,6 +580,10 @@ pub struct Language {
     /// thing the noun names ("i have a slow query in postgres": the query, slow) (`having`).
     /// Optional.
     pub having: Vec<String>,
+    /// Programming languages ("python", "go", "c++" ...): a request for an indefinite thing
+    /// "in" one ("reverse a linked list in place in c++") or under one as a title ("rust:
+    /// parse a duration string ...") asks for code in it (`code_languages`). Optional.
+    pub code_languages: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

@@ -81,6 +81,8 @@ pub(super) struct WordSets {
     pub(super) reporting_verbs: Words,
     /// What the user says to tell they have or find a thing (`having`).
     pub(super) having: Words,
+    /// Programming languages (`code_languages`).
+    pub(super) code_languages: Words,
 }
 
 impl WordSets {
@@ -128,6 +130,11 @@ impl WordSets {
             reporting_verbs: words(&[&lang.reporting_verbs]),
             having: lang
                 .having
+                .iter()
+                .map(|t| super::text::normalize_phrase(t))
+                .collect(),
+            code_languages: lang
+                .code_languages
                 .iter()
                 .map(|t| super::text::normalize_phrase(t))
                 .collect(),

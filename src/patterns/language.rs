@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 53] = [
+        const KEYS: [&str; 54] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -60,6 +60,7 @@ impl Cx<'_> {
             "repairs",
             "reporting_verbs",
             "having",
+            "code_languages",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -105,7 +106,8 @@ impl Cx<'_> {
         let repairs = optional("repairs");
         let reporting_verbs = optional("reporting_verbs");
         let having = optional("having");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 20]
+        let code_languages = optional("code_languages");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 21]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -169,6 +171,7 @@ impl Cx<'_> {
             repairs,
             reporting_verbs,
             having,
+            code_languages,
         }
     }
 

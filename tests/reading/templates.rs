@@ -142,3 +142,33 @@ fn a_kind_named_first_with_what_it_is_for_asks_for_that_kind() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn an_indefinite_thing_asked_for_in_a_language_asks_for_code() {
+    // Rule 10 with `code_languages`: "... in go", "bash: ...": an artifact whose kind is the
+    // language and whose requirements are the request.
+    reads_holding(
+        "split a string into chunks of n characters in python",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "python"),
+            ("requirements", "split a string into chunks"),
+        ],
+    );
+    reads_holding(
+        "bash: rename every .txt file in a folder to .md",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "bash"),
+            ("requirements", "rename every .txt file"),
+        ],
+    );
+    // (What exists is changed: a demonstrative, a definite thing, a repair, an -ing title.)
+    reads_goal("rewrite this in go", Some(GoalType::TaskExecution));
+    reads_goal("fix the parser in rust", Some(GoalType::TaskExecution));
+    reads_goal("fix a memory leak in go", Some(GoalType::TaskExecution));
+    reads_goal(
+        "Parsing a date string to a timestamp in Go",
+        Some(GoalType::QuestionAnswer),
+    );
+}

@@ -362,6 +362,7 @@ impl Classifier {
 }
 
 mod clauses;
+mod code;
 mod context;
 mod correction;
 mod details;

@@ -115,6 +115,11 @@ impl View<'_> {
             if let Some(r) = self.question_after_report(&g, start, sentence.end) {
                 return Some(r);
             }
+            // Rule 10: an indefinite thing asked for "in" a language asks for code in it
+            // ("reverse a linked list in place in c++").
+            if let Some(c) = self.as_code(&g, None) {
+                return Some(c);
+            }
             // A title opened by a verb in -ing with no wrapper names a topic to explain
             // ("Converting a string to a date in Swift", "Parsing JSON in Go"); "would you
             // mind converting ..." asks for the work.
@@ -205,6 +210,19 @@ impl View<'_> {
                 return None;
             }
             if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
+                // ("rust: parse a duration string ...": code asked for in the label's
+                // language; "Homework (java): ..." names it in its scope.)
+                let language = {
+                    let l = cls.clean(self.text, start..label_end, true);
+                    let t = &self.text[l.clone()];
+                    match (t.find('('), t.find(')')) {
+                        (Some(o), Some(c)) if o < c => l.start + o + 1..l.start + c,
+                        _ => l,
+                    }
+                };
+                if let Some(c) = self.as_code(&g, Some(language)) {
+                    return Some(c);
+                }
                 // ("CI: lint job fails on windows runners": the lead word is the subject's.)
                 if let Some(e) = self.lead_as_noun(&g, rest..sentence.end) {
                     return Some(e);
