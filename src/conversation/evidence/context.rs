@@ -23,6 +23,10 @@ impl View<'_> {
     /// After the report, such a sentence is its environment, no statement of its own.
     pub(in crate::conversation) fn environment_line(&self, sentence: Range<usize>) -> bool {
         let text = &self.text[sentence.clone()];
+        // (Most sentences hold no number: that is looked at first.)
+        if !text.bytes().any(|b| b.is_ascii_digit()) {
+            return false;
+        }
         let parts: SmallVec<[&str; 8]> = text.split(',').take(9).collect();
         if parts.len() > 8 || parts.iter().any(|p| count_words(p) > 6) {
             return false;
@@ -156,7 +160,9 @@ impl View<'_> {
                 false
             }
         };
-        for line in self.text.split_inclusive('\n') {
+        // (A message of one line has no list on lines of its own, and no section.)
+        let lined = self.text.contains('\n');
+        for line in self.text.split_inclusive('\n').filter(|_| lined) {
             let span = at..at + line.trim_end().len();
             at += line.len();
             let t = line.trim();

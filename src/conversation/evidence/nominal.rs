@@ -109,17 +109,19 @@ impl View<'_> {
         // check if a string is a valid IPv6 address", "Java class for a thread-safe LRU
         // cache", "sql query: top 5 customers by revenue"): the kind's words are the whole
         // noun phrase, and something follows them.
+        // (A kind is a few words: its phrase is looked for in the first six words only.)
+        if !cls.lower_in(&cls.words.determiners, &self.text[first.clone()])
+            && let Some(sixth) = ws.get(5.min(ws.len() - 1))
         {
             let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
             let kind_slot = *cls.goals[artifact].slots.first()?;
-            let object = cls.clean(self.text, first.start..span.end, true);
-            let np = noun_phrase(&self.text[object.clone()], &cls.noun_phrase_ends);
-            let np = np.trim_end();
+            let head = first.start..sixth.end.max(first.end);
+            let np = noun_phrase(&self.text[head], &cls.noun_phrase_ends).trim_end();
             // (What follows opens with a connector or a colon, not a comma: "Android app, min
             // sdk 26" is context; nor with a thing of the user's or a condition after it: "iOS
             // widget for the habit tracker", "webhook for when a subscription is cancelled"
             // ask for a feature of something that exists.)
-            let rest = &self.text[object.start + np.len()..object.end];
+            let rest = &self.text[first.start + np.len()..span.end];
             let mut after = rest.split_whitespace();
             let connector = rest.trim_start().starts_with(':')
                 || after
@@ -134,12 +136,12 @@ impl View<'_> {
                     });
             if !np.is_empty()
                 && connector
-                && !cls.lower_in(&cls.words.determiners, &self.text[first.clone()])
                 && !self.text[span.clone()].trim_end().ends_with('?')
                 && cls
                     .extract(np, kind_slot)
                     .is_some_and(|r| r.start == 0 && r.end == np.len())
             {
+                let object = cls.clean(self.text, first.start..span.end, true);
                 let at = first.start..first.start;
                 return Some(GoalLead {
                     goal: artifact,

@@ -67,6 +67,13 @@ impl View<'_> {
     /// remember its items", "as a team lead, I need to see who is on call"). The role says who
     /// asks; what follows is read as the request.
     pub(super) fn after_role(&self, span: Range<usize>) -> Option<usize> {
+        // (Most sentences open otherwise: "as " is looked for before any word is kept.)
+        if !self.text[span.clone()]
+            .get(..3)
+            .is_some_and(|t| t.eq_ignore_ascii_case("as "))
+        {
+            return None;
+        }
         let ws: SmallVec<[Range<usize>; 8]> = words(self.text, span).take(8).collect();
         let is = |i: usize, list: &[&str]| {
             ws.get(i).is_some_and(|w| {
