@@ -68,8 +68,11 @@ impl View<'_> {
     /// asks; what follows is read as the request.
     pub(super) fn after_role(&self, span: Range<usize>) -> Option<usize> {
         // (Most sentences open otherwise: "as " is looked for before any word is kept.)
-        if !self.text[span.clone()]
-            .get(..3)
+        // (The span may be empty or end before it starts, past a sentence's fillers.)
+        if !self
+            .text
+            .get(span.clone())
+            .and_then(|t| t.get(..3))
             .is_some_and(|t| t.eq_ignore_ascii_case("as "))
         {
             return None;
