@@ -174,3 +174,40 @@ pub(super) fn component_tag(line: &str) -> Option<(usize, Range<usize>)> {
     (name.starts_with(|c: char| c.is_ascii_uppercase()) && after.starts_with('>'))
         .then(|| (before.len() - place.len(), open + 1..open + 1 + name_len))
 }
+
+/// Whether `text` holds an error's name or a status in capitals ("TypeError:",
+/// "IllegalStateException:", "FAILED", "ERROR", "FATAL"): one pass over its bytes, looking
+/// further only at an `E` or an `F`.
+pub(super) fn shouts_error(text: &str) -> bool {
+    const MARKS: [&[u8]; 5] = [b"Error:", b"Exception:", b"FAILED", b"ERROR", b"FATAL"];
+    let b = text.as_bytes();
+    b.iter()
+        .enumerate()
+        .any(|(i, c)| matches!(c, b'E' | b'F') && MARKS.iter().any(|m| b[i..].starts_with(m)))
+}
+
+/// An exception's name written in one word before its colon ("TypeError:",
+/// "IllegalStateException:"): the first, from the start of its word to the colon.
+pub(super) fn camel_error(text: &str) -> Option<Range<usize>> {
+    ["Error:", "Exception:"]
+        .iter()
+        .filter_map(|m| {
+            text.match_indices(m).find(|(i, _)| {
+                text[..*i]
+                    .rsplit(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+            })
+        })
+        .map(|(i, m)| {
+            // After the last character that is no ASCII letter or digit (its whole width: it
+            // may be a character of several bytes).
+            let start = text[..i]
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !c.is_ascii_alphanumeric())
+                .map_or(0, |(p, c)| p + c.len_utf8());
+            start..i + m.len()
+        })
+        .min_by_key(|r| r.start)
+}

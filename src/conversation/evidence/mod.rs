@@ -29,17 +29,6 @@
 //! once (the further goals at most `MAX_QUEUED_GOALS` times), and a noun-phrase request looks
 //! at 16 words at most.
 
-/// Whether `text` holds an error's name or a status in capitals ("TypeError:",
-/// "IllegalStateException:", "FAILED", "ERROR", "FATAL"): one pass over its bytes, looking
-/// further only at an `E` or an `F`.
-fn shouts_error(text: &str) -> bool {
-    const MARKS: [&[u8]; 5] = [b"Error:", b"Exception:", b"FAILED", b"ERROR", b"FATAL"];
-    let b = text.as_bytes();
-    b.iter()
-        .enumerate()
-        .any(|(i, c)| matches!(c, b'E' | b'F') && MARKS.iter().any(|m| b[i..].starts_with(m)))
-}
-
 /// Where the first of `marks` stands in `hay`, with the mark's length (the shortest of those
 /// starting there): one pass over `hay`, however many marks. The marks start with the same
 /// byte.
@@ -86,6 +75,7 @@ use super::text::{
 };
 use super::view::View;
 use super::words::Words;
+use error_shapes::{camel_error, shouts_error};
 
 /// The most words a subject may have (a longer run before a predicate is no subject).
 const MAX_SUBJECT_WORDS: usize = 6;
@@ -203,30 +193,6 @@ fn noun_ending(word: &str) -> bool {
     ["ations", "ctions", "ssions", "ities"]
         .iter()
         .any(|e| word.ends_with(e))
-}
-
-fn camel_error(text: &str) -> Option<Range<usize>> {
-    ["Error:", "Exception:"]
-        .iter()
-        .filter_map(|m| {
-            text.match_indices(m).find(|(i, _)| {
-                text[..*i]
-                    .rsplit(|c: char| !c.is_ascii_alphanumeric())
-                    .next()
-                    .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
-            })
-        })
-        .map(|(i, m)| {
-            // After the last character that is no ASCII letter or digit (its whole width: it
-            // may be a character of several bytes).
-            let start = text[..i]
-                .char_indices()
-                .rev()
-                .find(|(_, c)| !c.is_ascii_alphanumeric())
-                .map_or(0, |(p, c)| p + c.len_utf8());
-            start..i + m.len()
-        })
-        .min_by_key(|r| r.start)
 }
 
 /// The message's first goal into `reading`: its goal, or the first of its alternatives.
@@ -374,7 +340,9 @@ mod fine;
 mod further;
 mod imperative;
 mod inline_errors;
+mod kinds;
 mod labelled;
+mod lead_nouns;
 mod no_request;
 mod nominal;
 mod objects;

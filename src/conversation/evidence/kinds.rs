@@ -1,0 +1,62 @@
+//! Rule 10 for a kind named first with no article, then what it is for ("python func to
+//! check if a string is a valid IPv6 address", "Java class for a thread-safe LRU cache"): a
+//! request for that kind, read among the noun-phrase requests (`nominal.rs`).
+
+use super::*;
+
+impl View<'_> {
+    /// A phrase opening with a kind's words and nothing else before a connector or a colon
+    /// (`first` its first word, `ws` its words, `span` the phrase): the artifact of that kind.
+    pub(super) fn kind_first(
+        &self,
+        first: &Range<usize>,
+        ws: &[Range<usize>],
+        span: Range<usize>,
+    ) -> Option<GoalLead> {
+        let cls = self.cls;
+        if !cls.lower_in(&cls.words.determiners, &self.text[(*first).clone()])
+            && let Some(sixth) = ws.get(5.min(ws.len() - 1))
+        {
+            let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+            let kind_slot = *cls.goals[artifact].slots.first()?;
+            let head = first.start..sixth.end.max(first.end);
+            let np = noun_phrase(&self.text[head], &cls.noun_phrase_ends).trim_end();
+            // (What follows opens with a connector or a colon, not a comma: "Android app, min
+            // sdk 26" is context; nor with a thing of the user's or a condition after it: "iOS
+            // widget for the habit tracker", "webhook for when a subscription is cancelled"
+            // ask for a feature of something that exists.)
+            let rest = &self.text[first.start + np.len()..span.end];
+            let mut after = rest.split_whitespace();
+            let connector = rest.trim_start().starts_with(':')
+                || after
+                    .next()
+                    .is_some_and(|c| cls.lower_in(&cls.words.ends, c))
+                    && after.next().is_some_and(|n| {
+                        ![
+                            "the", "my", "our", "your", "their", "this", "when", "whenever", "if",
+                        ]
+                        .iter()
+                        .any(|d| n.eq_ignore_ascii_case(d))
+                    });
+            if !np.is_empty()
+                && connector
+                && !self.text[span.clone()].trim_end().ends_with('?')
+                && cls
+                    .extract(np, kind_slot)
+                    .is_some_and(|r| r.start == 0 && r.end == np.len())
+            {
+                let object = cls.clean(self.text, first.start..span.end, true);
+                let at = first.start..first.start;
+                return Some(GoalLead {
+                    goal: artifact,
+                    description: object.clone(),
+                    lead: at.clone(),
+                    wrapper: 0..0,
+                    rule: Found::Nominal,
+                    details: self.details(artifact, ChangeMode::None, at, object),
+                });
+            }
+        }
+        None
+    }
+}
