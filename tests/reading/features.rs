@@ -400,3 +400,19 @@ fn a_clause_with_its_own_subject_after_the_comma_is_a_reason_not_a_detail() {
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn of_joins_nouns_and_names_no_place() {
+    // "the name of the person": "of" is no place, so the place after it is the target; after
+    // a position it still names where ("at the bottom of the invoice list").
+    reads_task(
+        "show the email of the customer who placed the order on the packing slip",
+        "packing slip",
+        "show the email of the customer",
+    );
+    reads_task(
+        "show the total at the bottom of the invoice list",
+        "invoice list",
+        "show the total",
+    );
+}

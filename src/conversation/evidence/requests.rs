@@ -492,7 +492,14 @@ impl View<'_> {
         let located = ws
             .windows(2)
             .enumerate()
-            .filter(|(i, p)| is(&p[0], &PLACES) && is(&p[1], &definite) && !position(i + 1))
+            // ("of" joins nouns, it names no place, "the name of the person", unless after a
+            // position: "at the bottom of the invoice list".)
+            .filter(|(i, p)| {
+                is(&p[0], &PLACES)
+                    && (!is(&p[0], &["of"]) || *i > 0 && is(&ws[i - 1], &POSITIONS))
+                    && is(&p[1], &definite)
+                    && !position(i + 1)
+            })
             .map(|(i, _)| i + 1);
         let first = ws
             .iter()
