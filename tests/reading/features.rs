@@ -416,3 +416,13 @@ fn of_joins_nouns_and_names_no_place() {
         "show the total",
     );
 }
+
+#[test]
+fn a_plural_before_a_word_of_scope_is_a_features_noun() {
+    // "overrides per directory", "limits per tenant": no verb in -s before "per".
+    reads_task(
+        "Linter: allow severity overrides per folder",
+        "Linter",
+        "allow severity overrides per folder",
+    );
+}

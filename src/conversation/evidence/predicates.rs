@@ -26,7 +26,8 @@ impl View<'_> {
                 let mut signal_end = 0;
                 // (A word after a determiner is a noun: "at the end of generated files".)
                 let mut after_determiner = false;
-                for w in words(self.text, span.clone()) {
+                let mut ws = words(self.text, span.clone()).peekable();
+                while let Some(w) = ws.next() {
                     let determined = std::mem::replace(
                         &mut after_determiner,
                         self.cls
@@ -43,9 +44,16 @@ impl View<'_> {
                         }
                         next_hit += 1;
                     }
+                    // (A plural before a word of scope is a feature's noun: "severity
+                    // overrides per directory".)
+                    let scoped = ws.peek().is_some_and(|n| {
+                        self.cls
+                            .lower_in(&self.cls.words.feature_scopes, &self.text[n.clone()])
+                    });
                     if w.start > span.start
                         && signal_end < w.end
                         && !determined
+                        && !scoped
                         && self.is_predicate(w.clone())
                     {
                         out.push((w, false));
@@ -184,8 +192,11 @@ impl View<'_> {
                                 && !self.cls.lower_in(&self.cls.words.auxiliaries, &v)
                                 && !self.cls.lower_in(&self.cls.words.determiners, &v)
                         });
+                    let scoped =
+                        next.is_some_and(|n| self.cls.lower_in(&self.cls.words.feature_scopes, n));
                     if verb
                         && !bare_after_adverb
+                        && !scoped
                         && after_thing
                         && (continues || after_adverb && plural)
                         && (all.len() >= i + 3 || particle_ends)
