@@ -374,3 +374,14 @@ fn make_before_a_name_and_a_plain_verb_changes_the_named_thing() {
     // (A kind after "make" is still made.)
     reads_goal("make a todo app", Some(GoalType::ArtifactCreation));
 }
+
+#[test]
+fn an_adjective_in_able_before_an_adverb_is_the_result() {
+    // "make the X configurable globally ...": the -able word starts the result even with an
+    // adverb after it, whichever split comes first.
+    reads_task(
+        "make the retry delay configurable globally instead of per client",
+        "retry delay",
+        "configurable globally",
+    );
+}

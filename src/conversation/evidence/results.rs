@@ -226,7 +226,7 @@ impl View<'_> {
         // or before a preposition, is the result: "make the retry count
         // configurable per queue", "the table sortable by date" ("the variable
         // names shorter" keeps its noun).
-        let split = split.or_else(|| {
+        let able = {
             (1..words.len()).find(|&i| {
                 let w = self.text[words[i].clone()].to_ascii_lowercase();
                 w.len() > 6
@@ -237,9 +237,16 @@ impl View<'_> {
                             .iter()
                             .chain(["by", "per", "with"].iter())
                             .any(|p| n.eq_ignore_ascii_case(p))
+                            // (Or an adverb: "configurable globally".)
+                            || n.len() > 4 && n.to_ascii_lowercase().ends_with("ly")
                     })
             })
-        });
+        };
+        // (Whichever comes first: "configurable globally instead of passing it ...".)
+        let split = match (split, able) {
+            (Some(s), Some(a)) => Some(s.min(a)),
+            (s, a) => s.or(a),
+        };
         // Without a verb, the result is the word before a preposition that
         // follows the thing ("the header sticky on mobile"), else the last
         // word ("the text on my phone bigger"), with a degree word before it
