@@ -16,6 +16,16 @@ impl View<'_> {
         if !object_lead || words(self.text, g.lead.clone()).nth(2).is_some() {
             return None;
         }
+        // (Nor is a lead after a wrapper that addresses the assistant: whom it asks does it,
+        // "can you explain how grid differs".)
+        let first = self.hits.partition_point(|h| h.start() < g.wrapper.start);
+        if self.hits[first..]
+            .iter()
+            .take_while(|h| h.end() <= g.wrapper.end)
+            .any(|h| self.meanings(*h).contains(&Meaning::Addressee))
+        {
+            return None;
+        }
         let next = words(self.text, g.lead.end..span.end).next();
         // (A lead word before a verb of reporting is whoever reports: "support told me the
         // reset link expires too fast" reports the link.)

@@ -444,6 +444,15 @@ impl View<'_> {
             }
             return;
         }
+        // (Small talk states no goal for any pass below either: "Hi there! How are you?" is
+        // read by the statement pass alone.)
+        let owns: SmallVec<[Range<usize>; 8]> = owns
+            .into_iter()
+            .filter(|s| {
+                let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+                !self.small_talk_at(start..s.end)
+            })
+            .collect();
         // Without a lead or a problem word anywhere, a request that is a noun phrase, then a
         // sentence describing what a thing does. (A noun phrase introducing a pasted error is
         // the error's label: "spark job on the cluster:".)

@@ -17,6 +17,16 @@ impl View<'_> {
             && ws.skip(1).any(|w| is(&w, &["uses", "use", "has", "have"]))
     }
 
+    /// Whether `span` opens with small talk and says little after it ("how are you?", "how's
+    /// it going with you today"): no goal, whatever reads it (rule 7).
+    pub(super) fn small_talk_at(&self, span: Range<usize>) -> bool {
+        self.at(span.start, |m| m == Meaning::SmallTalk)
+            .is_some_and(|h| {
+                let tail = &self.text[h.end().min(span.end)..span.end];
+                count_words(tail) <= self.cls.small_talk_tail_words as usize
+            })
+    }
+
     /// One sentence's goal, if it states one.
     pub(in crate::conversation) fn statement(
         &self,
@@ -43,11 +53,8 @@ impl View<'_> {
         // (A user story's role says who asks: "As a shopper I'd like the cart to remember its
         // items".)
         let start = self.after_role(start..sentence.end).unwrap_or(start);
-        if let Some(h) = self.at(start, |m| m == Meaning::SmallTalk) {
-            let tail = &self.text[h.end().min(sentence.end)..sentence.end];
-            if count_words(tail) <= cls.small_talk_tail_words as usize {
-                return None;
-            }
+        if self.small_talk_at(start..sentence.end) {
+            return None;
         }
         if self.about_assistant(start..sentence.end) {
             return None;
