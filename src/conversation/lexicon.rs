@@ -584,6 +584,14 @@ pub struct Language {
     /// "in" one ("reverse a linked list in place in c++") or under one as a title ("rust:
     /// parse a duration string ...") asks for code in it (`code_languages`). Optional.
     pub code_languages: Vec<String>,
+    /// What opens a programming exercise's statement ("given", "you are given") or labels it
+    /// ("exercise", "problem", "challenge"): with a verb of `exercise_verbs` opening a clause
+    /// after it ("Given a binary tree, return its level order traversal"), the statement asks
+    /// for code that does what that clause says (`exercise_openers`). Optional.
+    pub exercise_openers: Vec<String>,
+    /// Verbs that state what an exercise's code must do ("return", "find", "print" ...)
+    /// (`exercise_verbs`). Optional.
+    pub exercise_verbs: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

@@ -150,6 +150,9 @@ pub enum Found {
     /// Rule 2: a request that is a noun phrase ("infinite scroll on the feed", "a budget
     /// spreadsheet to track rent").
     Nominal,
+    /// Rule 10: a programming exercise's statement ("Given a binary tree, return its level
+    /// order traversal"): code that does what it asks.
+    Exercise,
 }
 
 impl Found {
@@ -162,6 +165,7 @@ impl Found {
             Found::IntroducedPaste => "paste led in by the user's line (rule 1)",
             Found::Request => "request of the thing itself (rule 2)",
             Found::Nominal => "request as a noun phrase (rule 2)",
+            Found::Exercise => "programming exercise (rule 10)",
         }
     }
 }

@@ -83,6 +83,10 @@ pub(super) struct WordSets {
     pub(super) having: Words,
     /// Programming languages (`code_languages`).
     pub(super) code_languages: Words,
+    /// What opens a programming exercise's statement (`exercise_openers`).
+    pub(super) exercise_openers: Words,
+    /// Verbs that state what an exercise's code must do (`exercise_verbs`).
+    pub(super) exercise_verbs: Words,
 }
 
 impl WordSets {
@@ -138,6 +142,12 @@ impl WordSets {
                 .iter()
                 .map(|t| super::text::normalize_phrase(t))
                 .collect(),
+            exercise_openers: lang
+                .exercise_openers
+                .iter()
+                .map(|t| super::text::normalize_phrase(t))
+                .collect(),
+            exercise_verbs: words(&[&lang.exercise_verbs]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 54] = [
+        const KEYS: [&str; 56] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -61,6 +61,8 @@ impl Cx<'_> {
             "reporting_verbs",
             "having",
             "code_languages",
+            "exercise_openers",
+            "exercise_verbs",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -107,7 +109,9 @@ impl Cx<'_> {
         let reporting_verbs = optional("reporting_verbs");
         let having = optional("having");
         let code_languages = optional("code_languages");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 21]
+        let exercise_openers = optional("exercise_openers");
+        let exercise_verbs = optional("exercise_verbs");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 23]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -172,6 +176,8 @@ impl Cx<'_> {
             reporting_verbs,
             having,
             code_languages,
+            exercise_openers,
+            exercise_verbs,
         }
     }
 

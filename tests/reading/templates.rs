@@ -172,3 +172,37 @@ fn an_indefinite_thing_asked_for_in_a_language_asks_for_code() {
         Some(GoalType::QuestionAnswer),
     );
 }
+
+#[test]
+fn a_programming_exercise_asks_for_code_that_does_what_its_clause_says() {
+    // Rule 10 with `exercise_openers` and `exercise_verbs`: the statement's clause opened by
+    // an exercise's verb is the code's requirement, in the opener's sentence or after it.
+    reads_holding(
+        "Given a list of meeting times, determine whether a person can attend all of them",
+        GoalType::ArtifactCreation,
+        &[(
+            "requirements",
+            "determine whether a person can attend all of them",
+        )],
+    );
+    reads_holding(
+        "You are given a grid of 0s and 1s where 1 is land. Count the islands in it.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "Count the islands in it")],
+    );
+    reads_holding(
+        "Exercise 3: a frog jumps up a staircase of n steps one or two at a time. Print every \
+         way it can reach the top",
+        GoalType::ArtifactCreation,
+        &[("requirements", "Print every way it can reach the top")],
+    );
+    // (No exercise: a thing of the user's after "given", a verb with no object of code, a
+    // problem under a label.)
+    let mut s = Session::new();
+    s.user("given the outage yesterday, find out what happened");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+    reads_goal(
+        "Problem: find in page doesn't highlight matches",
+        Some(GoalType::TaskExecution),
+    );
+}

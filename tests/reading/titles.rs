@@ -142,7 +142,6 @@ fn a_title_opening_with_a_verbs_ing_form_asks_how() {
     for text in [
         "Reading a large CSV file in chunks with pandas",
         "Parsing dates in Go",
-        "Given an array of integers, return the indices of the two numbers that add up to a target",
     ] {
         reads_goal(text, Some(GoalType::QuestionAnswer));
     }
@@ -423,5 +422,19 @@ fn a_titled_request_without_a_lead_ends_at_its_clause() {
         s.user(text);
         assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
         assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+}
+
+#[test]
+fn recommendations_and_options_asked_for_explore() {
+    // Round 16: "recommendations for", "suggestions for", "what are my options for" beside
+    // "ideas for" and "options for" (`goals.toml`).
+    for text in [
+        "Recommendations for a note taking app that syncs between linux and android",
+        "any suggestions for a cheap VPS in europe with ipv6",
+        "what are my options for background jobs in a django app?",
+        "looking for recommendations - static site generators that handle 5k pages fast",
+    ] {
+        reads_goal(text, Some(GoalType::Exploration));
     }
 }

@@ -336,6 +336,7 @@ mod durations;
 mod error_message;
 mod error_shapes;
 mod errors;
+mod exercises;
 mod fine;
 mod further;
 mod imperative;
@@ -419,7 +420,12 @@ impl View<'_> {
         // states the flow, "... the app should send sms reminders" the app's request. Alone
         // it is the report.)
         let mut why: Option<(GoalLead, Range<usize>)> = None;
-        for s in owns.iter().cloned() {
+        // (A programming exercise's statement asks for code, whatever its sentences hold.)
+        if !active {
+            first = self.exercise(&owns);
+        }
+        let unread = if first.is_some() { 0 } else { owns.len() };
+        for s in owns.iter().take(unread).cloned() {
             if let Some(g) = self.statement(s.clone(), active) {
                 // (So is a sentence telling how things are now: "Currently the photo backup
                 // only runs on wifi. I'd like an option to ...".)

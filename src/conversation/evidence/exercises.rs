@@ -1,0 +1,101 @@
+//! Rule 10 for a programming exercise's statement ("Given a binary tree, return its level order
+//! traversal", "You are given a list of tickets ... . Return the airports in order"): a request
+//! for code that does what the clause opened by a verb of `exercise_verbs` says.
+
+use super::*;
+
+/// The sentences a statement's clause is looked for in: the opener's and the two after it.
+const EXERCISE_SENTENCES: usize = 3;
+/// The most words an opener holds ("you have been given").
+const OPENER_WORDS: usize = 4;
+
+impl View<'_> {
+    /// The exercise stated by the user's sentences `owns`, if the first opens with one of
+    /// `exercise_openers` and a clause after it opens with one of `exercise_verbs`.
+    pub(super) fn exercise(&self, owns: &[Range<usize>]) -> Option<(GoalLead, Range<usize>)> {
+        let cls = self.cls;
+        let openers = &cls.words.exercise_openers;
+        if openers.is_empty() {
+            return None;
+        }
+        let first = owns.first()?.clone();
+        let start = self.skip(first.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+        let ws: SmallVec<[Range<usize>; OPENER_WORDS + 1]> = words(self.text, start..first.end)
+            .take(OPENER_WORDS + 1)
+            .collect();
+        // The longest opener of the first words; what follows it is no thing of the user's
+        // ("given the outage yesterday, find out why" states no exercise).
+        let mut phrase = String::new();
+        let mut opener = None;
+        for (i, w) in ws.iter().take(OPENER_WORDS).enumerate() {
+            if i > 0 {
+                phrase.push(' ');
+            }
+            phrase.push_str(&self.text[w.clone()].to_lowercase());
+            if openers.contains(phrase.as_str()) {
+                opener = Some(i);
+            }
+        }
+        let next = ws.get(opener? + 1)?;
+        if [
+            "the", "my", "our", "your", "their", "this", "that", "these", "those",
+        ]
+        .iter()
+        .any(|d| self.text[next.clone()].eq_ignore_ascii_case(d))
+        {
+            return None;
+        }
+        let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+        cls.goals[artifact].slots.get(1)?;
+        // A clause opened by an exercise's verb: a sentence's start after the opener's, or
+        // after a comma, with its object after it ("find out", "find why" ask no code).
+        let opens_clause = |at: usize, end: usize| {
+            let mut after = words(self.text, at..end);
+            after
+                .next()
+                .is_some_and(|v| cls.lower_in(&cls.words.exercise_verbs, &self.text[v]))
+                && after.next().is_some_and(|o| {
+                    !["out", "why", "where", "what"]
+                        .iter()
+                        .any(|x| self.text[o.clone()].eq_ignore_ascii_case(x))
+                })
+        };
+        for (i, s) in owns.iter().take(EXERCISE_SENTENCES).enumerate() {
+            let mut starts: SmallVec<[usize; 4]> = SmallVec::new();
+            if i > 0 {
+                starts.push(self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack)));
+            }
+            starts.extend(
+                self.text[s.clone()]
+                    .match_indices(", ")
+                    .take(8)
+                    .map(|(p, _)| s.start + p + 2),
+            );
+            // (A problem told in the clause's sentence is a report under a label: "Problem:
+            // find in page doesn't highlight matches".)
+            let reported = || {
+                let from = self.hits.partition_point(|h| h.start() < s.start);
+                self.hits[from..]
+                    .iter()
+                    .take_while(|h| h.start() < s.end)
+                    .any(|h| self.meanings(*h).contains(&Meaning::Problem))
+            };
+            if let Some(&at) = starts.iter().find(|&&at| opens_clause(at, s.end))
+                && !reported()
+            {
+                let wants = cls.clean(self.text, at..s.end, false);
+                let lead = start..start;
+                let g = GoalLead {
+                    goal: artifact,
+                    description: wants.clone(),
+                    lead: lead.clone(),
+                    wrapper: 0..0,
+                    rule: Found::Exercise,
+                    details: SmallVec::from_iter([detail(1, wants)]),
+                };
+                return Some((g, first));
+            }
+        }
+        None
+    }
+}
