@@ -206,3 +206,34 @@ fn a_programming_exercise_asks_for_code_that_does_what_its_clause_says() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn a_tools_file_named_first_is_the_kind_asked_for() {
+    // Round 16: the tools whose files and scripts are asked for (`tech`: nginx, caddy, zsh,
+    // ansible ...) and small pieces of a setup (`kind`: alias, expression, section) make the
+    // kind named first with what it is for.
+    reads_holding(
+        "caddy config to serve a static folder with gzip",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "caddy config"),
+            ("requirements", "serve a static folder with gzip"),
+        ],
+    );
+    reads_holding(
+        "quick zsh alias that pulls and rebases main",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "zsh alias"),
+            ("requirements", "pulls and rebases main"),
+        ],
+    );
+    reads_holding(
+        "ansible playbook that installs docker on ubuntu hosts",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "ansible playbook"),
+            ("requirements", "installs docker on ubuntu hosts"),
+        ],
+    );
+}
