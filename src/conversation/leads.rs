@@ -242,8 +242,25 @@ impl View<'_> {
                     .slots
                     .get(1)
                     .is_some_and(|r| cls.extract(object_text, *r).is_some());
+            // (The kind is the phrase's head: "I want slow query logging to include the bound
+            // values" asks for logging that does something, no query; a word of manner or time
+            // may follow the head, "I need a python script quickly".)
             if !purposed {
-                cls.extract(np, slot as usize)?;
+                let kind = cls.extract(np, slot as usize)?;
+                // (Up to another kind joined to it: "a newsletter popup or a banner".)
+                let tail = np[kind.end..].split([',', ';']).next().unwrap_or("");
+                let mut after = tail
+                    .split_whitespace()
+                    .take_while(|w| !["or", "and", "&"].iter().any(|x| w.eq_ignore_ascii_case(x)));
+                if after.next().is_some_and(|w| {
+                    !(w.ends_with("ly")
+                        || ["asap", "please", "pls", "plz", "now", "today", "tonight"]
+                            .iter()
+                            .any(|x| w.eq_ignore_ascii_case(x)))
+                }) || after.next().is_some()
+                {
+                    return None;
+                }
             }
         }
         let description = match info.mode {

@@ -106,6 +106,43 @@ fn a_user_storys_role_says_who_asks_and_the_request_follows() {
     let mut s = Session::new();
     s.user("as a rule the nightly export finishes before 6");
     assert_ne!(s.slot("target"), "nightly export finishes before 6");
+    // Round 16: the story's benefit ("so that ...", "so I can ...") says why, not what
+    // changes; a longer role says who with a clause and ends with its comma; a label may
+    // stand before the story.
+    for (text, target, change) in [
+        (
+            "As a support lead I want the ticket list to show the customer's plan so that we \
+             can prioritise paying users",
+            "ticket list",
+            "show the customer's plan",
+        ),
+        (
+            "As a parent who shares one tablet with three kids, I'd like the app to keep a \
+             separate watch history per profile",
+            "app",
+            "keep a separate watch history per profile",
+        ),
+        (
+            "Story: as an accountant I need the ledger export to include the cost centre, so \
+             I can reconcile it in one pass",
+            "ledger export",
+            "include the cost centre",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::TaskExecution,
+            &[("target", target), ("desired_change", change)],
+        );
+        let mut s = Session::new();
+        s.user(text);
+        assert!(
+            !s.slot("desired_change").contains("prioritise")
+                && !s.slot("desired_change").contains("reconcile"),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
 }
 
 #[test]

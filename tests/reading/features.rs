@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_holding, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn a_feature_and_its_means_name_the_target_and_the_change() {
@@ -424,5 +424,26 @@ fn a_plural_before_a_word_of_scope_is_a_features_noun() {
         "Linter: allow severity overrides per folder",
         "Linter",
         "allow severity overrides per folder",
+    );
+}
+
+#[test]
+fn a_kind_inside_a_longer_noun_is_no_artifact_asked_for() {
+    // Round 16: after "I want" or "we need" the kind is the phrase's head ("a python script
+    // quickly" keeps a word of manner after it): "slow query logging" asks for logging that
+    // does something, "webhook retries" for retries.
+    let mut s = Session::new();
+    s.user("I want slow query logging to include the bound parameter values");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    let mut s = Session::new();
+    s.user("we need invoice email retries when the mail server is down");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+    reads_goal(
+        "I need a python script quickly",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_goal(
+        "I need a newsletter popup for the blog",
+        Some(GoalType::ArtifactCreation),
     );
 }

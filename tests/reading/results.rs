@@ -385,3 +385,19 @@ fn an_adjective_in_able_before_an_adverb_is_the_result() {
         "configurable globally",
     );
 }
+
+#[test]
+fn to_and_a_plain_verb_end_the_thing_whose_result_is_asked() {
+    // Round 16: "I need the ledger export to include ...": "to" before a plain verb ends the
+    // thing, whatever verbs its words could be ("export", "report", "upload").
+    reads_task(
+        "I need the ledger export to include the cost centre",
+        "ledger export",
+        "include the cost centre",
+    );
+    reads_task(
+        "we want the photo upload to resize images before sending",
+        "photo upload",
+        "resize images before sending",
+    );
+}

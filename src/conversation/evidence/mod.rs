@@ -481,9 +481,9 @@ impl View<'_> {
                 .cloned()
                 .find_map(|s| {
                     let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-                    let start = self.after_role(start..s.end).unwrap_or(start);
-                    (start < s.end)
-                        .then(|| read(start..s.end))
+                    let span = self.story(start..s.end).unwrap_or(start..s.end);
+                    (span.start < span.end)
+                        .then(|| read(span))
                         .flatten()
                         .map(|g| (g, s))
                 })

@@ -10,6 +10,13 @@ const SPEAKERS: [&str; 10] = [
     "i", "i'd", "i'm", "i'll", "id", "im", "we", "we'd", "we're", "we'll",
 ];
 
+/// The most words of a user story's role ("As a player who mostly plays one-handed on the bus,
+/// I'd like ...").
+const ROLE_WORDS: usize = 12;
+
+/// Who a user story's benefit is for, after "so" ("so that ...", "so I can ...").
+const BENEFICIARIES: [&str; 6] = ["that", "i", "we", "they", "you", "users"];
+
 /// What opens a sentence telling how things are now, before a request in a later sentence
 /// ("Currently the backup only runs on wifi. I'd like ...").
 const PRESENT: [&str; 6] = [
@@ -62,6 +69,29 @@ impl View<'_> {
         self.lead_hit(next, span.end).map(|_| next)
     }
 
+    /// A user story's request: from its speaker after the role to its benefit ("As a team
+    /// admin, I want to set a default reviewer per repository so that new pull requests don't
+    /// sit unassigned" asks for the reviewer; the "so that" clause says why).
+    pub(super) fn story(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let start = self.after_role(span.clone())?;
+        let end = self.text[start..span.end]
+            .match_indices(" so ")
+            .take(4)
+            .find(|(p, _)| {
+                let after = start + p + 4;
+                words(self.text, after..span.end).next().is_some_and(|w| {
+                    BENEFICIARIES
+                        .iter()
+                        .any(|b| self.text[w.clone()].eq_ignore_ascii_case(b))
+                })
+            })
+            .map_or(span.end, |(p, _)| {
+                let cut = start + p;
+                self.text[..cut].trim_end_matches([',', ' ']).len()
+            });
+        Some(start..end)
+    }
+
     /// Where the speaker starts after a user story's role: "As a" or "As an", a role of at
     /// most four words, then "I" or "we" and more ("As a shopper I'd like the cart to
     /// remember its items", "as a team lead, I need to see who is on call"). The role says who
@@ -77,7 +107,7 @@ impl View<'_> {
         {
             return None;
         }
-        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, span).take(8).collect();
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span).take(16).collect();
         let is = |i: usize, list: &[&str]| {
             ws.get(i).is_some_and(|w| {
                 list.iter()
@@ -87,12 +117,18 @@ impl View<'_> {
         if !is(0, &["as"]) || !is(1, &["a", "an"]) {
             return None;
         }
-        let speaker = (3..ws.len().min(7)).find(|&i| is(i, &SPEAKERS))?;
+        let speaker = (3..ws.len().min(ROLE_WORDS + 3)).find(|&i| is(i, &SPEAKERS))?;
         // (The role holds no punctuation; a comma may end it: "As a result, the invoices I
-        // export ..." names no role.)
+        // export ..." names no role. A role of more than four words says who with a clause
+        // and ends with its comma: "As a player who mostly plays one-handed, I'd like ...".)
         let role = &self.text[ws[1].end..ws[speaker].start];
-        let role = role.trim_end().strip_suffix(',').unwrap_or(role);
-        (speaker + 1 < ws.len() && !role.contains([',', '.', ';', ':', '!', '?']))
-            .then(|| ws[speaker].start)
+        let (role, comma) = match role.trim_end().strip_suffix(',') {
+            Some(r) => (r, true),
+            None => (role, false),
+        };
+        (speaker + 1 < ws.len()
+            && (speaker <= 6 || comma)
+            && !role.contains([',', '.', ';', ':', '!', '?']))
+        .then(|| ws[speaker].start)
     }
 }

@@ -108,10 +108,15 @@ impl View<'_> {
             }
         }
         // "the default sort to be newest first": "to be" ends the thing, whatever
-        // verbs the thing's words could be.
+        // verbs the thing's words could be; so does "to" before a plain verb ("i need the
+        // ledger export to include the cost centre").
         let to_be = words.windows(2).position(|p| {
             self.text[p[0].clone()].eq_ignore_ascii_case("to")
                 && self.text[p[1].clone()].eq_ignore_ascii_case("be")
+        });
+        let to_verb = words.windows(2).position(|p| {
+            self.text[p[0].clone()].eq_ignore_ascii_case("to")
+                && cls.lower_in(&cls.words.verbs, &self.text[p[1].clone()])
         });
         // (The last word is a result the signals name: "bigger", "shorter".)
         let result_last = words.len() >= 3
@@ -123,7 +128,7 @@ impl View<'_> {
                 })
                 .is_some_and(|h| h.end() == w.end)
             });
-        let split = to_be.filter(|&i| i >= 1).or_else(|| {
+        let split = to_be.or(to_verb).filter(|&i| i >= 1).or_else(|| {
             words.iter().enumerate().skip(1).find_map(|(i, w)| {
                 let word = &self.text[w.clone()];
                 // A verb after a preposition is a noun ("sticky on scroll").

@@ -52,7 +52,11 @@ impl View<'_> {
         let start = self.after_preface(start..sentence.end).unwrap_or(start);
         // (A user story's role says who asks: "As a shopper I'd like the cart to remember its
         // items".)
-        let start = self.after_role(start..sentence.end).unwrap_or(start);
+        // (Its benefit, "so that ...", says why: the request ends before it.)
+        let (start, sentence) = match self.story(start..sentence.end) {
+            Some(r) => (r.start, sentence.start..r.end),
+            None => (start, sentence),
+        };
         if self.small_talk_at(start..sentence.end) {
             return None;
         }
@@ -216,6 +220,11 @@ impl View<'_> {
             if rest >= sentence.end {
                 return None;
             }
+            // ("User story: as a DBA I want ...": the story under its label.)
+            let (rest, sentence) = match self.story(rest..sentence.end) {
+                Some(r) => (r.start, sentence.start..r.end),
+                None => (rest, sentence),
+            };
             if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
                 // ("rust: parse a duration string ...": code asked for in the label's
                 // language; "Homework (java): ..." names it in its scope.)
