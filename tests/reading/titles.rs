@@ -438,3 +438,17 @@ fn recommendations_and_options_asked_for_explore() {
         reads_goal(text, Some(GoalType::Exploration));
     }
 }
+
+#[test]
+fn a_predicate_after_a_question_word_is_inside_the_leads_object() {
+    // Round 16: "ways to see which devices are on my wifi": "are" is the predicate of a
+    // clause inside the object, so the lead is no noun of a report.
+    reads_goal(
+        "ways to tell which process is holding port 8080 on a mac",
+        Some(GoalType::Exploration),
+    );
+    reads_goal(
+        "Deploy to staging keeps failing since friday",
+        Some(GoalType::TaskExecution),
+    );
+}

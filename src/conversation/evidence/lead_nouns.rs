@@ -54,24 +54,37 @@ impl View<'_> {
         // condition's, "support exporting invoices after the month closes".)
         // (Nor is one that ends with an article: the problem word after it describes the noun
         // after it, "ideas for speeding up a slow build".)
-        let subject_holds_lead = |e: &GoalLead| {
-            e.details.iter().find(|d| d.slot == 0).is_some_and(|d| {
-                d.spans.first().is_some_and(|s| {
-                    s.start <= g.lead.start
-                        && !words(self.text, s.clone()).last().is_some_and(|w| {
-                            ["a", "an", "the"]
-                                .iter()
-                                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                        })
-                        && !words(self.text, s.clone())
-                            .take(MAX_SUBJECT_WORDS + 2)
-                            .any(|w| {
-                                CONDITIONS
-                                    .iter()
-                                    .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
-                            })
-                })
+        // (Nor one whose predicate comes after a question word following the lead: that
+        // predicate is a clause's inside the lead's object, "ways to see which devices are on
+        // my wifi".)
+        let embedded = |e: &GoalLead| {
+            words(self.text, g.lead.end..e.lead.start.max(g.lead.end)).any(|w| {
+                [
+                    "which", "what", "who", "whom", "whose", "where", "whether", "how", "why",
+                ]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
             })
+        };
+        let subject_holds_lead = |e: &GoalLead| {
+            !embedded(e)
+                && e.details.iter().find(|d| d.slot == 0).is_some_and(|d| {
+                    d.spans.first().is_some_and(|s| {
+                        s.start <= g.lead.start
+                            && !words(self.text, s.clone()).last().is_some_and(|w| {
+                                ["a", "an", "the"]
+                                    .iter()
+                                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                            })
+                            && !words(self.text, s.clone())
+                                .take(MAX_SUBJECT_WORDS + 2)
+                                .any(|w| {
+                                    CONDITIONS
+                                        .iter()
+                                        .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+                                })
+                    })
+                })
         };
         self.evidence(span.clone(), Strength::Predicate)
             .filter(subject_holds_lead)
