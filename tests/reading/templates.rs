@@ -237,3 +237,27 @@ fn a_tools_file_named_first_is_the_kind_asked_for() {
         ],
     );
 }
+
+#[test]
+fn a_word_in_s_after_a_number_is_the_plural_it_counts() {
+    // Round 16: "top 3 customers by total spend": "customers" is counted, no verb, so the
+    // kind named first with a colon is what is asked for.
+    reads_holding(
+        "sql query: top 3 customers by total spend this year",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "sql query"),
+            ("requirements", "top 3 customers by total spend"),
+        ],
+    );
+    reads_holding(
+        "mysql query: 10 slowest pages by load time",
+        GoalType::ArtifactCreation,
+        &[("requirements", "10 slowest pages by load time")],
+    );
+    // (A version before a singular noun counts nothing: the verb reports.)
+    reads_goal(
+        "Nuxt 3 page flashes unstyled content on first load",
+        Some(GoalType::TaskExecution),
+    );
+}

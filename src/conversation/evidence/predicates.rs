@@ -107,11 +107,27 @@ impl View<'_> {
                     // (A noun's own ending is no verb's: "emoji reactions on comments".)
                     let verb = plural && !noun_ending(&word)
                         || (!function_word && word.len() >= 5 && word.ends_with("ed"));
-                    let after_thing = previous.as_ref().is_some_and(|p| {
-                        !self
-                            .cls
-                            .lower_in(&self.cls.words.determiners, &self.text[p.clone()])
-                    });
+                    // (After a number, or a number and a superlative, a word in -s is the
+                    // plural it counts: "top 5 products by revenue", "10 slowest pages by load
+                    // time"; "Nuxt 3 page flashes ..." names a version.)
+                    let number = |j: usize| {
+                        all.get(j).is_some_and(|n| {
+                            self.text[n.clone()].bytes().all(|b| b.is_ascii_digit())
+                        })
+                    };
+                    let counted = i >= 1 && number(i - 1)
+                        || i >= 2
+                            && number(i - 2)
+                            && previous.as_ref().is_some_and(|p| {
+                                let p = &self.text[p.clone()];
+                                p.len() > 4 && p.to_ascii_lowercase().ends_with("est")
+                            });
+                    let after_thing = !counted
+                        && previous.as_ref().is_some_and(|p| {
+                            !self
+                                .cls
+                                .lower_in(&self.cls.words.determiners, &self.text[p.clone()])
+                        });
                     // What follows a verb: a determiner, a preposition, an adverb, a number
                     // ("closes as soon as", "runs twice", "shows yesterday's date" aside).
                     let next = all.get(i + 1).map(|n| &self.text[n.clone()]);
