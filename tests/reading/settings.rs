@@ -153,3 +153,10 @@ fn voice_numbers_in_words_and_messages_without_that() {
         "we'll be there by six",
     );
 }
+
+#[test]
+fn to_or_at_before_a_settings_number_joins_the_value() {
+    // Round 16: "font size to 16": the setting ends before "to", its value is the number.
+    reads_task("screen timeout to 2 minutes", "screen timeout", "2 minutes");
+    reads_task("thermostat at 68", "thermostat", "68");
+}

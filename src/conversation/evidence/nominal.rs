@@ -345,7 +345,10 @@ impl View<'_> {
             && ws.len() <= n + 2
             && no_verb(&ws[..n])
         {
-            let target = cls.clean(self.text, ws[0].start..ws[n - 1].end, true);
+            // ("font size to 16": "to" or "at" joins the value, no part of the setting.)
+            let joined = n >= 2 && ["to", "at"].contains(&word(&ws[n - 1]).as_str());
+            let named = if joined { n - 2 } else { n - 1 };
+            let target = cls.clean(self.text, ws[0].start..ws[named].end, true);
             let value = cls.clean(self.text, ws[n].start..ws[ws.len() - 1].end, true);
             if !target.is_empty() && !value.is_empty() {
                 return Some(request(SmallVec::from_iter([
