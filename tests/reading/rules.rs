@@ -1316,7 +1316,7 @@ fn round_15s_rules_leave_their_neighbours_alone() {
     // "half" before "to" is no time.
     let mut s = Session::new();
     s.user("set the volume from half to full");
-    assert_eq!(s.slot("desired_change"), "full");
+    assert_eq!(s.slot("desired_change"), "from half to full");
     // A detail after the comma that opens with "it" is kept.
     let mut s = Session::new();
     s.user("add a date filter to the orders table, it should default to the last 7 days");

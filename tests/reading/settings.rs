@@ -160,3 +160,19 @@ fn to_or_at_before_a_settings_number_joins_the_value() {
     reads_task("screen timeout to 2 minutes", "screen timeout", "2 minutes");
     reads_task("thermostat at 68", "thermostat", "68");
 }
+
+#[test]
+fn a_move_from_one_thing_to_another_names_both_in_the_change() {
+    // Round 16: "switch our CI from travis to github actions": the change is the move, both
+    // ends named; the thing ends before "from".
+    reads_task(
+        "port the mobile app from cordova to capacitor",
+        "mobile app",
+        "from cordova to capacitor",
+    );
+    reads_task(
+        "move our dns from godaddy to cloudflare",
+        "our dns",
+        "from godaddy to cloudflare",
+    );
+}

@@ -239,6 +239,23 @@ impl View<'_> {
                                 }
                             }
                             // "set the indent width to 2 spaces": the thing, and its new value.
+                            // (A move "from" one thing "to" another is the change, both named:
+                            // "switch our CI from travis to github actions"; the thing ends
+                            // before "from".)
+                            let from = words(self.text, np.start..comma)
+                                .take(12)
+                                .find(|w| self.text[w.clone()].eq_ignore_ascii_case("from"))
+                                .filter(|f| {
+                                    f.start > np.start
+                                        && self.after_to(f.end..comma).is_some()
+                                        && self.text[f.end..comma].contains(" to ")
+                                });
+                            let np = match &from {
+                                Some(f) if f.start < np.end => {
+                                    cls.clean(self.text, np.start..f.start, true)
+                                }
+                                _ => np,
+                            };
                             out.push(detail(0, np.clone()));
                             // (A particle before the value is the change with it: "turn the
                             // hallway light off at 11".)
@@ -252,6 +269,10 @@ impl View<'_> {
                                 .map_or(comma, |w| w.start);
                             let particle = self.particle(np.start..so);
                             if let Some(value) = self.after_to(np.end..so) {
+                                let value = match &from {
+                                    Some(f) if f.start < value.start => f.start..value.end,
+                                    _ => value,
+                                };
                                 match particle {
                                     Some((_, p)) if p.end <= value.start => out
                                         .push(detail(1, cls.clean(self.text, p.start..so, false))),
