@@ -452,3 +452,17 @@ fn a_predicate_after_a_question_word_is_inside_the_leads_object() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn a_label_that_counts_what_follows_may_say_whose_it_is() {
+    // Round 16: "Two things from our team: ...": a label opened by a number with a plural in
+    // its first words may run to six words; the request after it is read.
+    reads_goal(
+        "3 small requests for the editor: please add a word count to the status bar",
+        Some(GoalType::TaskExecution),
+    );
+    reads_goal(
+        "Two questions from a beginner here: how do I undo a commit",
+        Some(GoalType::QuestionAnswer),
+    );
+}

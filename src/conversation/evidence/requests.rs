@@ -5,7 +5,7 @@ use super::*;
 
 /// Numbers as words, the way a speech recogniser writes them ("set a timer for twelve
 /// minutes").
-const NUMBER_WORDS: [&str; 20] = [
+pub(super) const NUMBER_WORDS: [&str; 20] = [
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
     "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "ninety", "half",
 ];

@@ -600,9 +600,21 @@ impl View<'_> {
         // the audit logs: 90 days", "max retries for failed jobs: 3".)
         let value = text[colon + 1..].trim();
         let quantity = value.starts_with(|c: char| c.is_ascii_digit()) && count_words(value) <= 3;
+        // (A label that counts what follows may say whose it is: "Two things from our team:
+        // please add ...", "3 small requests for the editor: ...".)
+        let counts = label_words.first().is_some_and(|w| {
+            w.bytes().all(|b| b.is_ascii_digit())
+                || requests::NUMBER_WORDS
+                    .iter()
+                    .any(|n| w.eq_ignore_ascii_case(n))
+        }) && label_words
+            .iter()
+            .skip(1)
+            .take(2)
+            .any(|w| w.len() > 3 && w.ends_with('s'));
         if colon == 0
             || colon > 60
-            || count_words(label) > if titled || quantity { 6 } else { 3 }
+            || count_words(label) > if titled || quantity || counts { 6 } else { 3 }
             || !label.chars().all(|c| {
                 c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/' | '.')
             })
