@@ -236,6 +236,22 @@ fn a_tools_file_named_first_is_the_kind_asked_for() {
             ("requirements", "installs docker on ubuntu hosts"),
         ],
     );
+    reads_holding(
+        "small rust tcp server that echoes lines back",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "rust tcp server"),
+            ("requirements", "echoes lines back"),
+        ],
+    );
+    reads_holding(
+        "I'd like a rake task that backfills missing slugs",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "rake task"),
+            ("requirements", "backfills missing slugs"),
+        ],
+    );
 }
 
 #[test]
