@@ -1,7 +1,7 @@
 //! Titles as issue trackers and question sites write them: a problem qualified by how often
 //! or how badly, a problem word before a noun, a question asking for the right way.
 
-use super::session::{Session, reads_goal, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 use convstate::conversation::GoalType;
 
 #[test]
@@ -464,5 +464,40 @@ fn a_label_that_counts_what_follows_may_say_whose_it_is() {
     reads_goal(
         "Two questions from a beginner here: how do I undo a commit",
         Some(GoalType::QuestionAnswer),
+    );
+}
+
+#[test]
+fn a_title_line_above_a_body_states_the_post() {
+    // Round 16: a title alone on its first line, with a body under it, is read by every pass
+    // without a lead before the body's sentences: the body tells more of the same.
+    reads_holding(
+        "Weekly digest email repeats last week's items\nThe Monday email listed the same five \
+         posts as the one before. New posts are missing entirely and the unsubscribe link is \
+         broken too.",
+        GoalType::TaskExecution,
+        &[
+            ("target", "digest email"),
+            ("desired_change", "repeats last week's items"),
+        ],
+    );
+    reads_holding(
+        "Label printer rotates every barcode sideways\nSince the driver update all labels come \
+         out at 90 degrees and the scanner can't read them. Plain text labels are fine.",
+        GoalType::TaskExecution,
+        &[
+            ("target", "label printer"),
+            ("desired_change", "rotates every barcode sideways"),
+        ],
+    );
+    // (A line that breaks off is no title: the report after it is read.)
+    let mut s = Session::new();
+    s.user(
+        "upgraded the router firmware and now\nthe guest network is broken and drops every client",
+    );
+    assert!(
+        has(&s.slot("desired_change"), "drops every client"),
+        "{}",
+        s.slot("desired_change")
     );
 }

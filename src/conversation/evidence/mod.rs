@@ -358,6 +358,7 @@ mod requests;
 mod results;
 mod statement;
 mod things;
+mod title_lines;
 mod topics;
 mod wished;
 mod words;
@@ -425,8 +426,20 @@ impl View<'_> {
             first = self.exercise(&owns);
         }
         let unread = if first.is_some() { 0 } else { owns.len() };
+        // (A title line above a body states the post: what the body tells after it is more
+        // of the same, "CSV import silently skips rows with quoted commas" then a paragraph.)
+        // (Not above a paste: "npm run build" over its output names the command.)
+        let title_line = (!active && !marked && errors.is_empty() && code.is_empty())
+            .then(|| self.title_line(&owns))
+            .flatten();
         for s in owns.iter().take(unread).cloned() {
-            if let Some(g) = self.statement(s.clone(), active) {
+            let found = self.statement(s.clone(), active).or_else(|| {
+                title_line
+                    .as_ref()
+                    .filter(|t| **t == s)
+                    .and_then(|t| self.title_line_goal(t.clone()))
+            });
+            if let Some(g) = found {
                 // (So is a sentence telling how things are now: "Currently the photo backup
                 // only runs on wifi. I'd like an option to ...".)
                 if why.is_none()
