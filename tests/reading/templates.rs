@@ -277,3 +277,25 @@ fn a_word_in_s_after_a_number_is_the_plural_it_counts() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn a_planning_verb_before_a_plans_kind_asks_for_the_plan() {
+    // Round 16: "plan", "map out", "lay out" ... lead an artifact when their object names a
+    // kind ("Plan a 3 day itinerary for Lisbon"); "plan a trip" names none.
+    reads_holding(
+        "map out a study schedule for my finals",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "study schedule"),
+            ("requirements", "my finals"),
+        ],
+    );
+    reads_holding(
+        "plan a weekly meal plan for a family of four on a budget",
+        GoalType::ArtifactCreation,
+        &[("component_type", "meal plan")],
+    );
+    let mut s = Session::new();
+    s.user("plan a trip to japan");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+}
