@@ -274,3 +274,17 @@ fn a_sequencer_after_a_determiner_is_an_adjective() {
     s.user("fix the typo in the footer, next build a pricing page");
     assert_eq!(s.conv.queued_goals.len(), 1);
 }
+
+#[test]
+fn separately_starts_an_unrelated_second_request() {
+    // Round 16: "and separately", "on another note" ... are sequencers: what follows is a
+    // goal of its own, queued.
+    let mut s = Session::new();
+    s.user("rename the staging bucket to assets-staging and separately i need a script that lists empty folders");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    assert!(has(
+        &s.conv.queued_goals[0].description,
+        "script that lists empty folders"
+    ));
+}
