@@ -299,3 +299,17 @@ fn a_planning_verb_before_a_plans_kind_asks_for_the_plan() {
     s.user("plan a trip to japan");
     assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
 }
+
+#[test]
+fn the_parts_after_a_kinds_colon_are_its_requirements_whatever_words_they_hold() {
+    // Round 16: a colon after the kind starts its parts; a connector inside them ("with",
+    // "for") opens no requirement of its own.
+    reads_holding(
+        "Build a pricing page: three tiers, a monthly/yearly switch, and a FAQ with the refund policy",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "pricing page"),
+            ("requirements", "three tiers, a monthly/yearly switch"),
+        ],
+    );
+}

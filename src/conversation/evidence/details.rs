@@ -95,7 +95,12 @@ impl View<'_> {
                     .map(|_| scan_from + 1);
                 // What follows the kind: skip technologies ("in Python") to a connector.
                 let mut keep = None;
-                for w in words(self.text, scan_from..object.end) {
+                // (Up to a colon: what follows it is the parts, whatever words they hold, "a
+                // star rating component: 5 stars, half stars, and a read-only mode".)
+                let colon = self.text[scan_from..object.end]
+                    .find(": ")
+                    .map_or(object.end, |c| scan_from + c);
+                for w in words(self.text, scan_from..colon) {
                     let word = &self.text[w.clone()];
                     let is = |c: &str| word.eq_ignore_ascii_case(c);
                     // "a newsletter announcing our spring sale": a participle describes it.
