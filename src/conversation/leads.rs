@@ -355,6 +355,11 @@ impl View<'_> {
                 && !cls.is_pronoun(t)
                 && cls.extract(t, kind).is_none()
         };
+        // (So does "make" before an identifier of code and what it becomes: "make
+        // fetchInvoices async", "make parse_row generic".)
+        if ws.len() >= 2 && crate::conversation::evidence::identifier(ws[0]) {
+            return cls.goal_index(crate::conversation::GoalType::TaskExecution);
+        }
         let verb = (1..=2).find(|&i| {
             ws.get(i).is_some_and(|v| cls.lower_in(&cls.words.verbs, v)) && ws[..i].iter().all(name)
         })?;

@@ -401,3 +401,15 @@ fn to_and_a_plain_verb_end_the_thing_whose_result_is_asked() {
         "resize images before sending",
     );
 }
+
+#[test]
+fn make_before_an_identifier_of_code_changes_it() {
+    // Round 16: "make fetchInvoices async": a camelCase, snake_case or call identifier after
+    // "make" is the thing changed, what follows it the result; no artifact is made.
+    reads_task("make loadConfig synchronous", "loadConfig", "synchronous");
+    reads_task(
+        "make retry_count configurable per queue",
+        "retry_count",
+        "configurable per queue",
+    );
+}

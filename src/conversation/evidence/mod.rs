@@ -356,6 +356,7 @@ mod purpose;
 mod question_titles;
 mod requests;
 mod results;
+pub(in crate::conversation) use results::identifier;
 mod statement;
 mod things;
 mod title_lines;

@@ -27,6 +27,16 @@ impl View<'_> {
             })
             .map_or(object.start, |w| w.start);
         let words: SmallVec<[Range<usize>; 12]> = words(self.text, from..comma).collect();
+        // "make fetchInvoices async", "make parse_row generic over the reader type": an
+        // identifier of code is the thing, whatever follows it the result.
+        if words.len() >= 2 && identifier(&self.text[words[0].clone()]) {
+            out.push(detail(0, words[0].clone()));
+            out.push(detail(
+                1,
+                cls.clean(self.text, words[1].start..comma, false),
+            ));
+            return;
+        }
         // "it'd be great if we could export the chat history as pdf": a person
         // and a modal before the verb; the verb's phrase is the change, its
         // thing the target.
@@ -316,4 +326,17 @@ impl View<'_> {
             }
         }
     }
+}
+
+/// Whether `word` is an identifier of code: snake_case, a call, or camelCase opened by a
+/// lowercase letter ("fetchInvoices", "parse_row", "init()").
+pub(in crate::conversation) fn identifier(word: &str) -> bool {
+    let t = word.trim_end_matches([',', '.', ';']);
+    t.len() > 3
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '(' | ')'))
+        && (t.contains('_')
+            || t.ends_with("()")
+            || t.starts_with(|c: char| c.is_ascii_lowercase())
+                && t.chars().any(|c| c.is_ascii_uppercase()))
 }
