@@ -592,6 +592,10 @@ pub struct Language {
     /// Verbs that state what an exercise's code must do ("return", "find", "print" ...)
     /// (`exercise_verbs`). Optional.
     pub exercise_verbs: Vec<String>,
+    /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
+    /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
+    /// (`computations`). Optional.
+    pub computations: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

@@ -87,6 +87,8 @@ pub(super) struct WordSets {
     pub(super) exercise_openers: Words,
     /// Verbs that state what an exercise's code must do (`exercise_verbs`).
     pub(super) exercise_verbs: Words,
+    /// Verbs that ask for a computed answer before a quantity (`computations`).
+    pub(super) computations: Words,
 }
 
 impl WordSets {
@@ -148,6 +150,7 @@ impl WordSets {
                 .map(|t| super::text::normalize_phrase(t))
                 .collect(),
             exercise_verbs: words(&[&lang.exercise_verbs]),
+            computations: words(&[&lang.computations]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 56] = [
+        const KEYS: [&str; 57] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -63,6 +63,7 @@ impl Cx<'_> {
             "code_languages",
             "exercise_openers",
             "exercise_verbs",
+            "computations",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -111,7 +112,8 @@ impl Cx<'_> {
         let code_languages = optional("code_languages");
         let exercise_openers = optional("exercise_openers");
         let exercise_verbs = optional("exercise_verbs");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 23]
+        let computations = optional("computations");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 24]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -178,6 +180,7 @@ impl Cx<'_> {
             code_languages,
             exercise_openers,
             exercise_verbs,
+            computations,
         }
     }
 

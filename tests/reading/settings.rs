@@ -3,7 +3,7 @@
 
 use convstate::conversation::{GoalType, SlotStatus};
 
-use super::session::{Session, has, reads_holding, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn a_thing_put_on_a_state_is_the_thing_and_its_state() {
@@ -174,5 +174,20 @@ fn a_move_from_one_thing_to_another_names_both_in_the_change() {
         "move our dns from godaddy to cloudflare",
         "our dns",
         "from godaddy to cloudflare",
+    );
+}
+
+#[test]
+fn a_computation_with_its_quantity_asks_for_the_answer() {
+    // Round 16: "convert 30 celsius to fahrenheit" (`computations`): a quantity after the
+    // verb makes it a question; "convert the config to toml" changes a thing.
+    reads_goal("convert 12 ounces to grams", Some(GoalType::QuestionAnswer));
+    reads_goal(
+        "hey could you convert three cups of rice to grams",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal(
+        "convert the settings file to json",
+        Some(GoalType::TaskExecution),
     );
 }

@@ -329,6 +329,7 @@ impl Classifier {
 
 mod clauses;
 mod code;
+mod computations;
 mod context;
 mod correction;
 mod details;

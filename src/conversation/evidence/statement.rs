@@ -120,6 +120,10 @@ impl View<'_> {
             g
         });
         if let Some(mut g) = lead {
+            // ("convert 30 celsius to fahrenheit": a computation asks for its answer.)
+            if let Some(q) = self.computation(&g, sentence.end) {
+                return Some(q);
+            }
             // Rule 6: a question about "this" or "it" after a clause of its own ("Flutter
             // ListView rebuilds every item on scroll, how do I stop this?") asks how to fix
             // what the clause reports: the report, read at any strength, wins.
