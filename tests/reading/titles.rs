@@ -490,6 +490,13 @@ fn a_title_line_above_a_body_states_the_post() {
             ("desired_change", "rotates every barcode sideways"),
         ],
     );
+    // (A label may open the title line: what follows it is read.)
+    reads_task(
+        "Idea: mute a thread without leaving the channel\nSome threads go on forever and I stop \
+         caring, but I still want the channel's other notifications.",
+        "thread",
+        "mute a thread",
+    );
     // (A line that breaks off is no title: the report after it is read.)
     let mut s = Session::new();
     s.user(

@@ -37,6 +37,14 @@ impl View<'_> {
         if start >= line.end || self.context_labelled(start..line.end) {
             return None;
         }
+        // (After a label: "Feature idea: split the bill by item, not just evenly".)
+        let start = match self.title(start..line.end) {
+            Some((after, _)) => self.skip(after, |m| matches!(m, Meaning::Filler | Meaning::Ack)),
+            None => start,
+        };
+        if start >= line.end {
+            return None;
+        }
         let span = start..line.end;
         self.problem_title(self.missing_title(span.clone()))
             .or_else(|| self.nominal(span.clone()))
