@@ -23,6 +23,16 @@ impl View<'_> {
         let ws: SmallVec<[Range<usize>; OPENER_WORDS + 1]> = words(self.text, start..first.end)
             .take(OPENER_WORDS + 1)
             .collect();
+        // (Most messages open otherwise: the first word is compared with the openers' first
+        // words before any word is lowercased.)
+        let first_word = &self.text[ws.first()?.clone()];
+        if !openers.iter().any(|o| {
+            o.split(' ')
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case(first_word))
+        }) {
+            return None;
+        }
         // The longest opener of the first words; what follows it is no thing of the user's
         // ("given the outage yesterday, find out why" states no exercise).
         let mut phrase = String::new();

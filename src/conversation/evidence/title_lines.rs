@@ -14,7 +14,9 @@ impl View<'_> {
         let first = owns.first()?.clone();
         let rest = self.text.get(first.end..)?;
         let gap = rest.trim_start_matches([' ', '\t', '\r', '.', '!', '?', ':']);
-        let line_ends = gap.starts_with('\n');
+        if !gap.starts_with('\n') || owns.len() < 2 {
+            return None;
+        }
         let n = words(self.text, first.clone())
             .take(TITLE_WORDS + 1)
             .count();
@@ -27,7 +29,7 @@ impl View<'_> {
                     .iter()
                     .any(|x| w.eq_ignore_ascii_case(x))
         });
-        (line_ends && !broken && (3..=TITLE_WORDS).contains(&n) && owns.len() > 1).then_some(first)
+        (!broken && (3..=TITLE_WORDS).contains(&n)).then_some(first)
     }
 
     /// The goal a title line states without a lead: a problem title, a noun-phrase request,
