@@ -252,8 +252,18 @@ impl View<'_> {
                 let mut after = tail
                     .split_whitespace()
                     .take_while(|w| !["or", "and", "&"].iter().any(|x| w.eq_ignore_ascii_case(x)));
+                // (A kind's plural is the kind: "app icons".)
+                let plural_kind = |w: &str| {
+                    w.len() > 3
+                        && w.ends_with('s')
+                        && w.is_char_boundary(w.len() - 1)
+                        && cls
+                            .extract(&w[..w.len() - 1], slot as usize)
+                            .is_some_and(|r| r.start == 0 && r.end == w.len() - 1)
+                };
                 if after.next().is_some_and(|w| {
                     !(w.ends_with("ly")
+                        || plural_kind(w)
                         || ["asap", "please", "pls", "plz", "now", "today", "tonight"]
                             .iter()
                             .any(|x| w.eq_ignore_ascii_case(x)))

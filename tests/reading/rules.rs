@@ -1331,3 +1331,55 @@ fn round_15s_rules_leave_their_neighbours_alone() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn round_16s_rules_leave_their_neighbours_alone() {
+    // A request the body states with a lead wins over a context line above it.
+    reads_goal(
+        "Our sprint ends on Friday\nCan you draft the release notes from these tickets?",
+        Some(GoalType::ArtifactCreation),
+    );
+    // "given" with a request of the user's own, a label word that is no label: no exercise.
+    for text in [
+        "Given a free afternoon, find me a quiet cafe with wifi",
+        "Challenge accepted! Find me a good ramen place downtown.",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+    }
+    // A count of the user's things is work on them, no computation.
+    reads_goal(
+        "Convert 4 of the legacy screens to compose",
+        Some(GoalType::TaskExecution),
+    );
+    // A product's name is no identifier of code.
+    reads_goal(
+        "Make iPad stickers from my kid's drawings",
+        Some(GoalType::ArtifactCreation),
+    );
+    // Rearranging what exists is a task.
+    reads_goal(
+        "Organize the toolbar by frequency of use",
+        Some(GoalType::TaskExecution),
+    );
+    // A version before a verb still reports.
+    reads_goal(
+        "Safari 17 hides the checkout button",
+        Some(GoalType::TaskExecution),
+    );
+    // "to" and a plain verb after "from" is no destination.
+    reads_task(
+        "Update the welcome email from support to include the new hours",
+        "welcome email from support",
+        "include the new hours",
+    );
+    // A result of the thing after "so that" stays the change.
+    let mut s = Session::new();
+    s.user("As an editor I want to sort the drafts so that the oldest ones come first");
+    assert!(
+        has(&s.slot("desired_change"), "oldest ones come first"),
+        "{}",
+        s.slot("desired_change")
+    );
+}

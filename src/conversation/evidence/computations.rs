@@ -24,7 +24,28 @@ impl View<'_> {
                 && words(self.text, g.lead.end..end)
                     .nth(1)
                     .is_some_and(|u| cls.lower_in(&cls.words.quantities, &self.text[u]));
-        if !quantity {
+        // (A count of the user's things is work on them: "convert 3 of the class components
+        // to hooks", "convert 200 png files in this folder to webp".)
+        let counted_things = words(self.text, g.lead.end..end)
+            .take(8)
+            .enumerate()
+            .any(|(i, w)| {
+                let t = &self.text[w];
+                cls.lower_in(&cls.words.determiners, t)
+                    && !["a", "an"].iter().any(|x| t.eq_ignore_ascii_case(x))
+                    || i == 1 && t.eq_ignore_ascii_case("of")
+                    || [
+                        "file",
+                        "files",
+                        "images",
+                        "components",
+                        "endpoints",
+                        "pages",
+                    ]
+                    .iter()
+                    .any(|x| t.eq_ignore_ascii_case(x))
+            });
+        if !quantity || counted_things {
             return None;
         }
         let question = cls.goal_index(GoalType::QuestionAnswer)?;

@@ -254,6 +254,18 @@ impl View<'_> {
                                     f.start > np.start
                                         && self.after_to(f.end..comma).is_some()
                                         && self.text[f.end..comma].contains(" to ")
+                                        // (Not "to" and a plain verb: "the email template
+                                        // from marketing to include the code".)
+                                        && !words(self.text, f.end..comma)
+                                            .collect::<SmallVec<[Range<usize>; 12]>>()
+                                            .windows(2)
+                                            .any(|p| {
+                                                self.text[p[0].clone()].eq_ignore_ascii_case("to")
+                                                    && cls.lower_in(
+                                                        &cls.words.verbs,
+                                                        &self.text[p[1].clone()],
+                                                    )
+                                            })
                                 });
                             let np = match &from {
                                 Some(f) if f.start < np.end => {

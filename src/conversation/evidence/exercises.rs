@@ -46,7 +46,18 @@ impl View<'_> {
                 opener = Some(i);
             }
         }
-        let next = ws.get(opener? + 1)?;
+        let opener = opener?;
+        // (A label opener stands before its colon, "Exercise 3:", "Problem:"; "Challenge
+        // accepted!" or "Puzzle night at our place" open nothing.)
+        let label = !phrase_starts_given(&self.text[ws[0].clone()]);
+        if label
+            && !self.text[ws[opener].end..first.end]
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '.')
+                .starts_with(':')
+        {
+            return None;
+        }
+        let next = ws.get(opener + 1)?;
         if [
             "the", "my", "our", "your", "their", "this", "that", "these", "those",
         ]
@@ -65,15 +76,27 @@ impl View<'_> {
                 .next()
                 .is_some_and(|v| cls.lower_in(&cls.words.exercise_verbs, &self.text[v]))
                 && after.next().is_some_and(|o| {
-                    !["out", "why", "where", "what"]
-                        .iter()
-                        .any(|x| self.text[o.clone()].eq_ignore_ascii_case(x))
+                    ![
+                        "out",
+                        "why",
+                        "where",
+                        "what",
+                        "me",
+                        "us",
+                        "someone",
+                        "somewhere",
+                    ]
+                    .iter()
+                    .any(|x| self.text[o.clone()].eq_ignore_ascii_case(x))
                 })
         };
         for (i, s) in owns.iter().take(EXERCISE_SENTENCES).enumerate() {
             let mut starts: SmallVec<[usize; 4]> = SmallVec::new();
             if i > 0 {
                 starts.push(self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack)));
+            } else if label && let Some(c) = self.text[s.clone()].find(": ") {
+                // ("Exercise 3: Print the first n primes": the clause right after the label.)
+                starts.push(s.start + c + 2);
             }
             starts.extend(
                 self.text[s.clone()]
@@ -83,15 +106,15 @@ impl View<'_> {
             );
             // (A problem told in the clause's sentence is a report under a label: "Problem:
             // find in page doesn't highlight matches".)
-            let reported = || {
-                let from = self.hits.partition_point(|h| h.start() < s.start);
+            let reported = |at: usize| {
+                let from = self.hits.partition_point(|h| h.start() < at);
                 self.hits[from..]
                     .iter()
                     .take_while(|h| h.start() < s.end)
                     .any(|h| self.meanings(*h).contains(&Meaning::Problem))
             };
             if let Some(&at) = starts.iter().find(|&&at| opens_clause(at, s.end))
-                && !reported()
+                && !reported(at)
             {
                 let wants = cls.clean(self.text, at..s.end, false);
                 let lead = start..start;
@@ -108,4 +131,12 @@ impl View<'_> {
         }
         None
     }
+}
+
+/// Whether an opener's first word is the plain "given" or "you" of a statement ("given",
+/// "you are given"), not a label's ("exercise", "problem").
+fn phrase_starts_given(word: &str) -> bool {
+    ["given", "you", "you're", "youre", "you've"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
 }

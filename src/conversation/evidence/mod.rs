@@ -434,13 +434,26 @@ impl View<'_> {
         let title_line = (!active && !marked && errors.is_empty() && code.is_empty())
             .then(|| self.title_line(&owns))
             .flatten();
+        // (A request the body states with a lead wins over the title's reading: "Our wedding
+        // is in June" over "Can you write a short speech for my brother?" is context.)
+        let mut titled: Option<(GoalLead, Range<usize>)> = None;
         for s in owns.iter().take(unread).cloned() {
-            let found = self.statement(s.clone(), active).or_else(|| {
-                title_line
+            let found = self.statement(s.clone(), active);
+            if found.is_none()
+                && titled.is_none()
+                && let Some(t) = title_line.as_ref().filter(|t| **t == s)
+                && let Some(g) = self.title_line_goal(t.clone())
+            {
+                titled = Some((g, s));
+                continue;
+            }
+            if titled.is_some()
+                && !found
                     .as_ref()
-                    .filter(|t| **t == s)
-                    .and_then(|t| self.title_line_goal(t.clone()))
-            });
+                    .is_some_and(|g| matches!(g.rule, Found::Lead | Found::Request | Found::Title))
+            {
+                break;
+            }
             if let Some(g) = found {
                 // (So is a sentence telling how things are now: "Currently the photo backup
                 // only runs on wifi. I'd like an option to ...".)
@@ -457,7 +470,7 @@ impl View<'_> {
                 break;
             }
         }
-        first = first.or(why);
+        first = first.or(titled).or(why);
         if active {
             if let Some((goal, sentence)) = first {
                 self.further_goals(&goal, sentence, reading);

@@ -14,8 +14,18 @@ const SPEAKERS: [&str; 10] = [
 /// I'd like ...").
 const ROLE_WORDS: usize = 12;
 
-/// Who a user story's benefit is for, after "so" ("so that ...", "so I can ...").
-const BENEFICIARIES: [&str; 6] = ["that", "i", "we", "they", "you", "users"];
+/// Who a user story's benefit is for, after "so" or "so that" ("so that I can ...", "so we
+/// don't ..."): a result of the thing ("so that the newest accounts are first") is no benefit.
+const BENEFICIARIES: [&str; 8] = [
+    "i",
+    "we",
+    "they",
+    "you",
+    "users",
+    "people",
+    "customers",
+    "everyone",
+];
 
 /// What opens a sentence telling how things are now, before a request in a later sentence
 /// ("Currently the backup only runs on wifi. I'd like ...").
@@ -79,7 +89,13 @@ impl View<'_> {
             .take(4)
             .find(|(p, _)| {
                 let after = start + p + 4;
-                words(self.text, after..span.end).next().is_some_and(|w| {
+                let mut ws = words(self.text, after..span.end);
+                let first = ws.next();
+                let who = match first {
+                    Some(w) if self.text[w.clone()].eq_ignore_ascii_case("that") => ws.next(),
+                    other => other,
+                };
+                who.is_some_and(|w| {
                     BENEFICIARIES
                         .iter()
                         .any(|b| self.text[w.clone()].eq_ignore_ascii_case(b))

@@ -110,10 +110,14 @@ impl View<'_> {
                     // (After a number, or a number and a superlative, a word in -s is the
                     // plural it counts: "top 5 products by revenue", "10 slowest pages by load
                     // time"; "Nuxt 3 page flashes ..." names a version.)
+                    // (A number after a capitalized name is a version: "Chrome 120 blocks the
+                    // payment popup" reports.)
                     let number = |j: usize| {
                         all.get(j).is_some_and(|n| {
                             self.text[n.clone()].bytes().all(|b| b.is_ascii_digit())
-                        })
+                        }) && (j == 0
+                            || !self.text[all[j - 1].clone()]
+                                .starts_with(|c: char| c.is_uppercase()))
                     };
                     let counted = i >= 1 && number(i - 1)
                         || i >= 2

@@ -338,5 +338,8 @@ pub(in crate::conversation) fn identifier(word: &str) -> bool {
         && (t.contains('_')
             || t.ends_with("()")
             || t.starts_with(|c: char| c.is_ascii_lowercase())
-                && t.chars().any(|c| c.is_ascii_uppercase()))
+                && t.as_bytes()
+                    .windows(2)
+                    .enumerate()
+                    .any(|(i, p)| i >= 2 && p[0].is_ascii_uppercase() && p[1].is_ascii_lowercase()))
 }
