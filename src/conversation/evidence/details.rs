@@ -247,26 +247,7 @@ impl View<'_> {
                             // (A move "from" one thing "to" another is the change, both named:
                             // "switch our CI from travis to github actions"; the thing ends
                             // before "from".)
-                            let from = words(self.text, np.start..comma)
-                                .take(12)
-                                .find(|w| self.text[w.clone()].eq_ignore_ascii_case("from"))
-                                .filter(|f| {
-                                    f.start > np.start
-                                        && self.after_to(f.end..comma).is_some()
-                                        && self.text[f.end..comma].contains(" to ")
-                                        // (Not "to" and a plain verb: "the email template
-                                        // from marketing to include the code".)
-                                        && !words(self.text, f.end..comma)
-                                            .collect::<SmallVec<[Range<usize>; 12]>>()
-                                            .windows(2)
-                                            .any(|p| {
-                                                self.text[p[0].clone()].eq_ignore_ascii_case("to")
-                                                    && cls.lower_in(
-                                                        &cls.words.verbs,
-                                                        &self.text[p[1].clone()],
-                                                    )
-                                            })
-                                });
+                            let from = self.move_from(np.start, comma);
                             let np = match &from {
                                 Some(f) if f.start < np.end => {
                                     cls.clean(self.text, np.start..f.start, true)

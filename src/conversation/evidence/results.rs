@@ -124,10 +124,7 @@ impl View<'_> {
             self.text[p[0].clone()].eq_ignore_ascii_case("to")
                 && self.text[p[1].clone()].eq_ignore_ascii_case("be")
         });
-        let to_verb = words.windows(2).position(|p| {
-            self.text[p[0].clone()].eq_ignore_ascii_case("to")
-                && cls.lower_in(&cls.words.verbs, &self.text[p[1].clone()])
-        });
+        let to_verb = self.to_plain_verb(&words);
         // (The last word is a result the signals name: "bigger", "shorter".)
         let result_last = words.len() >= 3
             && words.last().is_some_and(|w| {
