@@ -291,11 +291,19 @@ fn explain(
     use std::fmt::Write as _;
     let Some(e) = e else { return Ok(()) };
     for c in &e.corrections {
-        write!(
-            out,
-            "\n       typo     {:?} read as {:?} ({}..{})",
-            c.written, c.read, c.start, c.end
-        )?;
+        if c.read.is_empty() {
+            write!(
+                out,
+                "\n       skipped  {:?} (a hesitation, {}..{})",
+                c.written, c.start, c.end
+            )?;
+        } else {
+            write!(
+                out,
+                "\n       typo     {:?} read as {:?} ({}..{})",
+                c.written, c.read, c.start, c.end
+            )?;
+        }
     }
     for p in &e.phrases {
         let verdict = match p.dropped_by {

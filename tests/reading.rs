@@ -6,13 +6,16 @@ mod reading {
     pub(crate) mod context;
     pub(crate) mod features;
     pub(crate) mod further;
+    pub(crate) mod kinds;
     pub(crate) mod narratives;
     pub(crate) mod pastes;
     pub(crate) mod reports;
     pub(crate) mod results;
     pub(crate) mod rules;
+    pub(crate) mod scene;
     pub(crate) mod session;
     pub(crate) mod settings;
+    pub(crate) mod speech;
     pub(crate) mod subjects;
     pub(crate) mod templates;
     pub(crate) mod times;

@@ -37,7 +37,7 @@ pub struct Classifier {
     pub(super) goals: Vec<GoalDef>,
     pub(super) slots: Vec<SlotDef>,
     articles: Vec<String>,
-    trailing: Vec<String>,
+    pub(super) trailing: Vec<String>,
     pub(super) pronouns: Vec<String>,
     pub(super) noun_phrase_ends: Vec<String>,
     pub(super) small_talk_tail_words: u32,
@@ -241,7 +241,8 @@ impl Classifier {
                     .map(String::as_str),
                 ),
             lang.known_words.iter().map(String::as_str),
-        );
+        )
+        .with_hesitations(lang.hesitations.iter().map(String::as_str));
         Ok(Classifier {
             matcher,
             meaning_at,

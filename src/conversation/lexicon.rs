@@ -596,6 +596,9 @@ pub struct Language {
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.
     pub computations: Vec<String>,
+    /// Words of hesitation read as nothing inside a sentence ("set a timer for uh twenty five
+    /// minutes") (`hesitations`). Optional.
+    pub hesitations: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

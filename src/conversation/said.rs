@@ -49,8 +49,17 @@ impl<'a> Said<'a> {
     }
 
     fn position(&self, at: usize, end: bool) -> usize {
+        // (The read text's end is the message's, past a word read as nothing there.)
+        if end && at == self.text.len() {
+            return self.original.len();
+        }
         let mut shift: isize = 0;
         for c in &self.corrections {
+            // (A start where a word was read as nothing, inside the text, is after that word:
+            // "twenty" of "for uh twenty" starts a value without the "uh".)
+            if at == c.read.start && c.read.is_empty() && !end && at > 0 {
+                return c.original.end;
+            }
             if at <= c.read.start {
                 break;
             }

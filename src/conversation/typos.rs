@@ -16,6 +16,11 @@
 //! known to neither, or known as an inflection, has its deletions hashed, in one pass, and
 //! tested against a Bloom filter; only a candidate is checked letter by letter. Nothing is
 //! allocated unless a word is corrected.
+//!
+//! A hesitation inside a sentence ("set a timer for uh twenty five minutes", the language
+//! file's `hesitations`) is read as nothing, with the comma or space after it: the reader sees
+//! the sentence the user meant. At a message's start it stays (fillers and non-answers read
+//! it there), and so does one that makes a vocabulary phrase with its neighbour.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -56,6 +61,8 @@ pub struct Speller {
     /// not is near no target, and is passed over with two lookups.
     starts: Box<[u32; 26 * 26]>,
     ends: Box<[u32; 26 * 26]>,
+    /// Words of hesitation, lower case, read as nothing inside a sentence.
+    hesitations: Vec<Box<str>>,
 }
 
 /// The index of a pair of lower-case letters.
@@ -112,6 +119,7 @@ impl Speller {
             pairs,
             starts: Box::new([0; 26 * 26]),
             ends: Box::new([0; 26 * 26]),
+            hesitations: Vec::new(),
         };
         let Speller {
             targets,
@@ -165,6 +173,47 @@ impl Speller {
         speller
     }
 
+    /// The speller reading `words` as hesitations (see the module's notes).
+    pub fn with_hesitations<'w>(mut self, words: impl IntoIterator<Item = &'w str>) -> Speller {
+        self.hesitations = words
+            .into_iter()
+            .map(|w| w.to_ascii_lowercase().into_boxed_str())
+            .collect();
+        self
+    }
+
+    /// Whether the word at `start..end` of `text` is a hesitation read as nothing: a word of
+    /// the list, as written or capitalised, after a word of its sentence (only spaces and a
+    /// comma between), no part of a hyphenated word or of a vocabulary phrase.
+    fn hesitates(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        before: Option<Range<usize>>,
+    ) -> bool {
+        let word = &text[start..end];
+        if word.len() > 4
+            || word[1..].bytes().any(|b| b.is_ascii_uppercase())
+            || !self
+                .hesitations
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(word))
+            || text[end..].starts_with('-')
+            || text[..start].ends_with('-')
+            || !text[..start]
+                .trim_end_matches([' ', ','])
+                .ends_with(|c: char| c.is_alphabetic())
+        {
+            return false;
+        }
+        let mut lower = [0u8; 4];
+        lower[..word.len()].copy_from_slice(word.as_bytes());
+        lower.make_ascii_lowercase();
+        let lower = std::str::from_utf8(&lower[..word.len()]).unwrap_or(word);
+        !self.completes_pair(text, before, lower, end)
+    }
+
     /// `text` with its misspelt words read as the vocabulary words they are one edit from.
     /// Borrows `text` when nothing is corrected (no allocation).
     pub fn spell<'a>(&self, text: &'a str) -> Said<'a> {
@@ -189,6 +238,39 @@ impl Speller {
             }
             let before = previous.replace(start..i);
             let word = &text[start..i];
+            if !self.hesitations.is_empty() && self.hesitates(text, start, i, before.clone()) {
+                // (Read as nothing, with the comma and the spaces after it; between two
+                // commas, with the one before it: "move it to, uh, thursday".)
+                let mut start = start;
+                let mut end = i;
+                let lead = text[..start].trim_end_matches(' ');
+                if bytes.get(end) == Some(&b',') && lead.ends_with(',') && lead.len() > copied {
+                    start = lead.len() - 1;
+                    end = i + 1;
+                } else {
+                    if bytes.get(end) == Some(&b',') {
+                        end += 1;
+                    }
+                    while bytes.get(end) == Some(&b' ') {
+                        end += 1;
+                    }
+                }
+                if end == i || end == bytes.len() {
+                    // (Ending the message, it leaves the space before it.)
+                    end = i;
+                }
+                let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 8));
+                buf.push_str(&text[copied..start]);
+                let at = buf.len();
+                copied = end;
+                said.corrections.push(Correction {
+                    original: start..end,
+                    read: at..at,
+                });
+                previous = before;
+                i = end;
+                continue;
+            }
             if !(MIN_WORD..=MAX_WORD).contains(&word.len())
                 || !stands_alone(text, start, i)
                 || named(text, start, word)

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 57] = [
+        const KEYS: [&str; 58] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -64,6 +64,7 @@ impl Cx<'_> {
             "exercise_openers",
             "exercise_verbs",
             "computations",
+            "hesitations",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -113,7 +114,8 @@ impl Cx<'_> {
         let exercise_openers = optional("exercise_openers");
         let exercise_verbs = optional("exercise_verbs");
         let computations = optional("computations");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 24]
+        let hesitations = optional("hesitations");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 25]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -181,6 +183,7 @@ impl Cx<'_> {
             exercise_openers,
             exercise_verbs,
             computations,
+            hesitations,
         }
     }
 

@@ -145,7 +145,7 @@ impl View<'_> {
                     shared = None;
                 } else if let Some(g) =
                     self.clause_within(task, start..at, within, strength, shared.take())
-                    && (strength == Strength::Problem || !self.says_fine(&g))
+                    && (strength == Strength::Problem || !self.says_fine(&g) && !self.says_when(&g))
                 {
                     let request = |f: &Option<GoalLead>| {
                         f.as_ref()

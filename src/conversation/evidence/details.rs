@@ -254,6 +254,14 @@ impl View<'_> {
                                 }
                                 _ => np,
                             };
+                            // (A particle inside the phrase ends the thing: "turn the porch
+                            // light off at ten".)
+                            let np = match self.particle(np.start..comma) {
+                                Some((thing, p)) if p.start < np.end && thing.start >= np.start => {
+                                    thing
+                                }
+                                _ => np,
+                            };
                             out.push(detail(0, np.clone()));
                             // (A particle before the value is the change with it: "turn the
                             // hallway light off at 11".)
@@ -500,7 +508,7 @@ impl View<'_> {
                             let raw = if lead_text
                                 .get(..4)
                                 .is_some_and(|l| l.eq_ignore_ascii_case("let "))
-                                || super::super::text::ends_with_word(lead_text, "to")
+                                || ends_with_word(lead_text, "to")
                             {
                                 words(self.text, raw..comma)
                                     .next()

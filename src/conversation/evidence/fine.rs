@@ -1,5 +1,6 @@
-//! A clause that says its thing works ("timestamps look fine to me", rule 1): it rules a
-//! cause out and reports nothing.
+//! A clause that says its thing works ("timestamps look fine to me", rule 1) or when it is
+//! ("parents evening is next week"): it rules a cause out or sets the scene, and reports
+//! nothing.
 
 use super::*;
 
@@ -18,13 +19,60 @@ impl View<'_> {
             .is_some_and(|s| {
                 let mut ws = words(self.text, s.clone())
                     .skip_while(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]));
+                // (After a verb of how things went: "the speech went great".)
+                let fine = |w: &Range<usize>| {
+                    g.lead.start <= w.start
+                        && cls.lower_in(&cls.words.fine_states, &self.text[w.clone()])
+                };
                 ws.next().is_some_and(|w| {
-                    g.lead.start <= w.start && cls.lower_in(&cls.words.fine_states, &self.text[w])
+                    fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
                 }) && ws.all(|w| {
-                    ["to", "for", "me", "us", "so", "far", "now", "though", "tbh"]
+                    cls.lower_in(&cls.words.times, &self.text[w.clone()])
+                        || [
+                            "to", "for", "me", "us", "so", "far", "now", "though", "tbh", "btw",
+                            "again", "today", "overall", "too", "lol",
+                        ]
                         .iter()
                         .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
                 })
+            })
+    }
+
+    /// Whether a clause's report by a verb says when its thing is: after the auxiliaries ("is",
+    /// "was") its problem opens with a word of `times` ("the recital is tomorrow"), or with
+    /// "next", "this", "on" or "at" before one or a number ("parents evening is next week",
+    /// "the party is on saturday", "my flight is at 6"). A time told that way sets the scene;
+    /// a verb of doing before the time still reports ("the backup runs at 3am").
+    pub(super) fn says_when(&self, g: &GoalLead) -> bool {
+        let cls = self.cls;
+        g.details
+            .iter()
+            .find(|d| d.slot == 1)
+            .and_then(|d| d.spans.first())
+            .is_some_and(|s| {
+                let mut ws = words(self.text, s.clone());
+                // (Only a form of "be" states when: "runs at 3am" is what a job does.)
+                if !ws.next().is_some_and(|w| {
+                    ["is", "are", "was", "were", "'s"]
+                        .iter()
+                        .any(|b| self.text[w.clone()].eq_ignore_ascii_case(b))
+                }) {
+                    return false;
+                }
+                let time = |w: &Range<usize>| cls.lower_in(&cls.words.times, &self.text[w.clone()]);
+                match ws.next() {
+                    Some(w) if time(&w) => true,
+                    Some(w)
+                        if ["next", "this", "on", "at"]
+                            .iter()
+                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x)) =>
+                    {
+                        ws.next().is_some_and(|n| {
+                            time(&n) || self.text[n].starts_with(|c: char| c.is_ascii_digit())
+                        })
+                    }
+                    _ => false,
+                }
             })
     }
 }

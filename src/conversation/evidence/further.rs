@@ -380,9 +380,9 @@ impl View<'_> {
             // "... or make me a cheat sheet".)
             if question
                 && self.at(next, |m| m == Meaning::ActionQuestion).is_none()
-                && !lead_hit.as_ref().is_some_and(|(h, _)| {
-                    super::super::text::ends_with_word(&self.text[h.start()..h.end()], "me")
-                })
+                && !lead_hit
+                    .as_ref()
+                    .is_some_and(|(h, _)| ends_with_word(&self.text[h.start()..h.end()], "me"))
             {
                 continue;
             }

@@ -20,12 +20,18 @@ impl View<'_> {
             let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
             let kind_slot = *cls.goals[artifact].slots.first()?;
             let head = first.start..sixth.end.max(first.end);
-            let np = noun_phrase(&self.text[head], &cls.noun_phrase_ends).trim_end();
+            let whole = noun_phrase(&self.text[head], &cls.noun_phrase_ends).trim_end();
+            // (A polite word may end it: "GitHub Actions workflow pls: run pytest ...".)
+            let np = cls
+                .trailing
+                .iter()
+                .find(|w| ends_with_word(whole, w))
+                .map_or(whole, |w| whole[..whole.len() - w.len()].trim_end());
             // (What follows opens with a connector or a colon, not a comma: "Android app, min
             // sdk 26" is context; nor with a thing of the user's or a condition after it: "iOS
             // widget for the habit tracker", "webhook for when a subscription is cancelled"
             // ask for a feature of something that exists.)
-            let rest = &self.text[first.start + np.len()..span.end];
+            let rest = &self.text[first.start + whole.len()..span.end];
             let mut after = rest.split_whitespace();
             let connector = rest.trim_start().starts_with(':')
                 || after
@@ -38,12 +44,31 @@ impl View<'_> {
                         .iter()
                         .any(|d| n.eq_ignore_ascii_case(d))
                     });
+            // (The kind may follow the name of the tool it is for, one or two words that are
+            // no verb, number, determiner or problem: "eslint config for a react repo", "awk
+            // one liner to sum a column".)
+            let named_tool = |before: &str| {
+                let n = before.split_whitespace().count();
+                (1..=2).contains(&n)
+                    && words(self.text, first.start..first.start + before.len()).all(|w| {
+                        let t = &self.text[w.clone()];
+                        !t.starts_with(|c: char| c.is_ascii_digit())
+                            && !cls.lower_in(&cls.words.determiners, t)
+                            && !cls.lower_in(&cls.words.auxiliaries, t)
+                            && !cls.lower_in(&cls.words.non_subjects, t)
+                            && !cls.lower_in(&cls.words.verbs, t)
+                            && !self.is_predicate(w.clone())
+                            && self
+                                .at(w.start, |m| matches!(m, Meaning::Problem))
+                                .is_none()
+                    })
+            };
             if !np.is_empty()
                 && connector
                 && !self.text[span.clone()].trim_end().ends_with('?')
-                && cls
-                    .extract(np, kind_slot)
-                    .is_some_and(|r| r.start == 0 && r.end == np.len())
+                && cls.extract(np, kind_slot).is_some_and(|r| {
+                    r.end == np.len() && (r.start == 0 || named_tool(&np[..r.start]))
+                })
             {
                 let object = cls.clean(self.text, first.start..span.end, true);
                 let at = first.start..first.start;

@@ -55,6 +55,9 @@ impl View<'_> {
         // (A purpose after the phrase is no part of it: "offline mode for the field inspection
         // app so techs can keep filling checklists ...".)
         let mut end = span.end;
+        // (Past 16 words only a kind after "a" or "an" is read: "a function to check whether a
+        // string is a palindrome, ignoring punctuation and case — in rust".)
+        let mut long = false;
         for w in words(self.text, start..span.end) {
             // ("SO" in capitals is a site: "links to SO answers in the FAQ page".)
             if ws.len() >= 2 && &self.text[w.clone()] == "so" {
@@ -70,10 +73,11 @@ impl View<'_> {
             {
                 continue;
             }
-            ws.push(w);
-            if ws.len() > 16 {
-                return None;
+            if ws.len() == 16 {
+                long = true;
+                break;
             }
+            ws.push(w);
         }
         let span = span.start..end;
         let first = ws.first()?.clone();
@@ -108,6 +112,9 @@ impl View<'_> {
         // Rule 10, a kind named first with no article ("python func to ...").
         if let Some(g) = self.kind_first(&first, &ws, span.clone()) {
             return Some(g);
+        }
+        if long {
+            return None;
         }
         let task = cls.goal_index(GoalType::TaskExecution)?;
         if cls.goals[task].slots.len() < 2 {

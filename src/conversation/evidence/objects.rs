@@ -90,7 +90,7 @@ impl View<'_> {
         let verb_first = lead_text
             .get(..4)
             .is_some_and(|l| l.eq_ignore_ascii_case("let "))
-            || super::super::text::ends_with_word(lead_text, "to");
+            || ends_with_word(lead_text, "to");
         if !verb_first {
             return None;
         }

@@ -33,7 +33,7 @@ impl View<'_> {
             // A problem that ends "with" what follows is told by the paste ("my docker build
             // stops at step 5 with").
             let introducer = before[end..].trim_end_matches([':', '.']).trim_end();
-            if super::super::text::ends_with_word(introducer, "with") {
+            if ends_with_word(introducer, "with") {
                 intro.problem = None;
             }
             return Some(intro);

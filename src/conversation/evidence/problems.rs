@@ -137,6 +137,18 @@ impl View<'_> {
             // An opening context ("on mobile the submit button", "when I click save the app")
             // ends at the subject's determiner; otherwise only leading determiners go
             // ("images on the product grid" stays whole).
+            // (A subject ending in a relative pronoun is a thing described, and its verb the
+            // description: "systemd unit file that restarts the worker when it dies" asks for
+            // the file.)
+            if subject.len() >= 2
+                && subject.last().is_some_and(|w| {
+                    ["that", "which"]
+                        .iter()
+                        .any(|r| self.text[w.clone()].eq_ignore_ascii_case(r))
+                })
+            {
+                continue;
+            }
             let is_det =
                 |w: &Range<usize>| cls.lower_in(&cls.words.determiners, &self.text[w.clone()]);
             // (An intensifier may stand before it: "ever since the update", "right after

@@ -1,0 +1,80 @@
+//! A kind named first (rule 10): after the name of the tool it is for ("eslint config for a
+//! react repo", "awk one liner to ..."), with a polite word before its colon, and however long
+//! its requirements run after "a" or "an".
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_holding};
+
+#[test]
+fn a_kind_after_the_name_of_its_tool_asks_for_that_kind() {
+    for (text, kind, requirements) in [
+        (
+            "prettier config for a monorepo: 100 char lines, trailing commas",
+            "prettier config",
+            "100 char lines",
+        ),
+        (
+            "sed one liner to strip trailing whitespace from every line",
+            "sed one liner",
+            "strip trailing whitespace",
+        ),
+        (
+            "systemd unit file that starts the worker on boot",
+            "unit file",
+            "starts the worker",
+        ),
+        (
+            "renovate config pls: weekly schedule, one PR for all eslint packages",
+            "config",
+            "weekly schedule",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::ArtifactCreation,
+            &[("component_type", kind), ("requirements", requirements)],
+        );
+    }
+}
+
+#[test]
+fn a_verb_after_a_kind_and_that_describes_it() {
+    // "that" ends no subject: its verb is the kind's description, no report.
+    reads_holding(
+        "nginx server block that proxies /api to port 8080",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "server block"),
+            ("requirements", "proxies /api"),
+        ],
+    );
+}
+
+#[test]
+fn a_pronoun_or_a_verb_before_a_kind_is_no_tool() {
+    // "we use django" names the team's stack; the report after it is what is asked about.
+    let mut s = Session::new();
+    s.user("we use rails with sidekiq. the mailer jobs run twice after every deploy");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    // A problem word before a kind is a report, no tool's name.
+    let mut s = Session::new();
+    s.user("broken config for the staging cluster after the helm upgrade");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+}
+
+#[test]
+fn a_long_request_for_a_kind_after_a_or_an_is_read_whole() {
+    reads_holding(
+        "a function that merges two sorted linked lists in place without allocating, keeping it stable for equal keys — in c please",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "function"),
+            ("requirements", "merges two sorted linked lists"),
+        ],
+    );
+    // Past 16 words, a phrase with no kind first still asks nothing by itself.
+    let mut s = Session::new();
+    s.user("the long list of things that my team and i have been meaning to look at for a while now, in no order");
+    assert_eq!(s.goal(), None);
+}
