@@ -56,3 +56,64 @@ fn a_hesitation_alone_or_first_is_read_as_before() {
     s.user("remind me to call the ER desk tomorrow");
     assert!(s.goal().is_some());
 }
+
+#[test]
+fn a_lead_inside_an_unpunctuated_sentence_opens_the_request() {
+    for (text, goal) in [
+        (
+            "its way too dark in the hallway turn the lights up a bit",
+            GoalType::TaskExecution,
+        ),
+        (
+            "ten of us for dinner on sunday how long does a ten pound ham take",
+            GoalType::QuestionAnswer,
+        ),
+        (
+            "the kids have a spelling test friday make a list of the hard words",
+            GoalType::ArtifactCreation,
+        ),
+    ] {
+        reads_goal(text, Some(goal));
+    }
+}
+
+#[test]
+fn a_lead_after_a_subject_a_determiner_or_inside_small_talk_is_no_run_on() {
+    for text in [
+        "i already turned off the lights and set the alarm",
+        "we just booked the flights lol",
+        "thanks that was exactly what I was after",
+        "hope the rest of your week is going well",
+        "cheers for the quick fix yesterday",
+        "see you at the next planning session",
+    ] {
+        reads_goal(text, None);
+    }
+}
+
+#[test]
+fn a_message_relayed_to_a_person_is_what_to_tell_them() {
+    for (text, whom, said) in [
+        (
+            "text jo tell her the keys are under the mat",
+            "jo",
+            "keys are under the mat",
+        ),
+        (
+            "text grandpa let him know we land at noon",
+            "grandpa",
+            "we land at noon",
+        ),
+        (
+            "email priya saying the invoice went out",
+            "priya",
+            "invoice went out",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::TaskExecution,
+            &[("target", whom), ("desired_change", said)],
+        );
+    }
+}

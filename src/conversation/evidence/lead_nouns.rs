@@ -43,10 +43,14 @@ impl View<'_> {
             && words(self.text, g.lead.clone())
                 .last()
                 .is_some_and(|w| cls.lower_in(&cls.words.determiners, &self.text[w]))
-            // (So is one whose object a clause follows: "text Jamie that dinner is at 7".)
+            // (So is one whose object a clause follows: "text Jamie that dinner is at 7", "text
+            // jo tell her the keys are under the mat".)
             || words(self.text, g.lead.end..span.end)
                 .take(3)
-                .any(|w| self.text[w].eq_ignore_ascii_case("that"));
+                .any(|w| self.text[w].eq_ignore_ascii_case("that"))
+            || self.whom_that(g.lead.end..span.end).is_some_and(|(_, said)| {
+                count_words(&self.text[g.lead.end..said.start]) >= 2
+            });
         if verb {
             return None;
         }

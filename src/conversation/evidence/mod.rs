@@ -309,6 +309,7 @@ mod purpose;
 mod question_titles;
 mod requests;
 mod results;
+mod run_ons;
 pub(in crate::conversation) use results::identifier;
 mod statement;
 mod things;
@@ -571,6 +572,10 @@ impl View<'_> {
                 }
                 g.rule = Found::IntroducedPaste;
             }
+        }
+        // (Speech written down runs its sentences together: a lead inside one, last.)
+        if !marked && let Some(r) = self.run_on_over(first.as_ref(), &owns) {
+            first = Some(r);
         }
         let Some((mut goal, sentence)) = first else {
             return;

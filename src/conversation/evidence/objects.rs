@@ -55,12 +55,31 @@ impl View<'_> {
             .iter()
             .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
         };
-        let clause = if self.text[that.clone()].eq_ignore_ascii_case("that") {
+        // (Or relayed: "text maria tell her i'm running late", "message dad let him know
+        // the car is ready", "email the landlord saying the boiler is fixed".)
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        let relayed = is(&that, &["tell", "ask", "let", "say", "saying"]);
+        let clause = if relayed {
+            let mut c = clause;
+            for skip in [
+                &["her", "him", "them", "everyone"][..],
+                &["know"],
+                &["that"],
+            ] {
+                if is(&c, skip) {
+                    c = ws.next()?;
+                }
+            }
+            c
+        } else if self.text[that.clone()].eq_ignore_ascii_case("that") {
             clause
         } else {
             that.clone()
         };
-        (opens(&that)
+        ((opens(&that) || relayed)
             && !self
                 .cls
                 .lower_in(&self.cls.words.non_subjects, &self.text[name.clone()])

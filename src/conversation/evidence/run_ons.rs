@@ -1,0 +1,160 @@
+//! Run-on sentences, as speech is written down: no punctuation between what the user tells
+//! and what they ask ("it's freezing in here bump the heat up to seventy two", "we've got eight
+//! people coming saturday how big a turkey should i get"). When no sentence states a goal, a
+//! goal lead inside one opens a sentence of its own, unless the words before it make it the
+//! user's own doing ("i just set the alarm") or a part of a phrase ("the fix", "to set").
+
+use super::*;
+
+/// How many goal leads inside a sentence are tried (the work per sentence stays bounded).
+const MAX_TRIED: usize = 8;
+
+/// Words of a subject: a lead after one is the subject's doing, no request ("we already
+/// turned off the lights", "i just set the alarm").
+const SUBJECTS: [&str; 16] = [
+    "i", "we", "you", "u", "they", "he", "she", "it", "i'll", "we'll", "i've", "we've", "i'd",
+    "we'd", "who", "which",
+];
+
+/// A word without the punctuation around it.
+fn bare(w: &str) -> &str {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+}
+
+/// Words that open a question.
+const QUESTION_WORDS: [&str; 7] = ["how", "what", "why", "where", "when", "which", "who"];
+
+/// Words that open a question by inversion.
+const INVERTING: [&str; 15] = [
+    "is", "are", "am", "was", "were", "do", "does", "did", "can", "could", "would", "will",
+    "should", "have", "has",
+];
+
+impl View<'_> {
+    /// What the run-on reading gives beside `first`, the goal the passes before found: the
+    /// first run-on request when they found none; after a report read by its verb alone (no
+    /// problem word in its sentence), a request run on after that verb, which wins ("the kids
+    /// have a spelling test friday make a list of the hard words").
+    pub(super) fn run_on_over(
+        &self,
+        first: Option<&(GoalLead, Range<usize>)>,
+        owns: &[Range<usize>],
+    ) -> Option<(GoalLead, Range<usize>)> {
+        match first {
+            None => self.run_on(owns, false),
+            Some((g, s))
+                if g.rule == Found::ProblemReport
+                    && owns.contains(s)
+                    && !self
+                        .predicates(s.clone(), Strength::Problem)
+                        .iter()
+                        .any(|(_, modal)| !modal) =>
+            {
+                // (A clause of its own lies between: "lets two ppl book the same slot" is
+                // what the verb lets happen.)
+                self.run_on(std::slice::from_ref(s), true).filter(|(_, r)| {
+                    r.start >= g.lead.end && count_words(&self.text[g.lead.end..r.start]) >= 3
+                })
+            }
+            Some(_) => None,
+        }
+    }
+
+    /// The first goal a lead inside one of `owns` states, read from that lead to the
+    /// sentence's end; `strict`, only a lead before a determiner ("make a list", "bump the
+    /// heat") or a question word.
+    pub(super) fn run_on(
+        &self,
+        owns: &[Range<usize>],
+        strict: bool,
+    ) -> Option<(GoalLead, Range<usize>)> {
+        let cls = self.cls;
+        owns.iter().find_map(|s| {
+            let first = self.hits.partition_point(|h| h.start() < s.start);
+            self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < s.end)
+                .filter(|h| h.start() > s.start)
+                .filter(|h| {
+                    self.meanings(**h)
+                        .iter()
+                        .any(|m| matches!(m, Meaning::Lead(_)))
+                })
+                .take(MAX_TRIED)
+                .find_map(|h| {
+                    let at = h.start();
+                    // The two words before the lead: a clause of its own, with no subject
+                    // and ending in no word that binds the lead to it.
+                    let before = &self.text[s.start..at];
+                    let mut back = before
+                        .rsplit(|c: char| c.is_whitespace())
+                        .filter(|w| !w.is_empty());
+                    let (last, second) = (back.next()?, back.next()?);
+                    let (last, second) = (bare(last), bare(second));
+                    // (A lead that inverts a question, "is", "are", "can", asks nothing
+                    // inside a sentence: "hope yours is going better"; nor does one with a
+                    // subject after it: "exactly what I needed".)
+                    let lead = &self.text[at..h.end()];
+                    let lead_first = lead.split_whitespace().next().unwrap_or(lead);
+                    let after = self.text[h.end()..s.end]
+                        .split_whitespace()
+                        .next()
+                        .map(bare)
+                        .unwrap_or("");
+                    // (A lead with nothing after it, or a preposition, is a noun: "after
+                    // face unlock", "alt text on product images".)
+                    if INVERTING.iter().any(|x| lead_first.eq_ignore_ascii_case(x))
+                        || SUBJECTS.iter().any(|x| after.eq_ignore_ascii_case(x))
+                        || after.is_empty()
+                        || cls.lower_in(&cls.words.ends, after)
+                        || strict
+                            && !cls.lower_in(&cls.words.determiners, after)
+                            && !["me", "us"].iter().any(|x| after.eq_ignore_ascii_case(x))
+                            && !QUESTION_WORDS
+                                .iter()
+                                .any(|x| lead_first.eq_ignore_ascii_case(x))
+                    {
+                        return None;
+                    }
+                    // (A question word asks only with an inverted verb before any subject:
+                    // "how big of a turkey should i get"; "no matter which colour i pick"
+                    // asks nothing.)
+                    if QUESTION_WORDS
+                        .iter()
+                        .any(|x| lead_first.eq_ignore_ascii_case(x))
+                        && !self.text[h.end()..s.end]
+                            .split_whitespace()
+                            .take(5)
+                            .map(bare)
+                            .take_while(|w| !SUBJECTS.iter().any(|x| w.eq_ignore_ascii_case(x)))
+                            .any(|w| INVERTING.iter().any(|x| w.eq_ignore_ascii_case(x)))
+                    {
+                        return None;
+                    }
+                    if last.is_empty()
+                        || before.trim_end().ends_with([',', ':', '-'])
+                        || [last, second]
+                            .iter()
+                            .any(|w| SUBJECTS.iter().any(|x| w.eq_ignore_ascii_case(x)))
+                        || cls.lower_in(&cls.words.determiners, last)
+                        || cls.lower_in(&cls.words.determiners, second)
+                        || INVERTING.iter().any(|x| last.eq_ignore_ascii_case(x))
+                        // (Nor after a verb, whose object it starts: "the job loads duplicate
+                        // rows", "keeps asking for the pin".)
+                        || cls.lower_in(&cls.words.predicates, last)
+                        || cls.lower_in(&cls.words.verbs, last)
+                        || last.len() > 4 && (last.ends_with("ing") || last.ends_with("ed"))
+                        || cls.lower_in(&cls.words.auxiliaries, last)
+                        || cls.lower_in(&cls.words.ends, last)
+                        || cls.lower_in(&cls.words.non_subjects, last)
+                            && !["here", "there", "now", "lol", "please", "pls"]
+                                .iter()
+                                .any(|x| last.eq_ignore_ascii_case(x))
+                    {
+                        return None;
+                    }
+                    self.statement(at..s.end, false).map(|g| (g, at..s.end))
+                })
+        })
+    }
+}
