@@ -78,3 +78,25 @@ fn a_long_request_for_a_kind_after_a_or_an_is_read_whole() {
     s.user("the long list of things that my team and i have been meaning to look at for a while now, in no order");
     assert_eq!(s.goal(), None);
 }
+
+#[test]
+fn a_kind_label_over_what_it_must_have_asks_for_that_kind() {
+    reads_holding(
+        "stylelint config: no ids, max nesting 3, kebab-case classes",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "stylelint config"),
+            ("requirements", "no ids"),
+        ],
+    );
+    // A bare kind, or a report after the label, names the part a report is about.
+    for text in [
+        "UI: toast messages stack on top of each other",
+        "sqlite backend: VACUUM runs on every startup",
+        "mobile app: crash on launch",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
+}

@@ -330,6 +330,29 @@ impl View<'_> {
             {
                 return Some(g);
             }
+            // (A label that is a kind of artifact, over what it must have with no verb, asks
+            // for that kind: "prettier config: single quotes, no semicolons"; over a verb it
+            // names the part a report is about, "cli backend: the save button is misaligned".)
+            let label_words: SmallVec<[Range<usize>; 6]> =
+                words(self.text, start..sentence.end).take(6).collect();
+            // (A bare kind is the part a title is about: "UI: toast messages stack".)
+            if let Some(first) = label_words.first()
+                && label_words.get(1).is_some_and(|w| w.end <= label_end)
+                && self
+                    .predicates(rest..sentence.end, Strength::Predicate)
+                    .is_empty()
+                && words(self.text, rest..sentence.end)
+                    .take(12)
+                    .enumerate()
+                    .all(|(i, w)| {
+                        let t = &self.text[w];
+                        !(i == 0 && cls.lower_in(&cls.words.determiners, t))
+                            && !cls.lower_in(&cls.words.auxiliaries, t)
+                    })
+                && let Some(g) = self.kind_first(first, &label_words, start..sentence.end)
+            {
+                return Some(g);
+            }
             // (A label that names a feature asks for what follows: no verb is guessed from an
             // -s ending, "Feature: bulk edit tags on multiple notes"; a modal or a problem word
             // still reads as alone, "Feature request: the latex exporter should emit booktabs
