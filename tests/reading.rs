@@ -4,6 +4,7 @@
 
 mod reading {
     pub(crate) mod context;
+    pub(crate) mod contrasts;
     pub(crate) mod features;
     pub(crate) mod further;
     pub(crate) mod kinds;

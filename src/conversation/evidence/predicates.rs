@@ -11,6 +11,42 @@ const MADE: [&str; 7] = [
 const MADE_BY: [&str; 5] = ["with", "in", "on", "using", "by"];
 
 impl View<'_> {
+    /// Whether `at` is a "not" that sets one thing against another, no problem: "unused vars
+    /// as warnings not errors", "4 spaces, not tabs", "the customer portal, not the admin
+    /// one": after no auxiliary, before a plural, a name or a determiner, with at most three
+    /// words to the clause's end (before `end`).
+    fn contrast_not(&self, at: Range<usize>, end: usize) -> bool {
+        let cls = self.cls;
+        if !self.text[at.clone()].eq_ignore_ascii_case("not") {
+            return false;
+        }
+        let before = self.text[..at.start].trim_end();
+        let previous = before
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        if previous.is_empty()
+            || cls.lower_in(&cls.words.auxiliaries, previous)
+            || cls.lower_in(&cls.words.non_subjects, previous)
+        {
+            return false;
+        }
+        let rest = &self.text[at.end..end];
+        let clause = rest
+            .find([',', ';', '.', '!', '?', '\n', ')'])
+            .map_or(rest, |c| &rest[..c]);
+        let mut ws = clause.split_whitespace();
+        let Some(next) = ws.next() else {
+            return false;
+        };
+        let n = 1 + ws.count();
+        n <= 3
+            && (cls.lower_in(&cls.words.determiners, next)
+                || next.starts_with(|c: char| c.is_uppercase())
+                || n == 1 && cls.plural(&next.to_ascii_lowercase()))
+    }
+
     /// The predicates of a clause, in order, for a strength of evidence: (where, a modal).
     pub(in crate::conversation) fn predicates(
         &self,
@@ -74,7 +110,10 @@ impl View<'_> {
                     // Not inside a signal phrase ("makes sense", "mission accomplished").
                     // (A modal counts inside one: "should be" is a change request's phrase too.)
                     let modal = meanings.contains(&Meaning::Modal);
-                    if h.start() > span.start && (!h.shadowed || modal) && meanings.iter().any(want)
+                    if h.start() > span.start
+                        && (!h.shadowed || modal)
+                        && meanings.iter().any(want)
+                        && !self.contrast_not(h.start()..h.end(), span.end)
                     {
                         out.push((h.start()..h.end(), meanings.contains(&Meaning::Modal)));
                     }

@@ -1,0 +1,49 @@
+//! A "not" that sets one thing against another ("warnings not errors", "4 spaces, not tabs")
+//! reports no problem; and a standing instruction's opener ("from now on", "going forward")
+//! leads its request like a filler.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_goal, reads_holding};
+
+#[test]
+fn not_before_the_thing_it_rules_out_is_no_problem() {
+    reads_holding(
+        "prettier config: double quotes not single, tabs not spaces",
+        GoalType::ArtifactCreation,
+        &[("component_type", "prettier config")],
+    );
+    for text in [
+        "keep the tone of the newsletter friendly, not formal",
+        "switch the chart to bars not lines",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(!s.slot("desired_change").starts_with("fix: "), "{text}");
+    }
+    // A "not" before a state or after an auxiliary still reports.
+    for text in [
+        "the sidebar links not clickable on ipad",
+        "the webhook is not retried after a timeout",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(s.slot("desired_change").starts_with("fix: "), "{text}");
+    }
+}
+
+#[test]
+fn a_standing_instructions_opener_leads_its_request() {
+    reads_holding(
+        "from now on use british spelling in every draft",
+        GoalType::TaskExecution,
+        &[("desired_change", "british spelling")],
+    );
+    reads_holding(
+        "going forward, add a changelog line to every PR description",
+        GoalType::TaskExecution,
+        &[("desired_change", "changelog line")],
+    );
+    reads_goal("from now on", None);
+}
