@@ -346,8 +346,8 @@ impl View<'_> {
                     .enumerate()
                     .all(|(i, w)| {
                         let t = &self.text[w];
-                        !(i == 0 && cls.lower_in(&cls.words.determiners, t))
-                            && !cls.lower_in(&cls.words.auxiliaries, t)
+                        !(cls.lower_in(&cls.words.auxiliaries, t)
+                            || i == 0 && cls.lower_in(&cls.words.determiners, t))
                     })
                 && let Some(g) = self.kind_first(first, &label_words, start..sentence.end)
             {
