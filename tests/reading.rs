@@ -395,3 +395,16 @@ fn an_error_after_multibyte_characters_is_read_on_character_boundaries() {
         assert!(explanation.goal.is_some(), "{text}");
     }
 }
+
+/// The assistant announcing the work it starts ("I'll put one together ...") starts it, and its
+/// delivery then goes to review, where the user's change is recorded.
+#[test]
+fn an_announced_start_then_a_delivery_goes_to_review() {
+    let mut s = Session::new();
+    s.user("make me a packing list for a weekend of camping by the lake");
+    s.assistant("I'll put one together, grouped by what it's for.");
+    s.assistant("Here it is:\n- tent\n- stove\n- headlamp");
+    assert_eq!(s.conv.phase, Phase::Reviewing);
+    s.user("nice, but drop the stove, the site has a grill");
+    assert_eq!(s.conv.phase, Phase::Understanding);
+}

@@ -100,3 +100,30 @@ fn a_kind_label_over_what_it_must_have_asks_for_that_kind() {
         assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
     }
 }
+
+#[test]
+fn what_a_kind_is_of_is_its_requirement() {
+    for (text, kind, requirements) in [
+        (
+            "make a table of my monthly bills",
+            "table",
+            "of my monthly bills",
+        ),
+        (
+            "draw up a timeline of the product launch",
+            "timeline",
+            "product launch",
+        ),
+        (
+            "write a summary of the incident for the exec team",
+            "summary",
+            "of the incident",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::ArtifactCreation,
+            &[("component_type", kind), ("requirements", requirements)],
+        );
+    }
+}

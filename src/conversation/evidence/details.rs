@@ -141,6 +141,9 @@ impl View<'_> {
                         "including",
                         "featuring",
                         "containing",
+                        // "a line chart of weekly signups", "a summary of the thread": what
+                        // it shows or holds.
+                        "of",
                     ]
                     .iter()
                     .any(|c| is(c))
