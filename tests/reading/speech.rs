@@ -86,6 +86,8 @@ fn a_lead_after_a_subject_a_determiner_or_inside_small_talk_is_no_run_on() {
         "hope the rest of your week is going well",
         "cheers for the quick fix yesterday",
         "see you at the next planning session",
+        "Please don't cancel the order",
+        "Great, but please change the header color",
     ] {
         reads_goal(text, None);
     }

@@ -73,15 +73,16 @@ impl View<'_> {
             let first = self.hits.partition_point(|h| h.start() < s.start);
             self.hits[first..]
                 .iter()
-                .take_while(|h| h.start() < s.end)
-                .filter(|h| h.start() > s.start)
-                .filter(|h| {
+                .enumerate()
+                .take_while(|(_, h)| h.start() < s.end)
+                .filter(|(_, h)| h.start() > s.start)
+                .filter(|(_, h)| {
                     self.meanings(**h)
                         .iter()
                         .any(|m| matches!(m, Meaning::Lead(_)))
                 })
                 .take(MAX_TRIED)
-                .find_map(|h| {
+                .find_map(|(k, h)| {
                     let at = h.start();
                     // The two words before the lead: a clause of its own, with no subject
                     // and ending in no word that binds the lead to it.
@@ -131,7 +132,16 @@ impl View<'_> {
                     {
                         return None;
                     }
-                    if last.is_empty()
+                    // (Nor after a negation: "please don't cancel the order".)
+                    let last_end = s.start + before.trim_end().len();
+                    let negated = self.hits[..first + k]
+                        .iter()
+                        .rev()
+                        .take_while(|x| x.start() + 16 >= last_end)
+                        .any(|x| {
+                            x.end() == last_end && self.meanings(*x).contains(&Meaning::Negation)
+                        });
+                    if negated || last.is_empty()
                         || before.trim_end().ends_with([',', ':', '-'])
                         || [last, second]
                             .iter()
@@ -147,7 +157,7 @@ impl View<'_> {
                         || cls.lower_in(&cls.words.auxiliaries, last)
                         || cls.lower_in(&cls.words.ends, last)
                         || cls.lower_in(&cls.words.non_subjects, last)
-                            && !["here", "there", "now", "lol", "please", "pls"]
+                            && !["here", "there", "now", "lol"]
                                 .iter()
                                 .any(|x| last.eq_ignore_ascii_case(x))
                     {
