@@ -47,3 +47,22 @@ fn a_standing_instructions_opener_leads_its_request() {
     );
     reads_goal("from now on", None);
 }
+
+#[test]
+fn whether_a_good_one_exists_asks_and_a_duplicate_mark_states_nothing() {
+    reads_goal(
+        "any good crate for parsing ical files? the one i tried panics on recurring events",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal(
+        "is there a good alternative to cron on windows",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal("Duplicate of #87", None);
+    reads_goal("dupe of the dark mode one, closing", None);
+    // "duplicate" as a verb still asks.
+    reads_goal(
+        "duplicate the invoice template for the german office",
+        Some(GoalType::TaskExecution),
+    );
+}
