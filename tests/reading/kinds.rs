@@ -127,3 +127,23 @@ fn what_a_kind_is_of_is_its_requirement() {
         );
     }
 }
+
+#[test]
+fn a_plan_for_a_trip_or_a_party_asks_for_the_plan() {
+    for (text, kind) in [
+        (
+            "plan a 3 day road trip along the coast for two adults and a dog",
+            "road trip",
+        ),
+        (
+            "plan a surprise birthday party for my wife, about 20 guests",
+            "birthday party",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::ArtifactCreation,
+            &[("component_type", kind)],
+        );
+    }
+}
