@@ -4,7 +4,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_goal, reads_holding};
+use super::session::{Session, has, reads_goal, reads_holding};
 
 #[test]
 fn not_before_the_thing_it_rules_out_is_no_problem() {
@@ -65,4 +65,13 @@ fn whether_a_good_one_exists_asks_and_a_duplicate_mark_states_nothing() {
         "duplicate the invoice template for the german office",
         Some(GoalType::TaskExecution),
     );
+}
+
+#[test]
+fn a_rejection_then_the_meant_value_in_the_next_sentence_corrects() {
+    let mut s = Session::new();
+    s.user("restart the worker pods on the prod cluster");
+    s.user("oh no not prod!! I meant staging");
+    assert!(has(&s.slot("target"), "staging"), "{}", s.slot("target"));
+    assert!(!s.slot("target").contains("prod"), "{}", s.slot("target"));
 }

@@ -48,7 +48,14 @@ impl View<'_> {
                             (Some(c), Some((d, _))) if c < d => (c, 1),
                             (_, Some(d)) => d,
                             (Some(c), None) => (c, 1),
-                            (None, None) => return None,
+                            // ("no not prod!! I meant staging": the value in the next
+                            // sentence, after its marker.)
+                            (None, None) => {
+                                let old = cls.clean(text, h.end()..limit, true);
+                                return self
+                                    .meant_next(limit)
+                                    .and_then(|new| self.short(text, new, Some(old)));
+                            }
                         };
                         let old = cls.clean(text, h.end()..h.end() + comma, true);
                         let new = cls.clean(text, h.end() + comma + width..limit, true);
@@ -129,6 +136,20 @@ impl View<'_> {
         }
         let new = cls.clean(text, at.min(limit)..limit, true);
         self.short(text, new, None)
+    }
+
+    /// The value a sentence after `end` gives, when it opens with a correction's marker ("I
+    /// meant staging"), to its own end.
+    fn meant_next(&self, end: usize) -> Option<Range<usize>> {
+        let text = self.text;
+        let from =
+            end + text[end..].len() - text[end..].trim_start_matches(['.', '!', '?', ' ']).len();
+        let h = self.at(from, |m| m == Meaning::Correction)?;
+        let stop = text[h.end()..]
+            .find(['.', '!', '?', '\n'])
+            .map_or(text.len(), |p| h.end() + p);
+        let new = self.cls.clean(text, h.end()..stop, true);
+        (!new.is_empty()).then_some(new)
     }
 
     pub(in crate::conversation) fn short(
