@@ -30,7 +30,19 @@ fn a_time_told_with_be_sets_the_scene() {
     ] {
         reads_goal(text, Some(GoalType::ArtifactCreation));
     }
-    reads_goal("our flight is at 6 tomorrow", None);
+    reads_goal("our flight is at 6:15 tomorrow", None);
+    reads_goal(
+        "the meeting is tomorrow can you draft an agenda",
+        Some(GoalType::ArtifactCreation),
+    );
+    // A measure is no time, and what follows a time still reports.
+    for text in [
+        "the disk is at 100%",
+        "the retry count is at 5 and it still fails",
+        "the invoice date is next year instead of this year",
+    ] {
+        reads_goal(text, Some(GoalType::TaskExecution));
+    }
     // What a job does at a time is still a report.
     reads_goal(
         "the backup job runs at 3am and fills the disk",

@@ -88,6 +88,10 @@ fn a_lead_after_a_subject_a_determiner_or_inside_small_talk_is_no_run_on() {
         "see you at the next planning session",
         "Please don't cancel the order",
         "Great, but please change the header color",
+        "thanks for everything today check out my blog sometime",
+        "busy day today wish me luck",
+        "hey team quick update on friday deploy the release notes are ready",
+        "how old are you lol",
     ] {
         reads_goal(text, None);
     }
@@ -118,4 +122,16 @@ fn a_message_relayed_to_a_person_is_what_to_tell_them() {
             &[("target", whom), ("desired_change", said)],
         );
     }
+}
+
+#[test]
+fn a_lead_after_a_plural_subject_is_its_verb_not_a_request() {
+    let mut s = Session::new();
+    s.user("the bot spams the channel any time folks create a thread");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        s.slot("desired_change").starts_with("fix: "),
+        "{}",
+        s.slot("desired_change")
+    );
 }

@@ -38,11 +38,14 @@ impl View<'_> {
             })
     }
 
-    /// Whether a clause's report by a verb says when its thing is: after the auxiliaries ("is",
-    /// "was") its problem opens with a word of `times` ("the recital is tomorrow"), or with
-    /// "next", "this", "on" or "at" before one or a number ("parents evening is next week",
-    /// "the party is on saturday", "my flight is at 6"). A time told that way sets the scene;
-    /// a verb of doing before the time still reports ("the backup runs at 3am").
+    /// Whether a clause's report by a verb says when its thing is: after a form of "be" its
+    /// problem is a time and nothing else: a word of `times` ("the recital is tomorrow"),
+    /// "next", "this" or "on" before one ("parents evening is next week", "the party is on
+    /// saturday"), or "at" before a clock time ("my flight is at 6:30", "at 7pm"). A time
+    /// told that way sets the scene; a measure is no time ("the disk is at 100%", "cpu is at
+    /// 100"), a verb of doing before the time still reports ("the backup runs at 3am"), and
+    /// so does anything after the time ("the retry count is at 5 and it still fails", "the
+    /// invoice date is next year instead of this year").
     pub(super) fn says_when(&self, g: &GoalLead) -> bool {
         let cls = self.cls;
         g.details
@@ -50,29 +53,54 @@ impl View<'_> {
             .find(|d| d.slot == 1)
             .and_then(|d| d.spans.first())
             .is_some_and(|s| {
-                let mut ws = words(self.text, s.clone());
-                // (Only a form of "be" states when: "runs at 3am" is what a job does.)
-                if !ws.next().is_some_and(|w| {
-                    ["is", "are", "was", "were", "'s"]
-                        .iter()
-                        .any(|b| self.text[w.clone()].eq_ignore_ascii_case(b))
-                }) {
+                let ws: SmallVec<[Range<usize>; 6]> = words(self.text, s.clone()).take(6).collect();
+                let is = |k: usize, list: &[&str]| {
+                    ws.get(k).is_some_and(|w| {
+                        list.iter()
+                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                    })
+                };
+                let time = |k: usize| {
+                    ws.get(k)
+                        .is_some_and(|w| cls.lower_in(&cls.words.times, &self.text[w.clone()]))
+                };
+                // A clock time: "7pm", "noon", or hours before a colon or "am" ("6:30", "7 pm"),
+                // and how many words it takes.
+                let clock = |k: usize| -> Option<usize> {
+                    let w = ws.get(k)?;
+                    let t = self.text[w.clone()].to_ascii_lowercase();
+                    let digits = t.bytes().all(|b| b.is_ascii_digit());
+                    if digits && self.text[w.end..].starts_with(':') {
+                        Some(2 + usize::from(is(k + 2, &["am", "pm"])))
+                    } else if digits && is(k + 1, &["am", "pm"]) {
+                        Some(2)
+                    } else if (t.ends_with("am") || t.ends_with("pm"))
+                        && t.starts_with(|c: char| c.is_ascii_digit())
+                        || t == "noon"
+                        || t == "midnight"
+                    {
+                        Some(1)
+                    } else {
+                        None
+                    }
+                };
+                if !is(0, &["is", "are", "was", "were", "'s"]) {
                     return false;
                 }
-                let time = |w: &Range<usize>| cls.lower_in(&cls.words.times, &self.text[w.clone()]);
-                match ws.next() {
-                    Some(w) if time(&w) => true,
-                    Some(w)
-                        if ["next", "this", "on", "at"]
-                            .iter()
-                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x)) =>
-                    {
-                        ws.next().is_some_and(|n| {
-                            time(&n) || self.text[n].starts_with(|c: char| c.is_ascii_digit())
-                        })
-                    }
-                    _ => false,
-                }
+                // Where the time ends: nothing may follow it in the clause.
+                let end = if time(1) {
+                    2
+                } else if is(1, &["next", "this", "on"]) && time(2) {
+                    3
+                } else if is(1, &["at"])
+                    && let Some(n) = clock(2)
+                {
+                    2 + n
+                } else {
+                    return false;
+                };
+                // (Another word of time may follow: "at 6:30 tomorrow".)
+                words(self.text, s.clone()).count() <= end + 1 && (ws.len() == end || time(end))
             })
     }
 }

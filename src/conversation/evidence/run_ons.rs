@@ -52,8 +52,19 @@ impl View<'_> {
             {
                 // (A clause of its own lies between: "lets two ppl book the same slot" is
                 // what the verb lets happen.)
+                // (A wrapper addressing the assistant needs none: "the meeting is tomorrow can
+                // you draft an agenda".)
                 self.run_on(std::slice::from_ref(s), true).filter(|(_, r)| {
-                    r.start >= g.lead.end && count_words(&self.text[g.lead.end..r.start]) >= 3
+                    let mut next = self.text[r.clone()].split_whitespace();
+                    let addressed = next.next().is_some_and(|w| {
+                        ["can", "could", "would", "will"]
+                            .iter()
+                            .any(|x| w.eq_ignore_ascii_case(x))
+                    }) && next
+                        .next()
+                        .is_some_and(|w| ["you", "u"].iter().any(|x| w.eq_ignore_ascii_case(x)));
+                    r.start >= g.lead.end
+                        && (addressed || count_words(&self.text[g.lead.end..r.start]) >= 3)
                 })
             }
             Some(_) => None,
@@ -71,6 +82,19 @@ impl View<'_> {
         let cls = self.cls;
         owns.iter().find_map(|s| {
             let first = self.hits.partition_point(|h| h.start() < s.start);
+            // (A sentence of thanks, wishes or small talk runs on no request: "thanks for
+            // everything today check out my blog sometime".)
+            if self.hits[first..]
+                .iter()
+                .take_while(|h| h.start() < s.end)
+                .any(|h| {
+                    self.meanings(*h).iter().any(|m| {
+                        matches!(m, Meaning::Signal(_) | Meaning::SmallTalk | Meaning::Ack)
+                    })
+                })
+            {
+                return None;
+            }
             self.hits[first..]
                 .iter()
                 .enumerate()
@@ -97,6 +121,25 @@ impl View<'_> {
                     // subject after it: "exactly what I needed".)
                     let lead = &self.text[at..h.end()];
                     let lead_first = lead.split_whitespace().next().unwrap_or(lead);
+                    let question = QUESTION_WORDS
+                        .iter()
+                        .any(|x| lead_first.eq_ignore_ascii_case(x));
+                    // (A capitalized lead inside a sentence is a name's word: "pick this month
+                    // Find the Light"; and a lead whose object a "be" follows tells, "deploy
+                    // the release notes are ready".)
+                    if lead_first.starts_with(|c: char| c.is_uppercase())
+                        || !question
+                            && self.text[h.end()..s.end]
+                                .split_whitespace()
+                                .take(8)
+                                .any(|w| {
+                                    ["is", "are", "was", "were"]
+                                        .iter()
+                                        .any(|x| bare(w).eq_ignore_ascii_case(x))
+                                })
+                    {
+                        return None;
+                    }
                     let after = self.text[h.end()..s.end]
                         .split_whitespace()
                         .next()
@@ -104,11 +147,18 @@ impl View<'_> {
                         .unwrap_or("");
                     // (A lead with nothing after it, or a preposition, is a noun: "after
                     // face unlock", "alt text on product images".)
-                    if INVERTING.iter().any(|x| lead_first.eq_ignore_ascii_case(x))
-                        || SUBJECTS.iter().any(|x| after.eq_ignore_ascii_case(x))
+                    // ("can you draft an agenda" asks the assistant: a request.)
+                    let addressed = ["can", "could", "would", "will"]
+                        .iter()
+                        .any(|x| lead_first.eq_ignore_ascii_case(x))
+                        && ["you", "u"].iter().any(|x| after.eq_ignore_ascii_case(x));
+                    if !addressed
+                        && (INVERTING.iter().any(|x| lead_first.eq_ignore_ascii_case(x))
+                            || SUBJECTS.iter().any(|x| after.eq_ignore_ascii_case(x)))
                         || after.is_empty()
                         || cls.lower_in(&cls.words.ends, after)
                         || strict
+                            && !addressed
                             && !cls.lower_in(&cls.words.determiners, after)
                             && !["me", "us"].iter().any(|x| after.eq_ignore_ascii_case(x))
                             && !QUESTION_WORDS
@@ -148,6 +198,10 @@ impl View<'_> {
                             .any(|w| SUBJECTS.iter().any(|x| w.eq_ignore_ascii_case(x)))
                         || cls.lower_in(&cls.words.determiners, last)
                         || cls.lower_in(&cls.words.determiners, second)
+                        // (A plural or a person before it is its subject: "any time folks
+                        // create a thread".)
+                        || cls.plural(&last.to_ascii_lowercase())
+                        || cls.lower_in(&cls.words.people, last)
                         || INVERTING.iter().any(|x| last.eq_ignore_ascii_case(x))
                         // (Nor after a verb, whose object it starts: "the job loads duplicate
                         // rows", "keeps asking for the pin".)
