@@ -32,6 +32,12 @@ use smallvec::SmallVec;
 use super::dictionary::{KeyHasher, Known, MAX_WORD, dictionary, known, padded_word_key, word_key};
 pub use super::said::{Correction, Said};
 
+/// Words after which a hesitation's word is a value or a noun ("to um", "the er diagram").
+const BINDING: [&str; 16] = [
+    "to", "called", "named", "as", "the", "a", "an", "my", "our", "your", "this", "that", "in",
+    "is", "of", "and",
+];
+
 /// Vocabulary words shorter than this are never the correction.
 const MIN_TARGET: usize = 5;
 /// Words shorter than this are never corrected.
@@ -183,8 +189,11 @@ impl Speller {
     }
 
     /// Whether the word at `start..end` of `text` is a hesitation read as nothing: a word of
-    /// the list, as written or capitalised, after a word of its sentence (only spaces and a
-    /// comma between), no part of a hyphenated word or of a vocabulary phrase.
+    /// the list in lower case between spaces or commas ("uh_id", "um/uh", "Er Jun" and
+    /// "uh-huh" are words of their own), after a word of its sentence that does not make it a
+    /// value or a noun ("set the unit to um", "a column called um", "five um", "the er
+    /// diagram"), not before "oh" or "huh" ("the uh oh sound") and no part of a vocabulary
+    /// phrase.
     fn hesitates(
         &self,
         text: &str,
@@ -193,25 +202,35 @@ impl Speller {
         before: Option<Range<usize>>,
     ) -> bool {
         let word = &text[start..end];
+        let spaced = |c: Option<char>| c.is_none_or(|c| c == ' ' || c == ',');
         if word.len() > 4
-            || word[1..].bytes().any(|b| b.is_ascii_uppercase())
-            || !self
-                .hesitations
-                .iter()
-                .any(|h| h.eq_ignore_ascii_case(word))
-            || text[end..].starts_with('-')
-            || text[..start].ends_with('-')
-            || !text[..start]
-                .trim_end_matches([' ', ','])
-                .ends_with(|c: char| c.is_alphabetic())
+            || word.bytes().any(|b| b.is_ascii_uppercase())
+            || !self.hesitations.iter().any(|h| &**h == word)
+            || !spaced(text[..start].chars().next_back())
+            || !spaced(text[end..].chars().next())
         {
             return false;
         }
-        let mut lower = [0u8; 4];
-        lower[..word.len()].copy_from_slice(word.as_bytes());
-        lower.make_ascii_lowercase();
-        let lower = std::str::from_utf8(&lower[..word.len()]).unwrap_or(word);
-        !self.completes_pair(text, before, lower, end)
+        let lead = text[..start].trim_end_matches([' ', ',']);
+        let previous = lead
+            .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
+            .next()
+            .unwrap_or("");
+        let next = text[end..]
+            .trim_start_matches([' ', ','])
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        if previous.is_empty()
+            || !lead.ends_with(|c: char| c.is_alphabetic())
+            || BINDING.iter().any(|b| previous.eq_ignore_ascii_case(b))
+                && !(text[..start].ends_with(", ") && text[end..].starts_with(','))
+            || previous.bytes().all(|b| b.is_ascii_digit())
+            || ["oh", "huh"].iter().any(|n| next.eq_ignore_ascii_case(n))
+        {
+            return false;
+        }
+        !self.completes_pair(text, before, word, end)
     }
 
     /// `text` with its misspelt words read as the vocabulary words they are one edit from.

@@ -147,3 +147,21 @@ fn a_plan_for_a_trip_or_a_party_asks_for_the_plan() {
         );
     }
 }
+
+#[test]
+fn a_kind_for_someone_with_a_verb_after_tells_of_the_thing() {
+    // A verb or a problem in the phrase after "for" tells something of the thing: no request
+    // for it.
+    for text in [
+        "Safari login page for partners keeps looping",
+        "Pricing page for enterprise customers is live now",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+    }
+    // Past 16 words a kind with no connector after it is the subject of a story.
+    let mut s = Session::new();
+    s.user("an app i installed yesterday keeps draining my battery even when it is closed and i have already tried reinstalling it twice this week");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+}

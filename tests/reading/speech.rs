@@ -135,3 +135,29 @@ fn a_lead_after_a_plural_subject_is_its_verb_not_a_request() {
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn a_hesitations_word_that_is_a_name_a_value_or_a_noun_stays() {
+    for (text, slot, value) in [
+        (
+            "the uh_id column is null for new rows",
+            "target",
+            "uh_id column",
+        ),
+        (
+            "can you make an er diagram of our users schema",
+            "component_type",
+            "er diagram",
+        ),
+        ("rename the playlist to Uh Huh", "desired_change", "Uh Huh"),
+        ("set the spacing unit to um", "desired_change", "um"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(
+            super::session::has(&s.slot(slot), value),
+            "{text}: {slot} = {}",
+            s.slot(slot)
+        );
+    }
+}

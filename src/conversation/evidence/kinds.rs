@@ -69,6 +69,7 @@ impl View<'_> {
                 && cls.extract(np, kind_slot).is_some_and(|r| {
                     r.end == np.len() && (r.start == 0 || named_tool(&np[..r.start]))
                 })
+                && !self.tells_of(first.start + whole.len(), span.end)
             {
                 let object = cls.clean(self.text, first.start..span.end, true);
                 let at = first.start..first.start;
@@ -83,5 +84,25 @@ impl View<'_> {
             }
         }
         None
+    }
+
+    /// Whether the phrase after a kind (from `at`), to its first comma or dash, tells
+    /// something of the thing: a verb or a problem after "for" ("Safari login page for
+    /// partners keeps looping", "Welcome email for churned users went out yesterday"). After
+    /// "to", "that" or "which" the verb is what the thing must do.
+    fn tells_of(&self, at: usize, end: usize) -> bool {
+        let rest = &self.text[at..end];
+        let trimmed = rest.trim_start();
+        if !trimmed
+            .get(..4)
+            .is_some_and(|w| w.eq_ignore_ascii_case("for "))
+        {
+            return false;
+        }
+        let stop = rest
+            .find([',', ';', ':', '.', '—', '–'])
+            .map_or(end, |p| at + p);
+        !self.predicates(at..stop, Strength::Predicate).is_empty()
+            || !self.predicates(at..stop, Strength::Problem).is_empty()
     }
 }

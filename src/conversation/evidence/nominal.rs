@@ -98,7 +98,18 @@ impl View<'_> {
             let kind_slot = *cls.goals[artifact].slots.first()?;
             let object = cls.clean(self.text, first.start..span.end, true);
             let np = noun_phrase(&self.text[object.clone()], &cls.noun_phrase_ends);
-            if cls.extract(np, kind_slot).is_some() {
+            // (Past 16 words, only with a connector after the kind: "an app i installed
+            // yesterday keeps draining ..." tells of an app.)
+            let connected = !long
+                || cls
+                    .extract(np, kind_slot)
+                    .is_some_and(|r| r.end == np.trim_end().len())
+                    && object.start + np.len() < span.end
+                    && self.text[object.start + np.len()..span.end]
+                        .split_whitespace()
+                        .next()
+                        .is_some_and(|w| cls.lower_in(&cls.words.ends, w));
+            if connected && cls.extract(np, kind_slot).is_some() {
                 return Some(GoalLead {
                     goal: artifact,
                     description: object.clone(),
