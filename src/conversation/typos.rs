@@ -69,6 +69,8 @@ pub struct Speller {
     ends: Box<[u32; 26 * 26]>,
     /// Words of hesitation, lower case, read as nothing inside a sentence.
     hesitations: Vec<Box<str>>,
+    /// The first letters of `hesitations`, a bit per letter: most words stop at one test.
+    hesitation_firsts: u32,
 }
 
 /// The index of a pair of lower-case letters.
@@ -126,6 +128,7 @@ impl Speller {
             starts: Box::new([0; 26 * 26]),
             ends: Box::new([0; 26 * 26]),
             hesitations: Vec::new(),
+            hesitation_firsts: 0,
         };
         let Speller {
             targets,
@@ -185,6 +188,12 @@ impl Speller {
             .into_iter()
             .map(|w| w.to_ascii_lowercase().into_boxed_str())
             .collect();
+        self.hesitation_firsts = self
+            .hesitations
+            .iter()
+            .filter_map(|h| h.bytes().next())
+            .filter(u8::is_ascii_lowercase)
+            .fold(0, |m, b| m | 1 << (b - b'a'));
         self
     }
 
@@ -257,7 +266,11 @@ impl Speller {
             }
             let before = previous.replace(start..i);
             let word = &text[start..i];
-            if !self.hesitations.is_empty() && self.hesitates(text, start, i, before.clone()) {
+            if i - start <= 4
+                && bytes[start].is_ascii_lowercase()
+                && self.hesitation_firsts & (1 << (bytes[start] - b'a')) != 0
+                && self.hesitates(text, start, i, before.clone())
+            {
                 // (Read as nothing, with the comma and the spaces after it; between two
                 // commas, with the one before it: "move it to, uh, thursday".)
                 let mut start = start;
