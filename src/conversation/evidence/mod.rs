@@ -310,6 +310,7 @@ mod question_titles;
 mod requests;
 mod results;
 mod run_ons;
+mod speech;
 pub(in crate::conversation) use results::identifier;
 mod statement;
 mod things;
