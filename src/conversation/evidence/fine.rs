@@ -12,30 +12,26 @@ impl View<'_> {
     /// actions" report. Such a clause rules a cause out; it reports nothing.
     pub(super) fn says_fine(&self, g: &GoalLead) -> bool {
         let cls = self.cls;
-        g.details
-            .iter()
-            .find(|d| d.slot == 1)
-            .and_then(|d| d.spans.first())
-            .is_some_and(|s| {
-                let mut ws = words(self.text, s.clone())
-                    .skip_while(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]));
-                // (After a verb of how things went: "the speech went great".)
-                let fine = |w: &Range<usize>| {
-                    g.lead.start <= w.start
-                        && cls.lower_in(&cls.words.fine_states, &self.text[w.clone()])
-                };
-                ws.next().is_some_and(|w| {
-                    fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
-                }) && ws.all(|w| {
-                    cls.lower_in(&cls.words.times, &self.text[w.clone()])
-                        || [
-                            "to", "for", "me", "us", "so", "far", "now", "though", "tbh", "btw",
-                            "again", "today", "overall", "too", "lol",
-                        ]
-                        .iter()
-                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                })
+        problem_of(g).is_some_and(|s| {
+            let mut ws = words(self.text, s.clone())
+                .skip_while(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]));
+            // (After a verb of how things went: "the speech went great".)
+            let fine = |w: &Range<usize>| {
+                g.lead.start <= w.start
+                    && cls.lower_in(&cls.words.fine_states, &self.text[w.clone()])
+            };
+            ws.next().is_some_and(|w| {
+                fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
+            }) && ws.all(|w| {
+                cls.lower_in(&cls.words.times, &self.text[w.clone()])
+                    || [
+                        "to", "for", "me", "us", "so", "far", "now", "though", "tbh", "btw",
+                        "again", "today", "overall", "too", "lol",
+                    ]
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
             })
+        })
     }
 
     /// Whether a clause's report by a verb says when its thing is: after a form of "be" its
@@ -48,59 +44,63 @@ impl View<'_> {
     /// invoice date is next year instead of this year").
     pub(super) fn says_when(&self, g: &GoalLead) -> bool {
         let cls = self.cls;
-        g.details
-            .iter()
-            .find(|d| d.slot == 1)
-            .and_then(|d| d.spans.first())
-            .is_some_and(|s| {
-                let ws: SmallVec<[Range<usize>; 6]> = words(self.text, s.clone()).take(6).collect();
-                let is = |k: usize, list: &[&str]| {
-                    ws.get(k).is_some_and(|w| {
-                        list.iter()
-                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                    })
-                };
-                let time = |k: usize| {
-                    ws.get(k)
-                        .is_some_and(|w| cls.lower_in(&cls.words.times, &self.text[w.clone()]))
-                };
-                // A clock time: "7pm", "noon", or hours before a colon or "am" ("6:30", "7 pm"),
-                // and how many words it takes.
-                let clock = |k: usize| -> Option<usize> {
-                    let w = ws.get(k)?;
-                    let t = self.text[w.clone()].to_ascii_lowercase();
-                    let digits = t.bytes().all(|b| b.is_ascii_digit());
-                    if digits && self.text[w.end..].starts_with(':') {
-                        Some(2 + usize::from(is(k + 2, &["am", "pm"])))
-                    } else if digits && is(k + 1, &["am", "pm"]) {
-                        Some(2)
-                    } else if (t.ends_with("am") || t.ends_with("pm"))
-                        && t.starts_with(|c: char| c.is_ascii_digit())
-                        || t == "noon"
-                        || t == "midnight"
-                    {
-                        Some(1)
-                    } else {
-                        None
-                    }
-                };
-                if !is(0, &["is", "are", "was", "were", "'s"]) {
-                    return false;
-                }
-                // Where the time ends: nothing may follow it in the clause.
-                let end = if time(1) {
-                    2
-                } else if is(1, &["next", "this", "on"]) && time(2) {
-                    3
-                } else if is(1, &["at"])
-                    && let Some(n) = clock(2)
+        problem_of(g).is_some_and(|s| {
+            let ws: SmallVec<[Range<usize>; 6]> = words(self.text, s.clone()).take(6).collect();
+            let is = |k: usize, list: &[&str]| {
+                ws.get(k).is_some_and(|w| {
+                    list.iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
+            };
+            let time = |k: usize| {
+                ws.get(k)
+                    .is_some_and(|w| cls.lower_in(&cls.words.times, &self.text[w.clone()]))
+            };
+            // A clock time: "7pm", "noon", or hours before a colon or "am" ("6:30", "7 pm"),
+            // and how many words it takes.
+            let clock = |k: usize| -> Option<usize> {
+                let w = ws.get(k)?;
+                let t = self.text[w.clone()].to_ascii_lowercase();
+                let digits = t.bytes().all(|b| b.is_ascii_digit());
+                if digits && self.text[w.end..].starts_with(':') {
+                    Some(2 + usize::from(is(k + 2, &["am", "pm"])))
+                } else if digits && is(k + 1, &["am", "pm"]) {
+                    Some(2)
+                } else if (t.ends_with("am") || t.ends_with("pm"))
+                    && t.starts_with(|c: char| c.is_ascii_digit())
+                    || t == "noon"
+                    || t == "midnight"
                 {
-                    2 + n
+                    Some(1)
                 } else {
-                    return false;
-                };
-                // (Another word of time may follow: "at 6:30 tomorrow".)
-                words(self.text, s.clone()).count() <= end + 1 && (ws.len() == end || time(end))
-            })
+                    None
+                }
+            };
+            if !is(0, &["is", "are", "was", "were", "'s"]) {
+                return false;
+            }
+            // Where the time ends: nothing may follow it in the clause.
+            let end = if time(1) {
+                2
+            } else if is(1, &["next", "this", "on"]) && time(2) {
+                3
+            } else if is(1, &["at"])
+                && let Some(n) = clock(2)
+            {
+                2 + n
+            } else {
+                return false;
+            };
+            // (Another word of time may follow: "at 6:30 tomorrow".)
+            words(self.text, s.clone()).count() <= end + 1 && (ws.len() == end || time(end))
+        })
     }
+}
+
+/// The problem a clause's report states (its change's first span).
+fn problem_of(g: &GoalLead) -> Option<&Range<usize>> {
+    g.details
+        .iter()
+        .find(|d| d.slot == 1)
+        .and_then(|d| d.spans.first())
 }
