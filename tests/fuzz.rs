@@ -253,3 +253,15 @@ fn pattern_files() {
     });
     fuzz_for("pattern files", file, convstate::fuzz::pattern_file);
 }
+
+/// Inputs the fuzzer once found panicking: a phrase hit running past its clause's end ("not"
+/// before a clause's end, a lead inside a run-on sentence).
+#[test]
+fn found_inputs_stay_fixed() {
+    for text in [
+        "\\b(?:that|which)\\s+(?P<value>(?:lets?|allows?|enables?|shows?|displays?|tracks?|stores?|sends?|supports?|handles?|converts?|calculates?|generates?|takes?|accepts?|validates?|uses?|has|includes?|lists?|manages?)\\s+[^.!?;\\n]+) but \u{301} and  rendérs behind the show meisn't workingasapdozen not ",
+        "let ユーザーs ? other ways toexceli will putreorganisedisappearbest judgementremind me to but İ per- rendérs behind the switchisn't workingbegandozen not randomleave this to you-: i trust your judgment and researchliterally but ✅",
+    ] {
+        convstate::fuzz::message(text.as_bytes());
+    }
+}

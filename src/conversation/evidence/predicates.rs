@@ -32,7 +32,10 @@ impl View<'_> {
         {
             return false;
         }
-        let rest = &self.text[at.end..end];
+        // (A hit may run past the clause: nothing of it is left.)
+        let Some(rest) = self.text.get(at.end..end) else {
+            return false;
+        };
         let clause = rest
             .find([',', ';', '.', '!', '?', '\n', ')'])
             .map_or(rest, |c| &rest[..c]);

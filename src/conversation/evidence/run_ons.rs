@@ -99,7 +99,7 @@ impl View<'_> {
                 .iter()
                 .enumerate()
                 .take_while(|(_, h)| h.start() < s.end)
-                .filter(|(_, h)| h.start() > s.start)
+                .filter(|(_, h)| h.start() > s.start && h.end() <= s.end)
                 .filter(|(_, h)| {
                     self.meanings(**h)
                         .iter()
