@@ -3,6 +3,7 @@
 //! the corpus scored by `convstate eval`'s scorer against the floor the test command holds.
 
 mod reading {
+    pub(crate) mod asked;
     pub(crate) mod context;
     pub(crate) mod contrasts;
     pub(crate) mod features;

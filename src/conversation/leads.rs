@@ -80,6 +80,12 @@ impl View<'_> {
             }
         }
         candidates.sort_unstable_by_key(|(h, id)| (Reverse(h.end), *id));
+        let verb_at = *anchors.last().unwrap_or(&start);
+        if !candidates.iter().any(|(h, _)| h.start() == verb_at)
+            && let Some(g) = self.asked_action(&anchors, verb_at, start, sentence.end, refers)
+        {
+            return Some(g);
+        }
         candidates.into_iter().find_map(|(h, id)| {
             let info = cls.leads[id as usize];
             if info.mode == DescriptionMode::Object && self.noun_use(h) {

@@ -558,6 +558,9 @@ pub struct Language {
     /// Words that say a thing works: a clause whose predicate opens with one reports nothing
     /// (`fine_states`).
     pub fine_states: Vec<String>,
+    /// Verbs that, after "can you", ask what can be done rather than ask for it ("can you see
+    /// my screen", "can you use await in a loop") (`ability_verbs`).
+    pub ability_verbs: Vec<String>,
     /// Nouns that name people: a problem whose subject is one ("keyboard users just get stuck
     /// there", "patients keep missing appointments") tells what a thing's problem does to
     /// them or why a request is made; a thing's problem or a request beside it decides

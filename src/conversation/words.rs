@@ -71,6 +71,8 @@ pub(super) struct WordSets {
     pub(super) opener_modifiers: Words,
     /// Words that say a thing works (`fine_states`).
     pub(super) fine_states: Words,
+    /// Verbs of ability after "can you" (`ability_verbs`).
+    pub(super) ability_verbs: Words,
     /// Nouns that name people (`people`).
     pub(super) people: Words,
     /// Nouns of problems a user meets (`met_problems`).
@@ -130,6 +132,7 @@ impl WordSets {
             quantities: words(&[&lang.quantities]),
             opener_modifiers: words(&[&lang.opener_modifiers]),
             fine_states: words(&[&lang.fine_states]),
+            ability_verbs: words(&[&lang.ability_verbs]),
             people: words(&[&lang.people]),
             met_problems: words(&[&lang.met_problems]),
             repairs: words(&[&lang.repairs]),

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 58] = [
+        const KEYS: [&str; 59] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -55,6 +55,7 @@ impl Cx<'_> {
             "quantities",
             "opener_modifiers",
             "fine_states",
+            "ability_verbs",
             "people",
             "met_problems",
             "repairs",
@@ -105,6 +106,7 @@ impl Cx<'_> {
         let quantities = optional("quantities");
         let opener_modifiers = optional("opener_modifiers");
         let fine_states = optional("fine_states");
+        let ability_verbs = optional("ability_verbs");
         let people = optional("people");
         let met_problems = optional("met_problems");
         let repairs = optional("repairs");
@@ -174,6 +176,7 @@ impl Cx<'_> {
             quantities,
             opener_modifiers,
             fine_states,
+            ability_verbs,
             people,
             met_problems,
             repairs,

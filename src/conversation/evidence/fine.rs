@@ -13,27 +13,48 @@ impl View<'_> {
     pub(super) fn says_fine(&self, g: &GoalLead) -> bool {
         let cls = self.cls;
         problem_of(g).is_some_and(|s| {
-            let mut ws = words(self.text, s.clone())
+            let ws = words(self.text, s.clone())
                 .skip_while(|w| cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()]));
             // (After a verb of how things went: "the speech went great".)
             let fine = |w: &Range<usize>| {
                 g.lead.start <= w.start
                     && cls.lower_in(&cls.words.fine_states, &self.text[w.clone()])
             };
+            // (Past the degree of a comparison: "the new checkout is soooo much faster".)
+            let mut ws = ws.skip_while(|w| degree(&self.text[w.clone()]));
             ws.next().is_some_and(|w| {
                 fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
-            }) && ws.all(|w| {
-                cls.lower_in(&cls.words.times, &self.text[w.clone()])
-                    || [
-                        "to", "for", "me", "us", "so", "far", "now", "though", "tbh", "btw",
-                        "again", "today", "overall", "too", "lol",
-                    ]
-                    .iter()
-                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-            })
+            }) && ws
+                // (What follows a time's opening word tells when: "so much quicker since the
+                // upgrade".)
+                .take_while(|w| {
+                    !["since", "after"]
+                        .iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
+                .all(|w| {
+                    cls.lower_in(&cls.words.times, &self.text[w.clone()])
+                        || [
+                            "to", "for", "me", "us", "so", "far", "now", "though", "tbh", "btw",
+                            "again", "today", "overall", "too", "lol",
+                        ]
+                        .iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
         })
     }
+}
 
+/// A word of degree before a state: "so", "much", "way", "a lot" ("lot"), "really", and "so"
+/// typed long ("soooo").
+fn degree(w: &str) -> bool {
+    let w = w.to_ascii_lowercase();
+    DEGREES.contains(&w.as_str())
+        || ["much", "lot", "a", "really", "even", "heaps", "loads"].contains(&w.as_str())
+        || w.len() > 2 && w.starts_with("so") && w[1..].bytes().all(|b| b == b'o')
+}
+
+impl View<'_> {
     /// Whether a clause's report by a verb says when its thing is: after a form of "be" its
     /// problem is a time and nothing else: a word of `times` ("the recital is tomorrow"),
     /// "next", "this" or "on" before one ("parents evening is next week", "the party is on

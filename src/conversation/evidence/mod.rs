@@ -277,6 +277,7 @@ fn detail(slot: usize, span: Range<usize>) -> Detail {
     }
 }
 
+mod asked;
 mod clauses;
 mod code;
 mod computations;

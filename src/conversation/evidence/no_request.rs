@@ -12,10 +12,23 @@ impl View<'_> {
         let cls = self.cls;
         let start = span.start;
         // A word saying a thing works: "fixed on the nightly build" tells, asks nothing.
-        if words(self.text, span.clone())
-            .next()
-            .is_some_and(|w| cls.lower_in(&cls.words.fine_states, &self.text[w]))
-        {
+        // (A verb's form before a noun is its adjective: "Fixed header when scrolling".)
+        let mut ws = words(self.text, span.clone());
+        if ws.next().is_some_and(|w| {
+            let t = self.text[w].to_ascii_lowercase();
+            cls.lower_in(&cls.words.fine_states, &t)
+                && (!(t.ends_with("ed") || t.ends_with("ing"))
+                    || ws.next().is_none_or(|n| {
+                        let n = &self.text[n];
+                        PLACES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                            || cls.lower_in(&cls.words.times, n)
+                            || [
+                                "now", "already", "again", "upstream", "thanks", "by", "with",
+                            ]
+                            .iter()
+                            .any(|x| n.eq_ignore_ascii_case(x))
+                    }))
+        }) {
             return true;
         }
         // A place alone, after an agreement: "+1, seeing the same on my Pixel 7".

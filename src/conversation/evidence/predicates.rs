@@ -148,7 +148,12 @@ impl View<'_> {
                     let plural = !function_word && self.cls.plural(&word);
                     // (A noun's own ending is no verb's: "emoji reactions on comments".)
                     let verb = plural && !noun_ending(&word)
-                        || (!function_word && word.len() >= 5 && word.ends_with("ed"));
+                        || (!function_word
+                            && word.len() >= 5
+                            && word.ends_with("ed")
+                            // (A word saying a thing works is no report: "the update fixed the
+                            // export", "whoever resolved the sync issue".)
+                            && !self.cls.lower_in(&self.cls.words.fine_states, &word));
                     // (After a number, or a number and a superlative, a word in -s is the
                     // plural it counts: "top 5 products by revenue", "10 slowest pages by load
                     // time"; "Nuxt 3 page flashes ..." names a version.)

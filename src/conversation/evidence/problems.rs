@@ -411,11 +411,22 @@ impl View<'_> {
             let before: SmallVec<[Range<usize>; 8]> = words(self.text, start..h.start).collect();
             // (A fix already made reports nothing: "that fixed the cors issue, thanks", "it
             // solved the timeout thing".)
-            if before.windows(2).any(|p| {
-                cls.lower_in(&cls.words.non_subjects, &self.text[p[0].clone()])
-                    && ["fixed", "solved", "resolved", "sorted"]
+            // (Nor after any subject: "the latest release resolved the sync issue"; a
+            // negation in the two words before the fix still reports, "hasn't been fixed".)
+            let negation = |w: &Range<usize>| {
+                let t = self.text[w.clone()].to_ascii_lowercase();
+                t == "not" || t == "never" || t == "no" || t.ends_with("n't") || t.ends_with("nt")
+            };
+            if before.iter().enumerate().any(|(k, w)| {
+                k > 0
+                    // (After a determiner it is an adjective: "the fixed header overlaps".)
+                    // (A pronoun is its subject: "that solved the timeout issue".)
+                    && (!is_det(&before[k - 1])
+                        || cls.lower_in(&cls.words.non_subjects, &self.text[before[k - 1].clone()]))
+                    && ["fixed", "solved", "resolved", "sorted", "patched"]
                         .iter()
-                        .any(|f| self.text[p[1].clone()].eq_ignore_ascii_case(f))
+                        .any(|f| self.text[w.clone()].eq_ignore_ascii_case(f))
+                    && !before[k.saturating_sub(2)..k].iter().any(negation)
             }) {
                 continue;
             }

@@ -1,0 +1,68 @@
+//! Round 18: "can you" before a verb that is no goal lead asks for that action when the
+//! sentence marks it as the user's; a fix made, a thing working again or faster than before
+//! reports nothing; taking one's own message back cancels.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_goal, reads_holding};
+
+#[test]
+fn can_you_before_an_unlisted_verb_asks_for_that_action() {
+    reads_holding(
+        "could you reimburse my parking from tuesday please",
+        GoalType::TaskExecution,
+        &[("desired_change", "reimburse my parking")],
+    );
+    reads_holding(
+        "can you dm priya that standup moved to 10",
+        GoalType::TaskExecution,
+        &[
+            ("target", "priya"),
+            ("desired_change", "standup moved to 10"),
+        ],
+    );
+    reads_holding(
+        "the invoice went to my old address. can you reissue it to the new one",
+        GoalType::TaskExecution,
+        &[("desired_change", "reissue")],
+    );
+    // Without a mark of the user's own, or with a verb of ability, it asks what can be done.
+    for text in [
+        "can you boil eggs in a microwave",
+        "can you see the file i attached",
+        "can you see my screen",
+        "could you access my google drive",
+    ] {
+        reads_goal(text, Some(GoalType::QuestionAnswer));
+    }
+}
+
+#[test]
+fn a_fix_made_or_a_thing_working_better_reports_nothing() {
+    for text in [
+        "shoutout to whoever patched the search, it works great now",
+        "the latest release resolved the sync issue for us, cheers",
+        "the dashboard is so much quicker since the upgrade",
+        "fyi the printer is working again",
+    ] {
+        reads_goal(text, None);
+    }
+    // Still not fixed, or slower, reports.
+    for text in [
+        "the search is still not fixed on android",
+        "the dashboard is much slower since the upgrade",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+    }
+}
+
+#[test]
+fn taking_ones_own_message_back_states_nothing() {
+    reads_goal("oops, ignore my last message, wrong chat", None);
+    reads_goal(
+        "please disregard my previous message, the build is fine now",
+        None,
+    );
+}
