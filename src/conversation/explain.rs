@@ -25,6 +25,9 @@ named! {
         Role = "role",
         /// It counts only when the message leads with it ("stop" inside a sentence).
         Position = "position",
+        /// A word of degree inside a sentence, before the word it qualifies ("it's absolutely
+        /// freezing", "the header is absolutely huge").
+        Degree = "degree",
     }
 }
 

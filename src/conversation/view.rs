@@ -112,6 +112,10 @@ impl Classifier {
                             continue;
                         }
                         if user && matches!(info.signal, Signal::Approve | Signal::Satisfied) {
+                            if view.qualifies(*hit) {
+                                drop(DropRule::Degree);
+                                continue;
+                            }
                             if deferred {
                                 drop(DropRule::Deferral);
                                 continue;
@@ -395,6 +399,25 @@ impl<'a> View<'a> {
         at == self.text.len()
             || is_clause_byte(self.text.as_bytes()[at])
             || self.at(at, |m| m == Meaning::ClauseBreak).is_some()
+    }
+
+    /// Whether a hit is a word of `intensifiers` inside its sentence, before the word it
+    /// qualifies: "it's absolutely freezing" approves nothing; "absolutely, go ahead" and "yes
+    /// absolutely" do.
+    pub(super) fn qualifies(&self, hit: Hit) -> bool {
+        let cls = self.cls;
+        let word = &self.text[hit.start()..hit.end()];
+        if !cls.lower_in(&cls.words.intensifier_words, word) {
+            return false;
+        }
+        let before = self.text[..hit.start()].trim_end();
+        let inside = before
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '\'');
+        let after = &self.text[hit.end()..];
+        let next = after.trim_start();
+        inside && after.len() > next.len() && next.chars().next().is_some_and(char::is_alphabetic)
     }
 
     /// For a hit in a sentence that ends with `?`: whether that question asks the assistant to

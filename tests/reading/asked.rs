@@ -2,7 +2,7 @@
 //! sentence marks it as the user's; a fix made, a thing working again or faster than before
 //! reports nothing; taking one's own message back cancels.
 
-use convstate::conversation::GoalType;
+use convstate::conversation::{GoalType, Phase};
 
 use super::session::{Session, reads_goal, reads_holding};
 
@@ -65,4 +65,27 @@ fn taking_ones_own_message_back_states_nothing() {
         "please disregard my previous message, the build is fine now",
         None,
     );
+}
+
+#[test]
+fn a_request_addressed_to_the_assistant_runs_on_after_a_report() {
+    reads_holding(
+        "the kids are finally asleep could you switch the hallway light off till seven",
+        GoalType::TaskExecution,
+        &[
+            ("target", "hallway light"),
+            ("desired_change", "off till seven"),
+        ],
+    );
+    // A state after "be" ends its clause, and a word of degree before it approves nothing.
+    reads_holding(
+        "walked in and its totally boiling put the aircon down to nineteen",
+        GoalType::TaskExecution,
+        &[("target", "aircon"), ("desired_change", "down to nineteen")],
+    );
+    let mut s = Session::new();
+    s.user("Build me a landing page for a bike repair shop with a booking form");
+    assert_eq!(s.conv.phase, Phase::Planning);
+    s.user("the budget is absolutely tight this month");
+    assert_eq!(s.conv.phase, Phase::Planning);
 }

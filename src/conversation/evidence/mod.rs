@@ -277,6 +277,7 @@ fn detail(slot: usize, span: Range<usize>) -> Detail {
     }
 }
 
+mod added;
 mod asked;
 mod clauses;
 mod code;

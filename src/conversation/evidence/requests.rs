@@ -385,6 +385,8 @@ impl View<'_> {
         let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span).take(12).collect();
         // A particle ends its clause or is followed by a place ("dark mode off on my phone")
         // or "a bit"; before a determiner it is a preposition ("the link on the page").
+        // (Or by a time, which the change keeps: "the doorbell chime off till four".)
+        let mut timed = false;
         let p = ws.iter().enumerate().skip(1).find_map(|(i, w)| {
             let next = ws
                 .get(i + 1)
@@ -400,7 +402,11 @@ impl View<'_> {
                                 .any(|q| self.text[b.clone()].eq_ignore_ascii_case(q))
                         }))
             });
-            (ends
+            let time = next
+                .as_deref()
+                .is_some_and(|n| ["till", "until", "til"].contains(&n));
+            timed = time;
+            ((ends || time)
                 && ["off", "on", "up", "down"]
                     .iter()
                     .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p)))
@@ -416,7 +422,11 @@ impl View<'_> {
             from -= 1;
         }
         let thing = self.cls.clean(self.text, ws[0].start..ws[from].start, true);
-        let change = ws[from].start..ws[p].end;
+        let change = ws[from].start..if timed {
+            ws[ws.len() - 1].end
+        } else {
+            ws[p].end
+        };
         (!thing.is_empty() && count_words(&self.text[thing.clone()]) <= 6)
             .then_some((thing, change))
     }

@@ -42,14 +42,13 @@ impl View<'_> {
     ) -> Option<(GoalLead, Range<usize>)> {
         match first {
             None => self.run_on(owns, false),
-            Some((g, s))
-                if g.rule == Found::ProblemReport
-                    && owns.contains(s)
-                    && !self
-                        .predicates(s.clone(), Strength::Problem)
-                        .iter()
-                        .any(|(_, modal)| !modal) =>
-            {
+            Some((g, s)) if g.rule == Found::ProblemReport && owns.contains(s) => {
+                // (A report by a problem word yields only to a request addressed to the
+                // assistant: "the baby just went down can you turn the doorbell off".)
+                let by_verb = !self
+                    .predicates(s.clone(), Strength::Problem)
+                    .iter()
+                    .any(|(_, modal)| !modal);
                 // (A clause of its own lies between: "lets two ppl book the same slot" is
                 // what the verb lets happen.)
                 // (A wrapper addressing the assistant needs none: "the meeting is tomorrow can
@@ -64,7 +63,8 @@ impl View<'_> {
                         .next()
                         .is_some_and(|w| ["you", "u"].iter().any(|x| w.eq_ignore_ascii_case(x)));
                     r.start >= g.lead.end
-                        && (addressed || count_words(&self.text[g.lead.end..r.start]) >= 3)
+                        && (addressed
+                            || by_verb && count_words(&self.text[g.lead.end..r.start]) >= 3)
                 })
             }
             Some(_) => None,
@@ -88,9 +88,11 @@ impl View<'_> {
                 .iter()
                 .take_while(|h| h.start() < s.end)
                 .any(|h| {
-                    self.meanings(*h).iter().any(|m| {
-                        matches!(m, Meaning::Signal(_) | Meaning::SmallTalk | Meaning::Ack)
-                    })
+                    // (A word of degree is none: "its absolutely freezing put the heat up".)
+                    !self.qualifies(*h)
+                        && self.meanings(*h).iter().any(|m| {
+                            matches!(m, Meaning::Signal(_) | Meaning::SmallTalk | Meaning::Ack)
+                        })
                 })
             {
                 return None;
@@ -207,7 +209,16 @@ impl View<'_> {
                         // rows", "keeps asking for the pin".)
                         || cls.lower_in(&cls.words.predicates, last)
                         || cls.lower_in(&cls.words.verbs, last)
-                        || last.len() > 4 && (last.ends_with("ing") || last.ends_with("ed"))
+                        || last.len() > 4
+                            && (last.ends_with("ing") || last.ends_with("ed"))
+                            // (A state after "be" or a degree ends its clause: "its absolutely
+                            // freezing put the heating up", "im so tired set an alarm".)
+                            && ![
+                                "is", "its", "it's", "im", "i'm", "are", "was", "were", "so",
+                                "really", "too", "very", "absolutely", "totally",
+                            ]
+                            .iter()
+                            .any(|x| second.eq_ignore_ascii_case(x))
                         || cls.lower_in(&cls.words.auxiliaries, last)
                         || cls.lower_in(&cls.words.ends, last)
                         || cls.lower_in(&cls.words.non_subjects, last)
