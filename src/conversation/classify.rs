@@ -39,6 +39,8 @@ pub struct Classifier {
     articles: Vec<String>,
     pub(super) trailing: Vec<String>,
     pub(super) pronouns: Vec<String>,
+    /// Openings that negate the request after them, longest first.
+    pub(super) negated_instructions: Vec<String>,
     pub(super) noun_phrase_ends: Vec<String>,
     pub(super) small_talk_tail_words: u32,
     /// The vocabulary, for reading misspelt words.
@@ -255,6 +257,11 @@ impl Classifier {
             articles: lower(&lang.articles),
             trailing: lower(&lang.trailing),
             pronouns: lower(&lang.pronouns),
+            negated_instructions: {
+                let mut n = lower(&lang.negated_instructions);
+                n.sort_by_key(|p| std::cmp::Reverse(p.len()));
+                n
+            },
             noun_phrase_ends: lower(&lang.noun_phrase_ends),
             small_talk_tail_words: settings.small_talk_tail_words,
             speller,

@@ -27,9 +27,28 @@ impl View<'_> {
         sentence: Range<usize>,
         refers: bool,
     ) -> Option<GoalLead> {
+        // A negated instruction leads after its negation: "don't add a comment on every line".
+        // (A negation that is a lead itself leads: "stop the music".)
+        if let Some(n) = self.negated_instruction(start, sentence.end)
+            && let Some(g) = self
+                .lead_after(start, skip_soft(self.text, n.end), sentence.clone(), refers)
+                .and_then(|g| self.standing_instruction(n, g))
+        {
+            return Some(g);
+        }
+        self.lead_after(start, start, sentence, refers)
+    }
+
+    /// [`View::lead_referring`] with the first lead looked for at `at`, after intents.
+    fn lead_after(
+        &self,
+        start: usize,
+        mut at: usize,
+        sentence: Range<usize>,
+        refers: bool,
+    ) -> Option<GoalLead> {
         let cls = self.cls;
         let mut anchors: SmallVec<[usize; 4]> = SmallVec::new();
-        let mut at = start;
         while anchors.len() < 8 {
             anchors.push(at);
             // (A verb's prefix before its hyphen leads with the verb: "re-enable the cron job".)
@@ -93,6 +112,65 @@ impl View<'_> {
             }
             self.goal_from(start, h, info, sentence.end, refers)
         })
+    }
+
+    /// A negation of `negated_instructions` opening the sentence at `start`, as written.
+    pub(super) fn negated_instruction(&self, start: usize, end: usize) -> Option<Range<usize>> {
+        let rest = self.text.get(start..end)?;
+        self.cls.negated_instructions.iter().find_map(|n| {
+            let head = rest.get(..n.len())?;
+            (head.eq_ignore_ascii_case(n)
+                && rest[n.len()..].starts_with(' ')
+                && rest[n.len()..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_alphabetic()))
+            .then(|| start..start + n.len())
+        })
+    }
+
+    /// A task's lead after a negation is a standing instruction whose change keeps the
+    /// negation ("don't add a comment on every line", "stop adding emojis"); a lead of
+    /// another goal after one states nothing ("don't explain, just fix it"). After "don't" or
+    /// "do not", one thing named or pointed at is spared a single action, no standing
+    /// instruction: "please don't cancel the order", "don't change anything".
+    fn standing_instruction(&self, negation: Range<usize>, mut g: GoalLead) -> Option<GoalLead> {
+        let cls = self.cls;
+        if cls.goals[g.goal].goal_type != crate::conversation::GoalType::TaskExecution {
+            return None;
+        }
+        let negation_text = self.text[negation.clone()].to_ascii_lowercase();
+        let once = negation_text.contains("don") || negation_text.contains("do not");
+        if once
+            && self.text[g.lead.end..]
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| {
+                    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                    [
+                        "the", "my", "our", "your", "this", "that", "his", "her", "their",
+                    ]
+                    .iter()
+                    .chain(["anything", "everything", "nothing", "it", "them"].iter())
+                    .any(|x| w.eq_ignore_ascii_case(x))
+                })
+        {
+            return None;
+        }
+        let end = g
+            .details
+            .iter()
+            .flat_map(|d| d.spans.iter().map(|s| s.end))
+            .chain([g.lead.end])
+            .max()
+            .unwrap_or(g.lead.end);
+        let change = cls.clean(self.text, negation.start..end, false);
+        g.details.retain(|d| d.slot != 1);
+        g.details.push(Detail {
+            slot: 1,
+            prefix: "",
+            spans: SmallVec::from_iter([change]),
+        });
+        Some(g)
     }
 
     /// The goal a lead states, if its object qualifies; `start` is where its sentence starts

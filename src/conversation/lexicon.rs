@@ -561,6 +561,9 @@ pub struct Language {
     /// Verbs that, after "can you", ask what can be done rather than ask for it ("can you see
     /// my screen", "can you use await in a loop") (`ability_verbs`).
     pub ability_verbs: Vec<String>,
+    /// Openings that negate the instruction after them ("don't add a comment on every line",
+    /// "stop adding emojis") (`negated_instructions`).
+    pub negated_instructions: Vec<String>,
     /// Nouns that name people: a problem whose subject is one ("keyboard users just get stuck
     /// there", "patients keep missing appointments") tells what a thing's problem does to
     /// them or why a request is made; a thing's problem or a request beside it decides

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 59] = [
+        const KEYS: [&str; 60] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -56,6 +56,7 @@ impl Cx<'_> {
             "opener_modifiers",
             "fine_states",
             "ability_verbs",
+            "negated_instructions",
             "people",
             "met_problems",
             "repairs",
@@ -107,6 +108,7 @@ impl Cx<'_> {
         let opener_modifiers = optional("opener_modifiers");
         let fine_states = optional("fine_states");
         let ability_verbs = optional("ability_verbs");
+        let negated_instructions = optional("negated_instructions");
         let people = optional("people");
         let met_problems = optional("met_problems");
         let repairs = optional("repairs");
@@ -177,6 +179,7 @@ impl Cx<'_> {
             opener_modifiers,
             fine_states,
             ability_verbs,
+            negated_instructions,
             people,
             met_problems,
             repairs,

@@ -89,3 +89,31 @@ fn a_request_addressed_to_the_assistant_runs_on_after_a_report() {
     s.user("the budget is absolutely tight this month");
     assert_eq!(s.conv.phase, Phase::Planning);
 }
+
+#[test]
+fn a_negated_instruction_is_a_task_whose_change_keeps_the_negation() {
+    reads_holding(
+        "don't put emojis in the release notes",
+        GoalType::TaskExecution,
+        &[("desired_change", "don't put emojis in the release notes")],
+    );
+    reads_holding(
+        "stop adding type hints to every variable, it's clutter",
+        GoalType::TaskExecution,
+        &[("desired_change", "stop adding type hints")],
+    );
+    reads_holding(
+        "never use semicolons in the snippets you send me",
+        GoalType::TaskExecution,
+        &[("desired_change", "never use semicolons")],
+    );
+    // A negation that is a lead itself leads; a negated question asks nothing.
+    reads_holding(
+        "stop the timer",
+        GoalType::TaskExecution,
+        &[("target", "timer")],
+    );
+    let mut s = Session::new();
+    s.user("stop adding type hints to every variable, it's clutter");
+    assert!(!s.slot("desired_change").contains("clutter"));
+}

@@ -162,9 +162,12 @@ impl View<'_> {
         let (a, b) = (first_two.next(), first_two.next());
         let reason = a.as_ref().is_some_and(|w| {
             let t = &self.text[w.clone()];
-            ["i", "we", "they", "he", "she", "i'm", "we're"]
-                .iter()
-                .any(|p| t.eq_ignore_ascii_case(p))
+            // (Or a state said of it: "it's noise", "that's too much".)
+            [
+                "i", "we", "they", "he", "she", "i'm", "we're", "it's", "its", "that's", "thats",
+            ]
+            .iter()
+            .any(|p| t.eq_ignore_ascii_case(p))
                 || ["my", "our", "their", "his", "her"]
                     .iter()
                     .any(|p| t.eq_ignore_ascii_case(p))

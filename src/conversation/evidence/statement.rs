@@ -92,13 +92,20 @@ impl View<'_> {
                                 .contains(&label.trim().to_ascii_lowercase())
                 })
         };
+        // (A cancel marker that negates the instruction after it leads it: "stop adding a
+        // comment on every line".)
+        let negating = plain < start && self.negated_instruction(plain, sentence.end).is_some();
         let lead = (!scoped)
             .then(|| {
-                self.lead_at(start, sentence.clone()).or_else(|| {
-                    (plain < start)
-                        .then(|| self.lead_at(plain, sentence.clone()))
-                        .flatten()
-                })
+                negating
+                    .then(|| self.lead_at(plain, sentence.clone()))
+                    .flatten()
+                    .or_else(|| self.lead_at(start, sentence.clone()))
+                    .or_else(|| {
+                        (plain < start)
+                            .then(|| self.lead_at(plain, sentence.clone()))
+                            .flatten()
+                    })
             })
             .flatten();
         // A lead word that is a label ("refactor: extract the retry logic into a helper",
