@@ -4,7 +4,7 @@
 
 use convstate::conversation::{GoalType, Phase};
 
-use super::session::{Session, reads_goal, reads_holding};
+use super::session::{Session, has, reads_goal, reads_holding};
 
 #[test]
 fn can_you_before_an_unlisted_verb_asks_for_that_action() {
@@ -116,4 +116,46 @@ fn a_negated_instruction_is_a_task_whose_change_keeps_the_negation() {
     let mut s = Session::new();
     s.user("stop adding type hints to every variable, it's clutter");
     assert!(!s.slot("desired_change").contains("clutter"));
+}
+
+#[test]
+fn a_correction_run_on_or_followed_by_its_reason_keeps_its_value() {
+    let mut s = Session::new();
+    s.user("set the oven timer to twelve minutes");
+    s.assistant("Okay, twelve minutes on the oven timer.");
+    s.user("no not twelve i said fifteen");
+    assert!(
+        has(&s.slot("desired_change"), "fifteen"),
+        "{}",
+        s.slot("desired_change")
+    );
+    let mut s = Session::new();
+    s.user("write a powershell script that archives last month's invoices");
+    s.user("sorry I meant a python script, nobody here can read powershell");
+    assert_eq!(s.slot("component_type"), "python script");
+    // A list after "I meant" stays whole.
+    let mut s = Session::new();
+    s.user("make a banner in red and black");
+    s.user("no I meant orange, teal and white");
+    assert!(!s.slot("requirements").is_empty());
+}
+
+#[test]
+fn a_message_sent_to_someone_names_whom_and_what_it_says() {
+    reads_holding(
+        "send a note to the night shift channel saying the freezer alarm is a false alarm",
+        GoalType::TaskExecution,
+        &[
+            ("target", "night shift channel"),
+            ("desired_change", "freezer alarm is a false alarm"),
+        ],
+    );
+    reads_holding(
+        "text my sister tell her the train is delayed by twenty minutes",
+        GoalType::TaskExecution,
+        &[
+            ("target", "my sister"),
+            ("desired_change", "train is delayed"),
+        ],
+    );
 }

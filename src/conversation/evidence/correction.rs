@@ -51,6 +51,22 @@ impl View<'_> {
                             // ("no not prod!! I meant staging": the value in the next
                             // sentence, after its marker.)
                             (None, None) => {
+                                // (Or after a marker run on: "no not nineteen i said twenty
+                                // one".)
+                                let first = self.hits.partition_point(|x| x.start() < h.end());
+                                if let Some(m) = self.hits[first..]
+                                    .iter()
+                                    .take_while(|x| x.start() < limit)
+                                    .find(|x| {
+                                        x.start() > skip_soft(text, h.end())
+                                            && self.meanings(**x).contains(&Meaning::Correction)
+                                            && !text[x.start()..x.end()].eq_ignore_ascii_case("not")
+                                    })
+                                {
+                                    let old = cls.clean(text, h.end()..m.start(), true);
+                                    let new = cls.clean(text, m.end()..limit, true);
+                                    return self.short(text, new, Some(old));
+                                }
                                 let old = cls.clean(text, h.end()..limit, true);
                                 return self
                                     .meant_next(limit)
@@ -69,6 +85,24 @@ impl View<'_> {
         // (A dash after the value ends it: "I meant the billing service — payments is fine".)
         let limit = find_first_of(&text[at.min(limit)..limit], &[" — ", " – ", " - "])
             .map_or(limit, |(p, _)| at + p);
+        // (So does a comma before a clause of its own, which tells why: "no I meant a python
+        // script, bash on the windows box is pain"; a list stays, "red, green and blue".)
+        let limit = text[at.min(limit)..limit]
+            .find(',')
+            .map(|c| at.min(limit) + c)
+            .filter(|&c| {
+                words(text, c..limit).take(8).any(|w| {
+                    let t = &text[w];
+                    cls.lower_in(&cls.words.auxiliaries, t)
+                        || [
+                            "can", "can't", "cant", "could", "will", "won't", "would", "should",
+                            "must", "do", "does", "don't", "doesn't",
+                        ]
+                        .iter()
+                        .any(|m| t.eq_ignore_ascii_case(m))
+                })
+            })
+            .unwrap_or(limit);
         // "it's the print button, not export", "no, that is the footer": a pronoun and its
         // copula frame the value.
         {

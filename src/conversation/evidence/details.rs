@@ -202,6 +202,19 @@ impl View<'_> {
                             {
                                 out.push(detail(1, value));
                             }
+                        } else if let Some((whom, said)) = self.message_to(raw..comma) {
+                            // "send a message to the on call channel saying the deploy is on
+                            // hold": whom it goes to, and what it says.
+                            out.push(detail(0, whom));
+                            out.push(detail(1, said));
+                        } else if let Some((name, said)) = self
+                            .whom_that(raw..comma)
+                            .filter(|(name, _)| words(self.text, name.clone()).nth(1).is_some())
+                        {
+                            // "text my mum tell her i'll be late": whose person, then what to
+                            // tell them.
+                            out.push(detail(0, name));
+                            out.push(detail(1, said));
                         } else if let Some(np) = self.thing(raw..comma, true) {
                             // "fix the bug where the cart empties on refresh": a problem named
                             // as a noun and the clause after "where" or "when" that reports

@@ -43,7 +43,15 @@ impl View<'_> {
     /// the clause.
     pub(super) fn whom_that(&self, span: Range<usize>) -> Option<(Range<usize>, Range<usize>)> {
         let mut ws = words(self.text, span.clone());
-        let (name, that) = (ws.next()?, ws.next()?);
+        let (mut name, mut that) = (ws.next()?, ws.next()?);
+        // (A person named by whose they are: "text my mum tell her ...".)
+        if ["my", "our"]
+            .iter()
+            .any(|x| self.text[name.clone()].eq_ignore_ascii_case(x))
+        {
+            name = name.start..that.end;
+            that = ws.next()?;
+        }
         let clause = ws.next()?;
         // ("that", or the message itself opening with its speaker: "text sarah im running
         // late", "tell dave ill be there in ten".)
@@ -79,18 +87,50 @@ impl View<'_> {
         } else {
             that.clone()
         };
+        let owned = name.start < that.start && words(self.text, name.clone()).nth(1).is_some();
         ((opens(&that) || relayed)
-            && !self
-                .cls
-                .lower_in(&self.cls.words.non_subjects, &self.text[name.clone()])
-            && !self
-                .cls
-                .lower_in(&self.cls.words.determiners, &self.text[name.clone()]))
+            && (owned
+                || !self
+                    .cls
+                    .lower_in(&self.cls.words.non_subjects, &self.text[name.clone()])
+                    && !self
+                        .cls
+                        .lower_in(&self.cls.words.determiners, &self.text[name.clone()])))
         .then(|| {
             let said = self.cls.clean(self.text, clause.start..span.end, false);
             (name, said)
         })
         .filter(|(_, s)| !s.is_empty())
+    }
+
+    /// A message sent and what it says: "a message to the on call channel saying the deploy
+    /// is on hold", "a quick note to jo that the keys are under the mat": whom it goes to
+    /// (the words between "to" and "saying" or "that") and what it says.
+    pub(super) fn message_to(&self, span: Range<usize>) -> Option<(Range<usize>, Range<usize>)> {
+        let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span.clone()).take(12).collect();
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        let to = ws.iter().position(|w| is(w, &["to"]))?;
+        if !(1..=4).contains(&to)
+            || !is(
+                &ws[to - 1],
+                &[
+                    "message", "msg", "text", "note", "email", "dm", "reminder", "line",
+                ],
+            )
+        {
+            return None;
+        }
+        let says = ws[to + 1..]
+            .iter()
+            .position(|w| is(w, &["saying", "that", "telling"]))
+            .map(|p| p + to + 1)
+            .filter(|&p| p > to + 1)?;
+        let whom = self.cls.clean(self.text, ws[to].end..ws[says].start, true);
+        let said = self.cls.clean(self.text, ws[says].end..span.end, false);
+        (!whom.is_empty() && !said.is_empty()).then_some((whom, said))
     }
 
     /// The object of the verb that opens a request's object after "let" and whom it lets or
