@@ -159,3 +159,17 @@ fn a_message_sent_to_someone_names_whom_and_what_it_says() {
         ],
     );
 }
+
+#[test]
+fn it_after_a_time_or_a_sentence_that_names_nothing_is_the_thing_named_before() {
+    reads_holding(
+        "our warehouse has a nightly import job. since friday it times out halfway",
+        GoalType::TaskExecution,
+        &[("target", "nightly import")],
+    );
+    reads_holding(
+        "The scanner app keeps asking for camera access. I allowed it twice. Make it stop",
+        GoalType::TaskExecution,
+        &[("target", "scanner app")],
+    );
+}

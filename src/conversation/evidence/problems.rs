@@ -199,6 +199,16 @@ impl View<'_> {
                     .or_else(|| subject.iter().rposition(is_det))
                 {
                     subject.drain(..=d);
+                } else if subject.len() >= 2
+                    && subject.last().is_some_and(|w| {
+                        ["it", "they"]
+                            .iter()
+                            .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                    })
+                {
+                    // (A context of time, then the pronoun: "since tuesday it hangs on the
+                    // events table" is about what "it" refers to.)
+                    subject.drain(..subject.len() - 1);
                 } else if subject.iter().any(|w| {
                     let t = &self.text[w.clone()];
                     t.len() > 4 && t.to_ascii_lowercase().ends_with("ing")

@@ -166,16 +166,25 @@ impl View<'_> {
     }
 
     /// The thing the sentence before `at` introduces with a determiner ("so we have a kafka
-    /// consumer in java": "kafka consumer"), for a pronoun that refers back to it. Found from
+    /// consumer in java": "kafka consumer"), or the sentence before that one when it names
+    /// nothing, for a pronoun that refers back to it. Found from
     /// the sentence ends by a binary search, in at most the sentence's first `MAX_CONTEXT`
     /// bytes: a message of many such pronouns stays linear.
     pub(in crate::conversation) fn introduced_thing(&self, at: usize) -> Option<Range<usize>> {
+        // (Past one sentence that names nothing: "The app keeps asking me to rate it. I already
+        // did. Make it stop please".)
+        let k = self.sentence_ends.partition_point(|e| (*e as usize) < at);
+        self.thing_in_sentence(k.checked_sub(1)?)
+            .or_else(|| self.thing_in_sentence(k.checked_sub(2)?))
+    }
+
+    /// The thing the sentence ending at the `k`-th sentence end introduces.
+    fn thing_in_sentence(&self, k: usize) -> Option<Range<usize>> {
         const MAX_CONTEXT: usize = 400;
         let ends = &self.sentence_ends;
-        let k = ends.partition_point(|e| (*e as usize) < at);
-        let end = *ends.get(k.checked_sub(1)?)? as usize;
+        let end = *ends.get(k)? as usize;
         let start = k
-            .checked_sub(2)
+            .checked_sub(1)
             .and_then(|i| ends.get(i))
             .map_or(0, |e| *e as usize + 1);
         let mut stop = end.min(start + MAX_CONTEXT);
