@@ -173,3 +173,18 @@ fn it_after_a_time_or_a_sentence_that_names_nothing_is_the_thing_named_before() 
         &[("target", "scanner app")],
     );
 }
+
+#[test]
+fn a_thing_wished_for_before_a_reported_problem_is_what_is_asked() {
+    reads_holding(
+        "I'd like a replacement for order #4471, the kettle arrived with a dented lid",
+        GoalType::TaskExecution,
+        &[("target", "order #4471"), ("desired_change", "replacement")],
+    );
+    // Two verbs of one object share it: one goal, nothing queued.
+    let mut s = Session::new();
+    s.user("we'd love it if members could pause and resume their membership from the app");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
+    assert!(has(&s.slot("desired_change"), "pause and resume"));
+}

@@ -248,6 +248,22 @@ impl View<'_> {
             let comma_and = conjunction
                 && self.text[h.start()..h.end()].eq_ignore_ascii_case("and")
                 && self.text[..h.start()].trim_end().ends_with(',');
+            // (Two verbs of one object share it: "clients could buy and book a whole pack",
+            // "download and install the update": a bare "and" right after the goal's lead, or
+            // after a modal and its verb.)
+            let shared_object = conjunction && !comma_and && !sequencer && {
+                let mut back = self.text[from.min(h.start())..h.start()]
+                    .split_whitespace()
+                    .rev();
+                match (back.next(), back.next()) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(_), Some(w0)) => MODAL_VERBS.iter().any(|m| w0.eq_ignore_ascii_case(m)),
+                }
+            };
+            if shared_object {
+                continue;
+            }
             // A lead that starts a goal of its own.
             // (Not a verb joined to an artifact's purpose by a bare "and": "a workflow to run
             // pytest on every PR and cache the pip deps" is one workflow.)

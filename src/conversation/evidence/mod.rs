@@ -478,8 +478,33 @@ impl View<'_> {
         if first.is_none() {
             first = first_read(&|span| self.problem_title(self.missing_title(span)));
         }
+        // A thing wished for before a clause reporting a problem is what is asked, the
+        // problem its reason: "I'd like a refund for order #58213, the blender arrived with a
+        // cracked jug".
+        let wished = |span: Range<usize>| {
+            let end = self.text[span.clone()]
+                .find(',')
+                .map_or(span.end, |c| span.start + c);
+            // (After a wish, or a lead of several words that says one: "i'd like", "can i
+            // get"; not a lead word as a label, "Test: ...".)
+            self.at(span.start, |m| {
+                matches!(m, Meaning::Intent | Meaning::Lead(_))
+            })
+            .filter(|h| {
+                self.text[h.start()..h.end()].contains(' ')
+                    || self.at(span.start, |m| m == Meaning::Intent).is_some()
+            })
+            .and_then(|_| self.nominal(span.start..end))
+        };
+        if first
+            .as_ref()
+            .is_some_and(|(g, _)| g.rule == Found::ProblemReport)
+            && let Some(w) = first_read(&wished)
+        {
+            first = Some(w);
+        }
         if first.is_none() {
-            first = first_read(&|span| self.nominal(span));
+            first = first_read(&|span| self.nominal(span.clone()).or_else(|| wished(span)));
         }
         // A plain verb of the vocabulary after a wish or at the sentence's start ("it would be
         // really useful to filter invoices by status", "hide archived projects from the

@@ -219,8 +219,12 @@ impl View<'_> {
                     && !named)
                     || (verb && !named)
                     || lead
-                    // (A quoted name is a word of the phrase: "the 'Inbox' tab".)
+                    // (A quoted name is a word of the phrase: "the 'Inbox' tab"; so is a number
+                    // after "#": "order #58213".)
                     || word.starts_with(|c: char| !c.is_alphanumeric() && c != '/' && c != '.')
+                        && !(word.len() > 1
+                            && word.starts_with('#')
+                            && word[1..].bytes().all(|b| b.is_ascii_digit()))
                         && !word
                             .strip_prefix(['\'', '‘', '`'])
                             .is_some_and(|w| w.starts_with(char::is_alphanumeric)))
