@@ -188,3 +188,26 @@ fn a_thing_wished_for_before_a_reported_problem_is_what_is_asked() {
     assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
     assert!(has(&s.slot("desired_change"), "pause and resume"));
 }
+
+#[test]
+fn a_request_after_a_report_is_queued_and_a_repair_of_it_is_not() {
+    let mut s = Session::new();
+    s.user("Two things: 1) the search box loses focus after each letter, and 2) could you add a clear button to it?");
+    assert_eq!(s.slot("target"), "search box");
+    assert_eq!(s.conv.queued_goals.len(), 1, "{:?}", s.conv.queued_goals);
+    let mut s = Session::new();
+    s.user("the invoice pdf is broken on safari. also please add page numbers");
+    assert_eq!(s.conv.queued_goals.len(), 1, "{:?}", s.conv.queued_goals);
+    let mut s = Session::new();
+    s.user("the date filter ignores the end date, can you fix it");
+    assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
+    // "make it so" names the thing and what it should do.
+    reads_holding(
+        "make it so the hallway light turns off after ten minutes",
+        GoalType::TaskExecution,
+        &[
+            ("target", "hallway light"),
+            ("desired_change", "turns off after ten minutes"),
+        ],
+    );
+}

@@ -455,6 +455,34 @@ impl View<'_> {
                         }
                     }
                     ChangeMode::Content => {
+                        // "make it so my morning routine reads me the news": the thing the
+                        // clause after "so" names, and what it should do.
+                        let mut ws = words(self.text, object.clone());
+                        if ws
+                            .next()
+                            .is_some_and(|w| self.text[w].eq_ignore_ascii_case("so"))
+                            && let Some(from) = ws.next().map(|w| {
+                                if self.text[w.clone()].eq_ignore_ascii_case("that") {
+                                    ws.next().map_or(w.end, |n| n.start)
+                                } else {
+                                    w.start
+                                }
+                            })
+                            && let Some(thing) = self.thing(from..object.end, false)
+                            && thing.end < object.end
+                            // (People are whom the change serves, no thing: "make it so
+                            // admins get an email ...".)
+                            && !words(self.text, thing.clone())
+                                .last()
+                                .is_some_and(|w| cls.lower_in(&cls.words.people, &self.text[w]))
+                        {
+                            out.push(detail(0, thing.clone()));
+                            out.push(detail(
+                                1,
+                                cls.clean(self.text, thing.end..object.end, false),
+                            ));
+                            return out;
+                        }
                         let content = cls.clean(self.text, object.start..object.end, false);
                         if !content.is_empty() {
                             out.push(detail(1, content));

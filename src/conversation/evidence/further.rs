@@ -242,6 +242,19 @@ impl View<'_> {
                 continue;
             }
             let next = skip_soft(self.text, h.end());
+            // (Past a list item's number: "..., and 2) could you add a snooze option".)
+            let next = {
+                let rest = self.text[next..].as_bytes();
+                let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+                if (1..=2).contains(&digits)
+                    && matches!(rest.get(digits), Some(b')' | b'.'))
+                    && rest.get(digits + 1) == Some(&b' ')
+                {
+                    skip_soft(self.text, next + digits + 1)
+                } else {
+                    next
+                }
+            };
             // (A comma before "and" sets what follows apart as a sequencer does, for a lead:
             // "draft a reply to the landlord, and remind me to pay rent on the 1st"; a list's
             // last part after one stays a part.)
@@ -483,6 +496,15 @@ impl View<'_> {
                 .is_some()
     }
 
+    /// Whether a lead after a reported problem asks for that problem's own fix (a repair:
+    /// "this regex doesn't match emails with a plus, can you fix it"), no goal of its own.
+    fn repairs_report(&self, first: &GoalLead, lead: Range<usize>) -> bool {
+        first.rule == Found::ProblemReport
+            && words(self.text, lead)
+                .last()
+                .is_some_and(|w| self.cls.lower_in(&self.cls.words.repairs, &self.text[w]))
+    }
+
     /// Goals after the first in its sentence (after a sequencer or "or") and in later
     /// sentences that open with a sequencer.
     pub(in crate::conversation) fn further_goals(
@@ -537,10 +559,15 @@ impl View<'_> {
                 break;
             };
             let next = self.made_different(next);
-            reading.alternatives |= f.alternative;
             // Past the further statement's first character (its whole width).
             let step = self.text[f.next..].chars().next().map_or(1, char::len_utf8);
             from = next.lead.end.max(f.next + step);
+            // (After a report, a repair asks for the report's own fix: "this regex doesn't
+            // match emails with a plus, can you fix it".)
+            if self.repairs_report(first, next.lead.clone()) {
+                continue;
+            }
+            reading.alternatives |= f.alternative;
             reading.more.push(next);
         }
         if reading.alternatives {
@@ -569,6 +596,7 @@ impl View<'_> {
                 )
             });
             if let Some((lead, info)) = self.lead_hit(start, s.end)
+                && !self.repairs_report(first, lead.start()..lead.end())
                 && self.starts_new(goal, lead, info, true)
                 && let Some(g) = self.lead_at(start, s.clone())
             {

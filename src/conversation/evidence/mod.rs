@@ -673,7 +673,10 @@ impl View<'_> {
             let wider = self.with_modifier(t.clone(), end);
             goal.details[i].spans[0] = wider;
         }
-        if goal.by_lead() {
+        // (A report may come first, then a request: "1) the alarm doesn't ring on silent,
+        // and 2) could you add a snooze option?", "the export is broken. also please add dark
+        // mode".)
+        if goal.by_lead() || goal.rule == Found::ProblemReport {
             self.further_goals(&goal, sentence, reading);
         }
         take(goal, reading);

@@ -113,8 +113,15 @@ impl View<'_> {
             {
                 continue;
             }
-            let mut subject: SmallVec<[Range<usize>; 8]> =
-                words(self.text, start..h.start).collect();
+            // (A list item's number opens no subject: "1) the timer alarm doesn't ring".)
+            let mut subject: SmallVec<[Range<usize>; 8]> = words(self.text, start..h.start)
+                .skip_while(|w| {
+                    let t = self.text[w.clone()].trim_end_matches([')', '.']);
+                    (t.len() < w.len() || self.text[w.end..].starts_with([')', '.']))
+                        && (1..=2).contains(&t.len())
+                        && t.bytes().all(|b| b.is_ascii_digit())
+                })
+                .collect();
             // Auxiliaries and adverbs before the predicate are the problem's ("silently fail"),
             // and so is a quantifier after the subject ("my tests all fail").
             let adverb = |w: &Range<usize>| {
