@@ -244,7 +244,7 @@ impl View<'_> {
             let next = skip_soft(self.text, h.end());
             // (Past a list item's number: "..., and 2) could you add a snooze option".)
             let next = {
-                let rest = self.text[next..].as_bytes();
+                let rest = &self.text.as_bytes()[next..];
                 let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
                 if (1..=2).contains(&digits)
                     && matches!(rest.get(digits), Some(b')' | b'.'))
