@@ -36,7 +36,9 @@ impl View<'_> {
         {
             return Some(g);
         }
+        let end = sentence.end;
         self.lead_after(start, start, sentence, refers)
+            .map(|g| self.asked_more(&g, end).unwrap_or(g))
     }
 
     /// [`View::lead_referring`] with the first lead looked for at `at`, after intents.

@@ -211,3 +211,29 @@ fn a_request_after_a_report_is_queued_and_a_repair_of_it_is_not() {
         ],
     );
 }
+
+#[test]
+fn a_question_asking_the_product_to_do_more_is_a_feature_request() {
+    reads_holding(
+        "I mostly use the step counter. could it track stairs too?",
+        GoalType::TaskExecution,
+        &[
+            ("target", "step counter"),
+            ("desired_change", "track stairs"),
+        ],
+    );
+    reads_holding(
+        "would the weekly digest include the new comments as well",
+        GoalType::TaskExecution,
+        &[
+            ("target", "weekly digest"),
+            ("desired_change", "include the new comments"),
+        ],
+    );
+    // Without a word asking for more, or with a verb of ability, it asks.
+    reads_goal("could it be the dns too?", Some(GoalType::QuestionAnswer));
+    reads_goal(
+        "can it handle ten thousand rows?",
+        Some(GoalType::QuestionAnswer),
+    );
+}

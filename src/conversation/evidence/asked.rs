@@ -79,4 +79,66 @@ impl View<'_> {
         };
         self.goal_from(start, lead, info, end, refers)
     }
+
+    /// Rule 2 asked as a question: an auxiliary, "it" or a thing named with "the", a verb
+    /// that is no verb of ability, and a word asking for more ("too", "also", "as well")
+    /// asks the product to do more, a feature request: "could it show tomorrow's weather too",
+    /// "can the export also include archived rows". The thing (or, for "it", the thing the
+    /// sentence before named) is the target, the verb with its object the change.
+    pub(in crate::conversation) fn asked_more(&self, g: &GoalLead, end: usize) -> Option<GoalLead> {
+        let cls = self.cls;
+        if cls.goals[g.goal].goal_type != GoalType::QuestionAnswer {
+            return None;
+        }
+        let ws: SmallVec<[Range<usize>; 16]> =
+            words(self.text, g.lead.start..end).take(16).collect();
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        let more = ws.iter().any(|w| is(w, &["too", "also"]))
+            || ws
+                .windows(2)
+                .any(|p| is(&p[0], &["as"]) && is(&p[1], &["well"]));
+        if !more
+            || ws.len() < 4
+            || !is(&ws[0], &["could", "can", "would", "will"])
+            || !is(&ws[1], &["it", "the"])
+        {
+            return None;
+        }
+        let (target, verb) = if is(&ws[1], &["it"]) {
+            (self.introduced_thing(g.lead.start), 2)
+        } else {
+            let thing = self.thing(ws[1].start..end, true)?;
+            let v = ws.iter().position(|w| w.start >= thing.end)?;
+            (Some(thing), v)
+        };
+        // (Past an "also" before the verb: "can the export also include ...".)
+        let verb = verb + usize::from(ws.get(verb).is_some_and(|w| is(w, &["also"])));
+        let v = ws.get(verb)?;
+        // (Where the thing's phrase ran to the end, no verb is left: it asks.)
+        if is(v, &["as", "too", "also", "well"])
+            || !self.text[v.clone()].bytes().all(|b| b.is_ascii_lowercase())
+            || cls.lower_in(&cls.words.ability_verbs, &self.text[v.clone()])
+            || cls.lower_in(&cls.words.auxiliaries, &self.text[v.clone()])
+        {
+            return None;
+        }
+        let task = cls.goal_index(GoalType::TaskExecution)?;
+        let change = cls.clean(self.text, v.start..end, false);
+        let mut details: SmallVec<[Detail; 2]> = SmallVec::new();
+        if let Some(t) = target {
+            details.push(detail(0, t));
+        }
+        details.push(detail(1, change.clone()));
+        Some(GoalLead {
+            goal: task,
+            description: change,
+            lead: g.lead.clone(),
+            wrapper: g.wrapper.clone(),
+            rule: Found::Request,
+            details,
+        })
+    }
 }
