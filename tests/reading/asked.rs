@@ -237,3 +237,25 @@ fn a_question_asking_the_product_to_do_more_is_a_feature_request() {
         Some(GoalType::QuestionAnswer),
     );
 }
+
+#[test]
+fn a_state_run_on_after_a_settings_value_ends_it() {
+    reads_holding(
+        "set the bedroom fan to high im really warm",
+        GoalType::TaskExecution,
+        &[("target", "bedroom fan"), ("desired_change", "high")],
+    );
+    let mut s = Session::new();
+    s.user("turn the tv down to ten its way too loud");
+    assert!(
+        !s.slot("desired_change").contains("loud"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // A possessive "its" stays in the value.
+    reads_holding(
+        "move the search button to its own row",
+        GoalType::TaskExecution,
+        &[("desired_change", "its own row")],
+    );
+}

@@ -175,10 +175,13 @@ impl View<'_> {
                 // (A colon and a text of four words or more start what the request is
                 // about, no part of its value: "shorten this paragraph: Our team is excited to
                 // announce ..."; "log level: debug" is a label and its value.)
+                // (Nor is a state run on after it, as speech writes it: "turn the volume down
+                // to four its way too loud".)
                 let comma = text
                     .find([',', ';'])
                     .into_iter()
                     .chain(text.find(": ").filter(|p| count_words(&text[p + 2..]) >= 4))
+                    .chain(self.run_on_state(object.clone()).map(|p| p - object.start))
                     .min()
                     .map_or(object.end, |p| object.start + p);
                 // The object as written, articles included: "the" marks an existing thing.

@@ -232,4 +232,21 @@ impl View<'_> {
                 })
         })
     }
+
+    /// Where a clause telling a state runs on inside `span`, after two words at least: "it's"
+    /// or "i'm" (with or without the apostrophe) and a word of degree ("turn the volume down
+    /// to four its way too loud", "set the fan to high im really warm").
+    pub(super) fn run_on_state(&self, span: Range<usize>) -> Option<usize> {
+        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span).take(16).collect();
+        ws.windows(2).skip(2).find_map(|p| {
+            let opener = ["its", "it's", "im", "i'm", "thats", "that's"]
+                .iter()
+                .any(|x| self.text[p[0].clone()].eq_ignore_ascii_case(x));
+            let degree = DEGREES
+                .iter()
+                .chain(["really", "getting", "not", "already"].iter())
+                .any(|x| self.text[p[1].clone()].eq_ignore_ascii_case(x));
+            (opener && degree).then_some(p[0].start)
+        })
+    }
 }
