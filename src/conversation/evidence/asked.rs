@@ -127,18 +127,13 @@ impl View<'_> {
         }
         let task = cls.goal_index(GoalType::TaskExecution)?;
         let change = cls.clean(self.text, v.start..end, false);
-        let mut details: SmallVec<[Detail; 2]> = SmallVec::new();
-        if let Some(t) = target {
-            details.push(detail(0, t));
-        }
-        details.push(detail(1, change.clone()));
-        Some(GoalLead {
-            goal: task,
-            description: change,
-            lead: g.lead.clone(),
-            wrapper: g.wrapper.clone(),
-            rule: Found::Request,
-            details,
-        })
+        Some(task_by_verb(
+            task,
+            target,
+            change,
+            g.lead.clone(),
+            g.wrapper.clone(),
+            Found::Request,
+        ))
     }
 }

@@ -81,18 +81,13 @@ impl View<'_> {
         let target = self
             .last_definite(object.start..span.end)
             .or_else(|| self.thing(object.start..span.end, false));
-        let mut details = SmallVec::new();
-        if let Some(t) = target {
-            details.push(detail(0, t));
-        }
-        details.push(detail(1, change.clone()));
-        Some(GoalLead {
-            goal: task,
-            description: change,
-            lead: verb,
-            wrapper: 0..0,
-            rule: Found::Nominal,
-            details,
-        })
+        Some(task_by_verb(
+            task,
+            target,
+            change,
+            verb,
+            0..0,
+            Found::Nominal,
+        ))
     }
 }
