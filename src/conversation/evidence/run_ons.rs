@@ -21,6 +21,14 @@ fn bare(w: &str) -> &str {
     w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
 }
 
+/// Whether two words address the assistant with a request: "can you", "could u".
+fn addresses(modal: &str, you: &str) -> bool {
+    ["can", "could", "would", "will"]
+        .iter()
+        .any(|x| modal.eq_ignore_ascii_case(x))
+        && ["you", "u"].iter().any(|x| you.eq_ignore_ascii_case(x))
+}
+
 /// Words that open a question.
 const QUESTION_WORDS: [&str; 7] = ["how", "what", "why", "where", "when", "which", "who"];
 
@@ -55,13 +63,7 @@ impl View<'_> {
                 // you draft an agenda".)
                 self.run_on(std::slice::from_ref(s), true).filter(|(_, r)| {
                     let mut next = self.text[r.clone()].split_whitespace();
-                    let addressed = next.next().is_some_and(|w| {
-                        ["can", "could", "would", "will"]
-                            .iter()
-                            .any(|x| w.eq_ignore_ascii_case(x))
-                    }) && next
-                        .next()
-                        .is_some_and(|w| ["you", "u"].iter().any(|x| w.eq_ignore_ascii_case(x)));
+                    let addressed = addresses(next.next().unwrap_or(""), next.next().unwrap_or(""));
                     r.start >= g.lead.end
                         && (addressed
                             || by_verb && count_words(&self.text[g.lead.end..r.start]) >= 3)
@@ -150,10 +152,7 @@ impl View<'_> {
                     // (A lead with nothing after it, or a preposition, is a noun: "after
                     // face unlock", "alt text on product images".)
                     // ("can you draft an agenda" asks the assistant: a request.)
-                    let addressed = ["can", "could", "would", "will"]
-                        .iter()
-                        .any(|x| lead_first.eq_ignore_ascii_case(x))
-                        && ["you", "u"].iter().any(|x| after.eq_ignore_ascii_case(x));
+                    let addressed = addresses(lead_first, after);
                     if !addressed
                         && (INVERTING.iter().any(|x| lead_first.eq_ignore_ascii_case(x))
                             || SUBJECTS.iter().any(|x| after.eq_ignore_ascii_case(x)))
