@@ -294,7 +294,7 @@ fn explain(
         if c.read.is_empty() {
             write!(
                 out,
-                "\n       skipped  {:?} (a hesitation, {}..{})",
+                "\n       skipped  {:?} (a hesitation or a restated value, {}..{})",
                 c.written, c.start, c.end
             )?;
         } else {

@@ -244,7 +244,11 @@ impl Classifier {
                 ),
             lang.known_words.iter().map(String::as_str),
         )
-        .with_hesitations(lang.hesitations.iter().map(String::as_str));
+        .with_hesitations(lang.hesitations.iter().map(String::as_str))
+        .with_restatements(
+            lang.restatements.iter().map(String::as_str),
+            lang.spoken_numbers.iter().map(String::as_str),
+        );
         Ok(Classifier {
             matcher,
             meaning_at,

@@ -102,7 +102,7 @@ impl Engine {
                 if k > 0 {
                     value.push_str(", ");
                 }
-                value.push_str(said.original_text(span.clone()));
+                value.push_str(&said.value_text(span.clone()));
             }
             slot.status = SlotStatus::Provided;
             slot.value = Some(capped(&value, self.settings.max_value_chars).into_owned());
@@ -115,7 +115,7 @@ impl Engine {
             if let Some(span) = self.classifier.extract(own, s) {
                 goal.required_info[i].status = SlotStatus::Provided;
                 goal.required_info[i].value = Some(
-                    capped(said.original_text(span), self.settings.max_value_chars).into_owned(),
+                    capped(&said.value_text(span), self.settings.max_value_chars).into_owned(),
                 );
             }
         }

@@ -564,6 +564,10 @@ pub struct Language {
     /// Openings that negate the instruction after them ("don't add a comment on every line",
     /// "stop adding emojis") (`negated_instructions`).
     pub negated_instructions: Vec<String>,
+    /// Phrases that restate a spoken number or time ("no wait make it") (`restatements`).
+    pub restatements: Vec<String>,
+    /// Words of spoken numbers and times (`spoken_numbers`).
+    pub spoken_numbers: Vec<String>,
     /// Nouns that name people: a problem whose subject is one ("keyboard users just get stuck
     /// there", "patients keep missing appointments") tells what a thing's problem does to
     /// them or why a request is made; a thing's problem or a request beside it decides

@@ -405,11 +405,8 @@ impl Engine {
                     .filter_map(|d| {
                         let def = &self.classifier.goals()[g.goal];
                         let name = &slots[*def.slots.get(d.slot)?].name;
-                        let parts: Vec<&str> = d
-                            .spans
-                            .iter()
-                            .map(|s| said.original_text(s.clone()))
-                            .collect();
+                        let parts: Vec<std::borrow::Cow<'_, str>> =
+                            d.spans.iter().map(|s| said.value_text(s.clone())).collect();
                         Some(format!("{name}: {}{}", d.prefix, parts.join(", ")))
                     })
                     .collect(),
@@ -528,7 +525,8 @@ impl Engine {
                 {
                     // Rule 15: the change request's words, for the assistant.
                     let words = self.classifier.answer_span(&said.text);
-                    let change = capped(said.original_text(words), self.settings.max_value_chars);
+                    let value = said.value_text(words);
+                    let change = capped(&value, self.settings.max_value_chars);
                     if !change.is_empty() {
                         if goal.requested_changes.len() >= state::MAX_REQUESTED_CHANGES {
                             goal.requested_changes.remove(0);

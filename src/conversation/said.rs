@@ -48,6 +48,31 @@ impl<'a> Said<'a> {
         &self.original[self.original_span(span)]
     }
 
+    /// What was written where `span` of the read text stands, as a slot value: the words read
+    /// as nothing strictly inside it (a hesitation, a spoken value restated) are left out
+    /// ("book a table for 7pm i mean 8pm" gives "book a table for 8pm").
+    pub fn value_text(&self, span: Range<usize>) -> Cow<'_, str> {
+        let whole = self.original_span(span);
+        let mut inside = self
+            .corrections
+            .iter()
+            .filter(|c| {
+                c.read.is_empty() && whole.start < c.original.start && c.original.end <= whole.end
+            })
+            .peekable();
+        if inside.peek().is_none() {
+            return Cow::Borrowed(&self.original[whole]);
+        }
+        let mut out = String::with_capacity(whole.len());
+        let mut at = whole.start;
+        for c in inside {
+            out.push_str(&self.original[at..c.original.start]);
+            at = c.original.end;
+        }
+        out.push_str(&self.original[at..whole.end]);
+        Cow::Owned(out)
+    }
+
     fn position(&self, at: usize, end: bool) -> usize {
         // (The read text's end is the message's, past a word read as nothing there.)
         if end && at == self.text.len() {

@@ -30,7 +30,7 @@ impl Engine {
                     slot.value = None;
                     continue;
                 }
-                Fill::Span(span) => said.original_text(span.clone()),
+                Fill::Span(span) => &*said.value_text(span.clone()),
                 Fill::Text(text) => {
                     // A correction: the description follows when it named the replaced value.
                     if let Some(old) = slot.value.as_deref()

@@ -32,11 +32,7 @@ use smallvec::SmallVec;
 use super::dictionary::{KeyHasher, Known, MAX_WORD, dictionary, known, padded_word_key, word_key};
 pub use super::said::{Correction, Said};
 
-/// Words after which a hesitation's word is a value or a noun ("to um", "the er diagram").
-const BINDING: [&str; 16] = [
-    "to", "called", "named", "as", "the", "a", "an", "my", "our", "your", "this", "that", "in",
-    "is", "of", "and",
-];
+mod spoken;
 
 /// Vocabulary words shorter than this are never the correction.
 const MIN_TARGET: usize = 5;
@@ -71,6 +67,12 @@ pub struct Speller {
     hesitations: Vec<Box<str>>,
     /// The first letters of `hesitations`, a bit per letter: most words stop at one test.
     hesitation_firsts: u32,
+    /// Phrases that restate a spoken value ("no wait make it"), lower case.
+    restatements: Vec<Box<str>>,
+    /// The first letters of `restatements`, a bit per letter.
+    restatement_firsts: u32,
+    /// Words of spoken numbers and times ("five", "thirty", "pm").
+    numbers: Vec<Box<str>>,
 }
 
 /// The index of a pair of lower-case letters.
@@ -129,6 +131,9 @@ impl Speller {
             ends: Box::new([0; 26 * 26]),
             hesitations: Vec::new(),
             hesitation_firsts: 0,
+            restatements: Vec::new(),
+            restatement_firsts: 0,
+            numbers: Vec::new(),
         };
         let Speller {
             targets,
@@ -182,66 +187,6 @@ impl Speller {
         speller
     }
 
-    /// The speller reading `words` as hesitations (see the module's notes).
-    pub fn with_hesitations<'w>(mut self, words: impl IntoIterator<Item = &'w str>) -> Speller {
-        self.hesitations = words
-            .into_iter()
-            .map(|w| w.to_ascii_lowercase().into_boxed_str())
-            .collect();
-        self.hesitation_firsts = self
-            .hesitations
-            .iter()
-            .filter_map(|h| h.bytes().next())
-            .filter(u8::is_ascii_lowercase)
-            .fold(0, |m, b| m | 1 << (b - b'a'));
-        self
-    }
-
-    /// Whether the word at `start..end` of `text` is a hesitation read as nothing: a word of
-    /// the list in lower case between spaces or commas ("uh_id", "um/uh", "Er Jun" and
-    /// "uh-huh" are words of their own), after a word of its sentence that does not make it a
-    /// value or a noun ("set the unit to um", "a column called um", "five um", "the er
-    /// diagram"), not before "oh" or "huh" ("the uh oh sound") and no part of a vocabulary
-    /// phrase.
-    fn hesitates(
-        &self,
-        text: &str,
-        start: usize,
-        end: usize,
-        before: Option<Range<usize>>,
-    ) -> bool {
-        let word = &text[start..end];
-        let spaced = |c: Option<char>| c.is_none_or(|c| c == ' ' || c == ',');
-        if word.len() > 4
-            || word.bytes().any(|b| b.is_ascii_uppercase())
-            || !self.hesitations.iter().any(|h| &**h == word)
-            || !spaced(text[..start].chars().next_back())
-            || !spaced(text[end..].chars().next())
-        {
-            return false;
-        }
-        let lead = text[..start].trim_end_matches([' ', ',']);
-        let previous = lead
-            .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
-            .next()
-            .unwrap_or("");
-        let next = text[end..]
-            .trim_start_matches([' ', ','])
-            .split(|c: char| !c.is_alphanumeric())
-            .next()
-            .unwrap_or("");
-        if previous.is_empty()
-            || !lead.ends_with(|c: char| c.is_alphabetic())
-            || BINDING.iter().any(|b| previous.eq_ignore_ascii_case(b))
-                && !(text[..start].ends_with(", ") && text[end..].starts_with(','))
-            || previous.bytes().all(|b| b.is_ascii_digit())
-            || ["oh", "huh"].iter().any(|n| next.eq_ignore_ascii_case(n))
-        {
-            return false;
-        }
-        !self.completes_pair(text, before, word, end)
-    }
-
     /// `text` with its misspelt words read as the vocabulary words they are one edit from.
     /// Borrows `text` when nothing is corrected (no allocation).
     pub fn spell<'a>(&self, text: &'a str) -> Said<'a> {
@@ -266,6 +211,21 @@ impl Speller {
             }
             let before = previous.replace(start..i);
             let word = &text[start..i];
+            // (A spoken value restated: the value before it and the phrase read as nothing,
+            // "five thirty no wait make it five fifteen".)
+            if let Some(drop) = self.restated_at(text, start).filter(|d| d.start >= copied) {
+                let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 8));
+                buf.push_str(&text[copied..drop.start]);
+                let at = buf.len();
+                copied = drop.end;
+                said.corrections.push(Correction {
+                    original: drop.clone(),
+                    read: at..at,
+                });
+                previous = None;
+                i = drop.end;
+                continue;
+            }
             if i - start <= 4
                 && bytes[start].is_ascii_lowercase()
                 && self.hesitation_firsts & (1 << (bytes[start] - b'a')) != 0

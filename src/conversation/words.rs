@@ -71,6 +71,8 @@ pub(super) struct WordSets {
     pub(super) opener_modifiers: Words,
     /// Words that say a thing works (`fine_states`).
     pub(super) fine_states: Words,
+    /// Words of spoken numbers and times (`spoken_numbers`).
+    pub(super) numbers: Words,
     /// Words of degree (`intensifiers`).
     pub(super) intensifier_words: Words,
     /// Verbs of ability after "can you" (`ability_verbs`).
@@ -136,6 +138,7 @@ impl WordSets {
             fine_states: words(&[&lang.fine_states]),
             ability_verbs: words(&[&lang.ability_verbs]),
             intensifier_words: words(&[&lang.intensifiers]),
+            numbers: words(&[&lang.spoken_numbers]),
             people: words(&[&lang.people]),
             met_problems: words(&[&lang.met_problems]),
             repairs: words(&[&lang.repairs]),

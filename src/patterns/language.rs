@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 60] = [
+        const KEYS: [&str; 62] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -57,6 +57,8 @@ impl Cx<'_> {
             "fine_states",
             "ability_verbs",
             "negated_instructions",
+            "restatements",
+            "spoken_numbers",
             "people",
             "met_problems",
             "repairs",
@@ -109,6 +111,8 @@ impl Cx<'_> {
         let fine_states = optional("fine_states");
         let ability_verbs = optional("ability_verbs");
         let negated_instructions = optional("negated_instructions");
+        let restatements = optional("restatements");
+        let spoken_numbers = optional("spoken_numbers");
         let people = optional("people");
         let met_problems = optional("met_problems");
         let repairs = optional("repairs");
@@ -180,6 +184,8 @@ impl Cx<'_> {
             fine_states,
             ability_verbs,
             negated_instructions,
+            restatements,
+            spoken_numbers,
             people,
             met_problems,
             repairs,

@@ -259,3 +259,37 @@ fn a_state_run_on_after_a_settings_value_ends_it() {
         &[("desired_change", "its own row")],
     );
 }
+
+#[test]
+fn a_spoken_value_restated_keeps_the_restatement() {
+    reads_holding(
+        "alarm for six forty no wait make it six fifty",
+        GoalType::TaskExecution,
+        &[("target", "alarm"), ("desired_change", "six fifty")],
+    );
+    let mut s = Session::new();
+    s.user("book a table for 7pm i mean 8pm");
+    assert!(
+        !s.slot("desired_change").contains("7pm"),
+        "{}",
+        s.slot("desired_change")
+    );
+    assert!(
+        s.slot("desired_change").contains("8pm"),
+        "{}",
+        s.slot("desired_change")
+    );
+    // Between words that are no numbers, nothing is restated.
+    let mut s = Session::new();
+    s.user("call mom no wait call dad");
+    assert!(
+        s.slot("desired_change").contains("mom"),
+        "{}",
+        s.slot("desired_change")
+    );
+    reads_holding(
+        "timer for twelve minutes",
+        GoalType::TaskExecution,
+        &[("target", "timer"), ("desired_change", "twelve minutes")],
+    );
+}

@@ -341,6 +341,7 @@ mod speech;
 pub(in crate::conversation) use results::identifier;
 mod statement;
 mod things;
+mod timed;
 mod title_lines;
 mod topics;
 mod wished;
@@ -529,7 +530,11 @@ impl View<'_> {
             first = Some(w);
         }
         if first.is_none() {
-            first = first_read(&|span| self.nominal(span.clone()).or_else(|| wished(span)));
+            first = first_read(&|span| {
+                self.timed_setting(span.clone())
+                    .or_else(|| self.nominal(span.clone()))
+                    .or_else(|| wished(span))
+            });
         }
         // A plain verb of the vocabulary after a wish or at the sentence's start ("it would be
         // really useful to filter invoices by status", "hide archived projects from the

@@ -1,0 +1,144 @@
+//! Speech as a recogniser writes it: a hesitation inside a sentence ("set a timer for uh
+//! twenty five minutes") and a spoken value restated ("alarm for five thirty no wait make it
+//! five fifteen") are read as nothing, so the reader sees the sentence the user meant.
+
+use std::ops::Range;
+
+use super::Speller;
+
+/// Words after which a hesitation's word is a value or a noun ("to um", "the er diagram").
+const BINDING: [&str; 16] = [
+    "to", "called", "named", "as", "the", "a", "an", "my", "our", "your", "this", "that", "in",
+    "is", "of", "and",
+];
+
+impl Speller {
+    /// The speller reading `words` as hesitations (see the module's notes).
+    pub fn with_hesitations<'w>(mut self, words: impl IntoIterator<Item = &'w str>) -> Speller {
+        self.hesitations = words
+            .into_iter()
+            .map(|w| w.to_ascii_lowercase().into_boxed_str())
+            .collect();
+        self.hesitation_firsts = self
+            .hesitations
+            .iter()
+            .filter_map(|h| h.bytes().next())
+            .filter(u8::is_ascii_lowercase)
+            .fold(0, |m, b| m | 1 << (b - b'a'));
+        self
+    }
+
+    /// Whether the word at `start..end` of `text` is a hesitation read as nothing: a word of
+    /// the list in lower case between spaces or commas ("uh_id", "um/uh", "Er Jun" and
+    /// "uh-huh" are words of their own), after a word of its sentence that does not make it a
+    /// value or a noun ("set the unit to um", "a column called um", "five um", "the er
+    /// diagram"), not before "oh" or "huh" ("the uh oh sound") and no part of a vocabulary
+    /// phrase.
+    pub(super) fn hesitates(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        before: Option<Range<usize>>,
+    ) -> bool {
+        let word = &text[start..end];
+        let spaced = |c: Option<char>| c.is_none_or(|c| c == ' ' || c == ',');
+        if word.len() > 4
+            || word.bytes().any(|b| b.is_ascii_uppercase())
+            || !self.hesitations.iter().any(|h| &**h == word)
+            || !spaced(text[..start].chars().next_back())
+            || !spaced(text[end..].chars().next())
+        {
+            return false;
+        }
+        let lead = text[..start].trim_end_matches([' ', ',']);
+        let previous = lead
+            .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
+            .next()
+            .unwrap_or("");
+        let next = text[end..]
+            .trim_start_matches([' ', ','])
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        if previous.is_empty()
+            || !lead.ends_with(|c: char| c.is_alphabetic())
+            || BINDING.iter().any(|b| previous.eq_ignore_ascii_case(b))
+                && !(text[..start].ends_with(", ") && text[end..].starts_with(','))
+            || previous.bytes().all(|b| b.is_ascii_digit())
+            || ["oh", "huh"].iter().any(|n| next.eq_ignore_ascii_case(n))
+        {
+            return false;
+        }
+        !self.completes_pair(text, before, word, end)
+    }
+
+    /// The speller reading a spoken number or time restated after one of `phrases` ("no wait
+    /// make it") as the restatement alone; `numbers` are the words of spoken numbers and times.
+    pub fn with_restatements<'w>(
+        mut self,
+        phrases: impl IntoIterator<Item = &'w str>,
+        numbers: impl IntoIterator<Item = &'w str>,
+    ) -> Speller {
+        self.restatements = phrases
+            .into_iter()
+            .map(|w| w.to_ascii_lowercase().into_boxed_str())
+            .collect();
+        self.restatement_firsts = self
+            .restatements
+            .iter()
+            .filter_map(|h| h.bytes().next())
+            .filter(u8::is_ascii_lowercase)
+            .fold(0, |m, b| m | 1 << (b - b'a'));
+        self.numbers = numbers
+            .into_iter()
+            .map(|w| w.to_ascii_lowercase().into_boxed_str())
+            .collect();
+        self
+    }
+
+    /// Whether a word of `text` is a spoken number or time: digits (with ":" inside, "5:30",
+    /// or "am"/"pm" after, "7pm") or a word of `numbers`.
+    fn number(&self, word: &str) -> bool {
+        let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        !word.is_empty()
+            && (digits.starts_with(|c: char| c.is_ascii_digit())
+                && digits.bytes().all(|b| b.is_ascii_digit() || b == b':')
+                || self.numbers.iter().any(|n| word.eq_ignore_ascii_case(n)))
+    }
+
+    /// What a restatement starting at `at` drops: the spoken number or time right before it,
+    /// with the phrase and the spaces after it, when a number or time follows ("five thirty
+    /// no wait make it five fifteen" keeps "five fifteen"). `None` elsewhere.
+    pub(super) fn restated_at(&self, text: &str, at: usize) -> Option<Range<usize>> {
+        let first = *text.as_bytes().get(at)?;
+        if self.restatement_firsts & (1 << (first.to_ascii_lowercase().wrapping_sub(b'a') % 32))
+            == 0
+        {
+            return None;
+        }
+        let rest = &text[at..];
+        let phrase = self.restatements.iter().find(|p| {
+            rest.get(..p.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(p))
+                && rest[p.len()..].starts_with([' ', ','])
+        })?;
+        let after = rest[phrase.len()..].trim_start_matches([' ', ',']);
+        let next = after.split([' ', ',', '.', '!', '?']).next().unwrap_or("");
+        if !self.number(next) {
+            return None;
+        }
+        // The number or time before the phrase: its words back to the first that is none.
+        let mut start = at;
+        let mut before = text[..at].trim_end_matches([' ', ',']);
+        for _ in 0..4 {
+            let word_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
+            if !self.number(&before[word_start..]) {
+                break;
+            }
+            start = word_start;
+            before = before[..word_start].trim_end_matches([' ', ',']);
+        }
+        (start < at).then(|| start..text.len() - after.len())
+    }
+}
