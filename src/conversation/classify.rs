@@ -41,6 +41,8 @@ pub struct Classifier {
     pub(super) pronouns: Vec<String>,
     /// Openings that negate the request after them, longest first.
     pub(super) negated_instructions: Vec<String>,
+    /// Their first letters, a bit per letter: most sentences stop at one test.
+    pub(super) negated_firsts: u32,
     pub(super) noun_phrase_ends: Vec<String>,
     pub(super) small_talk_tail_words: u32,
     /// The vocabulary, for reading misspelt words.
@@ -261,6 +263,7 @@ impl Classifier {
             articles: lower(&lang.articles),
             trailing: lower(&lang.trailing),
             pronouns: lower(&lang.pronouns),
+            negated_firsts: first_letters(&lang.negated_instructions),
             negated_instructions: {
                 let mut n = lower(&lang.negated_instructions);
                 n.sort_by_key(|p| std::cmp::Reverse(p.len()));
@@ -424,6 +427,16 @@ impl Classifier {
     pub(super) fn starts_with_any(&self, list: &[String], text: &str) -> bool {
         list.iter().any(|w| starts_with_word(text, w))
     }
+}
+
+/// The first letters of `phrases`, lower case, a bit per letter.
+fn first_letters(phrases: &[String]) -> u32 {
+    phrases
+        .iter()
+        .filter_map(|p| p.bytes().next())
+        .map(|b| b.to_ascii_lowercase())
+        .filter(u8::is_ascii_lowercase)
+        .fold(0, |m, b| m | 1 << (b - b'a'))
 }
 
 #[cfg(test)]

@@ -119,6 +119,10 @@ impl View<'_> {
     /// A negation of `negated_instructions` opening the sentence at `start`, as written.
     pub(super) fn negated_instruction(&self, start: usize, end: usize) -> Option<Range<usize>> {
         let rest = self.text.get(start..end)?;
+        let first = rest.bytes().next()?.to_ascii_lowercase();
+        if !first.is_ascii_lowercase() || self.cls.negated_firsts & (1 << (first - b'a')) == 0 {
+            return None;
+        }
         self.cls.negated_instructions.iter().find_map(|n| {
             let head = rest.get(..n.len())?;
             (head.eq_ignore_ascii_case(n)

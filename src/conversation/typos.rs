@@ -69,8 +69,8 @@ pub struct Speller {
     hesitation_firsts: u32,
     /// Phrases that restate a spoken value ("no wait make it"), lower case.
     restatements: Vec<Box<str>>,
-    /// The first letters of `restatements`, a bit per letter.
-    restatement_firsts: u32,
+    /// The first words of `restatements` ("no", "wait", "i"), lower case.
+    restatement_heads: Vec<Box<str>>,
     /// Words of spoken numbers and times ("five", "thirty", "pm").
     numbers: Vec<Box<str>>,
 }
@@ -132,7 +132,7 @@ impl Speller {
             hesitations: Vec::new(),
             hesitation_firsts: 0,
             restatements: Vec::new(),
-            restatement_firsts: 0,
+            restatement_heads: Vec::new(),
             numbers: Vec::new(),
         };
         let Speller {
@@ -213,7 +213,10 @@ impl Speller {
             let word = &text[start..i];
             // (A spoken value restated: the value before it and the phrase read as nothing,
             // "five thirty no wait make it five fifteen".)
-            if let Some(drop) = self.restated_at(text, start).filter(|d| d.start >= copied) {
+            if let Some(drop) = self
+                .restated_at(text, start, word)
+                .filter(|d| d.start >= copied)
+            {
                 let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 8));
                 buf.push_str(&text[copied..drop.start]);
                 let at = buf.len();

@@ -406,18 +406,22 @@ impl<'a> View<'a> {
     /// absolutely" do.
     pub(super) fn qualifies(&self, hit: Hit) -> bool {
         let cls = self.cls;
-        let word = &self.text[hit.start()..hit.end()];
-        if !cls.lower_in(&cls.words.intensifier_words, word) {
+        // (The word's place first, then the word: most approvals end their clause.)
+        let after = &self.text[hit.end()..];
+        let next = after.trim_start();
+        if after.len() == next.len() || !next.starts_with(char::is_alphabetic) {
             return false;
         }
-        let before = self.text[..hit.start()].trim_end();
-        let inside = before
+        let inside = self.text[..hit.start()]
+            .trim_end()
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '\'');
-        let after = &self.text[hit.end()..];
-        let next = after.trim_start();
-        inside && after.len() > next.len() && next.chars().next().is_some_and(char::is_alphabetic)
+        inside
+            && cls.lower_in(
+                &cls.words.intensifier_words,
+                &self.text[hit.start()..hit.end()],
+            )
     }
 
     /// For a hit in a sentence that ends with `?`: whether that question asks the assistant to

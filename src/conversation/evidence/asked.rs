@@ -23,9 +23,11 @@ impl View<'_> {
         refers: bool,
     ) -> Option<GoalLead> {
         let cls = self.cls;
-        if !anchors
-            .iter()
-            .any(|&a| self.at(a, |m| m == Meaning::ActionQuestion).is_some())
+        // (Only after an intent, which an action question is.)
+        if anchors.len() < 2
+            || !anchors
+                .iter()
+                .any(|&a| self.at(a, |m| m == Meaning::ActionQuestion).is_some())
         {
             return None;
         }

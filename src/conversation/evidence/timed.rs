@@ -10,8 +10,11 @@ impl View<'_> {
     pub(in crate::conversation) fn timed_setting(&self, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
         let task = cls.goal_index(GoalType::TaskExecution)?;
+        // ("for" among the first four words is looked for before anything is collected.)
+        let at = words(self.text, span.clone())
+            .take(4)
+            .position(|w| self.word_in(&w, &["for"]))?;
         let ws: SmallVec<[Range<usize>; 8]> = words(self.text, span.clone()).take(8).collect();
-        let at = ws.iter().take(4).position(|w| self.word_in(w, &["for"]))?;
         let number = ws.get(at + 1).is_some_and(|n| {
             let n = &self.text[n.clone()];
             n.starts_with(|c: char| c.is_ascii_digit()) || cls.lower_in(&cls.words.numbers, n)

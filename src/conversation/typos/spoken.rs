@@ -84,12 +84,15 @@ impl Speller {
             .into_iter()
             .map(|w| w.to_ascii_lowercase().into_boxed_str())
             .collect();
-        self.restatement_firsts = self
+        let mut heads: Vec<Box<str>> = self
             .restatements
             .iter()
-            .filter_map(|h| h.bytes().next())
-            .filter(u8::is_ascii_lowercase)
-            .fold(0, |m, b| m | 1 << (b - b'a'));
+            .filter_map(|p| p.split([' ', '\'']).next())
+            .map(Box::from)
+            .collect();
+        heads.sort_unstable();
+        heads.dedup();
+        self.restatement_heads = heads;
         self.numbers = numbers
             .into_iter()
             .map(|w| w.to_ascii_lowercase().into_boxed_str())
@@ -99,7 +102,7 @@ impl Speller {
 
     /// Whether a word of `text` is a spoken number or time: digits (with ":" inside, "5:30",
     /// or "am"/"pm" after, "7pm") or a word of `numbers`.
-    fn number(&self, word: &str) -> bool {
+    pub(super) fn number(&self, word: &str) -> bool {
         let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         !word.is_empty()
             && (digits.starts_with(|c: char| c.is_ascii_digit())
@@ -110,10 +113,12 @@ impl Speller {
     /// What a restatement starting at `at` drops: the spoken number or time right before it,
     /// with the phrase and the spaces after it, when a number or time follows ("five thirty
     /// no wait make it five fifteen" keeps "five fifteen"). `None` elsewhere.
-    pub(super) fn restated_at(&self, text: &str, at: usize) -> Option<Range<usize>> {
-        let first = *text.as_bytes().get(at)?;
-        if self.restatement_firsts & (1 << (first.to_ascii_lowercase().wrapping_sub(b'a') % 32))
-            == 0
+    /// (`word` is the word at `at`: a phrase's first word, or nothing is looked at.)
+    pub(super) fn restated_at(&self, text: &str, at: usize, word: &str) -> Option<Range<usize>> {
+        if !self
+            .restatement_heads
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(word))
         {
             return None;
         }
