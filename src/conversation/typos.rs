@@ -71,6 +71,8 @@ pub struct Speller {
     restatements: Vec<Box<str>>,
     /// The first words of `restatements` ("no", "wait", "i"), lower case.
     restatement_heads: Vec<Box<str>>,
+    /// Their first letters, a bit per letter: most words stop at one test.
+    restatement_firsts: u32,
     /// Words of spoken numbers and times ("five", "thirty", "pm").
     numbers: Vec<Box<str>>,
 }
@@ -133,6 +135,7 @@ impl Speller {
             hesitation_firsts: 0,
             restatements: Vec::new(),
             restatement_heads: Vec::new(),
+            restatement_firsts: 0,
             numbers: Vec::new(),
         };
         let Speller {
@@ -213,9 +216,10 @@ impl Speller {
             let word = &text[start..i];
             // (A spoken value restated: the value before it and the phrase read as nothing,
             // "five thirty no wait make it five fifteen".)
-            if let Some(drop) = self
-                .restated_at(text, start, word)
-                .filter(|d| d.start >= copied)
+            if self.restatement_firsts & (1 << (bytes[start].to_ascii_lowercase() - b'a')) != 0
+                && let Some(drop) = self
+                    .restated_at(text, start, word)
+                    .filter(|d| d.start >= copied)
             {
                 let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 8));
                 buf.push_str(&text[copied..drop.start]);

@@ -92,6 +92,11 @@ impl Speller {
             .collect();
         heads.sort_unstable();
         heads.dedup();
+        self.restatement_firsts = heads
+            .iter()
+            .filter_map(|h| h.bytes().next())
+            .filter(u8::is_ascii_lowercase)
+            .fold(0, |m, b| m | 1 << (b - b'a'));
         self.restatement_heads = heads;
         self.numbers = numbers
             .into_iter()
