@@ -21,6 +21,7 @@ mod leads;
 pub mod lexicon;
 pub mod machine;
 pub(crate) mod names;
+mod pattern;
 pub(crate) mod reading;
 mod said;
 mod slots;

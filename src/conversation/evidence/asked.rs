@@ -1,6 +1,7 @@
 //! Rule 6's requests as questions: "can you" before a verb that is no goal lead asks for that
 //! action when the sentence marks it as the user's ("can you refund one of them please").
 
+use super::imperative::task_by_verb;
 use super::*;
 use crate::conversation::lexicon::{ChangeMode, DescriptionMode};
 use crate::conversation::reading::LeadInfo;

@@ -91,3 +91,28 @@ impl View<'_> {
         ))
     }
 }
+
+/// A task read by its verb: its description and change the verb with its object, its target
+/// the thing acted on, when one is named.
+pub(super) fn task_by_verb(
+    task: usize,
+    target: Option<Range<usize>>,
+    change: Range<usize>,
+    lead: Range<usize>,
+    wrapper: Range<usize>,
+    rule: Found,
+) -> GoalLead {
+    let mut details = SmallVec::new();
+    if let Some(t) = target {
+        details.push(detail(0, t));
+    }
+    details.push(detail(1, change.clone()));
+    GoalLead {
+        goal: task,
+        description: change,
+        lead,
+        wrapper,
+        rule,
+        details,
+    }
+}

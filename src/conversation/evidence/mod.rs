@@ -277,31 +277,6 @@ fn detail(slot: usize, span: Range<usize>) -> Detail {
     }
 }
 
-/// A task read by its verb: its description and change the verb with its object, its target
-/// the thing acted on, when one is named.
-fn task_by_verb(
-    task: usize,
-    target: Option<Range<usize>>,
-    change: Range<usize>,
-    lead: Range<usize>,
-    wrapper: Range<usize>,
-    rule: Found,
-) -> GoalLead {
-    let mut details = SmallVec::new();
-    if let Some(t) = target {
-        details.push(detail(0, t));
-    }
-    details.push(detail(1, change.clone()));
-    GoalLead {
-        goal: task,
-        description: change,
-        lead,
-        wrapper,
-        rule,
-        details,
-    }
-}
-
 mod added;
 mod asked;
 mod clauses;
@@ -710,24 +685,5 @@ impl View<'_> {
             self.further_goals(&goal, sentence, reading);
         }
         take(goal, reading);
-    }
-
-    /// The first thing in `span` (the rest of the goal's line) that the user calls theirs
-    /// ("in my react component"), in a line of prose (not pasted code or output).
-    fn possessed_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
-        let ws: SmallVec<[Range<usize>; 32]> = words(self.text, span.clone()).take(32).collect();
-        let at = ws.iter().position(|w| {
-            ["my", "our", "your"]
-                .iter()
-                .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
-        })?;
-        let line_start = self.text[..ws[at].start].rfind('\n').map_or(0, |p| p + 1);
-        let line_end = self.text[ws[at].start..]
-            .find('\n')
-            .map_or(self.text.len(), |p| ws[at].start + p);
-        if !self.is_prose(line_start..line_end) {
-            return None;
-        }
-        self.thing(ws[at].start..span.end, true)
     }
 }

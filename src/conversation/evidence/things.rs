@@ -124,4 +124,23 @@ impl View<'_> {
                 .at(n.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
                 .is_none()
     }
+
+    /// The first thing in `span` (the rest of the goal's line) that the user calls theirs
+    /// ("in my react component"), in a line of prose (not pasted code or output).
+    pub(super) fn possessed_thing(&self, span: Range<usize>) -> Option<Range<usize>> {
+        let ws: SmallVec<[Range<usize>; 32]> = words(self.text, span.clone()).take(32).collect();
+        let at = ws.iter().position(|w| {
+            ["my", "our", "your"]
+                .iter()
+                .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+        })?;
+        let line_start = self.text[..ws[at].start].rfind('\n').map_or(0, |p| p + 1);
+        let line_end = self.text[ws[at].start..]
+            .find('\n')
+            .map_or(self.text.len(), |p| ws[at].start + p);
+        if !self.is_prose(line_start..line_end) {
+            return None;
+        }
+        self.thing(ws[at].start..span.end, true)
+    }
 }

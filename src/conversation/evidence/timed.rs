@@ -1,6 +1,7 @@
 //! Rule 3 without a verb: a thing "for" a number or a time is a setting and its value, as a
 //! voice request says it ("alarm for five fifteen", "timer for 10 minutes").
 
+use super::imperative::task_by_verb;
 use super::*;
 
 impl View<'_> {
