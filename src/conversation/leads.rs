@@ -29,12 +29,38 @@ impl View<'_> {
     ) -> Option<GoalLead> {
         // A negated instruction leads after its negation: "don't add a comment on every line".
         // (A negation that is a lead itself leads: "stop the music".)
-        if let Some(n) = self.negated_instruction(start, sentence.end)
-            && let Some(g) = self
-                .lead_after(start, skip_soft(self.text, n.end), sentence.clone(), refers)
-                .and_then(|g| self.standing_instruction(n, g))
+        let negation = self.negated_instruction(start, sentence.end);
+        // (A clause after a comma that asks for something else is the request, the negated
+        // one only what not to do: "don't add the footer, add a sidebar", "don't rewrite the
+        // whole thing, just fix the typo".)
+        if let Some(n) = &negation
+            && let Some(comma) = self.text[n.end..sentence.end].find(", ")
         {
-            return Some(g);
+            let mut at = skip_soft(self.text, n.end + comma + 1);
+            for _ in 0..2 {
+                let w = &self.text[at..sentence.end];
+                let len = w.find(|c: char| !c.is_alphabetic()).unwrap_or(w.len());
+                if ["just", "but", "instead", "only", "rather", "please", "pls"]
+                    .iter()
+                    .any(|x| w[..len].eq_ignore_ascii_case(x))
+                {
+                    at = skip_soft(self.text, at + len);
+                }
+            }
+            if at < sentence.end
+                && self.negated_instruction(at, sentence.end).is_none()
+                && let Some(g) = self.lead_after(at, at, at..sentence.end, refers)
+            {
+                return Some(g);
+            }
+        }
+        // (A lead after the negation that is no standing instruction asks for nothing, whatever
+        // the negation's own words would lead: "do not merge until QA signs off".)
+        if let Some(n) = negation
+            && let Some(g) =
+                self.lead_after(start, skip_soft(self.text, n.end), sentence.clone(), refers)
+        {
+            return self.standing_instruction(n, g);
         }
         let end = sentence.end;
         self.lead_after(start, start, sentence, refers)
@@ -157,6 +183,24 @@ impl View<'_> {
                     ]
                     .iter()
                     .chain(["anything", "everything", "nothing", "it", "them"].iter())
+                    .any(|x| w.eq_ignore_ascii_case(x))
+                })
+        {
+            return None;
+        }
+        // (Nor is an action held back for a time, a deferral: "don't deploy yet", "do not
+        // merge until QA signs off", "don't restart it right now".)
+        if once
+            && self.text[g.lead.end..]
+                .split_whitespace()
+                .next()
+                .is_none_or(|w| {
+                    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                    [
+                        "yet", "now", "until", "till", "til", "before", "today", "tonight",
+                        "tomorrow", "right", "just",
+                    ]
+                    .iter()
                     .any(|x| w.eq_ignore_ascii_case(x))
                 })
         {
@@ -303,7 +347,18 @@ impl View<'_> {
         // logs".)
         let first_word = object_text.split_whitespace().next().unwrap_or("");
         if first_word.eq_ignore_ascii_case("and") || first_word.eq_ignore_ascii_case("or") {
-            return None;
+            // (Unless a second lead follows it, the two verbs sharing the object after it:
+            // "review and merge my PR", "fix and document the retry logic". The verb next to
+            // the object reads it; the lead covers both.)
+            let next = skip_soft(self.text, object.start + first_word.len());
+            let (second, second_info) = self
+                .lead_hit(next, end)
+                .filter(|(h, _)| h.start() == next && h.end() < end)?;
+            let joined = Hit {
+                start: lead.start,
+                ..second
+            };
+            return self.goal_from(start, joined, second_info, end, refers);
         }
         let pronoun = cls.starts_with_any(&cls.pronouns, object_text);
         let open = !self.active

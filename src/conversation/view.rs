@@ -338,6 +338,22 @@ impl<'a> View<'a> {
     pub(super) fn skip(&self, mut at: usize, want: impl Fn(Meaning) -> bool) -> usize {
         loop {
             at = skip_soft(self.text, at);
+            // (A chat channel's mention of the assistant is an address, as a filler is:
+            // "@databot can you ...", "hey @opsbot silence ...".)
+            if want(Meaning::Filler)
+                && let Some(name) = self.text[at..].strip_prefix('@')
+                && name.starts_with(|c: char| c.is_alphanumeric())
+            {
+                at = self.text.len() - name.len()
+                    + name
+                        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                        .unwrap_or(name.len());
+                // (A dot that ends the name ends its sentence: "@bot.")
+                if self.text[..at].ends_with('.') {
+                    at -= 1;
+                }
+                continue;
+            }
             // The longest wanted hit there, unless a longer goal lead starts there too (the
             // hits before it, longest first): "look at the deploy script" is no filler and its
             // object.

@@ -52,15 +52,27 @@ impl View<'_> {
             list.iter()
                 .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
         };
-        let own = object.iter().any(|w| {
-            is(
-                w,
-                &[
-                    "me", "my", "our", "us", "it", "them", "this", "these", "those", "that",
-                    "saying",
-                ],
-            )
-        });
+        // (Before a preposition: a thing of the user's after one is where a general action
+        // happens, "can you cook rice in my instant pot".)
+        let own = object
+            .iter()
+            .take_while(|w| {
+                !is(
+                    w,
+                    &[
+                        "in", "on", "at", "into", "with", "without", "by", "of", "under", "inside",
+                    ],
+                )
+            })
+            .any(|w| {
+                is(
+                    w,
+                    &[
+                        "me", "my", "our", "us", "it", "them", "this", "these", "those", "that",
+                        "saying",
+                    ],
+                )
+            });
         let please = words(self.text, verb_at..end)
             .take(24)
             .any(|w| is(&w, &["please", "pls", "plz"]));

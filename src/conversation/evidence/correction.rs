@@ -91,16 +91,22 @@ impl View<'_> {
             .find(',')
             .map(|c| at.min(limit) + c)
             .filter(|&c| {
-                words(text, c..limit).take(8).any(|w| {
-                    let t = &text[w];
-                    cls.lower_in(&cls.words.auxiliaries, t)
-                        || [
-                            "can", "can't", "cant", "could", "will", "won't", "would", "should",
-                            "must", "do", "does", "don't", "doesn't",
-                        ]
-                        .iter()
-                        .any(|m| t.eq_ignore_ascii_case(m))
-                })
+                // (Or a comma before an apology alone: "I meant vue, sorry".)
+                let tail = text[..limit].trim_end_matches(['.', '!', ' ']).len();
+                let apology = view.skip(c + 1, |m| {
+                    matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Correction)
+                }) >= tail;
+                apology
+                    || words(text, c..limit).take(8).any(|w| {
+                        let t = &text[w];
+                        cls.lower_in(&cls.words.auxiliaries, t)
+                            || [
+                                "can", "can't", "cant", "could", "will", "won't", "would",
+                                "should", "must", "do", "does", "don't", "doesn't",
+                            ]
+                            .iter()
+                            .any(|m| t.eq_ignore_ascii_case(m))
+                    })
             })
             .unwrap_or(limit);
         // "it's the print button, not export", "no, that is the footer": a pronoun and its

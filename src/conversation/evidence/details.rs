@@ -461,17 +461,50 @@ impl View<'_> {
                         // "make it so my morning routine reads me the news": the thing the
                         // clause after "so" names, and what it should do.
                         let mut ws = words(self.text, object.clone());
-                        if ws
+                        let so = ws
                             .next()
-                            .is_some_and(|w| self.text[w].eq_ignore_ascii_case("so"))
-                            && let Some(from) = ws.next().map(|w| {
-                                if self.text[w.clone()].eq_ignore_ascii_case("that") {
-                                    ws.next().map_or(w.end, |n| n.start)
-                                } else {
-                                    w.start
-                                }
+                            .is_some_and(|w| self.text[w].eq_ignore_ascii_case("so"));
+                        let from = so
+                            .then(|| {
+                                ws.next().map(|w| {
+                                    if self.text[w.clone()].eq_ignore_ascii_case("that") {
+                                        ws.next().map_or(w.end, |n| n.start)
+                                    } else {
+                                        w.start
+                                    }
+                                })
                             })
-                            && let Some(thing) = self.thing(from..object.end, false)
+                            .flatten();
+                        // (A subject that names nothing is no thing: "make it so nobody can
+                        // delete the main branch" asks for the whole clause.)
+                        let named = from.filter(|f| {
+                            words(self.text, *f..object.end).next().is_some_and(|w| {
+                                !cls.lower_in(&cls.words.non_subjects, &self.text[w])
+                            })
+                        });
+                        // (A modal or a verb of the vocabulary in -s ends the thing: "make it
+                        // so the sidebar collapses on mobile", "... only admins can edit it".)
+                        let thing = named
+                            .and_then(|f| self.thing(f..object.end, false))
+                            .map(|t| {
+                                words(self.text, t.clone())
+                                    .skip(1)
+                                    .find(|w| {
+                                        let l = self.text[w.clone()].to_ascii_lowercase();
+                                        let stem =
+                                            |cut: usize| l.get(..l.len() - cut).unwrap_or("");
+                                        further::MODAL_VERBS.contains(&l.as_str())
+                                            || l.len() > 3
+                                                && l.ends_with('s')
+                                                && (cls.lower_in(&cls.words.verbs, stem(1))
+                                                    || l.ends_with("es")
+                                                        && cls.lower_in(&cls.words.verbs, stem(2)))
+                                    })
+                                    .map_or(t.clone(), |v| {
+                                        cls.clean(self.text, t.start..v.start, true)
+                                    })
+                            });
+                        if let Some(thing) = thing.filter(|t| !t.is_empty())
                             && thing.end < object.end
                             // (People are whom the change serves, no thing: "make it so
                             // admins get an email ...".)
@@ -486,7 +519,8 @@ impl View<'_> {
                             ));
                             return out;
                         }
-                        let content = cls.clean(self.text, object.start..object.end, false);
+                        let content =
+                            cls.clean(self.text, from.unwrap_or(object.start)..object.end, false);
                         if !content.is_empty() {
                             out.push(detail(1, content));
                         }

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Verbs of mood before another verb ("should then show"): a sequencer after one is an adverb.
-const MODAL_VERBS: [&str; 9] = [
+pub(super) const MODAL_VERBS: [&str; 9] = [
     "should", "would", "will", "can", "could", "must", "may", "might", "shall",
 ];
 

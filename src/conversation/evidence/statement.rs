@@ -126,6 +126,16 @@ impl View<'_> {
             }
             g
         });
+        // (An action held back states nothing, not even a report: "do not merge until QA signs
+        // off", "don't reply to them yet".)
+        if lead.is_none()
+            && let Some(n) = self.negated_instruction(start, sentence.end)
+            && self
+                .lead_hit(skip_soft(self.text, n.end), sentence.end)
+                .is_some()
+        {
+            return None;
+        }
         if let Some(mut g) = lead {
             // ("convert 30 celsius to fahrenheit": a computation asks for its answer.)
             if let Some(q) = self.computation(&g, sentence.end) {

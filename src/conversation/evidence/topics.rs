@@ -23,6 +23,9 @@ impl View<'_> {
             .map(|h| h.start()..h.end())
             .take(2)
             .collect();
+        // (A task asked for after a topic that names no thing stands with its own details:
+        // "the update fixed the export, can you add a pdf option".)
+        let mut untargeted: Option<GoalLead> = None;
         for _ in 0..3 {
             let next_comma = self.text[from..end].find(',').map(|c| from + c);
             let next_contrast = contrasts.iter().find(|c| c.start >= from);
@@ -30,7 +33,7 @@ impl View<'_> {
                 (Some(c), Some(k)) if k.start < c => (k.start, k.end),
                 (Some(c), _) => (c, c + 1),
                 (None, Some(k)) => (k.start, k.end),
-                (None, None) => return None,
+                (None, None) => return untargeted,
             };
             from = after_sep;
             // (No topic, no reference: "Great, but please change the header color" is a
@@ -56,14 +59,16 @@ impl View<'_> {
                             .iter()
                             .any(|d| t.eq_ignore_ascii_case(d))
                 })
+                // (Nor is an instruction not to do something: "don't explain, just fix it".)
+                || self.negated_instruction(start, comma).is_some()
             {
-                return None;
+                return untargeted;
             }
             let after = self.skip(skip_soft(self.text, after_sep), |m| {
                 matches!(m, Meaning::Filler | Meaning::Ack)
             });
             if after >= end {
-                return None;
+                return untargeted;
             }
             let Some(mut g) = self.lead_referring(after, after..end, true) else {
                 continue;
@@ -88,7 +93,14 @@ impl View<'_> {
                             })
                         })
                     });
-                let Some(t) = topic else { continue };
+                let Some(t) = topic else {
+                    // (Asked of the assistant: a bare verb after a comma may be a detail of
+                    // what came before, "go func to dedupe a slice, keep order".)
+                    if self.at(after, |m| m == Meaning::Intent).is_some() {
+                        untargeted.get_or_insert(g);
+                    }
+                    continue;
+                };
                 set_detail(&mut g, detail(0, t));
                 // (The request itself is the change when it names none: "rewrite them".)
                 if !g.details.iter().any(|d| d.slot == 1) {
@@ -101,7 +113,7 @@ impl View<'_> {
                 return Some(g);
             }
         }
-        None
+        untargeted
     }
 
     /// Rule 9 inside a sentence: the user's situation, a comma, then a request addressed to
