@@ -5,6 +5,7 @@
 mod reading {
     pub(crate) mod asked;
     pub(crate) mod boundaries;
+    pub(crate) mod channel;
     pub(crate) mod context;
     pub(crate) mod contrasts;
     pub(crate) mod features;

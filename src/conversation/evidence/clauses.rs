@@ -145,7 +145,12 @@ impl View<'_> {
                     shared = None;
                 } else if let Some(g) =
                     self.clause_within(task, start..at, within, strength, shared.take())
-                    && (strength == Strength::Problem || !self.says_fine(&g) && !self.says_when(&g))
+                    && if strength == Strength::Problem {
+                        // (A problem word after "back" says it is over: "db-2 back down to 64%".)
+                        !self.says_recovered(&g)
+                    } else {
+                        !self.says_fine(&g) && !self.says_when(&g)
+                    }
                 {
                     let request = |f: &Option<GoalLead>| {
                         f.as_ref()

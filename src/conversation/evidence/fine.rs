@@ -11,6 +11,45 @@ impl View<'_> {
     /// "the totals are correct only on page one" and "green on my machine and red in github
     /// actions" report. Such a clause rules a cause out; it reports nothing.
     pub(super) fn says_fine(&self, g: &GoalLead) -> bool {
+        self.says_recovered(g) || self.says_fine_state(g)
+    }
+
+    /// Whether a clause's report says its thing is back where it should be: "back" before a
+    /// direction or a state ("cpu is back to normal", "the api is back up", "db-2 back down
+    /// to 64% after dropping the stale slot", "memory went back down after the restart"),
+    /// whatever follows. "back" alone reports ("the bug is back").
+    pub(super) fn says_recovered(&self, g: &GoalLead) -> bool {
+        let Some(s) = problem_of(g) else {
+            return false;
+        };
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        // ("back to" a state is "back to normal" alone: "back to the old broken behaviour"
+        // reports.)
+        // ("back on" is no recovery: "the light keeps turning itself back on".)
+        const DIRECTIONS: [&str; 6] = ["up", "down", "under", "below", "online", "within"];
+        let to_normal = |w: &Range<usize>| {
+            is(w, &["to"])
+                && words(self.text, w.end..s.end)
+                    .next()
+                    .is_some_and(|n| is(&n, &["normal"]))
+        };
+        // (Among the clause's first words, before any condition: "db-2 back down to 64%",
+        // "error rate back down to 0.1%", "p95 back under 300ms since the rollback"; "when i
+        // scroll back up the header vanishes" reports.)
+        let from = g.description.start.min(s.start);
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, from..s.end.max(g.description.end))
+            .take(8)
+            .take_while(|w| !is(w, &CONDITIONS))
+            .collect();
+        ws.windows(2)
+            .any(|p| is(&p[0], &["back"]) && (is(&p[1], &DIRECTIONS) || to_normal(&p[1])))
+    }
+
+    /// [`View::says_fine`] by a word of `fine_states`.
+    fn says_fine_state(&self, g: &GoalLead) -> bool {
         let cls = self.cls;
         problem_of(g).is_some_and(|s| {
             let ws = words(self.text, s.clone())
@@ -26,9 +65,10 @@ impl View<'_> {
                 fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
             }) && ws
                 // (What follows a time's opening word tells when: "so much quicker since the
-                // upgrade".)
+                // upgrade"; after "what", what the figures were checked against: "numbers
+                // match what finance had".)
                 .take_while(|w| {
-                    !["since", "after"]
+                    !["since", "after", "what"]
                         .iter()
                         .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
                 })

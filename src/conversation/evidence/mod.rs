@@ -477,7 +477,11 @@ impl View<'_> {
         // "Memory leak in the reconnect loop", "Can't log in after ..."), then a request that
         // is a noun phrase.
         if first.is_none() {
-            first = first_read(&|span| self.problem_title(self.missing_title(span)));
+            // (Not one back where it should be: "error rate back down to 0.1%".)
+            first = first_read(&|span| {
+                self.problem_title(self.missing_title(span))
+                    .filter(|g| !self.says_recovered(g))
+            });
         }
         // A thing wished for before a clause reporting a problem is what is asked, the
         // problem its reason: "I'd like a refund for order #58213, the blender arrived with a

@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// Words of mood that open a question of their own ("should I ... or ...").
+const MODAL_WORDS: [&str; 8] = [
+    "should", "would", "can", "could", "will", "shall", "must", "do",
+];
+
 impl View<'_> {
     /// Rule 6 for titles: a comparison ("Rust vs Go for a CLI tool", "tabs versus spaces")
     /// or a topic followed by "explained" asks a question.
@@ -26,6 +31,65 @@ impl View<'_> {
             goal: q,
             description,
             lead: mark,
+            wrapper: 0..0,
+            rule: Found::Lead,
+            details: SmallVec::new(),
+        })
+    }
+
+    /// Rule 6 for a choice asked without a question word: a sentence that ends with a
+    /// question mark and opens with two alternatives of one to three words joined by "or",
+    /// with nothing before them ("tabs or spaces?", "jest or vitest for a new vite project?",
+    /// "practise or practice when it's a verb?"), or after a question's label ("Q: ..."). It
+    /// asks which.
+    pub(in crate::conversation) fn choice(&self, span: Range<usize>) -> Option<GoalLead> {
+        let cls = self.cls;
+        // (Only where the sentence asks: its question mark ends it.)
+        let asked = self.text[span.clone()].trim_end().ends_with('?')
+            || self.text[span.end..].starts_with('?');
+        if !asked {
+            return None;
+        }
+        let q = cls.goal_index(GoalType::QuestionAnswer)?;
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, span.clone()).take(8).collect();
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
+        };
+        // (Past a question's label: "Q: tabs or spaces?".)
+        let from = usize::from(
+            ws.first()
+                .is_some_and(|w| is(w, &["q", "question"]) && self.text[w.end..].starts_with(':')),
+        );
+        let or = ws
+            .iter()
+            .skip(from + 1)
+            .take(3)
+            .position(|w| is(w, &["or"]))?
+            + from
+            + 1;
+        let after = ws.get(or + 1)?;
+        // (Alternatives are names: no word of a clause, a person or a lead among the first.)
+        let plain = |w: &Range<usize>| {
+            let t = &self.text[w.clone()];
+            !cls.lower_in(&cls.words.non_subjects, t)
+                && !cls.lower_in(&cls.words.auxiliaries, t)
+                && !cls.lower_in(&cls.words.determiners, t)
+                && !MODAL_WORDS.iter().any(|m| t.eq_ignore_ascii_case(m))
+                && self
+                    .at(w.start, |m| {
+                        matches!(m, Meaning::Lead(_) | Meaning::Intent | Meaning::SmallTalk)
+                    })
+                    .is_none()
+        };
+        if !ws[from..or].iter().all(plain) || !plain(after) {
+            return None;
+        }
+        let description = self.cls.clean(self.text, ws[from].start..span.end, false);
+        Some(GoalLead {
+            goal: q,
+            description,
+            lead: ws[or].clone(),
             wrapper: 0..0,
             rule: Found::Lead,
             details: SmallVec::new(),

@@ -63,6 +63,13 @@ impl View<'_> {
         if self.about_assistant(start..sentence.end) {
             return None;
         }
+        // (A choice asked with a question mark is a question: "tabs or spaces?"; a cheap
+        // test first, most sentences holding no " or ".)
+        if self.text[start..sentence.end].contains(" or ")
+            && let Some(g) = self.choice(start..sentence.end)
+        {
+            return Some(g);
+        }
         if self.context_labelled(start..sentence.end) {
             return None;
         }
