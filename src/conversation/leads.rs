@@ -354,6 +354,15 @@ impl View<'_> {
             let (second, second_info) = self
                 .lead_hit(next, end)
                 .filter(|(h, _)| h.start() == next && h.end() < end)?;
+            // (Two verbs only: a third "and" is a list, and the reading stays linear.)
+            let after = &self.text[skip_soft(self.text, second.end())..end];
+            if after
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case("and") || w.eq_ignore_ascii_case("or"))
+            {
+                return None;
+            }
             let joined = Hit {
                 start: lead.start,
                 ..second
