@@ -4,7 +4,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{reads_goal, reads_holding};
+use super::session::{Session, reads_goal, reads_holding};
 
 #[test]
 fn a_status_update_asks_for_nothing() {
@@ -81,4 +81,46 @@ fn what_an_office_pins_up_or_hands_out_is_a_kind() {
             &[("component_type", kind)],
         );
     }
+}
+
+#[test]
+fn another_kind_after_and_with_as_well_or_too_is_another_goal() {
+    let mut s = Session::new();
+    s.user("need a poster for the bake sale on saturday 10-1 and a short blurb for the newsletter as well");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert_eq!(s.slot("component_type"), "poster");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    // A part of the first thing stays a part.
+    let mut s = Session::new();
+    s.user("write a landing page for my bakery with a menu and a contact form");
+    assert_eq!(s.slot("component_type"), "landing page");
+    assert!(s.conv.queued_goals.is_empty());
+}
+
+#[test]
+fn doing_a_kind_is_making_it() {
+    reads_holding(
+        "pls can you do a running order for the Taylor christening, service at 11, lunch at 1",
+        GoalType::ArtifactCreation,
+        &[("component_type", "running order")],
+    );
+    reads_holding(
+        "could you do a summary of this thread for the standup",
+        GoalType::ArtifactCreation,
+        &[("component_type", "summary")],
+    );
+}
+
+#[test]
+fn what_someone_else_wants_is_context_for_a_later_ask() {
+    reads_holding(
+        "my manager wants churn by cohort for the board pack. could you make a bar chart of it, one bar per quarter?",
+        GoalType::ArtifactCreation,
+        &[("component_type", "bar chart")],
+    );
+    reads_holding(
+        "the landlord wants the signed form back by friday. can you draft an email asking for a week more",
+        GoalType::ArtifactCreation,
+        &[("component_type", "email")],
+    );
 }

@@ -285,6 +285,31 @@ impl View<'_> {
     /// Whether `g` is a problem report whose target ends in a noun naming people ("keyboard
     /// users", "patients"): it tells what a thing's problem does to them, or why a request is
     /// made.
+    /// Whether a report relays what someone wants ("product wants DAU/WAU stickiness for the
+    /// last 90 days", "the client needs the logo bigger"): its change opens with a verb of
+    /// wanting. A request in a later sentence is what the user asks; alone it is the report.
+    pub(super) fn relays_wish(&self, g: &GoalLead) -> bool {
+        g.rule == Found::ProblemReport
+            && g.details
+                .iter()
+                .find(|d| d.slot == 1)
+                .and_then(|d| d.spans.first())
+                .and_then(|c| words(self.text, c.clone()).next())
+                .is_some_and(|w| {
+                    [
+                        "wants",
+                        "want",
+                        "needs",
+                        "need",
+                        "asked",
+                        "requested",
+                        "expects",
+                    ]
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
+    }
+
     pub(super) fn reports_people(&self, g: &GoalLead) -> bool {
         g.rule == Found::ProblemReport
             && g.details

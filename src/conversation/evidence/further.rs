@@ -463,7 +463,18 @@ impl View<'_> {
             .next()
             .filter(|w| self.text[w.clone()].eq_ignore_ascii_case("also"));
         let next = also.as_ref().map_or(next, |w| w.end);
-        let plain = also.is_some() || few.is_none() || {
+        // (So does "as well" or "too" after it: "a poster for the open house this sat and a
+        // short blurb for the listing as well".)
+        let as_well = || {
+            let ws: SmallVec<[Range<usize>; 16]> = words(self.text, next..end).collect();
+            ws.iter()
+                .any(|w| self.text[w.clone()].eq_ignore_ascii_case("too"))
+                || ws.windows(2).any(|p| {
+                    self.text[p[0].clone()].eq_ignore_ascii_case("as")
+                        && self.text[p[1].clone()].eq_ignore_ascii_case("well")
+                })
+        };
+        let plain = also.is_some() || few.is_none() || as_well() || {
             let before = &self.text[from..and];
             few.is_some_and(|few| and <= few)
                 && !before.contains([',', ';', ':'])

@@ -416,7 +416,9 @@ impl View<'_> {
                 // only runs on wifi. I'd like an option to ...".)
                 if why.is_none()
                     && !active
-                    && (self.reports_people(&g) || self.tells_present(s.clone()))
+                    && (self.reports_people(&g)
+                        || self.relays_wish(&g)
+                        || self.tells_present(s.clone()))
                 {
                     why = Some((g, s));
                     continue;
