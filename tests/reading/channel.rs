@@ -124,3 +124,25 @@ fn what_someone_else_wants_is_context_for_a_later_ask() {
         &[("component_type", "email")],
     );
 }
+
+#[test]
+fn an_opinion_asked_for_is_a_question() {
+    for text in [
+        "any thoughts on this approach?",
+        "thoughts on moving the cron jobs to a queue?",
+        "opinions on tailwind vs plain css for a small marketing site?",
+    ] {
+        reads_goal(text, Some(GoalType::QuestionAnswer));
+    }
+    // A verdict given is none.
+    reads_goal("looks good to me", None);
+}
+
+#[test]
+fn a_thing_named_with_this_is_what_it_stands_for_next() {
+    reads_holding(
+        "this query takes 30s on prod. can you speed it up?",
+        GoalType::TaskExecution,
+        &[("target", "this query")],
+    );
+}

@@ -212,9 +212,13 @@ impl View<'_> {
         // "the client emailed me a PDF. Convert it to Word".)
         words(self.text, before.clone())
             .filter(|w| {
-                ["a", "an", "the", "our", "my"]
-                    .iter()
-                    .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+                // (A demonstrative names it too: "this query takes 30s on prod. can you speed
+                // it up?".)
+                [
+                    "a", "an", "the", "our", "my", "this", "these", "their", "your",
+                ]
+                .iter()
+                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
             })
             .take(4)
             .filter_map(|w| self.thing(w.start..before.end, true))
