@@ -96,8 +96,22 @@ pub(super) fn skip_soft(text: &str, at: usize) -> usize {
             .len()
 }
 
-/// Sentence spans: split on `!`, `?`, `;`, line breaks, and `.` followed by white space or the
-/// end (so `Node.js` and `3.5` stay whole).
+/// Whether an emoji (a character of U+1F000 to U+1FFFF) starts at byte `at` and ends a
+/// sentence: white space, the end or another such emoji after it ("the sync is broken 😭 can
+/// you look at it"). Its four bytes then stand as one sentence end. (Only the sentences
+/// read one by one split there: the view's byte offsets of clause and sentence ends stay those
+/// of punctuation, one byte each.)
+fn emoji_end(bytes: &[u8], at: usize) -> bool {
+    bytes[at] == 0xF0
+        && bytes.get(at + 1) == Some(&0x9F)
+        && at + 4 <= bytes.len()
+        && bytes
+            .get(at + 4)
+            .is_none_or(|b| b.is_ascii_whitespace() || *b == 0xF0)
+}
+
+/// Sentence spans: split on `!`, `?`, `;`, line breaks, `.` followed by white space or the
+/// end (so `Node.js` and `3.5` stay whole), and an emoji before white space.
 pub(super) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     let bytes = text.as_bytes();
     let mut start = 0;
@@ -106,13 +120,17 @@ pub(super) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
         while i < bytes.len() {
             let b = bytes[i];
             i += 1;
+            let emoji = emoji_end(bytes, i - 1);
             let ends = match b {
                 b'!' | b'?' | b';' | b'\n' => true,
                 b'.' => i == bytes.len() || bytes[i].is_ascii_whitespace(),
-                _ => false,
+                _ => emoji,
             };
             if ends {
                 let s = start..i - 1;
+                if emoji {
+                    i += 3;
+                }
                 start = i;
                 if !text[s.clone()].trim().is_empty() {
                     return Some(s);
@@ -364,6 +382,15 @@ mod tests {
                 "c"
             ]
         );
+    }
+
+    #[test]
+    fn an_emoji_before_white_space_ends_a_sentence() {
+        let text = "the sync is broken 😭 can you look 🙏🙏 at it😀x 🎉";
+        let got: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
+        assert_eq!(got, ["the sync is broken ", " can you look ", " at it😀x "]);
+        // An emoji alone, or at the very end, leaves nothing to read.
+        assert_eq!(sentences("🎉").count(), 0);
     }
 
     #[test]
