@@ -101,13 +101,28 @@ pub(super) fn skip_soft(text: &str, at: usize) -> usize {
 /// you look at it"). Its four bytes then stand as one sentence end. (Only the sentences
 /// read one by one split there: the view's byte offsets of clause and sentence ends stay those
 /// of punctuation, one byte each.)
+/// An emoji after a word that needs one after it is a word of the phrase: "Build a 🎉 party
+/// invitation page".
 fn emoji_end(bytes: &[u8], at: usize) -> bool {
+    const JOINING: [&[u8]; 24] = [
+        b"a", b"an", b"the", b"my", b"our", b"your", b"their", b"his", b"her", b"its", b"this",
+        b"that", b"with", b"for", b"of", b"and", b"or", b"to", b"in", b"on", b"at", b"by", b"some",
+        b"no",
+    ];
     bytes[at] == 0xF0
         && bytes.get(at + 1) == Some(&0x9F)
         && at + 4 <= bytes.len()
         && bytes
             .get(at + 4)
             .is_none_or(|b| b.is_ascii_whitespace() || *b == 0xF0)
+        && {
+            let before = bytes[..at].trim_ascii_end();
+            let word = before
+                .rsplit(|b| !b.is_ascii_alphabetic())
+                .next()
+                .unwrap_or_default();
+            !JOINING.iter().any(|j| j.eq_ignore_ascii_case(word))
+        }
 }
 
 /// Sentence spans: split on `!`, `?`, `;`, line breaks, `.` followed by white space or the
@@ -386,9 +401,17 @@ mod tests {
 
     #[test]
     fn an_emoji_before_white_space_ends_a_sentence() {
-        let text = "the sync is broken 😭 can you look 🙏🙏 at it😀x 🎉";
+        let text = "the sync is broken 😭 can you look 🙏🙏 at it😀x 🎉 build a 🎉 party page";
         let got: Vec<&str> = sentences(text).map(|r| &text[r]).collect();
-        assert_eq!(got, ["the sync is broken ", " can you look ", " at it😀x "]);
+        assert_eq!(
+            got,
+            [
+                "the sync is broken ",
+                " can you look ",
+                " at it😀x ",
+                " build a 🎉 party page"
+            ]
+        );
         // An emoji alone, or at the very end, leaves nothing to read.
         assert_eq!(sentences("🎉").count(), 0);
     }
