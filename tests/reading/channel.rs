@@ -146,3 +146,27 @@ fn a_thing_named_with_this_is_what_it_stands_for_next() {
         &[("target", "this query")],
     );
 }
+
+#[test]
+fn wanting_to_know_with_the_subject_dropped_is_a_question() {
+    for text in [
+        "need to know whether my cast iron pan can go in the dishwasher",
+        "wanna know if the pool is open on bank holidays",
+    ] {
+        reads_goal(text, Some(GoalType::QuestionAnswer));
+    }
+    reads_goal("do you actually remember stuff between chats", None);
+}
+
+#[test]
+fn next_after_a_preposition_is_a_time_not_a_sequencer() {
+    let mut s = Session::new();
+    s.user("Make me a meal plan for next week - 5 dinners, nothing with mushrooms");
+    assert_eq!(s.slot("component_type"), "meal plan");
+    assert!(
+        s.slot("requirements").contains("5 dinners"),
+        "{}",
+        s.slot("requirements")
+    );
+    assert!(s.conv.queued_goals.is_empty());
+}

@@ -237,6 +237,11 @@ impl View<'_> {
                         .iter()
                         .any(|d| w.eq_ignore_ascii_case(d))
                             || MODAL_VERBS.iter().any(|m| w.eq_ignore_ascii_case(m))
+                            // (After a preposition, one of a time: "a meal plan for next week
+                            // - 5 dinners", "by next friday".)
+                            || ["for", "by", "until", "till", "from", "before", "after", "of"]
+                                .iter()
+                                .any(|p| w.eq_ignore_ascii_case(p))
                     })
             {
                 continue;
