@@ -170,3 +170,17 @@ fn next_after_a_preposition_is_a_time_not_a_sequencer() {
     );
     assert!(s.conv.queued_goals.is_empty());
 }
+
+#[test]
+fn a_thing_wanted_at_a_number_is_the_thing_and_its_value() {
+    reads_holding(
+        "i want the thermostat at 68 not 72",
+        GoalType::TaskExecution,
+        &[("target", "thermostat"), ("desired_change", "68")],
+    );
+    reads_holding(
+        "i'd like the volume at like 40%",
+        GoalType::TaskExecution,
+        &[("target", "volume"), ("desired_change", "40%")],
+    );
+}

@@ -117,6 +117,30 @@ impl View<'_> {
                 return;
             }
         }
+        // "i want the thermostat at 68 not 72", "i'd like the volume at like 40%": a thing
+        // "at" a number is the thing and its value (a word of vagueness may stand between).
+        if let Some(p) = words
+            .iter()
+            .position(|w| self.text[w.clone()].eq_ignore_ascii_case("at"))
+            && p >= 1
+            && let Some(v) = words[p + 1..]
+                .iter()
+                .take(2)
+                .find(|w| {
+                    !["like", "about", "around", "roughly", "maybe"]
+                        .iter()
+                        .any(|x| self.text[(*w).clone()].eq_ignore_ascii_case(x))
+                })
+                .filter(|v| self.text[(*v).clone()].starts_with(|c: char| c.is_ascii_digit()))
+        {
+            let thing = cls.clean(self.text, from..words[p - 1].end, true);
+            let value = cls.clean(self.text, v.start..comma, false);
+            if !thing.is_empty() && !value.is_empty() {
+                out.push(detail(0, thing));
+                out.push(detail(1, value));
+                return;
+            }
+        }
         // "the default sort to be newest first": "to be" ends the thing, whatever
         // verbs the thing's words could be; so does "to" before a plain verb ("i need the
         // ledger export to include the cost centre").
