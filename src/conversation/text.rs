@@ -135,7 +135,9 @@ pub(super) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
         while i < bytes.len() {
             let b = bytes[i];
             i += 1;
-            let emoji = emoji_end(bytes, i - 1);
+            // (An emoji's first byte is looked at only where one starts: most bytes are
+            // ASCII.)
+            let emoji = b == 0xF0 && emoji_end(bytes, i - 1);
             let ends = match b {
                 b'!' | b'?' | b';' | b'\n' => true,
                 b'.' => i == bytes.len() || bytes[i].is_ascii_whitespace(),

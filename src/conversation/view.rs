@@ -340,7 +340,8 @@ impl<'a> View<'a> {
             at = skip_soft(self.text, at);
             // (A chat channel's mention of the assistant is an address, as a filler is:
             // "@databot can you ...", "hey @opsbot silence ...".)
-            if want(Meaning::Filler)
+            if self.text.as_bytes().get(at) == Some(&b'@')
+                && want(Meaning::Filler)
                 && let Some(name) = self.text[at..].strip_prefix('@')
                 && name.starts_with(|c: char| c.is_alphanumeric())
             {

@@ -22,6 +22,15 @@ impl View<'_> {
         let Some(s) = problem_of(g) else {
             return false;
         };
+        // (A cheap look for "back" first: most reports hold none.)
+        let from = g.description.start.min(s.start);
+        let to = s.end.max(g.description.end);
+        if !self.text.as_bytes()[from..to]
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"back"))
+        {
+            return false;
+        }
         let is = |w: &Range<usize>, list: &[&str]| {
             list.iter()
                 .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
@@ -39,8 +48,7 @@ impl View<'_> {
         // (Among the clause's first words, before any condition: "db-2 back down to 64%",
         // "error rate back down to 0.1%", "p95 back under 300ms since the rollback"; "when i
         // scroll back up the header vanishes" reports.)
-        let from = g.description.start.min(s.start);
-        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, from..s.end.max(g.description.end))
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, from..to)
             .take(8)
             .take_while(|w| !is(w, &CONDITIONS))
             .collect();

@@ -479,7 +479,7 @@ impl View<'_> {
                         && self.text[p[1].clone()].eq_ignore_ascii_case("well")
                 })
         };
-        let plain = also.is_some() || few.is_none() || as_well() || {
+        let plain = also.is_some() || few.is_none() || {
             let before = &self.text[from..and];
             few.is_some_and(|few| and <= few)
                 && !before.contains([',', ';', ':'])
@@ -502,8 +502,9 @@ impl View<'_> {
             let w = &self.text[w];
             w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an")
         });
-        plain
-            && article
+        // (Looked at last: most objects are plain or hold no article after "and".)
+        article
+            && (plain || as_well())
             && cls
                 .extract(
                     noun_phrase(&self.text[next..end], &cls.noun_phrase_ends),

@@ -63,9 +63,10 @@ impl View<'_> {
         if self.about_assistant(start..sentence.end) {
             return None;
         }
-        // (A choice asked with a question mark is a question: "tabs or spaces?"; a cheap
-        // test first, most sentences holding no " or ".)
-        if self.text[start..sentence.end].contains(" or ")
+        // (A choice asked with a question mark is a question: "tabs or spaces?"; cheap tests
+        // first, most sentences asking nothing and holding no " or ".)
+        if self.text[sentence.end..].starts_with('?')
+            && self.text[start..sentence.end].contains(" or ")
             && let Some(g) = self.choice(start..sentence.end)
         {
             return Some(g);
