@@ -47,7 +47,18 @@ impl View<'_> {
                     at = skip_soft(self.text, at + len);
                 }
             }
+            // (Not the user's own doing: "please don't merge yet, i still need to fix the
+            // tests".)
+            let own = self.text[at..sentence.end]
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| {
+                    ["i", "we", "i'll", "i'm", "we'll", "we're", "im", "ill"]
+                        .iter()
+                        .any(|p| w.eq_ignore_ascii_case(p))
+                });
             if at < sentence.end
+                && !own
                 && self.negated_instruction(at, sentence.end).is_none()
                 && let Some(g) = self.lead_after(at, at, at..sentence.end, refers)
             {
@@ -367,7 +378,16 @@ impl View<'_> {
                 start: lead.start,
                 ..second
             };
-            return self.goal_from(start, joined, second_info, end, refers);
+            // (A first verb that makes a thing keeps its goal: "write and send an email to
+            // the landlord" asks for the email.)
+            let info = if cls.goals[info.goal as usize].goal_type
+                == crate::conversation::GoalType::ArtifactCreation
+            {
+                info
+            } else {
+                second_info
+            };
+            return self.goal_from(start, joined, info, end, refers);
         }
         let pronoun = cls.starts_with_any(&cls.pronouns, object_text);
         let open = !self.active

@@ -338,12 +338,22 @@ impl<'a> View<'a> {
     pub(super) fn skip(&self, mut at: usize, want: impl Fn(Meaning) -> bool) -> usize {
         loop {
             at = skip_soft(self.text, at);
-            // (A chat channel's mention of the assistant is an address, as a filler is:
-            // "@databot can you ...", "hey @opsbot silence ...".)
+            // (A chat channel's mention of the assistant, a bot's handle, is an address, as a
+            // filler is: "@databot can you ...", "hey @opsbot silence ...".)
             if self.text.as_bytes().get(at) == Some(&b'@')
                 && want(Meaning::Filler)
                 && let Some(name) = self.text[at..].strip_prefix('@')
                 && name.starts_with(|c: char| c.is_alphanumeric())
+                // (A bot's handle: "@sarah can you review my PR" asks a colleague.)
+                && {
+                    let handle = &name[..name
+                        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                        .unwrap_or(name.len())]
+                        .to_ascii_lowercase();
+                    ["bot", "assistant", "ai", "gpt", "helper", "copilot", "agent"]
+                        .iter()
+                        .any(|b| handle.contains(b))
+                }
             {
                 at = self.text.len() - name.len()
                     + name

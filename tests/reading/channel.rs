@@ -161,7 +161,9 @@ fn wanting_to_know_with_the_subject_dropped_is_a_question() {
 #[test]
 fn next_after_a_preposition_is_a_time_not_a_sequencer() {
     let mut s = Session::new();
-    s.user("Make me a meal plan for next week - 5 dinners, nothing with mushrooms");
+    s.user(
+        "Make me a meal plan for next week - 5 dinners, nothing with mushrooms, Sam won't eat them",
+    );
     assert_eq!(s.slot("component_type"), "meal plan");
     assert!(
         s.slot("requirements").contains("5 dinners"),
@@ -182,5 +184,33 @@ fn a_thing_wanted_at_a_number_is_the_thing_and_its_value() {
         "i'd like the volume at like 40%",
         GoalType::TaskExecution,
         &[("target", "volume"), ("desired_change", "40%")],
+    );
+}
+
+#[test]
+fn the_review_of_round_19_finds_its_own_edges() {
+    // A colleague's handle is no address to the assistant.
+    reads_goal("@sarah can you review my PR when you get a chance", None);
+    // The user's own doing after what not to do asks nothing.
+    reads_goal(
+        "please don't merge yet, i still need to fix the tests",
+        None,
+    );
+    // A first verb that makes a thing keeps its goal.
+    reads_holding(
+        "write and send an email to the landlord about the leak",
+        GoalType::ArtifactCreation,
+        &[("component_type", "email")],
+    );
+    // A part of the first thing stays a part, "as well" or not.
+    let mut s = Session::new();
+    s.user("make a landing page with a signup form and a pricing table as well");
+    assert!(s.conv.queued_goals.is_empty());
+    // "need to know" asks only before what it wants to know.
+    reads_goal("need to know basis only, don't share the doc", None);
+    // A certificate for TLS is no document to write.
+    reads_goal(
+        "I need a certificate for the SSL on staging",
+        Some(GoalType::TaskExecution),
     );
 }

@@ -69,26 +69,35 @@ impl View<'_> {
             };
             // (Past the degree of a comparison: "the new checkout is soooo much faster".)
             let mut ws = ws.skip_while(|w| degree(&self.text[w.clone()]));
+            // (An exception reports: "numbers match what finance had except for march".)
+            let except = || {
+                words(self.text, s.clone()).any(|w| {
+                    ["except", "apart", "besides"]
+                        .iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                })
+            };
             ws.next().is_some_and(|w| {
                 fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
-            }) && ws
-                // (What follows a time's opening word tells when: "so much quicker since the
-                // upgrade"; after "what", what the figures were checked against: "numbers
-                // match what finance had".)
-                .take_while(|w| {
-                    !["since", "after", "what"]
-                        .iter()
-                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                })
-                .all(|w| {
-                    cls.lower_in(&cls.words.times, &self.text[w.clone()])
-                        || [
-                            "to", "for", "me", "us", "so", "far", "now", "though", "tbh", "btw",
-                            "again", "today", "overall", "too", "lol",
-                        ]
-                        .iter()
-                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                })
+            }) && !except()
+                && ws
+                    // (What follows a time's opening word tells when: "so much quicker since the
+                    // upgrade"; after "what", what the figures were checked against: "numbers
+                    // match what finance had".)
+                    .take_while(|w| {
+                        !["since", "after", "what"]
+                            .iter()
+                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                    })
+                    .all(|w| {
+                        cls.lower_in(&cls.words.times, &self.text[w.clone()])
+                            || [
+                                "to", "for", "me", "us", "so", "far", "now", "though", "tbh",
+                                "btw", "again", "today", "overall", "too", "lol",
+                            ]
+                            .iter()
+                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                    })
         })
     }
 }

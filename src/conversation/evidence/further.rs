@@ -502,9 +502,26 @@ impl View<'_> {
             let w = &self.text[w];
             w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an")
         });
-        // (Looked at last: most objects are plain or hold no article after "and".)
+        // (Looked at last: most objects are plain or hold no article after "and". Not after
+        // the first thing's parts: "a landing page with a signup form and a pricing table as
+        // well" is one page.)
+        let parts = || {
+            words(self.text, from..and).any(|w| {
+                [
+                    "with",
+                    "including",
+                    "that",
+                    "which",
+                    "where",
+                    "shows",
+                    "showing",
+                ]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+            })
+        };
         article
-            && (plain || as_well())
+            && (plain || as_well() && !parts())
             && cls
                 .extract(
                     noun_phrase(&self.text[next..end], &cls.noun_phrase_ends),
