@@ -312,6 +312,7 @@ mod question_titles;
 mod requests;
 mod results;
 mod run_ons;
+mod small_talk;
 mod speech;
 pub(in crate::conversation) use results::identifier;
 mod statement;
