@@ -24,6 +24,7 @@ mod reading {
     pub(crate) mod templates;
     pub(crate) mod times;
     pub(crate) mod titles;
+    pub(crate) mod trackers;
     pub(crate) mod wishes;
 }
 

@@ -64,6 +64,12 @@ pub(super) fn is_word_char(c: char) -> bool {
 
 /// `'` joins words ("don't"): it counts as a word character when a letter follows it.
 pub(super) fn boundary_after(text: &str, at: usize) -> bool {
+    // (Most bytes are ASCII: one look decides, but for the apostrophe.)
+    match text.as_bytes().get(at) {
+        None => return true,
+        Some(&b) if b.is_ascii() && b != b'\'' => return !(b.is_ascii_alphanumeric() || b == b'_'),
+        _ => {}
+    }
     let mut rest = text[at..].chars();
     match rest.next() {
         None => true,
@@ -73,6 +79,11 @@ pub(super) fn boundary_after(text: &str, at: usize) -> bool {
 }
 
 pub(super) fn boundary_before(text: &str, at: usize) -> bool {
+    match at.checked_sub(1).map(|i| text.as_bytes()[i]) {
+        None => return true,
+        Some(b) if b.is_ascii() && b != b'\'' => return !(b.is_ascii_alphanumeric() || b == b'_'),
+        _ => {}
+    }
     let mut before = text[..at].chars().rev();
     match before.next() {
         None => true,

@@ -238,13 +238,28 @@ impl<'a> View<'a> {
                 matches!(bytes.get(m.end()), Some(b'-' | b'.'))
                     && bytes.get(m.end() + 1).is_some_and(u8::is_ascii_alphabetic)
             };
+            // (A word right before an opening parenthesis is a function's or a method's name:
+            // "methods append(msg), last(n) and clear()" asks for no clearing. Not a label's
+            // scope, "fix(auth): ...", nor a plural's mark, "file(s)".)
+            let called = || {
+                bytes.get(m.end()) == Some(&b'(')
+                    && text[m.end() + 1..]
+                        .bytes()
+                        .take(40)
+                        .position(|b| b == b')')
+                        .is_some_and(|c| {
+                            let inside = &text[m.end() + 1..m.end() + 1 + c];
+                            !matches!(inside, "s" | "es")
+                                && !matches!(bytes.get(m.end() + 2 + c), Some(b':' | b'!'))
+                        })
+            };
             let dotted_before = || {
                 m.start() >= 2
                     && bytes[m.start() - 1] == b'.'
                     && bytes[m.start() - 2].is_ascii_alphabetic()
             };
             if (first && (!boundary_before(text, m.start()) || joined_before() || dotted_before()))
-                || (last && (!boundary_after(text, m.end()) || joined_after()))
+                || (last && (!boundary_after(text, m.end()) || joined_after() || called()))
             {
                 continue;
             }

@@ -112,6 +112,41 @@ pub(super) fn source_location(text: &str) -> Option<Range<usize>> {
     None
 }
 
+/// A file an error's text names after "in", "at" or "from", with no line number: a name with
+/// a dot and an extension of two to five letters ("... (reading 'tabId') in background.js",
+/// "thrown from utils/dates.ts"); not "e.g." nor a version.
+pub(super) fn file_named(text: &str) -> Option<Range<usize>> {
+    let mut prev = "";
+    let mut offset = 0;
+    for piece in text.split([' ', '\n', '\t']) {
+        let start = offset;
+        offset += piece.len() + 1;
+        let w = piece.trim_end_matches([',', '.', ';', ')', ':', '"', '\'', '`']);
+        if ["in", "at", "from"]
+            .iter()
+            .any(|p| prev.eq_ignore_ascii_case(p))
+        {
+            let w = w.trim_start_matches(['"', '\'', '`', '(']);
+            let lead = piece.len() - piece.trim_start_matches(['"', '\'', '`', '(']).len();
+            let name_start = w.rfind('/').map_or(0, |s| s + 1);
+            let name = &w[name_start..];
+            if let Some((stem, e)) = name.rsplit_once('.')
+                && !stem.is_empty()
+                && stem
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                && (2..=5).contains(&e.len())
+                && e.chars().all(|c| c.is_ascii_alphabetic())
+            {
+                let s = start + lead + name_start;
+                return Some(s..s + name.len());
+            }
+        }
+        prev = piece;
+    }
+    None
+}
+
 /// A tool's name and its message, inside an error's block ("ld: framework not found
 /// Pods_MyApp" before clang's "error: linker command failed"); not a note on the error
 /// ("hint:", "note:"): where the name is.

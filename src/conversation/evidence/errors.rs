@@ -4,7 +4,8 @@
 //! (The message of its line: `error_message.rs`.)
 
 use super::error_shapes::{
-    coded_level, component_tag, exception_name, flat_exception, source_location, tool_message,
+    coded_level, component_tag, exception_name, file_named, flat_exception, source_location,
+    tool_message,
 };
 use super::*;
 
@@ -298,7 +299,9 @@ impl View<'_> {
         // "src/parser.rs:88:21").
         let located = || {
             let text = &self.text[block.clone()];
-            source_location(text).map(|r| block.start + r.start..block.start + r.end)
+            source_location(text)
+                .or_else(|| file_named(text))
+                .map(|r| block.start + r.start..block.start + r.end)
         };
         // The user's words before the marker on its line, when they lead the error in
         // ("kubectl apply keeps saying error: ...", "why does my fetch call throw TypeError:

@@ -77,6 +77,7 @@ impl View<'_> {
                         .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
                 })
             };
+            let mut placed = false;
             ws.next().is_some_and(|w| {
                 fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
             }) && !except()
@@ -90,6 +91,25 @@ impl View<'_> {
                             .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
                     })
                     .all(|w| {
+                        let t = &self.text[w.clone()];
+                        // (Where it is so, to the clause's end: "works fine in Chrome", "looks
+                        // ok on my phone"; not with a second state or an exception after it,
+                        // "green on my machine and red in github actions".)
+                        if placed {
+                            return ![
+                                "and", "but", "only", "except", "unless", "or", "until", "when",
+                                "if", "whenever", "not",
+                            ]
+                            .iter()
+                            .any(|x| t.eq_ignore_ascii_case(x));
+                        }
+                        if ["in", "on", "at", "with", "under", "across", "from"]
+                            .iter()
+                            .any(|x| t.eq_ignore_ascii_case(x))
+                        {
+                            placed = true;
+                            return true;
+                        }
                         cls.lower_in(&cls.words.times, &self.text[w.clone()])
                             || [
                                 "to", "for", "me", "us", "so", "far", "now", "though", "tbh",

@@ -31,6 +31,29 @@ impl View<'_> {
         }) {
             return true;
         }
+        // A verb of how a thing behaves, in its -s or -ed form with the subject left out,
+        // before a word of `fine_states`: "Works fine in Chrome", "runs ok on linux", "loaded
+        // perfectly yesterday" tell that the thing named before is fine. (A condition or an
+        // exception after it reports: "works fine until I open settings".)
+        let mut ws = words(self.text, span.clone());
+        if let (Some(v), Some(f)) = (ws.next(), ws.next()) {
+            let v = self.text[v].to_ascii_lowercase();
+            let plain = |b: Option<&str>| b.is_some_and(|b| cls.lower_in(&cls.words.verbs, b));
+            if (plain(v.strip_suffix('s'))
+                || plain(v.strip_suffix("ed"))
+                || plain(v.strip_suffix('d')))
+                && cls.lower_in(&cls.words.fine_states, &self.text[f])
+                && !ws.any(|w| {
+                    let w = &self.text[w];
+                    CONDITIONS.iter().any(|c| w.eq_ignore_ascii_case(c))
+                        || ["but", "except", "only", "unless"]
+                            .iter()
+                            .any(|c| w.eq_ignore_ascii_case(c))
+                })
+            {
+                return true;
+            }
+        }
         // A place alone, after an agreement: "+1, seeing the same on my Pixel 7".
         if words(self.text, span.clone()).next().is_some_and(|w| {
             ["on", "in", "at"]

@@ -144,15 +144,40 @@ impl View<'_> {
             // fix it" stays the report before it.)
             if let Some(g) = self.lead_at(after, after..end)
                 && g.lead.start > after
-                && matches!(
-                    self.cls.goals[g.goal].goal_type,
-                    GoalType::ArtifactCreation | GoalType::QuestionAnswer
-                )
             {
-                return Some(g);
+                match self.cls.goals[g.goal].goal_type {
+                    GoalType::ArtifactCreation | GoalType::QuestionAnswer => return Some(g),
+                    GoalType::TaskExecution => {
+                        if let Some(r) = self.request_after_report(start..comma, g) {
+                            return Some(r);
+                        }
+                    }
+                    GoalType::Exploration => {}
+                }
             }
         }
         None
+    }
+
+    /// Rule 9 for a task: a report, a comma, then a change of its own asked of the assistant
+    /// ("the login page is slow, can you add a loading spinner", "the export times out on big
+    /// accounts, could you split it into pages"): the request decides, on the report's thing
+    /// when it names none. A request about the report itself leaves the report: one with no
+    /// change of its own ("..., can you fix the login page", "can you look into it") or whose
+    /// object points back ("can you speed it up", "can you fix them").
+    fn request_after_report(&self, topic: Range<usize>, mut g: GoalLead) -> Option<GoalLead> {
+        if !g.details.iter().any(|d| d.slot == 1)
+            || self.cls.is_pronoun(&self.text[g.description.clone()])
+        {
+            return None;
+        }
+        let report = self.evidence(topic, Strength::Problem)?;
+        if !g.details.iter().any(|d| d.slot == 0)
+            && let Some(t) = report.details.iter().find(|d| d.slot == 0)
+        {
+            g.details.insert(0, t.clone());
+        }
+        Some(g)
     }
 
     /// The question that a question word at `at` opens, when the sentence ends with a question

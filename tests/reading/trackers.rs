@@ -1,0 +1,128 @@
+//! Round 20: what a project's tracker, an exercise sheet and a spoken request hold. A "works
+//! fine" line with its subject left out, the assistant addressed by what it is, a request put
+//! to whoever reads it, names of functions in a statement, a change asked after a report in
+//! the same sentence, and the file an error names.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_goal, reads_holding, reads_task};
+
+#[test]
+fn a_behaviour_verb_before_a_fine_state_with_no_subject_tells_how_things_stand() {
+    for text in [
+        "Works fine in Chrome.",
+        "runs perfectly on my linux box",
+        "loaded ok this morning",
+    ] {
+        reads_goal(text, None);
+    }
+    // The report before it stands.
+    reads_task(
+        "The share sheet stays blank on iPad. Works fine on iPhone.",
+        "share sheet",
+        "blank on iPad",
+    );
+    // A condition or an exception after it reports.
+    reads_goal(
+        "works fine until I switch tabs",
+        Some(GoalType::TaskExecution),
+    );
+}
+
+#[test]
+fn the_assistant_addressed_by_what_it_is_is_no_part_of_the_request() {
+    reads_holding(
+        "hey assistant set a timer for the rice, twelve minutes",
+        GoalType::TaskExecution,
+        &[("target", "timer")],
+    );
+    reads_holding(
+        "ok assistant add oat milk to the shopping list",
+        GoalType::TaskExecution,
+        &[("target", "shopping list"), ("desired_change", "oat milk")],
+    );
+    for text in [
+        "hey assistant set a timer for the rice, twelve minutes",
+        "ok assistant add oat milk to the shopping list",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        let said = format!("{} {}", s.slot("target"), s.slot("desired_change"));
+        assert!(!said.contains("assistant"), "{text}: {said}");
+    }
+}
+
+#[test]
+fn a_request_put_to_whoever_reads_it_is_a_request() {
+    reads_goal(
+        "Could someone put together a sample config for running it behind caddy?",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_goal(
+        "can anyone write a short migration guide from v1 to v2",
+        Some(GoalType::ArtifactCreation),
+    );
+}
+
+#[test]
+fn a_word_right_before_an_opening_parenthesis_is_a_name() {
+    let mut s = Session::new();
+    s.user(
+        "Write a Counter class with increment(), value() and reset(). The counter starts at zero.",
+    );
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
+    assert!(
+        s.slot("requirements").contains("reset()"),
+        "{}",
+        s.slot("requirements")
+    );
+    // A label's scope and a plural's mark stay words.
+    reads_goal(
+        "fix(parser): handle empty input",
+        Some(GoalType::TaskExecution),
+    );
+    reads_goal(
+        "remove the cached file(s) from the build folder",
+        Some(GoalType::TaskExecution),
+    );
+}
+
+#[test]
+fn a_change_asked_after_a_report_in_the_same_sentence_decides() {
+    reads_task(
+        "the order history page is really slow, could you add a loading skeleton",
+        "order history page",
+        "loading skeleton",
+    );
+    reads_task(
+        "the invoice pdf is broken on safari, can you add a plain download link as a fallback",
+        "invoice pdf",
+        "download link",
+    );
+    // A request about the report itself leaves the report.
+    reads_task(
+        "the settings sheet is broken on tablets, can you fix it",
+        "settings sheet",
+        "broken on tablets",
+    );
+    reads_task(
+        "the nightly import is really slow, can you speed it up",
+        "nightly import",
+        "slow",
+    );
+}
+
+#[test]
+fn an_error_names_the_file_it_happened_in() {
+    reads_holding(
+        "TypeError: Cannot read properties of null (reading 'style') in popup.js",
+        GoalType::TaskExecution,
+        &[("target", "popup.js")],
+    );
+    reads_holding(
+        "ReferenceError: browser is not defined at content-script.ts",
+        GoalType::TaskExecution,
+        &[("target", "content-script.ts")],
+    );
+}
