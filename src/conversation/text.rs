@@ -136,6 +136,18 @@ fn emoji_end(bytes: &[u8], at: usize) -> bool {
         }
 }
 
+/// The bytes that may end a sentence: its marks, and an emoji's first byte.
+static MAY_END: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'!' as usize] = true;
+    t[b'?' as usize] = true;
+    t[b';' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'.' as usize] = true;
+    t[0xF0] = true;
+    t
+};
+
 /// Sentence spans: split on `!`, `?`, `;`, line breaks, `.` followed by white space or the
 /// end (so `Node.js` and `3.5` stay whole), and an emoji before white space.
 pub(super) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
@@ -146,8 +158,11 @@ pub(super) fn sentences(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
         while i < bytes.len() {
             let b = bytes[i];
             i += 1;
-            // (An emoji's first byte is looked at only where one starts: most bytes are
-            // ASCII.)
+            // (Most bytes end nothing: one look in a table passes them. An emoji's first byte
+            // is looked at only where one starts.)
+            if !MAY_END[b as usize] {
+                continue;
+            }
             let emoji = b == 0xF0 && emoji_end(bytes, i - 1);
             let ends = match b {
                 b'!' | b'?' | b';' | b'\n' => true,

@@ -200,7 +200,7 @@ pub(super) struct View<'a> {
     pub(super) cls: &'a Classifier,
     pub(super) text: &'a str,
     /// By start, longest first.
-    pub(super) hits: SmallVec<[Hit; 32]>,
+    pub(super) hits: SmallVec<[Hit; 16]>,
     /// Negation hits' ends, ascending.
     negations: SmallVec<[u32; 8]>,
     /// Positions of the bytes that end a clause, ascending.
@@ -217,7 +217,7 @@ pub(super) struct View<'a> {
 
 impl<'a> View<'a> {
     pub(super) fn new(cls: &'a Classifier, text: &'a str) -> View<'a> {
-        let mut hits: SmallVec<[Hit; 32]> = SmallVec::new();
+        let mut hits: SmallVec<[Hit; 16]> = SmallVec::new();
         for m in cls.matcher.find_overlapping_iter(text) {
             let (first, last) = cls.word_edges[m.pattern().as_usize()];
             // (A hyphen between letters joins words: "fine-tuning" holds no "fine".)
