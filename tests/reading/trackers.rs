@@ -126,3 +126,19 @@ fn an_error_names_the_file_it_happened_in() {
         &[("target", "content-script.ts")],
     );
 }
+
+#[test]
+fn a_product_throwing_its_user_out_is_a_report() {
+    reads_task(
+        "Your app logged me out AGAIN in the middle of a booking",
+        "app",
+        "logged me out",
+    );
+    reads_task(
+        "the banking app kicked me out twice while paying a bill",
+        "banking app",
+        "kicked me out",
+    );
+    // The user's own doing reports nothing.
+    reads_goal("I logged out and back in and it works now", None);
+}
