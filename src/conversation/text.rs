@@ -315,7 +315,12 @@ pub(super) fn code_blocks(text: &str) -> smallvec::SmallVec<[Range<usize>; 4]> {
         let code = fence
             || fenced
             || (!t.is_empty() && (line.starts_with("  ") || line.starts_with('\t')) && !bullet(t))
-            || (t.contains('(') && (t.ends_with(':') || t.ends_with('{')) && !t.contains(" ("));
+            || (t.contains('(')
+                && (t.ends_with(':') || t.ends_with('{'))
+                && !t.contains(" (")
+                // (A signature names its thing in a few words before its parenthesis; a
+                // sentence runs longer: "Rewrite this so it runs in O(n log n):".)
+                && t[..t.find('(').unwrap_or(0)].split_whitespace().count() <= 4);
         if fence {
             fenced = !fenced;
         }
@@ -384,6 +389,9 @@ mod tests {
         // One line, prose with a parenthesis, or an indented list, is no code.
         assert!(code_blocks("todo:\n  - add dark mode\n  2. fix the footer").is_empty());
         assert!(code_blocks("fix the login (it hangs):").is_empty());
+        assert!(code_blocks("Rewrite this so it runs in O(n log n):\n\nx = 1").is_empty());
+        let text = "why\nfor i in range(len(a)):\n    pass";
+        assert_eq!(code_blocks(text).len(), 1);
         assert!(
             code_blocks("the page hangs\nwhen I open the settings (the gear icon):").is_empty()
         );

@@ -142,3 +142,36 @@ fn a_product_throwing_its_user_out_is_a_report() {
     // The user's own doing reports nothing.
     reads_goal("I logged out and back in and it works now", None);
 }
+
+#[test]
+fn a_sentence_with_a_parenthesis_before_pasted_code_is_the_users() {
+    reads_holding(
+        "Rewrite this so it runs in O(n log n) rather than O(n^2):\n\nseen = 0\nfor i in range(len(xs)):\n    if xs[i] > 0:\n        seen += 1",
+        GoalType::TaskExecution,
+        &[("target", "this"), ("desired_change", "O(n log n)")],
+    );
+    reads_holding(
+        "make this run in O(n) instead of O(n^2):\n\ntotal = 0\nfor x in xs:\n    total += x",
+        GoalType::TaskExecution,
+        &[("target", "this"), ("desired_change", "O(n)")],
+    );
+}
+
+#[test]
+fn a_numbered_exercise_label_may_stand_on_its_own_line() {
+    reads_holding(
+        "Problem 12 - Mirror words\nGiven a sentence, print every word reversed but keep the word order.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "print every word reversed")],
+    );
+    reads_holding(
+        "Exercise 4\nGiven a list of daily prices, return the best day to sell.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "best day to sell")],
+    );
+    // Not a label with no number over a report.
+    reads_goal(
+        "Problem - printing is broken\nPrint preview shows nothing",
+        Some(GoalType::TaskExecution),
+    );
+}

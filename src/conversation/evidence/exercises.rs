@@ -50,12 +50,18 @@ impl View<'_> {
         // (A label opener stands before its colon, "Exercise 3:", "Problem:"; "Challenge
         // accepted!" or "Puzzle night at our place" open nothing.)
         let label = !phrase_starts_given(&self.text[ws[0].clone()]);
-        if label
-            && !self.text[ws[opener].end..first.end]
-                .trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '.')
-                .starts_with(':')
-        {
-            return None;
+        if label {
+            let after = &self.text[ws[opener].end..first.end];
+            let rest =
+                after.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '.');
+            // (A numbered label may stand before a dash and a title, or alone on its line,
+            // the statement below it: "Problem 7 - Letter staircase", "Exercise 4".)
+            let numbered = after.trim_start().starts_with(|c: char| c.is_ascii_digit());
+            let titled = numbered
+                && (rest.is_empty() || ["- ", "— ", "– "].iter().any(|d| rest.starts_with(d)));
+            if !rest.starts_with(':') && !titled {
+                return None;
+            }
         }
         let next = ws.get(opener + 1)?;
         if [
