@@ -175,3 +175,55 @@ fn a_numbered_exercise_label_may_stand_on_its_own_line() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn saying_that_no_problem_was_met_reports_nothing() {
+    for text in [
+        "no issues so far",
+        "zero errors since the upgrade",
+        "No problems with the new router at all",
+    ] {
+        reads_goal(text, None);
+    }
+    // The report after it stands, and so does a title of what is missing.
+    reads_task(
+        "I've used the family plan for years and never had a single problem. Since Friday the kids' profiles won't load on the TV.",
+        "kids' profiles",
+        "won't load",
+    );
+    reads_goal(
+        "No error message when the upload fails",
+        Some(GoalType::TaskExecution),
+    );
+    reads_task(
+        "no errors in the log but the page is blank",
+        "page",
+        "blank",
+    );
+}
+
+#[test]
+fn the_user_as_the_one_a_problem_happens_to_reports_it() {
+    for (text, change) in [
+        ("I was charged twice for my March invoice", "charged twice"),
+        (
+            "I keep getting logged out of the tracker app whenever my phone locks",
+            "keep getting logged out",
+        ),
+        (
+            "we've been double charged for the annual plan",
+            "double charged",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            s.slot("desired_change").contains(change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    // Told or asked to do something: no problem of the user's.
+    reads_goal("I was told to restart it", None);
+}

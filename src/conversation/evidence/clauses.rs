@@ -147,7 +147,8 @@ impl View<'_> {
                     self.clause_within(task, start..at, within, strength, shared.take())
                     && if strength == Strength::Problem {
                         // (A problem word after "back" says it is over: "db-2 back down to 64%".)
-                        !self.says_recovered(&g)
+                        // (Nor after "no" or "never": "no issues so far".)
+                        !self.says_recovered(&g) && !self.says_no_problem(&g)
                     } else {
                         !self.says_fine(&g) && !self.says_when(&g)
                     }

@@ -11,7 +11,72 @@ impl View<'_> {
     /// "the totals are correct only on page one" and "green on my machine and red in github
     /// actions" report. Such a clause rules a cause out; it reports nothing.
     pub(super) fn says_fine(&self, g: &GoalLead) -> bool {
-        self.says_recovered(g) || self.says_fine_state(g)
+        self.says_recovered(g) || self.says_fine_state(g) || self.says_no_problem(g)
+    }
+
+    /// Whether a clause's report says that no problem was met: "no issues so far", "never had
+    /// a single issue with it", "zero errors since the upgrade" (a word of `met_problems` after
+    /// "no", "zero" or "never" and the verb of having or seeing, among the clause's first
+    /// words). What follows a contrast still reports: "no errors but the page is blank".
+    pub(super) fn says_no_problem(&self, g: &GoalLead) -> bool {
+        let cls = self.cls;
+        let from = g.description.start;
+        let to = g.description.end;
+        let is = |w: &Range<usize>, list: &[&str]| {
+            list.iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, from..to).take(8).collect();
+        let Some(n) = ws
+            .iter()
+            .take(4)
+            .position(|w| is(w, &["no", "zero", "never", "nary"]))
+        else {
+            return false;
+        };
+        let noun = ws[n + 1..].iter().find(|w| {
+            !is(
+                w,
+                &[
+                    "had", "have", "has", "seen", "saw", "got", "hit", "a", "an", "any", "one",
+                    "single", "real", "major", "big",
+                ],
+            )
+        });
+        // (The noun ends its phrase: "No error message when the upload fails" misses the
+        // message.)
+        let Some(noun) =
+            noun.filter(|w| cls.lower_in(&cls.words.met_problems, &self.text[(*w).clone()]))
+        else {
+            return false;
+        };
+        let mut after = words(self.text, noun.end..to);
+        after.next().is_none_or(|w| {
+            cls.lower_in(&cls.words.times, &self.text[w.clone()])
+                || PLACES
+                    .iter()
+                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                || is(
+                    &w,
+                    &[
+                        "so",
+                        "yet",
+                        "since",
+                        "with",
+                        "at",
+                        "until",
+                        "till",
+                        "anymore",
+                        "lately",
+                        "now",
+                        "here",
+                        "there",
+                        "whatsoever",
+                        "reported",
+                        "found",
+                    ],
+                )
+        }) && !words(self.text, from..to).any(|w| is(&w, &["but", "except", "although"]))
     }
 
     /// Whether a clause's report says its thing is back where it should be: "back" before a

@@ -3,6 +3,12 @@
 
 use super::*;
 
+/// The words of a passive before what is done to the user ("I was charged", "I keep getting
+/// logged out", "we've been double charged").
+const PASSIVE_MARKS: [&str; 10] = [
+    "was", "were", "got", "get", "keep", "kept", "have", "been", "being", "getting",
+];
+
 impl View<'_> {
     /// `span` (a sentence past its fillers) with the "no" that opens the sentence, when that
     /// filler is what a title says is missing ("No error message when the upload fails").
@@ -33,6 +39,13 @@ impl View<'_> {
     /// or "on" is the target; the title is the problem. A negation alone ("not sure",
     /// "no idea") opens none.
     pub(in crate::conversation) fn problem_title(&self, span: Range<usize>) -> Option<GoalLead> {
+        // (Not a title saying that none was met: "no issues so far".)
+        self.problem_title_of(span)
+            .filter(|g| !self.says_no_problem(g))
+    }
+
+    /// [`View::problem_title`], whatever it says was met.
+    fn problem_title_of(&self, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
         let task = cls.goal_index(GoalType::TaskExecution)?;
         if cls.goals[task].slots.len() < 2 || self.text[span.clone()].trim_end().ends_with('?') {
@@ -85,6 +98,32 @@ impl View<'_> {
                 } =>
             {
                 (s.clone(), true)
+            }
+            // (The user as the one a problem happens to: "I was charged twice for the same
+            // order", "I keep getting logged out of the app", "we've been double charged":
+            // the problem after the marks of the passive.)
+            Some(s)
+                if person
+                    && [
+                        "was", "were", "got", "get", "keep", "kept", "have", "been", "being",
+                    ]
+                    .contains(&lower(s).as_str())
+                    && let Some(p) = words(self.text, s.start..span.end).take(3).find(|w| {
+                        !PASSIVE_MARKS.contains(&lower(w).as_str())
+                            || self.at(w.start, |m| m == Meaning::Problem).is_some()
+                    })
+                    && self.at(p.start, |m| m == Meaning::Problem).is_some()
+                    // (What is done to the user is a participle: "I keep getting 'permission
+                    // denied'" meets an error, `met_problems` reads it.)
+                    && words(self.text, s.start..span.end)
+                        .take(4)
+                        .find(|w| !PASSIVE_MARKS.contains(&lower(w).as_str()))
+                        .is_some_and(|w| {
+                            let t = lower(&w);
+                            t.ends_with("ed") || ["stuck", "hidden", "frozen", "lost"].contains(&t.as_str())
+                        }) =>
+            {
+                (p, false)
             }
             Some(s)
                 if lower(&first) == "nothing"
