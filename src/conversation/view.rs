@@ -426,7 +426,9 @@ impl<'a> View<'a> {
 
     /// Whether the message leads with this hit (after fillers) and the hit ends its clause.
     fn leads_message(&self, hit: Hit) -> bool {
-        let filler = |m| m == Meaning::Filler;
+        // (An acknowledgement after it leaves it alone too: "nvm figured it out", "never mind
+        // got it".)
+        let filler = |m| m == Meaning::Filler || m == Meaning::Ack;
         if self.after_fillers != hit.start() {
             return false;
         }

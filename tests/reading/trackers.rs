@@ -227,3 +227,34 @@ fn the_user_as_the_one_a_problem_happens_to_reports_it() {
     // Told or asked to do something: no problem of the user's.
     reads_goal("I was told to restart it", None);
 }
+
+#[test]
+fn thanks_said_as_what_the_user_came_to_say_asks_nothing() {
+    for text in [
+        "just wanted to say thank you, this saved me a whole weekend",
+        "wanted to say thanks for keeping this maintained",
+        "got it working, thanks",
+    ] {
+        reads_goal(text, None);
+    }
+    // Never mind and the user's own fix, with no comma between them, end the goal.
+    let mut s = Session::new();
+    s.user("the weekly export keeps failing on big workspaces");
+    s.assistant("Which format are you exporting to?");
+    s.user("nvm figured it out");
+    assert_eq!(s.goal(), None);
+}
+
+#[test]
+fn a_thing_that_keeps_disconnecting_reports_it() {
+    reads_holding(
+        "Disconnected from the sync server after a minute idle",
+        GoalType::TaskExecution,
+        &[("desired_change", "disconnected")],
+    );
+    // Asked to disconnect something: a request.
+    reads_goal(
+        "disconnect the old printer from my account",
+        Some(GoalType::TaskExecution),
+    );
+}
