@@ -250,7 +250,7 @@ fn a_thing_that_keeps_disconnecting_reports_it() {
     reads_holding(
         "Disconnected from the sync server after a minute idle",
         GoalType::TaskExecution,
-        &[("desired_change", "disconnected")],
+        &[("desired_change", "fix: disconnected from")],
     );
     // Asked to disconnect something: a request.
     reads_goal(
