@@ -258,3 +258,35 @@ fn a_thing_that_keeps_disconnecting_reports_it() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn an_arrow_assigns_a_bare_setting_its_value() {
+    reads_task(
+        "bump default upload limit → 50mb",
+        "default upload limit",
+        "50mb",
+    );
+}
+
+#[test]
+fn audio_that_cuts_out_is_a_report() {
+    reads_task(
+        "my earbuds cut out every time the kettle is on",
+        "earbuds",
+        "cut out",
+    );
+    reads_task(
+        "sound cuts out on the left speaker after a minute",
+        "sound",
+        "fix: cuts out",
+    );
+}
+
+#[test]
+fn a_feature_label_keeps_the_whole_change_it_names() {
+    reads_holding(
+        "Feature request: import highlights from a Kindle export",
+        GoalType::TaskExecution,
+        &[("desired_change", "import highlights from a Kindle export")],
+    );
+}

@@ -323,11 +323,15 @@ impl View<'_> {
                             out.push(detail(0, name));
                             out.push(detail(1, said));
                         } else if let Some(value) = self.after_to(raw..comma) {
-                            // "bump eslint to v9": a bare name before "to" and its value is
-                            // the thing; "wake me up at 6:30": the value alone.
+                            // "bump eslint to v9": a bare name before "to" (or an arrow,
+                            // "bump default query timeout → 30s") and its value is the thing;
+                            // "wake me up at 6:30": the value alone.
                             let to = words(self.text, raw..value.start).last();
                             let bare = to
-                                .filter(|t| self.text[t.clone()].eq_ignore_ascii_case("to"))
+                                .filter(|t| {
+                                    let t = &self.text[t.clone()];
+                                    t.eq_ignore_ascii_case("to") || ASSIGNS.contains(&t)
+                                })
                                 .and_then(|t| self.thing(raw..t.start, false))
                                 .filter(|t| {
                                     words(self.text, t.clone()).next().is_some_and(|w| {

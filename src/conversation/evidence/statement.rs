@@ -277,7 +277,7 @@ impl View<'_> {
                 if feature_label
                     && let Some(d) = g.details.iter_mut().find(|d| d.slot == 1)
                     && d.spans.len() == 1
-                    && d.spans[0] == g.lead
+                    && d.spans[0].start == g.lead.start
                     && g.description.end > g.lead.end
                 {
                     // (To the end of its clause: what follows a comma is the user's reason.)
