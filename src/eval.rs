@@ -230,10 +230,15 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// Whether a read value holds the expected words in order and is not much longer: at most
-/// twice the expected words plus three.
+/// twice the expected words plus three. The "fix: " a problem's change opens with (rule 1) is
+/// the form of the value, not its words: it is not counted.
 pub fn value_matches(expected: &str, read: &str) -> bool {
-    let e = words(expected);
-    let r = words(read);
+    let unmarked = |v: &str| match v.get(..5) {
+        Some(p) if p.eq_ignore_ascii_case("fix: ") => v[5..].to_string(),
+        _ => v.to_string(),
+    };
+    let e = words(&unmarked(expected));
+    let r = words(&unmarked(read));
     if e.is_empty() {
         return r.is_empty();
     }
@@ -469,6 +474,17 @@ mod tests {
         assert!(value_matches(
             "stuck on waiting for rollout",
             "fix: stuck on 'waiting for rollout' for 20 min"
+        ));
+        // (A problem's "fix: " is not counted: the five words of the problem may be read with
+        // up to eight more.)
+        assert!(value_matches(
+            "freezes",
+            "fix: freezes when switching between tabs"
+        ));
+        assert!(value_matches("fix: freezes", "fix: freezes on save"));
+        assert!(!value_matches(
+            "freezes",
+            "fix: freezes when switching between two tabs"
         ));
         assert!(!value_matches("dont", "don't"));
         assert!(!value_matches("submit button", "button"));
