@@ -290,3 +290,21 @@ fn a_feature_label_keeps_the_whole_change_it_names() {
         &[("desired_change", "import highlights from a Kindle export")],
     );
 }
+
+#[test]
+fn a_kind_named_over_a_sentence_that_reports_is_the_reports_place() {
+    reads_task(
+        "calendar widget: events show up twice after a refresh",
+        "events",
+        "show up twice",
+    );
+    // What a kind must have, after its colon, still asks for it.
+    reads_goal(
+        "cron job: runs every night at 2am and emails the report",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_goal(
+        "sql query: monthly revenue per region, sorted by total",
+        Some(GoalType::ArtifactCreation),
+    );
+}

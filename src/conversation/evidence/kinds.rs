@@ -70,6 +70,17 @@ impl View<'_> {
                     r.end == np.len() && (r.start == 0 || named_tool(&np[..r.start]))
                 })
                 && !self.tells_of(first.start + whole.len(), span.end)
+                // (Nor a sentence that reports after its colon: the kind is the report's
+                // place, "shopping list widget: checked items come back after sync". A list
+                // after it is the kind's parts: "sql query: top 5 customers ..., join ...".)
+                && !(rest.trim_start().starts_with(':')
+                    && !rest.contains(',')
+                    && self
+                        .evidence(
+                            span.end - rest.trim_start().len() + 1..span.end,
+                            Strength::Suffix,
+                        )
+                        .is_some_and(|g| g.rule != Found::Request))
             {
                 let object = cls.clean(self.text, first.start..span.end, true);
                 let at = first.start..first.start;
