@@ -308,3 +308,20 @@ fn a_kind_named_over_a_sentence_that_reports_is_the_reports_place() {
         Some(GoalType::ArtifactCreation),
     );
 }
+
+#[test]
+fn a_kind_with_its_purpose_keeps_what_follows_its_but() {
+    reads_holding(
+        "cron job to back up the db every night but skip sundays",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "cron job"),
+            ("requirements", "skip sundays"),
+        ],
+    );
+    // A topic that names no kind leaves the request after its "but".
+    reads_goal(
+        "love the app but please add a widget for the home screen",
+        Some(GoalType::TaskExecution),
+    );
+}

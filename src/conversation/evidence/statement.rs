@@ -427,6 +427,20 @@ impl View<'_> {
                 .or(Some(g));
         }
         self.evidence(start..sentence.end, Strength::Problem)
+            .or_else(|| {
+                // (A kind named first with what it is for keeps a lead after its "but" among
+                // its requirements: "Bash script to delete log files older than 14 days but
+                // keep the newest 5". Looked at only when a "but" stands in the sentence.)
+                self.text[start..sentence.end]
+                    .split_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("but"))
+                    .then(|| {
+                        let ws: SmallVec<[Range<usize>; 16]> =
+                            words(self.text, start..sentence.end).take(16).collect();
+                        self.kind_first(ws.first()?, &ws, start..sentence.end)
+                    })
+                    .flatten()
+            })
             .or_else(|| self.lead_after_topic(start, sentence.end))
     }
 
