@@ -241,6 +241,8 @@ impl<'a> View<'a> {
             // (A word right before an opening parenthesis is a function's or a method's name:
             // "methods append(msg), last(n) and clear()" asks for no clearing. Not a label's
             // scope, "fix(auth): ...", nor a plural's mark, "file(s)".)
+            // (Its arguments hold no space but after a comma: "fix(the typo)", "crashes(see
+            // log)" are prose. A problem word keeps its meaning: "slow(ish)".)
             let called = || {
                 bytes.get(m.end()) == Some(&b'(')
                     && text[m.end() + 1..]
@@ -251,7 +253,13 @@ impl<'a> View<'a> {
                             let inside = &text[m.end() + 1..m.end() + 1 + c];
                             !matches!(inside, "s" | "es")
                                 && !matches!(bytes.get(m.end() + 2 + c), Some(b':' | b'!'))
+                                && !inside.split(',').any(|a| a.trim_start().contains(' '))
                         })
+                    && {
+                        let p = m.pattern().as_usize();
+                        !cls.meanings[cls.meaning_at[p] as usize..cls.meaning_at[p + 1] as usize]
+                            .contains(&Meaning::Problem)
+                    }
             };
             let dotted_before = || {
                 m.start() >= 2

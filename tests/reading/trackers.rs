@@ -1,7 +1,7 @@
 //! Round 20: what a project's tracker, an exercise sheet and a spoken request hold. A "works
-//! fine" line with its subject left out, the assistant addressed by what it is, a request put
-//! to whoever reads it, names of functions in a statement, a change asked after a report in
-//! the same sentence, and the file an error names.
+//! fine" line with its subject left out, a request put to whoever reads it, names of functions
+//! in a statement, a change asked after a report in the same sentence, the file an error
+//! names, and the edges a review of these rules found.
 
 use convstate::conversation::GoalType;
 
@@ -27,29 +27,6 @@ fn a_behaviour_verb_before_a_fine_state_with_no_subject_tells_how_things_stand()
         "works fine until I switch tabs",
         Some(GoalType::TaskExecution),
     );
-}
-
-#[test]
-fn the_assistant_addressed_by_what_it_is_is_no_part_of_the_request() {
-    reads_holding(
-        "hey assistant set a timer for the rice, twelve minutes",
-        GoalType::TaskExecution,
-        &[("target", "timer")],
-    );
-    reads_holding(
-        "ok assistant add oat milk to the shopping list",
-        GoalType::TaskExecution,
-        &[("target", "shopping list"), ("desired_change", "oat milk")],
-    );
-    for text in [
-        "hey assistant set a timer for the rice, twelve minutes",
-        "ok assistant add oat milk to the shopping list",
-    ] {
-        let mut s = Session::new();
-        s.user(text);
-        let said = format!("{} {}", s.slot("target"), s.slot("desired_change"));
-        assert!(!said.contains("assistant"), "{text}: {said}");
-    }
 }
 
 #[test]
@@ -323,5 +300,62 @@ fn a_kind_with_its_purpose_keeps_what_follows_its_but() {
     reads_goal(
         "love the app but please add a widget for the home screen",
         Some(GoalType::TaskExecution),
+    );
+}
+
+#[test]
+fn the_review_of_round_20_finds_its_own_edges() {
+    // A fine clause with a contrast after it still reports.
+    for text in [
+        "Works fine in Chrome, breaks in Safari.",
+        "the build is green on my machine, red on CI",
+        "the site is fine on my phone whereas on my tablet it's cut off",
+    ] {
+        reads_goal(text, Some(GoalType::TaskExecution));
+    }
+    // The assistant's name in a compound is the thing's.
+    reads_holding(
+        "ok bot traffic is up 40% since monday, can you add rate limiting",
+        GoalType::TaskExecution,
+        &[("target", "bot traffic")],
+    );
+    // Prose in parentheses and a problem word before one keep their words.
+    reads_task("please fix(the typo) in the footer", "footer", "typo");
+    // A request that points back, adds "also", or repairs the very thing leaves the report.
+    for (text, target) in [
+        ("the page is slow, can you add a spinner to it", "page"),
+        ("the heater is broken, can you order a new one", "heater"),
+        (
+            "our nightly backup failed, could you rerun the backup",
+            "nightly backup",
+        ),
+        (
+            "the report has wrong totals, could you also add a chart of monthly revenue",
+            "report",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+    // A method, a host or a runtime with its version is no file.
+    for text in [
+        "SyntaxError: Unexpected end of JSON input at JSON.parse",
+        "Error: connect ETIMEDOUT at smtp.gmail.com",
+        "TypeError: fetch failed in Node.js 18 but works in the browser",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        let t = s.slot("target");
+        assert!(
+            !["JSON.parse", "smtp.gmail.com", "Node.js"].contains(&t.as_str()),
+            "{text}: {t}"
+        );
+    }
+    // A person locking the user out, or a session signing them out and back in, is no
+    // product throwing them out.
+    reads_goal(
+        "Slack signed me out and back in and now everything works",
+        None,
     );
 }

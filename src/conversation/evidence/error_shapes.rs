@@ -112,9 +112,18 @@ pub(super) fn source_location(text: &str) -> Option<Range<usize>> {
     None
 }
 
-/// A file an error's text names after "in", "at" or "from", with no line number: a name with
-/// a dot and an extension of two to five letters ("... (reading 'tabId') in background.js",
-/// "thrown from utils/dates.ts"); not "e.g." nor a version.
+/// The extensions of source and configuration files an error may name.
+const FILE_EXTENSIONS: [&str; 44] = [
+    "js", "mjs", "cjs", "ts", "tsx", "jsx", "py", "rb", "go", "rs", "java", "kt", "swift", "cpp",
+    "cc", "hpp", "cs", "php", "json", "yaml", "yml", "toml", "xml", "html", "css", "scss", "vue",
+    "svelte", "sql", "sh", "ini", "cfg", "conf", "gradle", "dart", "ex", "exs", "scala", "lua",
+    "pl", "ps1", "env", "lock", "ipynb",
+];
+
+/// A file an error's text names after "in" or "at", with no line number: a name with a dot and
+/// an extension of a source or configuration file ("... (reading 'tabId') in background.js",
+/// "... at content-script.ts"); not a method ("at JSON.parse"), a host ("at smtp.gmail.com")
+/// nor a runtime with its version ("in Node.js 18").
 pub(super) fn file_named(text: &str) -> Option<Range<usize>> {
     let mut prev = "";
     let mut offset = 0;
@@ -122,10 +131,7 @@ pub(super) fn file_named(text: &str) -> Option<Range<usize>> {
         let start = offset;
         offset += piece.len() + 1;
         let w = piece.trim_end_matches([',', '.', ';', ')', ':', '"', '\'', '`']);
-        if ["in", "at", "from"]
-            .iter()
-            .any(|p| prev.eq_ignore_ascii_case(p))
-        {
+        if ["in", "at"].iter().any(|p| prev.eq_ignore_ascii_case(p)) {
             let w = w.trim_start_matches(['"', '\'', '`', '(']);
             let lead = piece.len() - piece.trim_start_matches(['"', '\'', '`', '(']).len();
             let name_start = w.rfind('/').map_or(0, |s| s + 1);
@@ -135,8 +141,10 @@ pub(super) fn file_named(text: &str) -> Option<Range<usize>> {
                 && stem
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-                && (2..=5).contains(&e.len())
-                && e.chars().all(|c| c.is_ascii_alphabetic())
+                && FILE_EXTENSIONS.contains(&e)
+                && !text[offset.min(text.len())..]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
             {
                 let s = start + lead + name_start;
                 return Some(s..s + name.len());

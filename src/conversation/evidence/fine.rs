@@ -163,14 +163,18 @@ impl View<'_> {
                         if placed {
                             return ![
                                 "and", "but", "only", "except", "unless", "or", "until", "when",
-                                "if", "whenever", "not",
+                                "if", "whenever", "not", "whereas", "yet", "while", "so", "though",
+                                "then",
                             ]
                             .iter()
                             .any(|x| t.eq_ignore_ascii_case(x));
                         }
+                        // (Only in a sentence that ends with it: after a comma or a dash the
+                        // place is a contrast's, "the build is green on my machine, red on CI".)
                         if ["in", "on", "at", "with", "under", "across", "from"]
                             .iter()
                             .any(|x| t.eq_ignore_ascii_case(x))
+                            && self.ends_sentence(s.end)
                         {
                             placed = true;
                             return true;
@@ -184,6 +188,18 @@ impl View<'_> {
                             .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
                     })
         })
+    }
+}
+
+impl View<'_> {
+    /// Whether nothing but white space and a sentence's mark follows `at` in its sentence.
+    fn ends_sentence(&self, at: usize) -> bool {
+        let k = self.sentence_ends.partition_point(|e| (*e as usize) < at);
+        let end = self
+            .sentence_ends
+            .get(k)
+            .map_or(self.text.len(), |e| *e as usize);
+        self.text[at..end].trim().is_empty()
     }
 }
 

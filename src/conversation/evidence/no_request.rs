@@ -39,16 +39,23 @@ impl View<'_> {
         if let (Some(v), Some(f)) = (ws.next(), ws.next()) {
             let v = self.text[v].to_ascii_lowercase();
             let plain = |b: Option<&str>| b.is_some_and(|b| cls.lower_in(&cls.words.verbs, b));
+            // (Alone in its sentence: "Works fine in Chrome, breaks in Safari" reports.)
+            let rest = &self.text[span.clone()];
             if (plain(v.strip_suffix('s'))
                 || plain(v.strip_suffix("ed"))
                 || plain(v.strip_suffix('d')))
                 && cls.lower_in(&cls.words.fine_states, &self.text[f])
+                && !rest.contains([',', ';', '—', '–'])
+                && !rest.contains(" - ")
                 && !ws.any(|w| {
                     let w = &self.text[w];
                     CONDITIONS.iter().any(|c| w.eq_ignore_ascii_case(c))
-                        || ["but", "except", "only", "unless"]
-                            .iter()
-                            .any(|c| w.eq_ignore_ascii_case(c))
+                        || [
+                            "but", "except", "only", "unless", "whereas", "yet", "while", "so",
+                            "though", "then", "now", "and",
+                        ]
+                        .iter()
+                        .any(|c| w.eq_ignore_ascii_case(c))
                 })
             {
                 return true;

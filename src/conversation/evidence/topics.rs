@@ -166,12 +166,45 @@ impl View<'_> {
     /// change of its own ("..., can you fix the login page", "can you look into it") or whose
     /// object points back ("can you speed it up", "can you fix them").
     fn request_after_report(&self, topic: Range<usize>, mut g: GoalLead) -> Option<GoalLead> {
-        if !g.details.iter().any(|d| d.slot == 1)
-            || self.cls.is_pronoun(&self.text[g.description.clone()])
-        {
+        // (A pronoun anywhere in it points back: "can you add a spinner to it", "can you
+        // order a new one", "can you add me to the incident channel".)
+        let points_back = words(self.text, g.description.clone()).any(|w| {
+            let t = &self.text[w];
+            self.cls.is_pronoun(t)
+                || ["one", "ones", "me", "us", "him", "her"]
+                    .iter()
+                    .any(|p| t.eq_ignore_ascii_case(p))
+        });
+        // (Asked "also", it is one more thing: the report stays, the request queues after
+        // it, "the report has wrong totals, could you also add a chart".)
+        let also = words(self.text, topic.end..g.lead.start)
+            .any(|w| self.text[w].eq_ignore_ascii_case("also"));
+        if !g.details.iter().any(|d| d.slot == 1) || points_back || also {
             return None;
         }
         let report = self.evidence(topic, Strength::Problem)?;
+        // (A request on the very thing reported repairs it: "our nightly backup failed, could
+        // you rerun the backup".)
+        let head = |r: &Range<usize>| {
+            words(self.text, r.clone())
+                .last()
+                .map(|w| self.text[w].to_ascii_lowercase())
+        };
+        let reported = report
+            .details
+            .iter()
+            .find(|d| d.slot == 0)
+            .and_then(|d| d.spans.first())
+            .and_then(head);
+        if reported.is_some()
+            && g.details
+                .iter()
+                .filter(|d| d.slot == 0)
+                .filter_map(|d| d.spans.first())
+                .any(|t| head(t) == reported)
+        {
+            return None;
+        }
         if !g.details.iter().any(|d| d.slot == 0)
             && let Some(t) = report.details.iter().find(|d| d.slot == 0)
         {
