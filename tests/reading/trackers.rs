@@ -359,3 +359,23 @@ fn the_review_of_round_20_finds_its_own_edges() {
         None,
     );
 }
+
+#[test]
+fn a_value_set_on_the_thing_reported_is_the_change_asked() {
+    reads_task(
+        "the price is wrong, could you change it to $19",
+        "price",
+        "$19",
+    );
+    reads_task(
+        "the font in the footer is too small, can you bump it to 16px",
+        "font in the footer",
+        "16px",
+    );
+    // A repair of it leaves the report.
+    reads_task(
+        "the nightly import is really slow, can you speed it up",
+        "nightly import",
+        "slow",
+    );
+}

@@ -179,6 +179,31 @@ impl View<'_> {
         // it, "the report has wrong totals, could you also add a chart".)
         let also = words(self.text, topic.end..g.lead.start)
             .any(|w| self.text[w].eq_ignore_ascii_case("also"));
+        // (A value set on the thing reported is the change it asks: "the price is wrong,
+        // could you change it to $19", "the font is too small, can you bump it to 16px". Its
+        // "it" is the report's thing; the value stands after the pronoun.)
+        let value_on_it = points_back
+            && !also
+            && words(self.text, g.description.clone())
+                .next()
+                .is_some_and(|w| {
+                    ["it", "them"]
+                        .iter()
+                        .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                })
+            && g.details.iter().any(|d| {
+                d.slot == 1
+                    && d.spans
+                        .first()
+                        .is_some_and(|c| c.start > g.description.start)
+            });
+        if value_on_it {
+            let report = self.evidence(topic, Strength::Problem)?;
+            let thing = report.details.iter().find(|d| d.slot == 0)?.clone();
+            g.details.retain(|d| d.slot != 0);
+            g.details.insert(0, thing);
+            return Some(g);
+        }
         if !g.details.iter().any(|d| d.slot == 1) || points_back || also {
             return None;
         }
