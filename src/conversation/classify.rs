@@ -349,6 +349,12 @@ impl Classifier {
         }
     }
 
+    /// The meanings of the phrase with index `phrase` in the automaton.
+    pub(super) fn meanings_of(&self, phrase: usize) -> &[Meaning] {
+        let (a, b) = (self.meaning_at[phrase], self.meaning_at[phrase + 1]);
+        &self.meanings[a as usize..b as usize]
+    }
+
     /// Trims `span` of `text`: white space and punctuation at both ends, the lexicon's trailing
     /// words at the end and, when `articles`, its articles at the start. Linear in the span:
     /// each pass removes something, and what a pass looks at it removes (the quotes inside are

@@ -255,11 +255,9 @@ impl<'a> View<'a> {
                                 && !matches!(bytes.get(m.end() + 2 + c), Some(b':' | b'!'))
                                 && !inside.split(',').any(|a| a.trim_start().contains(' '))
                         })
-                    && {
-                        let p = m.pattern().as_usize();
-                        !cls.meanings[cls.meaning_at[p] as usize..cls.meaning_at[p + 1] as usize]
-                            .contains(&Meaning::Problem)
-                    }
+                    && !cls
+                        .meanings_of(m.pattern().as_usize())
+                        .contains(&Meaning::Problem)
             };
             let dotted_before = || {
                 m.start() >= 2
@@ -336,9 +334,17 @@ impl<'a> View<'a> {
     }
 
     pub(super) fn meanings(&self, hit: Hit) -> &'a [Meaning] {
-        let p = hit.phrase as usize;
-        let (a, b) = (self.cls.meaning_at[p], self.cls.meaning_at[p + 1]);
-        &self.cls.meanings[a as usize..b as usize]
+        self.cls.meanings_of(hit.phrase as usize)
+    }
+
+    /// Whether nothing but white space and a sentence's mark follows `at` in its sentence.
+    pub(super) fn ends_sentence(&self, at: usize) -> bool {
+        let k = self.sentence_ends.partition_point(|e| (*e as usize) < at);
+        let end = self
+            .sentence_ends
+            .get(k)
+            .map_or(self.text.len(), |e| *e as usize);
+        self.text[at..end].trim().is_empty()
     }
 
     /// The hits that start at `at`, longest first.

@@ -191,18 +191,6 @@ impl View<'_> {
     }
 }
 
-impl View<'_> {
-    /// Whether nothing but white space and a sentence's mark follows `at` in its sentence.
-    fn ends_sentence(&self, at: usize) -> bool {
-        let k = self.sentence_ends.partition_point(|e| (*e as usize) < at);
-        let end = self
-            .sentence_ends
-            .get(k)
-            .map_or(self.text.len(), |e| *e as usize);
-        self.text[at..end].trim().is_empty()
-    }
-}
-
 /// A word of degree before a state: "so", "much", "way", "a lot" ("lot"), "really", and "so"
 /// typed long ("soooo").
 fn degree(w: &str) -> bool {
