@@ -14,6 +14,7 @@ mod reading {
     pub(crate) mod narratives;
     pub(crate) mod pastes;
     pub(crate) mod reports;
+    pub(crate) mod requests;
     pub(crate) mod results;
     pub(crate) mod rules;
     pub(crate) mod scene;

@@ -253,18 +253,37 @@ impl View<'_> {
         {
             let rest = &self.text[lead.end()..end];
             let trimmed = rest.trim_start();
-            let len = trimmed
-                .find(|c: char| !(c.is_alphanumeric() || c == '-'))
-                .unwrap_or(trimmed.len());
+            let word_len = |t: &str| {
+                t.find(|c: char| !(c.is_alphanumeric() || c == '-'))
+                    .unwrap_or(t.len())
+            };
+            let mut len = word_len(trimmed);
+            // (A role may be named by a word before the plural: "let org owners export the
+            // member list", "let store managers edit prices".)
+            if !cls.plural(&trimmed[..len])
+                && trimmed[len..].starts_with(' ')
+                && !cls.is_pronoun(&trimmed[..len])
+                && !cls.lower_in(&cls.words.determiners, &trimmed[..len])
+                && !cls.lower_in(&cls.words.non_subjects, &trimmed[..len])
+            {
+                let second = &trimmed[len + 1..];
+                let n = word_len(second);
+                if n > 0 && cls.plural(&second[..n]) {
+                    len += 1 + n;
+                }
+            }
             let role = &trimmed[..len];
+            let head = role.rsplit(' ').next().unwrap_or(role);
             // (Whom it lets does something with an object: "let others know", "let kids be
             // kids" ask nothing of the product.)
             let mut after = trimmed[len..].split_whitespace();
             let verb = after.next().unwrap_or("");
             if len == 0
-                || !role.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
-                || !cls.plural(role)
-                || cls.lower_in(&cls.words.non_subjects, role)
+                || !role
+                    .bytes()
+                    .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b' ')
+                || !cls.plural(head)
+                || cls.lower_in(&cls.words.non_subjects, head)
                 || after.next().is_none()
                 || ["be", "know", "decide", "others"]
                     .iter()

@@ -352,6 +352,16 @@ impl View<'_> {
                         // with a definite determiner is the target.
                         // (Else a thing after "in", "on", "from", "for" or "at" without one:
                         // "support apple pay at checkout".)
+                        // (The thing is named before the result the change is for: "expose
+                        // queue depth as a metric so we can alert when the workers fall
+                        // behind" acts on queue depth; the change keeps the result.)
+                        let change_end = comma;
+                        let comma = words(self.text, raw..comma)
+                            .find(|w| {
+                                self.text[w.clone()].eq_ignore_ascii_case("so")
+                                    && self.so_that(w.start..change_end).is_some()
+                            })
+                            .map_or(comma, |w| w.start);
                         let thing = self
                             .definite_thing(raw..comma)
                             .or_else(|| self.bare_place_thing(raw..comma));
@@ -412,12 +422,16 @@ impl View<'_> {
                                 .is_some_and(|w| self.text[w].eq_ignore_ascii_case("to"));
                             // (Nor when a thing with a determiner follows: that one is
                             // the target, however it was missed.)
-                            // (A time is none: "lock a quiz after the deadline".)
+                            // (A time is none: "lock a quiz after the deadline"; nor what
+                            // it is made into, after "as": "expose queue depth as a metric".)
                             let later: SmallVec<[Range<usize>; 16]> =
                                 words(self.text, t.end..comma).collect();
                             let later_thing = later.iter().enumerate().any(|(i, w)| {
                                 cls.lower_in(&cls.words.determiners, &self.text[w.clone()])
                                     && (i >= 8 || !self.timed(&later, i, comma))
+                                    && !(i > 0
+                                        && self.text[later[i - 1].clone()]
+                                            .eq_ignore_ascii_case("as"))
                             });
                             ((1..=3).contains(&n)
                                 && t.end < comma
@@ -444,7 +458,7 @@ impl View<'_> {
                                     .iter()
                                     .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
                             })
-                            .map_or(comma, |w| w.start);
+                            .map_or(change_end, |w| w.start);
                         // (A lead that ends in "to" reports who wants it: "users want to
                         // export their data" asks to export their data.)
                         let lead_text = self.text[lead.clone()].trim_end();

@@ -279,7 +279,22 @@ impl View<'_> {
             })
         };
         // (Whichever comes first: "configurable globally instead of passing it ...".)
+        // (A verb's word with only plain words between it and the adjective is a
+        // noun of the thing: "make the job log retention configurable".)
         let split = match (split, able) {
+            (Some(s), Some(a))
+                if s < a
+                    && words[s..a].iter().all(|w| {
+                        let t = &self.text[w.clone()];
+                        t.bytes().all(|b| b.is_ascii_alphabetic())
+                            && !cls.lower_in(&cls.words.determiners, t)
+                            && !cls.lower_in(&cls.words.auxiliaries, t)
+                            && !cls.lower_in(&cls.words.ends, t)
+                            && !["to", "so", "be"].iter().any(|x| t.eq_ignore_ascii_case(x))
+                    }) =>
+            {
+                Some(a)
+            }
             (Some(s), Some(a)) => Some(s.min(a)),
             (s, a) => s.or(a),
         };

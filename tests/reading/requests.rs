@@ -1,0 +1,81 @@
+//! Round 21: what a feature request and a chat request hold around their thing. The result a
+//! change is made for, what the thing is made into, a compound thing before the adjective it
+//! is made, a role named by two words, and ideas asked for with a quantity.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_goal, reads_task};
+
+#[test]
+fn the_thing_is_named_before_the_result_the_change_is_for() {
+    for (text, target) in [
+        (
+            "Expose queue depth as a Prometheus metric so we can alert when the workers fall behind",
+            "queue depth",
+        ),
+        (
+            "support bulk invites so the admins can onboard a whole team",
+            "bulk invites",
+        ),
+        (
+            "Expose queue depth so we can alert when the workers fall behind",
+            "queue depth",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+}
+
+#[test]
+fn what_a_thing_is_made_into_after_as_is_no_other_thing() {
+    for (text, target) in [
+        ("Expose queue depth as a Prometheus metric", "queue depth"),
+        ("export saved searches as a JSON file", "saved searches"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.slot("target"), target, "{text}");
+    }
+}
+
+#[test]
+fn a_compound_thing_before_an_adjective_of_its_form_is_the_target() {
+    reads_task(
+        "Please make the job log retention configurable",
+        "job log retention",
+        "configurable",
+    );
+    reads_task(
+        "make the export run schedule adjustable per team",
+        "export run schedule",
+        "adjustable per team",
+    );
+    // (A verb before a determiner still ends the thing.)
+    reads_task("make the sidebar collapsible", "sidebar", "collapsible");
+}
+
+#[test]
+fn let_and_a_role_of_two_words_leads_a_request() {
+    for text in [
+        "let org owners export the member list as CSV from the admin panel",
+        "let store managers edit prices",
+    ] {
+        reads_goal(text, Some(GoalType::TaskExecution));
+    }
+    // (A pronoun after "let" lets nobody.)
+    reads_goal("let it run overnight", None);
+}
+
+#[test]
+fn ideas_asked_for_with_a_quantity_explore() {
+    for text in [
+        "give me some ideas for a 3 day trip out of Porto without a car, we like hiking",
+        "any ideas for a team offsite in the spring",
+        "a few ideas for the back garden please",
+    ] {
+        reads_goal(text, Some(GoalType::Exploration));
+    }
+}
