@@ -14,7 +14,6 @@ mod reading {
     pub(crate) mod narratives;
     pub(crate) mod pastes;
     pub(crate) mod reports;
-    pub(crate) mod requests;
     pub(crate) mod results;
     pub(crate) mod rules;
     pub(crate) mod scene;
@@ -23,6 +22,7 @@ mod reading {
     pub(crate) mod speech;
     pub(crate) mod subjects;
     pub(crate) mod templates;
+    pub(crate) mod things;
     pub(crate) mod times;
     pub(crate) mod titles;
     pub(crate) mod trackers;

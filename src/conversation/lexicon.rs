@@ -334,6 +334,10 @@ pub struct Language {
     /// Words of hesitation read as nothing inside a sentence ("set a timer for uh twenty five
     /// minutes") (`hesitations`). Optional.
     pub hesitations: Vec<String>,
+    /// Past participles of `predicates` words that do not end in "-ed" ("made", "sent"):
+    /// after a noun and before a preposition, one describes the noun ("changes made in the
+    /// editor aren't saved") (`participles`). Optional.
+    pub participles: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

@@ -71,6 +71,8 @@ pub(super) struct WordSets {
     pub(super) opener_modifiers: Words,
     /// Words that say a thing works (`fine_states`).
     pub(super) fine_states: Words,
+    /// Past participles not in "-ed" (`participles`).
+    pub(super) participles: Words,
     /// Words of spoken numbers and times (`spoken_numbers`).
     pub(super) numbers: Words,
     /// Words of degree (`intensifiers`).
@@ -136,6 +138,7 @@ impl WordSets {
             quantities: words(&[&lang.quantities]),
             opener_modifiers: words(&[&lang.opener_modifiers]),
             fine_states: words(&[&lang.fine_states]),
+            participles: words(&[&lang.participles]),
             ability_verbs: words(&[&lang.ability_verbs]),
             intensifier_words: words(&[&lang.intensifiers]),
             numbers: words(&[&lang.spoken_numbers]),

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 62] = [
+        const KEYS: [&str; 63] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -69,6 +69,7 @@ impl Cx<'_> {
             "exercise_verbs",
             "computations",
             "hesitations",
+            "participles",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -123,7 +124,8 @@ impl Cx<'_> {
         let exercise_verbs = optional("exercise_verbs");
         let computations = optional("computations");
         let hesitations = optional("hesitations");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 25]
+        let participles = optional("participles");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 26]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -196,6 +198,7 @@ impl Cx<'_> {
             exercise_verbs,
             computations,
             hesitations,
+            participles,
         }
     }
 

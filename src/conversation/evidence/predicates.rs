@@ -509,6 +509,40 @@ impl View<'_> {
         true
     }
 
+    /// A participle after a noun and before a preposition, describing the noun: "changes
+    /// made in the editor", "emails sent via the api", "files uploaded from iOS" (`participles`,
+    /// or a word in "-ed"; "used to" is a habit).
+    pub(in crate::conversation) fn describes_noun(&self, w: Range<usize>) -> bool {
+        let cls = self.cls;
+        let t = &self.text[w.clone()];
+        if !(cls.lower_in(&cls.words.participles, t) || t.len() > 4 && t.ends_with("ed")) {
+            return false;
+        }
+        let noun_before = self.text[..w.start]
+            .trim_end()
+            .rsplit(|c: char| c.is_whitespace())
+            .next()
+            .is_some_and(|n| {
+                !n.is_empty()
+                    && n.bytes().all(|b| b.is_ascii_alphabetic())
+                    && !cls.lower_in(&cls.words.determiners, n)
+                    && !cls.lower_in(&cls.words.non_subjects, n)
+                    && !cls.lower_in(&cls.words.auxiliaries, n)
+                    && !cls.is_pronoun(n)
+            });
+        noun_before
+            && words(self.text, w.end..self.text.len())
+                .next()
+                .is_some_and(|n| {
+                    let n = &self.text[n];
+                    PLACES
+                        .iter()
+                        .chain(["by", "via", "through", "while", "during", "with"].iter())
+                        .any(|p| n.eq_ignore_ascii_case(p))
+                        && !(n.eq_ignore_ascii_case("to") && t.eq_ignore_ascii_case("used"))
+                })
+    }
+
     /// A word of the `predicates` list.
     pub(in crate::conversation) fn is_predicate(&self, w: Range<usize>) -> bool {
         self.cls.lower_in(&self.cls.words.predicates, &self.text[w])

@@ -308,7 +308,40 @@ impl View<'_> {
         // (The thing is named before a condition: "... in parse_config() when the path is
         // None".)
         let before_condition = ws.get(condition).map_or(span.end, |w| w.start);
+        // (What one is unable to act on is the verb's object: "Unable to unlock vault with
+        // Touch ID after the update", "can't open attachments from the shared drive".)
+        let object = unable
+            .then(|| {
+                // (After "to" and the verb.)
+                let mut after = words(self.text, first.end..before_condition)
+                    .skip_while(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))
+                    .skip(1);
+                let object = after.next()?;
+                let o = &self.text[object.clone()];
+                if cls.is_pronoun(o)
+                    || cls.lower_in(&cls.words.non_subjects, o)
+                    || PLACES.iter().any(|p| o.eq_ignore_ascii_case(p))
+                {
+                    return None;
+                }
+                let t = self.thing(object.start..before_condition, false)?;
+                // (Where it is put is the thing: "Can't paste images into the comment box";
+                // where it is, no: "unable to rename playlists on the web player".)
+                if words(self.text, t.end..before_condition)
+                    .next()
+                    .is_some_and(|p| {
+                        ["into", "onto", "to"]
+                            .iter()
+                            .any(|x| self.text[p.clone()].eq_ignore_ascii_case(x))
+                    })
+                {
+                    return None;
+                }
+                Some(cls.clean(self.text, t, true)).filter(|t| !t.is_empty())
+            })
+            .flatten();
         let target = qualified
+            .or(object)
             .or_else(|| self.definite_thing(first.end..before_condition))
             .or_else(|| self.definite_thing(first.end..span.end));
         Some(report(

@@ -85,6 +85,14 @@ impl View<'_> {
             if conditioned && predicates.get(k + 1).is_some_and(|(n, _)| n.start < within) {
                 continue;
             }
+            // (A participle describing the noun before it, another verb after it, is no verb
+            // of the clause: "emails sent from the app land in spam".)
+            if strength != Strength::Problem
+                && predicates.get(k + 1).is_some_and(|(n, _)| n.start < within)
+                && self.describes_noun(h.clone())
+            {
+                continue;
+            }
             // (A word read by its ending right before another verb is a noun of the subject:
             // "the loyalty points balance doubles", "Inventory counts go negative".)
             if strength == Strength::Suffix
@@ -465,7 +473,9 @@ impl View<'_> {
                             matches!(m, Meaning::Problem | Meaning::Modal | Meaning::Intent)
                         })
                         .is_some_and(|_| !head_noun(w) && !modifier(w))
-                    || self.is_predicate(w.clone()) && !after_determiner(w)
+                    || self.is_predicate(w.clone())
+                        && !after_determiner(w)
+                        && !self.describes_noun(w.clone())
             };
             // A demonstrative before a noun is no pronoun ("this swift code").
             let demonstrative = subject.len() > 1
