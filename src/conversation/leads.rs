@@ -422,6 +422,25 @@ impl View<'_> {
                         .any(|p| w.eq_ignore_ascii_case(p))
                 });
         if info.mode == DescriptionMode::Object && pronoun && !open && !refers {
+            // (With a goal active, a task on "it" or "them" asks for a change of that goal's
+            // work, no new goal and no question: "can u move it below" in review.)
+            if self.active
+                && cls.goals[info.goal as usize].goal_type
+                    == crate::conversation::GoalType::TaskExecution
+            {
+                return Some(GoalLead {
+                    goal: info.goal as usize,
+                    description: object.clone(),
+                    lead: lead.start()..lead.end(),
+                    wrapper: 0..0,
+                    rule: Found::Request,
+                    details: SmallVec::from_iter([Detail {
+                        slot: 1,
+                        prefix: "",
+                        spans: SmallVec::from_iter(std::iter::once(lead.start()..object.end)),
+                    }]),
+                });
+            }
             return None;
         }
         if let Some(slot) = info.object_must_match {

@@ -1,9 +1,10 @@
 //! Round 21: where a request's or a report's thing starts and ends. The result a change is made
 //! for, what the thing is made into, a compound thing before the adjective it is made, a role
 //! named by two words, ideas asked for with a quantity, a participle describing the subject of
-//! a report, and the object of what one is unable to do.
+//! a report, the object of what one is unable to do, a plural before a negated auxiliary, and
+//! a request on "it" after its context in review.
 
-use convstate::conversation::GoalType;
+use convstate::conversation::{GoalType, Phase};
 
 use super::session::{Session, reads_goal, reads_task};
 
@@ -118,4 +119,32 @@ fn what_one_is_unable_to_act_on_is_the_target() {
         let t = s.slot("target");
         assert!(t.starts_with(target), "{text}: {t}");
     }
+}
+
+#[test]
+fn a_request_on_it_after_its_context_changes_the_work_in_review() {
+    for text in [
+        "hm the legend sits on top of the bars on my phone, can u move it below",
+        "the legend sits on top of the bars, can you move the legend below",
+        "can you move it below",
+    ] {
+        let mut s = Session::new();
+        s.user("build a bar chart that shows weekly signups");
+        s.assistant("I'll build it now.");
+        s.assistant("Here it is: done.");
+        assert_eq!(s.conv.phase, Phase::Reviewing);
+        s.user(text);
+        assert_eq!(s.conv.phase, Phase::Understanding, "{text}");
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+    }
+}
+
+#[test]
+fn a_word_in_s_before_a_negated_auxiliary_is_a_plural_of_the_subject() {
+    reads_task(
+        "Tree supports aren't generated under overhangs",
+        "Tree supports",
+        "aren't generated under overhangs",
+    );
+    reads_task("brim supports don't print", "brim supports", "don't print");
 }

@@ -299,6 +299,10 @@ impl View<'_> {
                         .is_some_and(|n| {
                             let t = &self.text[n.clone()];
                             n.start == h.start
+                                // (A negated auxiliary is a verb of its own: "tree supports
+                                // aren't generated", "brim supports don't print".)
+                                && !t.ends_with("n't")
+                                && !t.ends_with("n’t")
                                 && !cls.lower_in(&cls.words.verbs, t)
                                 && !cls.lower_in(&cls.words.auxiliaries, t)
                                 && !self.is_predicate(n.clone())

@@ -414,14 +414,14 @@ impl View<'_> {
             return None;
         }
         if leads_only {
-            return None;
+            return self.request_after_context(start, sentence.end, true);
         }
         if start == sentence.start
             && let Some(g) = self.how_to_title(start..sentence.end)
         {
             return Some(g);
         }
-        if let Some(g) = self.request_after_context(start, sentence.end) {
+        if let Some(g) = self.request_after_context(start, sentence.end, false) {
             return self
                 .question_after_report(&g, start, sentence.end)
                 .or(Some(g));
