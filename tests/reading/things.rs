@@ -1,8 +1,9 @@
 //! Round 21: where a request's or a report's thing starts and ends. The result a change is made
 //! for, what the thing is made into, a compound thing before the adjective it is made, a role
 //! named by two words, ideas asked for with a quantity, a participle describing the subject of
-//! a report, the object of what one is unable to do, a plural before a negated auxiliary, and
-//! a request on "it" after its context in review.
+//! a report, the object of what one is unable to do, a plural before a negated auxiliary, a
+//! request on "it" after its context in review, a lead after an opening condition, and a kind
+//! ended by a polite word.
 
 use convstate::conversation::{GoalType, Phase};
 
@@ -147,4 +148,47 @@ fn a_word_in_s_before_a_negated_auxiliary_is_a_plural_of_the_subject() {
         "aren't generated under overhangs",
     );
     reads_task("brim supports don't print", "brim supports", "don't print");
+}
+
+#[test]
+fn a_lead_after_an_opening_condition_states_the_goal() {
+    reads_task(
+        "When a game finishes, save the PGN to a folder I pick",
+        "PGN",
+        "save the PGN to a folder I pick",
+    );
+    reads_task(
+        "when a build fails, notify the team channel",
+        "team channel",
+        "notify the team channel",
+    );
+    reads_goal(
+        "if you have a minute, can you write a haiku about autumn",
+        Some(GoalType::ArtifactCreation),
+    );
+}
+
+#[test]
+fn a_kind_ended_by_a_polite_word_asks_for_that_kind() {
+    for (text, kind, requirements) in [
+        (
+            "excel formula pls - last non empty value in row 5",
+            "excel formula",
+            "last non empty value in row 5",
+        ),
+        (
+            "python script pls - renames photos by date",
+            "python script",
+            "renames photos by date",
+        ),
+        ("tailwind pricing table pls", "tailwind pricing table", ""),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert_eq!(s.slot("component_type"), kind, "{text}");
+        assert_eq!(s.slot("requirements"), requirements, "{text}");
+    }
+    // (A feature named so stays a request of the product.)
+    reads_goal("dark mode pls", Some(GoalType::TaskExecution));
 }

@@ -7,6 +7,34 @@
 use super::*;
 
 impl View<'_> {
+    /// Rule 9 for a condition: a sentence that opens with one ("when a game finishes", "if
+    /// the upload fails"), a comma, then a lead: the lead states the goal, the condition says
+    /// when ("When a game finishes, save the PGN automatically to a folder I pick"). The
+    /// condition is looked at up to its comma, within its first twelve words.
+    pub(super) fn lead_after_condition(
+        &self,
+        start: usize,
+        sentence: Range<usize>,
+    ) -> Option<GoalLead> {
+        let first = words(self.text, start..sentence.end).next()?;
+        let word = &self.text[first.clone()];
+        if !["when", "whenever", "if", "once", "after", "before", "while"]
+            .iter()
+            .any(|c| word.eq_ignore_ascii_case(c))
+        {
+            return None;
+        }
+        let condition = words(self.text, first.end..sentence.end).take(12).last()?;
+        let comma = first.end + self.text[first.end..condition.end].find(',')?;
+        let after = self.skip(skip_soft(self.text, comma + 1), |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack)
+        });
+        if after >= sentence.end {
+            return None;
+        }
+        self.lead_at(after, after..sentence.end)
+    }
+
     /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a
     /// problem predicate ("the submit button is hidden behind the keyboard") or a modal ("the
     /// export should include archived items"). The last clause that holds one decides: a

@@ -154,9 +154,22 @@ impl View<'_> {
                 }
                 // ("an onboarding flow: welcome screen, profile step and a short tour": its
                 // parts after a colon.)
+                // (Or after a dash: "excel formula pls - last non empty value in row 5".)
                 let keep = keep.or_else(|| {
-                    let c = self.text[scan_from..object.end].find(": ")?;
-                    Some(scan_from + c + 2)
+                    let rest = &self.text[scan_from..object.end];
+                    let (c, n) = rest
+                        .find(": ")
+                        .map(|c| (c, 2))
+                        .or_else(|| rest.find(" - ").map(|c| (c, 3)))
+                        .or_else(|| {
+                            rest.find(" \u{2014} ")
+                                .map(|c| (c, 2 + '\u{2014}'.len_utf8()))
+                        })
+                        .or_else(|| {
+                            rest.find(" \u{2013} ")
+                                .map(|c| (c, 2 + '\u{2013}'.len_utf8()))
+                        })?;
+                    Some(scan_from + c + n)
                 });
                 let keep = parts_after_comma.or(keep);
                 if let Some(from) = keep {

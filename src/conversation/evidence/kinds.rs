@@ -31,9 +31,32 @@ impl View<'_> {
             // sdk 26" is context; nor with a thing of the user's or a condition after it: "iOS
             // widget for the habit tracker", "webhook for when a subscription is cancelled"
             // ask for a feature of something that exists.)
+            // (A kind ended by a polite word asks for it, with nothing after or a dash or a
+            // colon and its parts: "excel formula pls - last non empty value in row 5",
+            // "tailwind pricing table pls".)
+            let polite = words(self.text, first.end..span.end)
+                .take(6)
+                .find(|w| {
+                    let t = &self.text[w.clone()];
+                    cls.trailing.iter().any(|x| t.eq_ignore_ascii_case(x))
+                        && self.text[w.end..span.end]
+                            .trim_start()
+                            .chars()
+                            .next()
+                            .is_none_or(|c| matches!(c, ':' | '-' | '\u{2014}' | '\u{2013}'))
+                })
+                .filter(|w| w.start - first.start <= whole.len() + 1);
+            let (whole, np) = match &polite {
+                Some(w) => {
+                    let np = self.text[first.start..w.start].trim_end();
+                    (&self.text[first.start..w.end], np)
+                }
+                None => (whole, np),
+            };
             let rest = &self.text[first.start + whole.len()..span.end];
             let mut after = rest.split_whitespace();
-            let connector = rest.trim_start().starts_with(':')
+            let connector = polite.is_some()
+                || rest.trim_start().starts_with(':')
                 || after
                     .next()
                     .is_some_and(|c| cls.lower_in(&cls.words.ends, c))

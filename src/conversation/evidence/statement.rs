@@ -105,6 +105,7 @@ impl View<'_> {
                             .then(|| self.lead_at(plain, sentence.clone()))
                             .flatten()
                     })
+                    .or_else(|| self.lead_after_condition(start, sentence.clone()))
             })
             .flatten();
         // A lead word that is a label ("refactor: extract the retry logic into a helper",
