@@ -11,16 +11,18 @@ use super::classify::Classifier;
 use super::explain::{DropRule, PhraseNote};
 use super::lexicon::{Position, Role, Signal};
 use super::reading::{Hit, Meaning, Reading};
+use super::state::Phase;
 use super::text::*;
 
 impl Classifier {
     /// Reads a message written by `role`, as the first message of a goal (no goal active).
     /// `text` should be normalised (see [`normalize`]).
     pub fn read(&self, text: &str, role: Role) -> Reading {
-        self.read_explained(text, role, false, None)
+        self.read_explained(text, role, None, None)
     }
 
-    /// [`Classifier::read`], in a session whose goal is `active` or not, noting in `notes`
+    /// [`Classifier::read`], in a session whose goal is active in `phase` (`None`: no goal
+    /// active), noting in `notes`
     /// (when given) every phrase found, whether it counted and, if not, why; spans are of
     /// `text`. With a goal active only a goal lead states a goal ("Reading real messages":
     /// evidence without a lead is about the current goal), so the reader looks no further,
@@ -29,12 +31,12 @@ impl Classifier {
         &self,
         text: &str,
         role: Role,
-        active: bool,
+        phase: Option<Phase>,
         notes: Option<&mut Vec<PhraseNote>>,
     ) -> Reading {
         match notes {
-            Some(notes) => self.read_noting::<true>(text, role, active, notes),
-            None => self.read_noting::<false>(text, role, active, &mut Vec::new()),
+            Some(notes) => self.read_noting::<true>(text, role, phase, notes),
+            None => self.read_noting::<false>(text, role, phase, &mut Vec::new()),
         }
     }
 
@@ -44,9 +46,10 @@ impl Classifier {
         &self,
         text: &str,
         role: Role,
-        active: bool,
+        phase: Option<Phase>,
         notes: &mut Vec<PhraseNote>,
     ) -> Reading {
+        let active = phase.is_some();
         let mut note = |class: &str, role: Role, hit: Hit, dropped_by: Option<DropRule>| {
             if NOTE {
                 notes.push(PhraseNote {
@@ -61,6 +64,7 @@ impl Classifier {
         };
         let mut view = View::new(self, text);
         view.active = active;
+        view.reviewing = phase == Some(Phase::Reviewing);
         let mut reading = Reading::default();
         // The spec's "Real phrasing" (user messages): what stands before the last contrast
         // marker, anything beside a deferral, and what a question does not ask for, neither
@@ -213,6 +217,8 @@ pub(super) struct View<'a> {
     pub(super) sentence_ends: SmallVec<[u32; 8]>,
     /// A goal is active: "it" and "them" refer to its work (rule 5).
     pub(super) active: bool,
+    /// The active goal's work is in review: a request after its context asks a change of it.
+    pub(super) reviewing: bool,
 }
 
 impl<'a> View<'a> {
@@ -302,6 +308,7 @@ impl<'a> View<'a> {
             after_fillers: 0,
             sentence_ends: ends,
             active: true,
+            reviewing: false,
         };
         // A hit inside a longer one that is a signal, an intent or a non-answer is read as part
         // of it. In start order (longest first at a start), every hit that could cover this one
@@ -413,6 +420,16 @@ impl<'a> View<'a> {
             }
             at = hits[i].end();
         }
+    }
+
+    /// The first comma in `from..end`, found among the clause bytes (no scan of the text).
+    pub(super) fn next_comma(&self, from: usize, end: usize) -> Option<usize> {
+        let first = self.clause_bytes.partition_point(|p| (*p as usize) < from);
+        self.clause_bytes[first..]
+            .iter()
+            .map(|p| *p as usize)
+            .take_while(|p| *p < end)
+            .find(|p| self.text.as_bytes()[*p] == b',')
     }
 
     /// A signal phrase is negated when a negation stands before it in its clause. Only the

@@ -16,16 +16,18 @@ impl View<'_> {
         start: usize,
         sentence: Range<usize>,
     ) -> Option<GoalLead> {
-        let first = words(self.text, start..sentence.end).next()?;
-        let word = &self.text[first.clone()];
-        if !["when", "whenever", "if", "once", "after", "before", "while"]
+        // (Its word is compared in place: most sentences open with none.)
+        let opening = self.text.as_bytes().get(start..sentence.end)?;
+        let c = ["when", "whenever", "if", "once", "after", "before", "while"]
             .iter()
-            .any(|c| word.eq_ignore_ascii_case(c))
-        {
-            return None;
-        }
-        let condition = words(self.text, first.end..sentence.end).take(12).last()?;
-        let comma = first.end + self.text[first.end..condition.end].find(',')?;
+            .find(|c| {
+                opening.len() > c.len()
+                    && opening[..c.len()].eq_ignore_ascii_case(c.as_bytes())
+                    && !opening[c.len()].is_ascii_alphanumeric()
+            })?;
+        let first = start + c.len();
+        let condition = words(self.text, first..sentence.end).take(12).last()?;
+        let comma = self.next_comma(first, condition.end)?;
         let after = self.skip(skip_soft(self.text, comma + 1), |m| {
             matches!(m, Meaning::Filler | Meaning::Ack)
         });

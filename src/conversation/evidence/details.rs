@@ -157,19 +157,16 @@ impl View<'_> {
                 // (Or after a dash: "excel formula pls - last non empty value in row 5".)
                 let keep = keep.or_else(|| {
                     let rest = &self.text[scan_from..object.end];
-                    let (c, n) = rest
-                        .find(": ")
-                        .map(|c| (c, 2))
-                        .or_else(|| rest.find(" - ").map(|c| (c, 3)))
-                        .or_else(|| {
-                            rest.find(" \u{2014} ")
-                                .map(|c| (c, 2 + '\u{2014}'.len_utf8()))
-                        })
-                        .or_else(|| {
-                            rest.find(" \u{2013} ")
-                                .map(|c| (c, 2 + '\u{2013}'.len_utf8()))
-                        })?;
-                    Some(scan_from + c + n)
+                    if let Some(c) = rest.find(": ") {
+                        return Some(scan_from + c + 2);
+                    }
+                    // (A dash between spaces, found by its character.)
+                    let (c, dash) =
+                        rest.match_indices(['-', '\u{2014}', '\u{2013}'])
+                            .find(|(c, d)| {
+                                rest[..*c].ends_with(' ') && rest[c + d.len()..].starts_with(' ')
+                            })?;
+                    Some(scan_from + c + dash.len() + 1)
                 });
                 let keep = parts_after_comma.or(keep);
                 if let Some(from) = keep {

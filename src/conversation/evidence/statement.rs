@@ -415,7 +415,12 @@ impl View<'_> {
             return None;
         }
         if leads_only {
-            return self.request_after_context(start, sentence.end, true);
+            // (In review, a request after its context asks a change of the work: "the legend
+            // sits on the bars, can u move it below".)
+            return self
+                .reviewing
+                .then(|| self.request_after_context(start, sentence.end, true))
+                .flatten();
         }
         if start == sentence.start
             && let Some(g) = self.how_to_title(start..sentence.end)

@@ -132,7 +132,7 @@ impl View<'_> {
     ) -> Option<GoalLead> {
         let mut from = start;
         for _ in 0..3 {
-            let comma = from + self.text[from..end].find(',')?;
+            let comma = self.next_comma(from, end)?;
             from = comma + 1;
             let after = self.skip(skip_soft(self.text, from), |m| {
                 matches!(m, Meaning::Filler | Meaning::Ack)
