@@ -192,3 +192,29 @@ fn a_kind_ended_by_a_polite_word_asks_for_that_kind() {
     // (A feature named so stays a request of the product.)
     reads_goal("dark mode pls", Some(GoalType::TaskExecution));
 }
+
+#[test]
+fn a_clause_after_while_decides_only_when_the_main_one_reports_nothing() {
+    let mut s = Session::new();
+    s.user("add-on RSS grows about 40 MB an hour while the MQTT bridge is enabled");
+    assert_eq!(s.slot("target"), "add-on RSS");
+    let mut s = Session::new();
+    s.user("the export works while the import fails");
+    assert_eq!(s.slot("target"), "import");
+}
+
+#[test]
+fn a_setup_told_as_a_title_before_a_report_is_context() {
+    let mut s = Session::new();
+    s.user(
+        "Running the add-on on a Pi 4 with 2 GB of RAM. Since updating to 1.8 the dashboard \
+         takes around 40 seconds to load.",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "dashboard");
+    // (Alone it is still a title to explain.)
+    reads_goal(
+        "Converting a string to a date in Swift",
+        Some(GoalType::QuestionAnswer),
+    );
+}

@@ -29,38 +29,6 @@
 //! once (the further goals at most `MAX_QUEUED_GOALS` times), and a noun-phrase request looks
 //! at 16 words at most.
 
-/// Where the first of `marks` stands in `hay`, with the mark's length (the shortest of those
-/// starting there): one pass over `hay`, however many marks. The marks start with the same
-/// byte.
-fn find_first_of(hay: &str, marks: &[&str]) -> Option<(usize, usize)> {
-    let h = hay.as_bytes();
-    let lead = *marks.first()?.as_bytes().first()?;
-    debug_assert!(marks.iter().all(|m| m.as_bytes().first() == Some(&lead)));
-    let mut at = 0;
-    while let Some(i) = h[at..].iter().position(|&b| b == lead) {
-        let i = at + i;
-        let found = marks
-            .iter()
-            .filter(|m| h[i..].starts_with(m.as_bytes()))
-            .map(|m| m.len())
-            .min();
-        if let Some(n) = found {
-            return Some((i, n));
-        }
-        at = i + 1;
-    }
-    None
-}
-
-/// Where `needle` first stands in `hay` (a plain byte scan: no searcher to build for the few
-/// bytes it looks at).
-fn find_bytes(hay: &str, needle: &str) -> Option<usize> {
-    let (h, n) = (hay.as_bytes(), needle.as_bytes());
-    if n.is_empty() || h.len() < n.len() {
-        return None;
-    }
-    (0..=h.len() - n.len()).find(|&i| h[i] == n[0] && &h[i..i + n.len()] == n)
-}
 use std::ops::Range;
 
 use smallvec::SmallVec;
@@ -76,6 +44,7 @@ use super::text::{
 use super::view::View;
 use super::words::Words;
 use error_shapes::{camel_error, shouts_error};
+use search::{find_bytes, find_first_of};
 
 /// The most words a subject may have (a longer run before a predicate is no subject).
 const MAX_SUBJECT_WORDS: usize = 6;
@@ -312,6 +281,7 @@ mod question_titles;
 mod requests;
 mod results;
 mod run_ons;
+mod search;
 mod small_talk;
 mod speech;
 pub(in crate::conversation) use results::identifier;
@@ -395,6 +365,7 @@ impl View<'_> {
         // (A request the body states with a lead wins over the title's reading: "Our wedding
         // is in June" over "Can you write a short speech for my brother?" is context.)
         let mut titled: Option<(GoalLead, Range<usize>)> = None;
+        let mut told: Option<(GoalLead, Range<usize>)> = None;
         for s in owns.iter().take(unread).cloned() {
             let found = self.statement(s.clone(), active);
             if found.is_none()
@@ -413,6 +384,11 @@ impl View<'_> {
                 break;
             }
             if let Some(g) = found {
+                // (A setup told as a title, "Running the add-on on a Pi 4.", is read last.)
+                if self.tells_setup(&g, s.clone()) {
+                    told.get_or_insert((g, s));
+                    continue;
+                }
                 // (So is a sentence telling how things are now: "Currently the photo backup
                 // only runs on wifi. I'd like an option to ...".)
                 if why.is_none()
@@ -444,7 +420,7 @@ impl View<'_> {
             .into_iter()
             .filter(|s| {
                 let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-                !self.small_talk_at(start..s.end)
+                !self.small_talk_at(start..s.end) && told.as_ref().is_none_or(|(_, t)| t != s)
             })
             .collect();
         // Without a lead or a problem word anywhere, a request that is a noun phrase, then a
@@ -617,7 +593,7 @@ impl View<'_> {
         if !marked && let Some(r) = self.run_on_over(first.as_ref(), &owns) {
             first = Some(r);
         }
-        let Some((mut goal, sentence)) = first else {
+        let Some((mut goal, sentence)) = first.or(told) else {
             return;
         };
         // Rule 5 with rule 1: a demonstrative points at something the user then names as

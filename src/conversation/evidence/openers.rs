@@ -53,6 +53,23 @@ impl View<'_> {
         })
     }
 
+    /// Whether a sentence read as a title to explain (a verb in -ing first, "Running ...")
+    /// ends with a full stop: it tells the user's setup, "Running the add-on on a Pi 4 with 2
+    /// GB of RAM.", and what follows states the goal.
+    pub(super) fn tells_setup(&self, g: &GoalLead, sentence: Range<usize>) -> bool {
+        self.cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
+            && g.wrapper.is_empty()
+            && self.text[sentence.end..].starts_with(". ")
+            && self.text[g.lead.clone()].len() >= 6
+            && self.text[g.lead.clone()]
+                .to_ascii_lowercase()
+                .ends_with("ing")
+            && self.text[g.lead.start..sentence.end]
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.len() == g.lead.len())
+    }
+
     /// Where the request starts after a short preface and "but" ("random question, but how do
     /// i center a div", "quick one but write me a regex for emails"): at most four words,
     /// then "but" and a goal lead.
