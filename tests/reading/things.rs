@@ -218,3 +218,38 @@ fn a_setup_told_as_a_title_before_a_report_is_context() {
         Some(GoalType::QuestionAnswer),
     );
 }
+
+#[test]
+fn where_the_work_spreads_and_a_place_inside_a_thing_are_read() {
+    reads_task(
+        "Sync the blocklist across devices",
+        "blocklist",
+        "Sync the blocklist across devices",
+    );
+    let mut s = Session::new();
+    s.user("Support Mermaid diagrams inside fenced code blocks");
+    assert_eq!(s.slot("target"), "fenced code blocks");
+    reads_goal(
+        "Looking for examples of how people structure a monorepo with two apps",
+        Some(GoalType::Exploration),
+    );
+}
+
+#[test]
+fn an_adverb_of_restriction_before_the_verb_opens_the_problem() {
+    reads_task(
+        "my OPML import only brings in the first 50 shows",
+        "OPML import",
+        "only brings in the first 50 shows",
+    );
+    reads_task(
+        "the sync only uploads the first 100 photos",
+        "sync",
+        "only uploads the first 100 photos",
+    );
+    reads_task(
+        "the export still includes deleted rows",
+        "export",
+        "still includes deleted rows",
+    );
+}

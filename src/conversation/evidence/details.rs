@@ -323,6 +323,14 @@ impl View<'_> {
                                 // "refactor the payment service so each provider lives in
                                 // its own module": the result the work is for.
                                 out.push(detail(1, aim));
+                            } else if words(self.text, np.end..comma).next().is_some_and(|w| {
+                                ["across", "between", "among", "over", "per"]
+                                    .iter()
+                                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                            }) {
+                                // "sync the blocklist across devices": where the work spreads
+                                // it is the change, with its verb.
+                                out.push(detail(1, cls.clean(self.text, lead.start..comma, false)));
                             }
                         } else if let Some((thing, particle)) = self.particle(raw..comma) {
                             // "turn dark mode off", "turn the volume all the way down".

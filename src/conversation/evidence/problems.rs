@@ -132,9 +132,15 @@ impl View<'_> {
                 .collect();
             // Auxiliaries and adverbs before the predicate are the problem's ("silently fail"),
             // and so is a quantifier after the subject ("my tests all fail").
+            // (So are the adverbs of restriction and frequency: "the sync only uploads the
+            // first 100 photos".)
             let adverb = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
-                cls.lower_in(&cls.words.auxiliaries, t) || (t.len() > 4 && t.ends_with("ly"))
+                cls.lower_in(&cls.words.auxiliaries, t)
+                    || (t.len() > 4 && t.ends_with("ly"))
+                    || ["only", "still", "always", "sometimes"]
+                        .iter()
+                        .any(|x| t.eq_ignore_ascii_case(x))
             };
             while subject.last().is_some_and(|w| {
                 adverb(w)
@@ -264,6 +270,23 @@ impl View<'_> {
             // nothing for ...", "the login page flashes white before ..."): the problem starts
             // there.
             let mut verb_start = nothing_at;
+            // (So does an adverb of restriction or frequency before a verb in -s or -ed: "my
+            // OPML import only brings in the first 50 shows", "the sync still uploads
+            // everything twice".)
+            if verb_start.is_none()
+                && let Some(k) = (1..subject.len().saturating_sub(1)).find(|&k| {
+                    let a = &self.text[subject[k].clone()];
+                    let v = self.text[subject[k + 1].clone()].to_ascii_lowercase();
+                    ["only", "still", "always", "sometimes", "just"]
+                        .iter()
+                        .any(|x| a.eq_ignore_ascii_case(x))
+                        && v.len() > 3
+                        && (v.ends_with('s') && !v.ends_with("ss") || v.ends_with("ed"))
+                })
+            {
+                verb_start = Some(subject[k].start);
+                subject.truncate(k);
+            }
             // (Or before a determiner and the problem: "the copy link button copies the wrong
             // url", "the weather widget uses the wrong timezone".)
             let det_last = subject.len() >= 3
