@@ -457,16 +457,27 @@ impl Engine {
         let task = |g: &reading::GoalLead| {
             self.classifier.goals()[g.goal].goal_type == GoalType::TaskExecution
         };
+        // (An answer has nothing a new request changes: after a question's or an
+        // exploration's answer, a goal stated with a lead is the next one, even after a
+        // contrast, "oh nice. could you also remind me to call the vet tomorrow at 10",
+        // "perfect. totally unrelated but can you draft a short email to my landlord".)
+        let answered = goal.is_some_and(|g| {
+            matches!(
+                g.goal_type,
+                GoalType::QuestionAnswer | GoalType::Exploration
+            )
+        });
         let stated = reading
             .goal
             .as_ref()
             .filter(|g| g.by_lead() || goal.is_none())
-            .filter(|g| !(reviewing && task(g)));
+            .filter(|g| !(reviewing && task(g) && !answered));
         // A problem word, or a request of the thing itself, about the current work.
         let reported = stated.is_none()
             && (reading.problem
                 || reading.goal.as_ref().is_some_and(|g| {
-                    g.rule == reading::Found::Request || (reviewing && task(g) && g.by_lead())
+                    g.rule == reading::Found::Request
+                        || (reviewing && task(g) && g.by_lead() && !answered)
                 }));
         let facts = Facts {
             message: role,
@@ -481,7 +492,8 @@ impl Engine {
             }),
             understanding_turns: goal.map_or(0, |g| g.understanding_turns)
                 + u32::from(in_understanding),
-            complaint: reading.complaint || (reported && conv.phase == Phase::Reviewing),
+            complaint: (reading.complaint && !(answered && stated.is_some()))
+                || (reported && conv.phase == Phase::Reviewing),
         };
         let (outcome, rule) = machine::decide_with_rule(conv.phase, &facts, goal, &self.settings);
         self.follow(

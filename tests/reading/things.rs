@@ -253,3 +253,24 @@ fn an_adverb_of_restriction_before_the_verb_opens_the_problem() {
         "still includes deleted rows",
     );
 }
+
+#[test]
+fn after_an_answer_a_goal_stated_with_a_lead_is_the_next_one() {
+    let mut s = Session::new();
+    s.user("how do I undo my last git commit but keep the changes");
+    s.assistant("Run git reset --soft HEAD~1: the commit goes, the changes stay staged.");
+    assert_eq!(s.conv.phase, Phase::Reviewing);
+    s.user(
+        "perfect. totally unrelated but can you draft a short email to my landlord saying \
+         the boiler stopped working again",
+    );
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    // (A change asked of the work under review stays a change.)
+    let mut s = Session::new();
+    s.user("build a bar chart that shows weekly signups");
+    s.assistant("I'll build it now.");
+    s.assistant("Here it is: done.");
+    s.user("looks good but can you add a legend");
+    assert_eq!(s.conv.phase, Phase::Understanding);
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+}
