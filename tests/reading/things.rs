@@ -3,7 +3,8 @@
 //! named by two words, ideas asked for with a quantity, a participle describing the subject of
 //! a report, the object of what one is unable to do, a plural before a negated auxiliary, a
 //! request on "it" after its context in review, a lead after an opening condition, and a kind
-//! ended by a polite word.
+//! ended by a polite word, a clause after "while", a setup told first, where the work spreads,
+//! an adverb before a report's verb, a goal after an answer, and a negated modal.
 
 use convstate::conversation::{GoalType, Phase};
 
@@ -273,4 +274,24 @@ fn after_an_answer_a_goal_stated_with_a_lead_is_the_next_one() {
     s.user("looks good but can you add a legend");
     assert_eq!(s.conv.phase, Phase::Understanding);
     assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+}
+
+#[test]
+fn a_negated_modal_keeps_its_negation_in_the_change() {
+    reads_task(
+        "the export should not include archived rows",
+        "export",
+        "should not include archived rows",
+    );
+    reads_task(
+        "Saving a recipe shouldn't require an account",
+        "Saving a recipe",
+        "shouldn't require an account",
+    );
+    // (Without one, the modal goes.)
+    reads_task(
+        "the export should include archived rows",
+        "export",
+        "include archived rows",
+    );
 }

@@ -693,9 +693,19 @@ impl View<'_> {
                         .iter()
                         .any(|m| t.eq_ignore_ascii_case(m))
             });
+            // (A negated modal keeps its negation: "the export should not include archived
+            // rows" asks for the opposite of including them.)
+            let negated = words(self.text, h.clone()).any(|w| {
+                let t = self.text[w].to_ascii_lowercase();
+                t == "not" || t == "never" || t.ends_with("n't") || t.ends_with("n’t")
+            });
             let (rule, prefix, change) = if modal {
                 (Found::Request, "", {
-                    let from = modal_verb.map_or(h.end, |w| w.start);
+                    let from = if negated {
+                        h.start
+                    } else {
+                        modal_verb.map_or(h.end, |w| w.start)
+                    };
                     let end = self.instead_of_doing(from..span.end);
                     cls.clean(self.text, from..end, false)
                 })
