@@ -2,7 +2,7 @@
 //! for, what the thing is made into, a compound thing before the adjective it is made, a role
 //! named by two words, ideas asked for with a quantity, a participle describing the subject of
 //! a report, the object of what one is unable to do, a plural before a negated auxiliary, a
-//! request on "it" after its context in review, a lead after an opening condition, and a kind
+//! request on "it" after its context in review, a lead after an opening condition, a kind
 //! ended by a polite word, a clause after "while", a setup told first, where the work spreads,
 //! an adverb before a report's verb, a goal after an answer, and a negated modal.
 

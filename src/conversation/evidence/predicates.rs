@@ -518,10 +518,20 @@ impl View<'_> {
         if !(cls.lower_in(&cls.words.participles, t) || t.len() > 4 && t.ends_with("ed")) {
             return false;
         }
-        let noun_before = self.text[..w.start]
-            .trim_end()
-            .rsplit(|c: char| c.is_whitespace())
-            .next()
+        // (The words beside it are looked for within a few bytes: the work stays bounded
+        // whatever runs of letters stand around it.)
+        let mut from = w.start.saturating_sub(32);
+        while !self.text.is_char_boundary(from) {
+            from += 1;
+        }
+        let mut to = (w.end + 16).min(self.text.len());
+        while !self.text.is_char_boundary(to) {
+            to -= 1;
+        }
+        let noun_before = words(self.text, from..w.start)
+            .last()
+            .filter(|n| n.start > from || from == 0)
+            .map(|n| &self.text[n])
             .is_some_and(|n| {
                 !n.is_empty()
                     && n.bytes().all(|b| b.is_ascii_alphabetic())
@@ -531,16 +541,14 @@ impl View<'_> {
                     && !cls.is_pronoun(n)
             });
         noun_before
-            && words(self.text, w.end..self.text.len())
-                .next()
-                .is_some_and(|n| {
-                    let n = &self.text[n];
-                    PLACES
-                        .iter()
-                        .chain(["by", "via", "through", "while", "during", "with"].iter())
-                        .any(|p| n.eq_ignore_ascii_case(p))
-                        && !(n.eq_ignore_ascii_case("to") && t.eq_ignore_ascii_case("used"))
-                })
+            && words(self.text, w.end..to).next().is_some_and(|n| {
+                let n = &self.text[n];
+                PLACES
+                    .iter()
+                    .chain(["by", "via", "through", "while", "during", "with"].iter())
+                    .any(|p| n.eq_ignore_ascii_case(p))
+                    && !(n.eq_ignore_ascii_case("to") && t.eq_ignore_ascii_case("used"))
+            })
     }
 
     /// A word of the `predicates` list.
