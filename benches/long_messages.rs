@@ -16,7 +16,7 @@ fn main() {
 const SIZES: [usize; 5] = [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
 
 /// What the message is made of, repeated to the size.
-const KINDS: [(&str, &str); 19] = [
+const KINDS: [(&str, &str); 20] = [
     (
         "prose_and_code",
         "The form should validate the email before it submits, and show the error under the field. ```fn check(e: &str) -> bool { e.contains('@') }``` Also keep the button disabled until then. ",
@@ -90,6 +90,13 @@ const KINDS: [(&str, &str); 19] = [
     (
         "kinds_after_sequencers",
         "write a poem then a qqq, then zzz ",
+    ),
+    // Round 21: conditions before a lead and its comma, participles after a noun before a
+    // preposition (each looks at the words beside it), kinds ended by a polite word and a
+    // dash, adverbs before a report's verb, and a setup told as a title.
+    (
+        "conditions_and_participles",
+        "When a game ends, save it. changes made in the editor aren't saved. excel formula pls - x. the sync only uploads photos, Running it on a Pi. ",
     ),
 ];
 
@@ -274,4 +281,9 @@ fn first_conjunctions(bencher: Bencher, size: usize) {
 #[divan::bench(args = SIZES)]
 fn first_kinds_after_sequencers(bencher: Bencher, size: usize) {
     step_first(bencher, "kinds_after_sequencers", size);
+}
+
+#[divan::bench(args = SIZES)]
+fn first_conditions_and_participles(bencher: Bencher, size: usize) {
+    step_first(bencher, "conditions_and_participles", size);
 }
