@@ -295,3 +295,11 @@ fn a_negated_modal_keeps_its_negation_in_the_change() {
         "include archived rows",
     );
 }
+
+#[test]
+fn a_new_value_after_the_negated_one_may_be_framed_by_a_copula() {
+    let mut s = Session::new();
+    s.user("build a React Native component that shows a settings list");
+    s.user("sorry, not react native, it's SwiftUI. this is for the iOS app");
+    assert_eq!(s.slot("component_type"), "SwiftUI component");
+}

@@ -3,6 +3,27 @@
 use super::*;
 
 impl View<'_> {
+    /// Past a pronoun and its copula that frame a value: "it's the print button", "no, that
+    /// is the footer".
+    fn after_copula(&self, at: usize, limit: usize) -> usize {
+        let (text, cls) = (self.text, self.cls);
+        let mut ws = words(text, at.min(limit)..limit);
+        if let Some(w) = ws.next() {
+            let t = text[w.clone()].to_ascii_lowercase();
+            if t.strip_suffix("'s").is_some_and(|p| cls.is_pronoun(p)) {
+                return w.end;
+            } else if cls.is_pronoun(&t)
+                && let Some(v) = ws.next()
+                && ["is", "was"]
+                    .iter()
+                    .any(|c| text[v.clone()].eq_ignore_ascii_case(c))
+            {
+                return v.end;
+            }
+        }
+        at
+    }
+
     /// A reply correcting a slot (rule 12): "no, I meant Vue", "not React, Svelte", "Vue, not
     /// React", "sorry, the mobile version". The new value and, when named, the value it
     /// replaces, as byte ranges of the text; at most a few words.
@@ -31,6 +52,8 @@ impl View<'_> {
         }
         let mut at = 0;
         let mut marked = false;
+        // (After the negated value, the new one may be framed too: "not react native, it's
+        // SwiftUI".)
         loop {
             at = skip_soft(text, at);
             // ("wait" and "hold on" pause before the value: "no wait, a bar chart".)
@@ -74,7 +97,11 @@ impl View<'_> {
                             }
                         };
                         let old = cls.clean(text, h.end()..h.end() + comma, true);
-                        let new = cls.clean(text, h.end() + comma + width..limit, true);
+                        let new = cls.clean(
+                            text,
+                            self.after_copula(h.end() + comma + width, limit)..limit,
+                            true,
+                        );
                         return self.short(text, new, Some(old));
                     }
                     at = h.end();
@@ -109,24 +136,7 @@ impl View<'_> {
                     })
             })
             .unwrap_or(limit);
-        // "it's the print button, not export", "no, that is the footer": a pronoun and its
-        // copula frame the value.
-        {
-            let mut ws = words(text, at..limit);
-            if let Some(w) = ws.next() {
-                let t = text[w.clone()].to_ascii_lowercase();
-                if t.strip_suffix("'s").is_some_and(|p| cls.is_pronoun(p)) {
-                    at = w.end;
-                } else if cls.is_pronoun(&t)
-                    && let Some(v) = ws.next()
-                    && ["is", "was"]
-                        .iter()
-                        .any(|c| text[v.clone()].eq_ignore_ascii_case(c))
-                {
-                    at = v.end;
-                }
-            }
-        }
+        at = self.after_copula(at, limit);
         // "Vue, not React", "Vue not React" (not "it is not working").
         let lower = text.to_ascii_lowercase();
         if let Some(p) = lower[at.min(limit)..limit].find(" not ").map(|p| p + at) {
