@@ -536,8 +536,14 @@ impl Engine {
                 if reason == TransitionReason::ChangesRequested
                     && let Some(goal) = &mut conv.current_goal
                 {
-                    // Rule 15: the change request's words, for the assistant.
-                    let words = self.classifier.answer_span(&said.text);
+                    // Rule 15: the change request's words, for the assistant (after the
+                    // contrast that took a satisfaction back: "looks fine but ...").
+                    let from = reading
+                        .change_from
+                        .filter(|f| *f < said.text.len())
+                        .unwrap_or(0);
+                    let words = self.classifier.answer_span(&said.text[from..]);
+                    let words = words.start + from..words.end + from;
                     let value = said.value_text(words);
                     let change = capped(&value, self.settings.max_value_chars);
                     if !change.is_empty() {

@@ -199,6 +199,10 @@ pub struct Reading {
     /// A user message whose satisfaction stood before a contrast marker and was dropped, with
     /// nothing satisfied after it and no deferral ("It looks good but the color is off").
     pub complaint: bool,
+    /// With `complaint`, where what the contrast asks starts: after its marker ("looks fine but
+    /// the x axis labels overlap, can you rotate them": the change request's words follow
+    /// "but").
+    pub change_from: Option<usize>,
     /// Further goals stated after the first (rule 14), at most `MAX_QUEUED_GOALS`.
     pub more: SmallVec<[GoalLead; 1]>,
     /// The goals were joined by "or": the user has not chosen (rule 14).

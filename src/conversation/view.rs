@@ -71,12 +71,14 @@ impl Classifier {
         // approves nor satisfies.
         let user = role == Role::User;
         let mut last_contrast = None;
+        let mut last_contrast_end = 0;
         let mut deferred = false;
         if user {
             for hit in view.hits.iter().filter(|h| !h.shadowed) {
                 let meanings = view.meanings(*hit);
                 if meanings.contains(&Meaning::Contrast) {
                     last_contrast = Some(hit.start());
+                    last_contrast_end = hit.end();
                     note("contrast", role, *hit, None);
                 }
                 if meanings.contains(&Meaning::Deferral) {
@@ -174,6 +176,7 @@ impl Classifier {
         }
         reading.complaint =
             dropped_satisfied && !deferred && !reading.signals.has(Signal::Satisfied);
+        reading.change_from = reading.complaint.then_some(last_contrast_end);
         reading.problem &= !deferred && !reading.signals.has(Signal::Satisfied);
         if role == Role::User {
             view.read_goals(&mut reading, active);

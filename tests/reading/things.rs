@@ -303,3 +303,17 @@ fn a_new_value_after_the_negated_one_may_be_framed_by_a_copula() {
     s.user("sorry, not react native, it's SwiftUI. this is for the iOS app");
     assert_eq!(s.slot("component_type"), "SwiftUI component");
 }
+
+#[test]
+fn a_change_asked_after_a_satisfaction_taken_back_keeps_the_words_after_the_contrast() {
+    let mut s = Session::new();
+    s.user("build a bar chart that shows weekly signups");
+    s.assistant("I'll build it now.");
+    s.assistant("Here it is: done.");
+    s.user("looks good but the x axis labels overlap, can you rotate them 45 degrees");
+    let goal = s.conv.current_goal.as_ref().unwrap();
+    assert_eq!(
+        goal.requested_changes,
+        ["x axis labels overlap, can you rotate them 45 degrees"]
+    );
+}
