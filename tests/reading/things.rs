@@ -317,3 +317,27 @@ fn a_change_asked_after_a_satisfaction_taken_back_keeps_the_words_after_the_cont
         ["x axis labels overlap, can you rotate them 45 degrees"]
     );
 }
+
+#[test]
+fn a_name_after_a_greeting_and_before_a_lead_is_an_address() {
+    reads_task(
+        "hey nova send a message to priya saying the keys are under the mat",
+        "priya",
+        "the keys are under the mat",
+    );
+    reads_goal(
+        "ok google set a timer for ten minutes",
+        Some(GoalType::TaskExecution),
+    );
+    let mut s = Session::new();
+    s.user("ok google set a timer for ten minutes");
+    assert_eq!(s.slot("target"), "timer");
+    // (A compound after a greeting stays one: no lead follows its first word.)
+    let mut s = Session::new();
+    s.user("ok bot traffic is spiking");
+    assert_eq!(s.slot("target"), "bot traffic");
+    // (Nor is a word after a greeting's comma a name.)
+    let mut s = Session::new();
+    s.user("Hello, after the update to 0.15 the loader does not start anymore");
+    assert_eq!(s.slot("target"), "loader");
+}

@@ -7,6 +7,49 @@
 use super::*;
 
 impl View<'_> {
+    /// A name the assistant is called by, after a greeting and before a lead: "hey nova send a
+    /// message to priya ...", "ok google set a timer for ten minutes". The name is one word of
+    /// no meaning of the vocabulary; the lead after it states the goal.
+    pub(super) fn lead_after_address(
+        &self,
+        start: usize,
+        sentence: Range<usize>,
+    ) -> Option<GoalLead> {
+        // (The greeting stands right before the name, no comma between: "Hello, after the
+        // update ..." greets and goes on.)
+        let greeted = words(self.text, sentence.start..start)
+            .last()
+            .is_some_and(|w| {
+                ["hey", "hi", "ok", "okay", "yo", "hello"]
+                    .iter()
+                    .any(|g| self.text[w.clone()].eq_ignore_ascii_case(g))
+                    && self.text[w.end..start].trim().is_empty()
+            });
+        if !greeted {
+            return None;
+        }
+        let name = words(self.text, start..sentence.end).next()?;
+        let t = &self.text[name.clone()];
+        let cls = self.cls;
+        if name.start != start
+            || !t.bytes().all(|b| b.is_ascii_alphabetic())
+            || cls.lower_in(&cls.words.determiners, t)
+            || cls.lower_in(&cls.words.non_subjects, t)
+            || cls.is_pronoun(t)
+            || PLACES
+                .iter()
+                .chain(CONDITIONS.iter())
+                .any(|p| t.eq_ignore_ascii_case(p))
+            || self.at(name.start, |_| true).is_some()
+        {
+            return None;
+        }
+        let next = skip_soft(self.text, name.end);
+        (next < sentence.end)
+            .then(|| self.lead_at(next, next..sentence.end))
+            .flatten()
+    }
+
     /// Rule 9 for a condition: a sentence that opens with one ("when a game finishes", "if
     /// the upload fails"), a comma, then a lead: the lead states the goal, the condition says
     /// when ("When a game finishes, save the PGN automatically to a folder I pick"). The

@@ -106,6 +106,7 @@ impl View<'_> {
                             .flatten()
                     })
                     .or_else(|| self.lead_after_condition(start, sentence.clone()))
+                    .or_else(|| self.lead_after_address(start, sentence.clone()))
             })
             .flatten();
         // A lead word that is a label ("refactor: extract the retry logic into a helper",
