@@ -97,7 +97,7 @@ fn every_problem_is_reported_with_its_file_and_line() {
             break_file(
                 &dir,
                 "language.toml",
-                "clause_breaks = [\"but\", \"however\", \"although\", \"though\", \"except\", \"whereas\", \"and i\", \"and we\", \"and they\", \"and you\", \"even though\", \"even tho\"]",
+                "clause_breaks = [\"but\", \"however\", \"although\", \"though\", \"except\", \"whereas\", \"while\", \"and i\", \"and we\", \"and they\", \"and you\", \"even though\", \"even tho\"]",
                 "clause_breaks = []",
             ),
             "`clause_breaks` must not be empty",

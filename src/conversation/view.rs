@@ -64,7 +64,6 @@ impl Classifier {
         };
         let mut view = View::new(self, text);
         view.active = active;
-        view.reviewing = phase == Some(Phase::Reviewing);
         let mut reading = Reading::default();
         // The spec's "Real phrasing" (user messages): what stands before the last contrast
         // marker, anything beside a deferral, and what a question does not ask for, neither
@@ -220,8 +219,6 @@ pub(super) struct View<'a> {
     pub(super) sentence_ends: SmallVec<[u32; 8]>,
     /// A goal is active: "it" and "them" refer to its work (rule 5).
     pub(super) active: bool,
-    /// The active goal's work is in review: a request after its context asks a change of it.
-    pub(super) reviewing: bool,
 }
 
 impl<'a> View<'a> {
@@ -311,7 +308,6 @@ impl<'a> View<'a> {
             after_fillers: 0,
             sentence_ends: ends,
             active: true,
-            reviewing: false,
         };
         // A hit inside a longer one that is a signal, an intent or a non-answer is read as part
         // of it. In start order (longest first at a start), every hit that could cover this one

@@ -77,7 +77,14 @@ impl View<'_> {
         if after >= sentence.end {
             return None;
         }
-        self.lead_at(after, after..sentence.end)
+        // (Read as a sentence of its own, so a lead word that is a noun there stays one:
+        // "when I hit save, create button greys out" reports.)
+        // (A task: what is to be done when the condition holds; a kind's lead there is more
+        // often a noun of a report.)
+        self.statement(after..sentence.end, true).filter(|g| {
+            matches!(g.rule, Found::Lead | Found::Request)
+                && self.cls.goals[g.goal].goal_type == GoalType::TaskExecution
+        })
     }
 
     /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a

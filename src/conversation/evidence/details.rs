@@ -154,7 +154,8 @@ impl View<'_> {
                 }
                 // ("an onboarding flow: welcome screen, profile step and a short tour": its
                 // parts after a colon.)
-                // (Or after a dash: "excel formula pls - last non empty value in row 5".)
+                // (Or after a dash that follows a polite word: "excel formula pls - last non
+                // empty value in row 5"; "a logo - not sure what style yet" gives none.)
                 let keep = keep.or_else(|| {
                     let rest = &self.text[scan_from..object.end];
                     if let Some(c) = rest.find(": ") {
@@ -166,7 +167,11 @@ impl View<'_> {
                             .find(|(c, d)| {
                                 rest[..*c].ends_with(' ') && rest[c + d.len()..].starts_with(' ')
                             })?;
-                    Some(scan_from + c + dash.len() + 1)
+                    let before = rest[..c].trim_end();
+                    cls.trailing
+                        .iter()
+                        .any(|t| ends_with_word(before, t))
+                        .then_some(scan_from + c + dash.len() + 1)
                 });
                 let keep = parts_after_comma.or(keep);
                 if let Some(from) = keep {

@@ -589,7 +589,7 @@ impl View<'_> {
     ) -> Option<Range<usize>> {
         let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span.clone()).take(16).collect();
         let p = ws.iter().position(|w| {
-            ["in", "on", "from", "for", "at", "inside", "within"]
+            ["in", "on", "from", "for", "at", "inside"]
                 .iter()
                 .any(|c| self.text[w.clone()].eq_ignore_ascii_case(c))
         })?;

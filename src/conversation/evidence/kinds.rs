@@ -45,7 +45,10 @@ impl View<'_> {
                             .next()
                             .is_none_or(|c| matches!(c, ':' | '-' | '\u{2014}' | '\u{2013}'))
                 })
-                .filter(|w| w.start - first.start <= whole.len() + 1);
+                .filter(|w| w.start - first.start <= whole.len() + 1)
+                // (A kind of two words at least: "timer pls - 10 minutes" asks a voice
+                // assistant to set one.)
+                .filter(|w| count_words(&self.text[first.start..w.start]) >= 2);
             let (whole, np) = match &polite {
                 Some(w) => {
                     let np = self.text[first.start..w.start].trim_end();

@@ -57,8 +57,13 @@ impl View<'_> {
     /// ends with a full stop: it tells the user's setup, "Running the add-on on a Pi 4 with 2
     /// GB of RAM.", and what follows states the goal.
     pub(super) fn tells_setup(&self, g: &GoalLead, sentence: Range<usize>) -> bool {
+        // (A lead's own -ing form tells the project, no setup: "Building a chrome extension
+        // that blocks youtube shorts.")
         self.cls.goals[g.goal].goal_type == GoalType::QuestionAnswer
             && g.wrapper.is_empty()
+            && self
+                .at(g.lead.start, |m| matches!(m, Meaning::Lead(_)))
+                .is_none()
             && self.text[sentence.end..].starts_with(". ")
             && self.text[g.lead.clone()].len() >= 6
             && self.text[g.lead.clone()]

@@ -533,7 +533,10 @@ impl View<'_> {
             .filter(|n| n.start > from || from == 0)
             .map(|n| &self.text[n])
             .is_some_and(|n| {
+                // (A plural: "highlights made on the phone"; after a singular the word is
+                // more often the verb, "the router rebooted during the night".)
                 !n.is_empty()
+                    && cls.plural(n)
                     && n.bytes().all(|b| b.is_ascii_alphabetic())
                     && !cls.lower_in(&cls.words.determiners, n)
                     && !cls.lower_in(&cls.words.non_subjects, n)

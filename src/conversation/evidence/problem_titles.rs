@@ -316,10 +316,25 @@ impl View<'_> {
                 let mut after = words(self.text, first.end..before_condition)
                     .skip_while(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))
                     .skip(1);
+                // (A particle of the verb is no thing: "can't turn off notifications"; a
+                // phrasal verb's place or a quantity leaves the thing to the place, "unable to
+                // log out of the app", "can't add more than 5 items to the cart".)
                 let object = after.next()?;
+                let object = if PARTICLES
+                    .iter()
+                    .any(|p| self.text[object.clone()].eq_ignore_ascii_case(p))
+                {
+                    after.next()?
+                } else {
+                    object
+                };
                 let o = &self.text[object.clone()];
                 if cls.is_pronoun(o)
                     || cls.lower_in(&cls.words.non_subjects, o)
+                    || cls.lower_in(&cls.words.quantities, o)
+                    || ["more", "less", "fewer", "any", "than"]
+                        .iter()
+                        .any(|q| o.eq_ignore_ascii_case(q))
                     || PLACES.iter().any(|p| o.eq_ignore_ascii_case(p))
                 {
                     return None;

@@ -416,19 +416,14 @@ impl View<'_> {
             return None;
         }
         if leads_only {
-            // (In review, a request after its context asks a change of the work: "the legend
-            // sits on the bars, can u move it below".)
-            return self
-                .reviewing
-                .then(|| self.request_after_context(start, sentence.end, true))
-                .flatten();
+            return None;
         }
         if start == sentence.start
             && let Some(g) = self.how_to_title(start..sentence.end)
         {
             return Some(g);
         }
-        if let Some(g) = self.request_after_context(start, sentence.end, false) {
+        if let Some(g) = self.request_after_context(start, sentence.end) {
             return self
                 .question_after_report(&g, start, sentence.end)
                 .or(Some(g));

@@ -121,15 +121,7 @@ impl View<'_> {
     /// email asking for two more weeks"): the request decides when it asks for an artifact or
     /// an answer (a task after its topic is read by [`View::lead_after_topic`]; "..., can you
     /// figure out why" explores the problem before it). At most three commas are looked at.
-    /// With a goal active (`active`), the request after its context is read as a lead at the
-    /// sentence's start would be: "the legend sits on the bars, can u move it below" asks a
-    /// change of the work in review.
-    pub(super) fn request_after_context(
-        &self,
-        start: usize,
-        end: usize,
-        active: bool,
-    ) -> Option<GoalLead> {
+    pub(super) fn request_after_context(&self, start: usize, end: usize) -> Option<GoalLead> {
         let mut from = start;
         for _ in 0..3 {
             let comma = self.next_comma(from, end)?;
@@ -141,9 +133,6 @@ impl View<'_> {
                 continue;
             }
             if self.at(after, |m| m == Meaning::Intent).is_none() {
-                if active {
-                    continue;
-                }
                 // (Or a question word after its topic, in a sentence that asks: "Postgres or
                 // MySQL, which is better for analytics?", "tabs or spaces, what do you use?".)
                 if let Some(g) = self.question_after_topic(start..comma, after, end) {
@@ -156,9 +145,6 @@ impl View<'_> {
             if let Some(g) = self.lead_at(after, after..end)
                 && g.lead.start > after
             {
-                if active {
-                    return Some(g);
-                }
                 match self.cls.goals[g.goal].goal_type {
                     GoalType::ArtifactCreation | GoalType::QuestionAnswer => return Some(g),
                     GoalType::TaskExecution => {
