@@ -6,7 +6,8 @@
 //!   then the further goals, rule 14, and a pasted error, rule 1);
 //! - [`statement`]: one sentence (small talk and questions about the assistant, rule 7; a goal
 //!   lead; a title, rule 8; question titles, rule 6; then evidence without a lead verb);
-//! - [`clauses`]: the clauses read for problem reports and which one decides (rules 1 and 2).
+//! - [`clauses`]: the clauses read for problem reports and which one decides (rules 1 and 2);
+//!   [`problem_ends`]: where a problem's words end.
 //! - [`problems`]: a subject and a problem predicate or a modal (rules 1 and 2), titles that
 //!   open with their problem;
 //! - [`errors`]: pasted errors and errors told in the user's words (rule 1);
@@ -274,6 +275,7 @@ mod objects;
 mod openers;
 mod pastes;
 mod predicates;
+mod problem_ends;
 mod problem_titles;
 mod problems;
 mod purpose;

@@ -608,52 +608,8 @@ impl View<'_> {
                 })
                 .unwrap_or(target);
             // The problem keeps the words between the subject and its predicate ("is
-            // hidden", "silently fails").
-            // The problem ends where a new clause starts ("... on every mount and it's firing
-            // two events": a conjunction and a new subject).
-            // (So does a second report after "and": an adverb opening it, "takes forever and
-            // sometimes just hangs", or a subject of one word and its own predicate, "expired
-            // and certbot didnt renew it".)
-            let tail: SmallVec<[Range<usize>; 16]> = words(self.text, last.end..span.end).collect();
-            let end = tail
-                .windows(2)
-                .enumerate()
-                .find(|(i, p)| {
-                    let (c, n) = (&self.text[p[0].clone()], &self.text[p[1].clone()]);
-                    let joins = ["and", "so", "because", "which", "while", "even", "though"]
-                        .iter()
-                        .any(|j| c.eq_ignore_ascii_case(j));
-                    let second = c.eq_ignore_ascii_case("and")
-                        && *i > 0
-                        && ([
-                            "sometimes",
-                            "then",
-                            "also",
-                            "occasionally",
-                            "randomly",
-                            "often",
-                        ]
-                        .iter()
-                        .any(|a| n.eq_ignore_ascii_case(a))
-                            || tail.get(i + 2).is_some_and(|v| {
-                                self.at(v.start, |m| matches!(m, Meaning::Problem))
-                                    .is_some()
-                                    && !cls.lower_in(&cls.words.determiners, n)
-                            }));
-                    // ("even after i change the name": a concession.)
-                    // (After two words at least: "shows even after updating" keeps it.)
-                    let concession = *i >= 2
-                        && c.eq_ignore_ascii_case("even")
-                        && ["after", "when", "if", "though", "tho", "before"]
-                            .iter()
-                            .any(|a| n.eq_ignore_ascii_case(a));
-                    joins
-                        && (cls.lower_in(&cls.words.non_subjects, n)
-                            || cls.lower_in(&cls.words.determiners, n))
-                        || second
-                        || concession
-                })
-                .map_or(span.end, |(_, p)| p[0].start);
+            // hidden", "silently fails") and ends where a new clause or report starts.
+            let end = self.problem_end(last.end, span.end);
             // The problem without the verb "to be" before it, as the issue's table writes it
             // ("the submit button is hidden behind the keyboard": "fix: hidden behind the
             // keyboard"); a negation or another verb stays ("doesn't load", "keeps crashing").
