@@ -311,7 +311,7 @@ impl Engine {
                 let mut reading = self.classifier.read_explained(
                     &said.text,
                     role,
-                    conv.current_goal.is_some().then_some(conv.phase),
+                    conv.current_goal.is_some(),
                     notes.as_mut(),
                 );
                 if artifact && role == Role::Assistant {

@@ -11,18 +11,16 @@ use super::classify::Classifier;
 use super::explain::{DropRule, PhraseNote};
 use super::lexicon::{Position, Role, Signal};
 use super::reading::{Hit, Meaning, Reading};
-use super::state::Phase;
 use super::text::*;
 
 impl Classifier {
     /// Reads a message written by `role`, as the first message of a goal (no goal active).
     /// `text` should be normalised (see [`normalize`]).
     pub fn read(&self, text: &str, role: Role) -> Reading {
-        self.read_explained(text, role, None, None)
+        self.read_explained(text, role, false, None)
     }
 
-    /// [`Classifier::read`], in a session whose goal is active in `phase` (`None`: no goal
-    /// active), noting in `notes`
+    /// [`Classifier::read`], in a session whose goal is `active` or not, noting in `notes`
     /// (when given) every phrase found, whether it counted and, if not, why; spans are of
     /// `text`. With a goal active only a goal lead states a goal ("Reading real messages":
     /// evidence without a lead is about the current goal), so the reader looks no further,
@@ -31,12 +29,12 @@ impl Classifier {
         &self,
         text: &str,
         role: Role,
-        phase: Option<Phase>,
+        active: bool,
         notes: Option<&mut Vec<PhraseNote>>,
     ) -> Reading {
         match notes {
-            Some(notes) => self.read_noting::<true>(text, role, phase, notes),
-            None => self.read_noting::<false>(text, role, phase, &mut Vec::new()),
+            Some(notes) => self.read_noting::<true>(text, role, active, notes),
+            None => self.read_noting::<false>(text, role, active, &mut Vec::new()),
         }
     }
 
@@ -46,10 +44,9 @@ impl Classifier {
         &self,
         text: &str,
         role: Role,
-        phase: Option<Phase>,
+        active: bool,
         notes: &mut Vec<PhraseNote>,
     ) -> Reading {
-        let active = phase.is_some();
         let mut note = |class: &str, role: Role, hit: Hit, dropped_by: Option<DropRule>| {
             if NOTE {
                 notes.push(PhraseNote {
