@@ -13,6 +13,7 @@ mod reading {
     pub(crate) mod kinds;
     pub(crate) mod narratives;
     pub(crate) mod pastes;
+    pub(crate) mod replies;
     pub(crate) mod reports;
     pub(crate) mod results;
     pub(crate) mod rules;

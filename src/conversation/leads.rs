@@ -369,6 +369,18 @@ impl View<'_> {
         if object.is_empty() {
             return self.lead_alone(start, lead, info);
         }
+        // (Rule 6 needs a subject after the auxiliary: "will do that later", "could be
+        // worse" leave it out and ask nothing; a question mark still asks.)
+        if info.min_words > 0
+            && !self.text[lead.start()..lead.end()].contains(' ')
+            && self.in_question(lead).is_none()
+            && self.text[object.clone()]
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .find(|w| !w.is_empty())
+                .is_some_and(|w| cls.lower_in(&cls.words.elided_subjects, w))
+        {
+            return None;
+        }
         let object_text = &self.text[object.clone()];
         // Rule 5: "it", "them" or "that" refers to the active goal's work ("make it blue"); with none
         // active it is the user's own thing, not yet named ("make it load faster": a task

@@ -338,6 +338,10 @@ pub struct Language {
     /// after a noun and before a preposition, one describes the noun ("changes made in the
     /// editor aren't saved") (`participles`). Optional.
     pub participles: Vec<String>,
+    /// Verbs that follow an auxiliary with its subject left out, as a reply says it ("will do
+    /// that later", "could be worse", "would be great"): such a sentence asks nothing
+    /// (`elided_subjects`). Optional.
+    pub elided_subjects: Vec<String>,
     /// Words that open a clause subordinate to the one before it ("until", "because", "even
     /// though"): such a clause tells when, why or despite what, and decides a problem report
     /// only when no main clause holds one ("Redis memory keeps climbing until the pod gets

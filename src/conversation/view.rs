@@ -498,7 +498,7 @@ impl<'a> View<'a> {
     /// For a hit in a sentence that ends with `?`: whether that question asks the assistant to
     /// act (it opens, after fillers, with an action question such as "can you"). `None` for a
     /// hit in any other sentence.
-    fn in_question(&self, hit: Hit) -> Option<bool> {
+    pub(super) fn in_question(&self, hit: Hit) -> Option<bool> {
         let ends = &self.sentence_ends;
         let i = ends.partition_point(|e| (*e as usize) < hit.end());
         let end = *ends.get(i)? as usize;

@@ -73,6 +73,8 @@ pub(super) struct WordSets {
     pub(super) fine_states: Words,
     /// Past participles not in "-ed" (`participles`).
     pub(super) participles: Words,
+    /// Verbs after an auxiliary with no subject (`elided_subjects`).
+    pub(super) elided_subjects: Words,
     /// Words of spoken numbers and times (`spoken_numbers`).
     pub(super) numbers: Words,
     /// Words of degree (`intensifiers`).
@@ -139,6 +141,7 @@ impl WordSets {
             opener_modifiers: words(&[&lang.opener_modifiers]),
             fine_states: words(&[&lang.fine_states]),
             participles: words(&[&lang.participles]),
+            elided_subjects: words(&[&lang.elided_subjects]),
             ability_verbs: words(&[&lang.ability_verbs]),
             intensifier_words: words(&[&lang.intensifiers]),
             numbers: words(&[&lang.spoken_numbers]),

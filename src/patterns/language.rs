@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 63] = [
+        const KEYS: [&str; 64] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -70,6 +70,7 @@ impl Cx<'_> {
             "computations",
             "hesitations",
             "participles",
+            "elided_subjects",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -125,7 +126,8 @@ impl Cx<'_> {
         let computations = optional("computations");
         let hesitations = optional("hesitations");
         let participles = optional("participles");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 26]
+        let elided_subjects = optional("elided_subjects");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 27]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -199,6 +201,7 @@ impl Cx<'_> {
             computations,
             hesitations,
             participles,
+            elided_subjects,
         }
     }
 

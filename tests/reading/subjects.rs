@@ -192,3 +192,49 @@ fn a_word_in_s_right_before_another_verb_is_the_subjects() {
         "500s since this morning",
     );
 }
+
+#[test]
+fn a_verb_in_s_before_a_reflexive_or_forever_is_the_predicate() {
+    // (Round 22: the verb is no known word, the word after it shows it is one.)
+    reads_task(
+        "Carousel: slide resets itself whenever the window loses focus",
+        "slide",
+        "resets itself whenever the window loses focus",
+    );
+    reads_task(
+        "onboarding tour loops forever on tablets",
+        "onboarding tour",
+        "loops forever on tablets",
+    );
+}
+
+#[test]
+fn below_a_problem_word_the_first_clause_states_the_matter() {
+    // (Round 22: a later clause of the same strength is its context; after a clause break
+    // the later one is the point, as before.)
+    reads_task(
+        "my laptop keeps showing a low disk warning, the videos are already on the external drive",
+        "laptop",
+        "keeps showing a low disk warning",
+    );
+    reads_task(
+        "the tablet layout looks fine in portrait but goes blank in landscape",
+        "tablet layout",
+        "goes blank in landscape",
+    );
+}
+
+#[test]
+fn even_when_and_even_if_are_the_problems_condition() {
+    // (Round 22: no subordinate clause, no concession: the problem keeps them.)
+    reads_task(
+        "the nightly sync exits 0 even when the upload fails",
+        "nightly sync",
+        "exits 0 even when the upload fails",
+    );
+    reads_task(
+        "our status page stays green even if the database is unreachable",
+        "status page",
+        "even if the database is unreachable",
+    );
+}

@@ -384,3 +384,40 @@ fn the_review_of_round_21_finds_its_own_edges() {
     s.user("make me a logo - not sure what style yet");
     assert_eq!(s.slot("requirements"), "");
 }
+
+#[test]
+fn a_problem_noun_after_a_name_and_before_a_place_is_the_phrases_head() {
+    // (Round 22: "typo", "leak" in their bare form after a singular name; the place is the
+    // target.)
+    reads_task(
+        "fix the Adress typo in the signup form",
+        "signup form",
+        "Adress typo",
+    );
+    reads_task(
+        "please fix the memory leak in the thumbnail worker",
+        "thumbnail worker",
+        "memory leak",
+    );
+    // (A plural before it makes it the verb: the report stands.)
+    reads_task(
+        "the tooltips overlap on narrow screens",
+        "tooltips",
+        "overlap",
+    );
+}
+
+#[test]
+fn a_list_of_things_before_their_place_is_one_change() {
+    // (Round 22: the commas of a short list end no clause.)
+    reads_task(
+        "add rice, two onions and a bag of spinach to my shopping list",
+        "my shopping list",
+        "rice, two onions and a bag of spinach",
+    );
+    reads_task(
+        "put the passport, the chargers and my glasses on the packing list",
+        "packing list",
+        "the chargers and my glasses",
+    );
+}

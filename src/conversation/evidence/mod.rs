@@ -79,6 +79,17 @@ const PARTICLES: [&str; 14] = [
     "over", "behind", "out", "off", "up", "down", "back", "away", "around", "through", "under",
     "past", "again", "twice",
 ];
+/// Words only a verb is followed by: a reflexive object ("the sheet dismisses itself") or an
+/// adverb of duration ("slot filling loops forever").
+const AFTER_VERB: [&str; 7] = [
+    "itself",
+    "themselves",
+    "himself",
+    "herself",
+    "forever",
+    "endlessly",
+    "nonstop",
+];
 /// Words of degree between a verb and its result: "images load super blurry".
 const DEGREES: [&str; 9] = [
     "super",

@@ -195,6 +195,7 @@ impl View<'_> {
                         PARTICLES
                             .iter()
                             .chain(DEGREES.iter())
+                            .chain(AFTER_VERB.iter())
                             .any(|p| n.eq_ignore_ascii_case(p))
                             || self.cls.lower_in(&self.cls.words.determiners, n)
                             || self.cls.lower_in(&self.cls.words.ends, n)

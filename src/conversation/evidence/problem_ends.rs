@@ -7,7 +7,8 @@ impl View<'_> {
     /// The end of the problem told from `from` (after its subject) to `end`: "... on every
     /// mount and it's firing two events" ends before "and it's"; "takes forever and sometimes
     /// just hangs" before "and sometimes"; "expired and certbot didnt renew it" before "and
-    /// certbot"; "shows even after I change the name" keeps "even after" after two words.
+    /// certbot"; "shows even after I change the name" keeps "even after" after two words;
+    /// "returns 200 even when redis is down" keeps its condition.
     pub(super) fn problem_end(&self, from: usize, end: usize) -> usize {
         let cls = self.cls;
         let tail: SmallVec<[Range<usize>; 16]> = words(self.text, from..end).collect();
@@ -35,14 +36,22 @@ impl View<'_> {
                                 .is_some()
                                 && !cls.lower_in(&cls.words.determiners, n)
                         }));
-                // ("even after i change the name": a concession.)
+                // ("even after i change the name": a concession; "even when" and "even if" are
+                // conditions, kept.)
                 // (After two words at least: "shows even after updating" keeps it.)
                 let concession = *i >= 2
                     && c.eq_ignore_ascii_case("even")
-                    && ["after", "when", "if", "though", "tho", "before"]
+                    && ["after", "though", "tho", "before"]
+                        .iter()
+                        .any(|a| n.eq_ignore_ascii_case(a));
+                // ("even when" and "even if" open the problem's condition: "returns 200 even
+                // when redis is down".)
+                let condition = c.eq_ignore_ascii_case("even")
+                    && ["when", "if", "whenever"]
                         .iter()
                         .any(|a| n.eq_ignore_ascii_case(a));
                 joins
+                    && !condition
                     && (cls.lower_in(&cls.words.non_subjects, n)
                         || cls.lower_in(&cls.words.determiners, n))
                     || second

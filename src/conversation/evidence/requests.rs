@@ -181,9 +181,28 @@ impl View<'_> {
                         .any(|x| n.eq_ignore_ascii_case(x))
                 })
             };
+            // (A problem word in its bare form after a singular noun, before a place, is the
+            // phrase's head: "the Copywright typo in the footer", "the memory leak in the
+            // worker"; "the buttons overlap on mobile", "the app crashes on start" report.)
+            let head_noun = || {
+                let bare = word.bytes().all(|b| b.is_ascii_alphanumeric())
+                    && !["s", "ed", "ing", "en"]
+                        .iter()
+                        .any(|e| word.to_ascii_lowercase().ends_with(e));
+                let singular_before = self.text[end..w.start].trim().is_empty()
+                    && words(self.text, first.start..end)
+                        .last()
+                        .is_some_and(|p| !cls.plural(&self.text[p]));
+                bare && singular_before
+                    && words(self.text, w.end..span.end).next().is_some_and(|n| {
+                        PLACES
+                            .iter()
+                            .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                    })
+            };
             let verb = self
                 .at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
-                .is_some_and(|_| i < 2 || !problem_noun())
+                .is_some_and(|_| i < 2 || !problem_noun() && !head_noun())
                 || self.is_predicate(w.clone())
                 || cls.lower_in(&cls.words.auxiliaries, word);
             // (A lead word after the thing's first noun and before a determiner is its verb:

@@ -1,0 +1,44 @@
+//! What a reply in a conversation says besides its words' leads: an auxiliary with its subject
+//! left out asks nothing; a topic announced as new switches the goal.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_goal};
+
+#[test]
+fn an_auxiliary_with_its_subject_left_out_asks_nothing() {
+    // (Round 22: rule 6 needs a subject after the auxiliary.)
+    for text in [
+        "ok cool, will try that after lunch",
+        "could be worse tbh",
+        "would be lovely",
+        "should be fine from here",
+    ] {
+        reads_goal(text, None);
+    }
+    // (A subject, or a question mark, still asks.)
+    reads_goal(
+        "will it still rain tomorrow",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal("can be cached?", Some(GoalType::QuestionAnswer));
+}
+
+#[test]
+fn a_topic_announced_as_new_switches_the_goal() {
+    // (Round 22: "different thing", "unrelated", "on another note" are switch markers.)
+    for opener in [
+        "different thing:",
+        "totally unrelated, but",
+        "on another note,",
+    ] {
+        let mut s = Session::new();
+        s.user("write a regex that matches a UK phone number");
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+        s.user(&format!(
+            "{opener} fix the cron job on the staging box so it runs on sundays too"
+        ));
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{opener}");
+        assert!(s.slot("target").contains("cron job"), "{opener}");
+    }
+}
