@@ -447,3 +447,27 @@ fn a_kind_inside_a_longer_noun_is_no_artifact_asked_for() {
         Some(GoalType::ArtifactCreation),
     );
 }
+
+#[test]
+fn where_a_moved_thing_goes_is_no_verb_after_to() {
+    // (Round 22: after a lead that moves a thing, "to" and a name is a destination; after
+    // one that lets someone, a verb.)
+    reads_task(
+        "Export highlighted passages to Notion",
+        "highlighted passages",
+        "Export highlighted passages to Notion",
+    );
+    let mut s = Session::new();
+    s.user("allow guests to RSVP");
+    assert_eq!(s.slot("target"), "guests");
+}
+
+#[test]
+fn a_thing_without_a_determiner_before_where_the_work_spreads_it_is_the_target() {
+    // (Round 22.)
+    reads_task(
+        "split expenses across the three cards",
+        "expenses",
+        "split expenses across the three cards",
+    );
+}

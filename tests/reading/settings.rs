@@ -191,3 +191,20 @@ fn a_computation_with_its_quantity_asks_for_the_answer() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn a_new_value_ends_before_its_place_or_purpose() {
+    // (Round 22: a place with a determiner or a purpose after "for" is no part of the value;
+    // a scope is.)
+    reads_task(
+        "rename `userId` to `accountId` in the export schema for consistency",
+        "`userId",
+        "accountId",
+    );
+    let mut s = Session::new();
+    s.user("rename `userId` to `accountId` in the export schema for consistency");
+    assert!(!s.slot("desired_change").contains("schema"));
+    let mut s = Session::new();
+    s.user("change the default font to Georgia for every new note");
+    assert!(has(&s.slot("desired_change"), "Georgia for every new note"));
+}

@@ -508,3 +508,42 @@ fn a_title_line_above_a_body_states_the_post() {
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn a_title_telling_what_happened_to_its_thing_reports_it() {
+    // (Round 22: the copula left out, a verb in -ed and how it happened.)
+    reads_task(
+        "Push notifications delivered twice since the 3.2 upgrade",
+        "Push notifications",
+        "delivered twice since the 3.2 upgrade",
+    );
+    // (A lead word heading such a thing is its noun.)
+    reads_task(
+        "Backup snapshots created twice on the first sunday of the month",
+        "Backup snapshots",
+        "created twice on the first sunday of the month",
+    );
+    reads_task(
+        "Recurring transfers created twice on the 1st",
+        "Recurring transfers",
+        "created twice on the 1st",
+    );
+}
+
+#[test]
+fn duplicate_or_double_before_a_bare_noun_qualifies_it() {
+    // (Round 22: "duplicate", "double" are problem modifiers; before a determiner they stay
+    // verbs.)
+    reads_goal(
+        "Duplicate reminders on the lock screen after a reboot",
+        Some(GoalType::TaskExecution),
+    );
+    let mut s = Session::new();
+    s.user("Duplicate reminders on the lock screen after a reboot");
+    assert!(has(&s.slot("desired_change"), "Duplicate reminders"));
+    reads_task(
+        "duplicate the sprint board for next month",
+        "sprint board for next month",
+        "duplicate",
+    );
+}

@@ -335,7 +335,7 @@ impl View<'_> {
                                 // its own module": the result the work is for.
                                 out.push(detail(1, aim));
                             } else if words(self.text, np.end..comma).next().is_some_and(|w| {
-                                ["across", "between", "among", "over", "per"]
+                                SPREADS
                                     .iter()
                                     .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
                             }) {
@@ -371,6 +371,19 @@ impl View<'_> {
                                 out.push(detail(0, t));
                             }
                             out.push(detail(1, value));
+                        } else if let Some(t) = self.thing(raw..comma, false).filter(|t| {
+                            words(self.text, t.end..comma).next().is_some_and(|w| {
+                                SPREADS
+                                    .iter()
+                                    .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                            }) && words(self.text, t.clone()).next().is_some_and(|w| {
+                                !cls.lower_in(&cls.words.non_subjects, &self.text[w])
+                            })
+                        }) {
+                            // "split one transaction across several categories": a thing
+                            // named without a determiner, and where the work spreads it.
+                            out.push(detail(0, t));
+                            out.push(detail(1, cls.clean(self.text, lead.start..comma, false)));
                         }
                     }
                     ChangeMode::Object => {
@@ -446,9 +459,24 @@ impl View<'_> {
                             let n = count_words(&self.text[t.clone()]);
                             // (Not one before "to", a person or a means: "allow guests to
                             // RSVP", "a way to ...".)
+                            // (After a lead that moves a thing, "to" and a name is where it
+                            // goes: "Export saved words to Anki", "sync bookmarks to the
+                            // watch"; only a lead that lets or asks someone takes a person
+                            // and a verb.)
+                            let lets = words(self.text, lead.clone()).next().is_some_and(|l| {
+                                ["allow", "allowing", "let", "require", "warn", "notify"]
+                                    .iter()
+                                    .any(|x| self.text[l.clone()].eq_ignore_ascii_case(x))
+                            }) || lead_text.split_whitespace().count() > 1;
                             let before_to = words(self.text, t.end..comma)
                                 .next()
-                                .is_some_and(|w| self.text[w].eq_ignore_ascii_case("to"));
+                                .is_some_and(|w| self.text[w].eq_ignore_ascii_case("to"))
+                                && (lets
+                                    || words(self.text, t.end..comma).nth(1).is_some_and(|n| {
+                                        let n = &self.text[n];
+                                        n.chars().all(|c| c.is_ascii_lowercase())
+                                            && !cls.lower_in(&cls.words.determiners, n)
+                                    }));
                             // (Nor when a thing with a determiner follows: that one is
                             // the target, however it was missed.)
                             // (A time is none: "lock a quiz after the deadline"; nor what

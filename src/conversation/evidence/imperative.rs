@@ -12,6 +12,12 @@ impl View<'_> {
         let start = self.skip(span.start, |m| {
             matches!(m, Meaning::Filler | Meaning::Ack | Meaning::Intent)
         });
+        // (A verb's word heading a thing something happened to is its noun: "Import job
+        // killed with exit code 137".)
+        let head: SmallVec<[Range<usize>; 8]> = words(self.text, start..span.end).take(8).collect();
+        if self.tells_happened(&head) {
+            return None;
+        }
         let mut ws = words(self.text, start..span.end);
         let verb = ws.next()?;
         let object = ws.next()?;

@@ -90,6 +90,9 @@ const AFTER_VERB: [&str; 7] = [
     "endlessly",
     "nonstop",
 ];
+/// Where work on a thing spreads it: "sync the blocklist across devices", "split one
+/// transaction across several categories".
+const SPREADS: [&str; 5] = ["across", "between", "among", "over", "per"];
 /// Words of degree between a verb and its result: "images load super blurry".
 const DEGREES: [&str; 9] = [
     "super",

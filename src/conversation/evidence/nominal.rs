@@ -81,7 +81,7 @@ impl View<'_> {
         }
         let span = span.start..end;
         let first = ws.first()?.clone();
-        if self.text[span.clone()].trim_end().ends_with('?') {
+        if self.text[span.clone()].trim_end().ends_with('?') || self.tells_happened(&ws) {
             return None;
         }
         // A phrase that is a signal's from end to end ("bye for now") asks for nothing.
@@ -690,5 +690,40 @@ impl View<'_> {
             rule: Found::Nominal,
             details: SmallVec::from_iter([detail(0, target), detail(1, change)]),
         })
+    }
+
+    /// Whether a phrase tells what happened to its thing, its copula left out as a title
+    /// leaves it: a noun phrase of one to four words, then a verb in -ed and how it happened
+    /// ("twice", "again", "with ...", "by ...") or nothing ("Recurring invoices created twice
+    /// on the 1st", "Job killed with exit code 137", "Orders duplicated"). No request.
+    pub(super) fn tells_happened(&self, ws: &[Range<usize>]) -> bool {
+        let cls = self.cls;
+        let word = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
+        let Some(i) = ws.iter().take(5).skip(1).position(|w| {
+            let t = word(w);
+            t.len() >= 5 && t.ends_with("ed") && t.bytes().all(|b| b.is_ascii_alphabetic())
+        }) else {
+            return false;
+        };
+        let i = i + 1;
+        let before_ok = ws[..i].iter().all(|w| {
+            let t = &self.text[w.clone()];
+            t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !cls.lower_in(&cls.words.determiners, t)
+                && !cls.lower_in(&cls.words.non_subjects, t)
+                && !cls.lower_in(&cls.words.auxiliaries, t)
+                && !PLACES.iter().any(|p| t.eq_ignore_ascii_case(p))
+                // (A problem named before it is what the verb describes: "login bug
+                // introduced yesterday".)
+                && self.at(w.start, |m| matches!(m, Meaning::Problem)).is_none()
+        });
+        let verb = word(&ws[i]);
+        let how = ws.get(i + 1).is_none_or(|n| {
+            let n = word(n);
+            PARTICLES.contains(&n.as_str())
+                || WHEN.contains(&n.as_str())
+                || ["with", "without", "by", "during", "mid"].contains(&n.as_str())
+        });
+        before_ok && how && !cls.lower_in(&cls.words.fine_states, &verb)
     }
 }

@@ -213,8 +213,10 @@ impl View<'_> {
                                 !self.cls.lower_in(&self.cls.words.ends, a)
                                     && !PLACES.iter().any(|p| a.eq_ignore_ascii_case(p))
                                     && !self.cls.lower_in(&self.cls.words.auxiliaries, a)
-                                    && !["by", "when", "after", "before"]
+                                    && !["by", "when", "after", "before", "with"]
                                         .iter()
+                                        .chain(PARTICLES.iter())
+                                        .chain(WHEN.iter())
                                         .any(|p| a.eq_ignore_ascii_case(p))
                             })
                     };

@@ -383,17 +383,39 @@ impl View<'_> {
                         .is_none_or(char::is_whitespace)
                 })
                 .map_or(span.end, |(c, _)| w.end + c);
-        let end = words(self.text, w.end..span.end)
+        // (Or at a place named with a determiner, or a purpose after "for": "rename
+        // `archived` to `isArchived` in the sync payload for consistency".)
+        let after: SmallVec<[Range<usize>; 12]> =
+            words(self.text, w.end..span.end).take(12).collect();
+        let end = after
+            .iter()
+            .enumerate()
             .skip(1)
-            .find(|n| {
-                let t = &self.text[n.clone()];
+            .find(|(i, n)| {
+                let t = &self.text[(*n).clone()];
                 [
                     "so", "because", "since", "which", "that", "when", "while", "as",
                 ]
                 .iter()
                 .any(|c| t.eq_ignore_ascii_case(c))
+                    || (["in", "on", "inside", "within"]
+                        .iter()
+                        .any(|c| t.eq_ignore_ascii_case(c))
+                        && after.get(i + 1).is_some_and(|d| {
+                            self.cls
+                                .lower_in(&self.cls.words.determiners, &self.text[d.clone()])
+                        }))
+                    // (A scope stays the value's: "to Arial for every new doc".)
+                    || t.eq_ignore_ascii_case("for")
+                        && after.get(i + 1).is_some_and(|d| {
+                            let d = &self.text[d.clone()];
+                            !d.starts_with(|c: char| c.is_ascii_digit())
+                                && !["each", "every", "all", "any"]
+                                    .iter()
+                                    .any(|x| d.eq_ignore_ascii_case(x))
+                        })
             })
-            .map_or(span.end, |n| n.start);
+            .map_or(span.end, |(_, n)| n.start);
         let v = self.cls.clean(self.text, from..end, true);
         (!v.is_empty()).then_some(v)
     }
@@ -584,8 +606,28 @@ impl View<'_> {
             && self.at(next, |m| m == Meaning::Filler).is_none();
         // (No verb takes "of" right after it: "Deploy of the route planner hangs", "Build of
         // the docs fails".)
-        let of = self.text[word].eq_ignore_ascii_case("of");
-        predicate || auxiliary || of
+        let of = self.text[word.clone()].eq_ignore_ascii_case("of");
+        // (A lead word that is a problem's modifier before a bare noun qualifies it:
+        // "Duplicate entries in the export"; "duplicate the board" keeps its verb.)
+        let cls = self.cls;
+        let w = &self.text[word];
+        let modifier = cls.lower_in(
+            &cls.words.problem_modifiers,
+            &self.text[lead.start()..lead.end()],
+        ) && w.bytes().all(|b| b.is_ascii_alphabetic())
+            && !cls.lower_in(&cls.words.determiners, w)
+            && !cls.lower_in(&cls.words.non_subjects, w);
+        // (Nor is one heading a thing something happened to: "Import job killed with exit
+        // code 137", "Backup snapshots created twice ...".)
+        let happened = || {
+            let end = self.text[lead.start()..]
+                .find(['.', '\n', '?', '!'])
+                .map_or(self.text.len(), |e| lead.start() + e);
+            let ws: SmallVec<[Range<usize>; 8]> =
+                words(self.text, lead.start()..end).take(8).collect();
+            self.tells_happened(&ws)
+        };
+        predicate || auxiliary || of || modifier || happened()
     }
 }
 
