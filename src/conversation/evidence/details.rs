@@ -371,15 +371,25 @@ impl View<'_> {
                                 out.push(detail(0, t));
                             }
                             out.push(detail(1, value));
-                        } else if let Some(t) = self.thing(raw..comma, false).filter(|t| {
-                            words(self.text, t.end..comma).next().is_some_and(|w| {
+                        } else if let Some(t) = words(self.text, raw..comma)
+                            .take(6)
+                            .any(|w| {
                                 SPREADS
                                     .iter()
                                     .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
-                            }) && words(self.text, t.clone()).next().is_some_and(|w| {
-                                !cls.lower_in(&cls.words.non_subjects, &self.text[w])
                             })
-                        }) {
+                            .then(|| self.thing(raw..comma, false))
+                            .flatten()
+                            .filter(|t| {
+                                words(self.text, t.end..comma).next().is_some_and(|w| {
+                                    SPREADS
+                                        .iter()
+                                        .any(|p| self.text[w.clone()].eq_ignore_ascii_case(p))
+                                }) && words(self.text, t.clone()).next().is_some_and(|w| {
+                                    !cls.lower_in(&cls.words.non_subjects, &self.text[w])
+                                })
+                            })
+                        {
                             // "split one transaction across several categories": a thing
                             // named without a determiner, and where the work spreads it.
                             out.push(detail(0, t));

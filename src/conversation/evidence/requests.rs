@@ -385,14 +385,11 @@ impl View<'_> {
                 .map_or(span.end, |(c, _)| w.end + c);
         // (Or at a place named with a determiner, or a purpose after "for": "rename
         // `archived` to `isArchived` in the sync payload for consistency".)
-        let after: SmallVec<[Range<usize>; 12]> =
-            words(self.text, w.end..span.end).take(12).collect();
-        let end = after
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(i, n)| {
-                let t = &self.text[(*n).clone()];
+        let mut after = words(self.text, w.end..span.end).peekable();
+        after.next();
+        let end = std::iter::from_fn(|| after.next().map(|n| (n, after.peek().cloned())))
+            .find(|(n, next)| {
+                let t = &self.text[n.clone()];
                 [
                     "so", "because", "since", "which", "that", "when", "while", "as",
                 ]
@@ -401,13 +398,13 @@ impl View<'_> {
                     || (["in", "on", "inside", "within"]
                         .iter()
                         .any(|c| t.eq_ignore_ascii_case(c))
-                        && after.get(i + 1).is_some_and(|d| {
+                        && next.as_ref().is_some_and(|d| {
                             self.cls
                                 .lower_in(&self.cls.words.determiners, &self.text[d.clone()])
                         }))
                     // (A scope stays the value's: "to Arial for every new doc".)
                     || t.eq_ignore_ascii_case("for")
-                        && after.get(i + 1).is_some_and(|d| {
+                        && next.as_ref().is_some_and(|d| {
                             let d = &self.text[d.clone()];
                             !d.starts_with(|c: char| c.is_ascii_digit())
                                 && !["each", "every", "all", "any"]
@@ -415,7 +412,7 @@ impl View<'_> {
                                     .any(|x| d.eq_ignore_ascii_case(x))
                         })
             })
-            .map_or(span.end, |(_, n)| n.start);
+            .map_or(span.end, |(n, _)| n.start);
         let v = self.cls.clean(self.text, from..end, true);
         (!v.is_empty()).then_some(v)
     }
@@ -611,23 +608,43 @@ impl View<'_> {
         // "Duplicate entries in the export"; "duplicate the board" keeps its verb.)
         let cls = self.cls;
         let w = &self.text[word];
-        let modifier = cls.lower_in(
-            &cls.words.problem_modifiers,
-            &self.text[lead.start()..lead.end()],
-        ) && w.bytes().all(|b| b.is_ascii_alphabetic())
-            && !cls.lower_in(&cls.words.determiners, w)
-            && !cls.lower_in(&cls.words.non_subjects, w);
+        // (Only a bare word after the lead, looked up once: most leads are followed by a
+        // determiner or a pronoun.)
+        let bare = std::cell::OnceCell::new();
+        let bare = || {
+            *bare.get_or_init(|| {
+                w.bytes().all(|b| b.is_ascii_alphabetic())
+                    && !cls.lower_in(&cls.words.determiners, w)
+                    && !cls.lower_in(&cls.words.non_subjects, w)
+            })
+        };
+        let modifier = || {
+            cls.lower_in(
+                &cls.words.problem_modifiers,
+                &self.text[lead.start()..lead.end()],
+            ) && bare()
+        };
         // (Nor is one heading a thing something happened to: "Import job killed with exit
         // code 137", "Backup snapshots created twice ...".)
+        // (A window of 80 bytes at most, up to the sentence's end: the work per lead stays
+        // bounded.)
         let happened = || {
-            let end = self.text[lead.start()..]
+            // (Only before a bare word, and a word in -ed near: most leads have neither.)
+            if !ed_word_within(self.text, lead.end(), 64) || !bare() {
+                return false;
+            }
+            let mut end = self.text.len().min(lead.start() + 80);
+            while !self.text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let end = self.text[lead.start()..end]
                 .find(['.', '\n', '?', '!'])
-                .map_or(self.text.len(), |e| lead.start() + e);
+                .map_or(end, |e| lead.start() + e);
             let ws: SmallVec<[Range<usize>; 8]> =
                 words(self.text, lead.start()..end).take(8).collect();
             self.tells_happened(&ws)
         };
-        predicate || auxiliary || of || modifier || happened()
+        predicate || auxiliary || of || modifier() || happened()
     }
 }
 

@@ -30,6 +30,13 @@ pub(super) fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Rang
     };
     std::iter::from_fn(move || {
         while at < bytes.len() {
+            if bytes[at] < 0x80 {
+                if !SEPARATORS[bytes[at] as usize] {
+                    break;
+                }
+                at += 1;
+                continue;
+            }
             match separator(at) {
                 Some(n) => at += n,
                 None => break,
@@ -39,7 +46,14 @@ pub(super) fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Rang
             return None;
         }
         let start = at;
-        while at < bytes.len() && separator(at).is_none() {
+        loop {
+            // (A run of ASCII letters in one tight loop: the usual case.)
+            while at < bytes.len() && bytes[at] < 0x80 && !SEPARATORS[bytes[at] as usize] {
+                at += 1;
+            }
+            if at >= bytes.len() || bytes[at] < 0x80 || separator(at).is_some() {
+                break;
+            }
             at += width(at);
         }
         // A full stop ends a word ("sticky."), not a name ("Node.js").
