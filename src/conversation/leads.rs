@@ -485,9 +485,11 @@ impl View<'_> {
                             .extract(&w[..w.len() - 1], slot as usize)
                             .is_some_and(|r| r.start == 0 && r.end == w.len() - 1)
                 };
+                // (So is the name it is given in code: "a function count_leaves(tree)".)
                 if after.next().is_some_and(|w| {
                     !(w.ends_with("ly")
                         || plural_kind(w)
+                        || crate::conversation::evidence::identifier(w)
                         || ["asap", "please", "pls", "plz", "now", "today", "tonight"]
                             .iter()
                             .any(|x| w.eq_ignore_ascii_case(x)))

@@ -4,7 +4,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_holding};
+use super::session::{Session, reads_goal, reads_holding};
 
 #[test]
 fn a_kind_after_the_name_of_its_tool_asks_for_that_kind() {
@@ -164,4 +164,22 @@ fn a_kind_for_someone_with_a_verb_after_tells_of_the_thing() {
     let mut s = Session::new();
     s.user("an app i installed yesterday keeps draining my battery even when it is closed and i have already tried reinstalling it twice this week");
     assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+}
+
+#[test]
+fn an_assignment_states_what_to_make() {
+    // (Round 22: "your task is to", "the goal is to" are intents; "define a", "model a" lead
+    // a kind of code; a name in code after the kind is the kind's.)
+    reads_holding(
+        "Your task is to write a small Rust CLI that counts words in every file of a folder.",
+        GoalType::ArtifactCreation,
+        &[("component_type", "CLI"), ("requirements", "counts words")],
+    );
+    reads_holding(
+        "Define a generic function merge_sorted(a, b) for two sorted vectors",
+        GoalType::ArtifactCreation,
+        &[("component_type", "function")],
+    );
+    // ("define" alone still asks what a word means.)
+    reads_goal("define idempotency", Some(GoalType::QuestionAnswer));
 }

@@ -42,3 +42,27 @@ fn a_topic_announced_as_new_switches_the_goal() {
         assert!(s.slot("target").contains("cron job"), "{opener}");
     }
 }
+
+#[test]
+fn a_murmur_before_an_acknowledgement_is_a_filler() {
+    // (Round 22: "mm", "mmm", "hm" are fillers: "mm okay got it" reports nothing.)
+    reads_goal("mm okay got it", None);
+    reads_goal("hm right, makes sense", None);
+}
+
+#[test]
+fn a_spoken_fraction_is_part_of_a_quantity_to_compute() {
+    // (Round 22: "half" after "and a" is no determiner of the user's things.)
+    reads_goal(
+        "convert two and a half pounds to kilos",
+        Some(GoalType::QuestionAnswer),
+    );
+}
+
+#[test]
+fn exploring_told_as_what_one_does_explores() {
+    reads_goal(
+        "Exploring options for background sync in a Flutter app",
+        Some(GoalType::Exploration),
+    );
+}

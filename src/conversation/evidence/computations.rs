@@ -31,8 +31,11 @@ impl View<'_> {
             .enumerate()
             .any(|(i, w)| {
                 let t = &self.text[w];
+                // ("three and a half cups": a fraction of the quantity, no determiner.)
                 cls.lower_in(&cls.words.determiners, t)
-                    && !["a", "an"].iter().any(|x| t.eq_ignore_ascii_case(x))
+                    && !["a", "an", "half"]
+                        .iter()
+                        .any(|x| t.eq_ignore_ascii_case(x))
                     || i == 1 && t.eq_ignore_ascii_case("of")
                     || [
                         "file",
