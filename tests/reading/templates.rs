@@ -319,3 +319,26 @@ fn the_parts_after_a_kinds_colon_are_its_requirements_whatever_words_they_hold()
         ],
     );
 }
+
+#[test]
+fn an_exercise_may_open_with_its_story_or_state_its_input_and_output() {
+    // (Round 22: "Given" may open the second or third sentence after a story; lines labelled
+    // "Input:" and "Output:" state an exercise whose requirement is the output.)
+    reads_holding(
+        "A bakery sells loaves in batches of six. Orders arrive as a list of counts. Given \
+         such a list and a batch size k, return how many batches must be baked.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "how many batches must be baked")],
+    );
+    reads_holding(
+        "Input: a list of flight segments as (from, to) pairs\nOutput: the full itinerary \
+         starting at the airport nobody flies into",
+        GoalType::ArtifactCreation,
+        &[("requirements", "the full itinerary")],
+    );
+    // (A story whose later sentence is the user's own "given" thing states no exercise.)
+    reads_goal(
+        "The nightly export failed again. Given the outage yesterday, find out what happened.",
+        Some(GoalType::TaskExecution),
+    );
+}

@@ -12,7 +12,64 @@ const OPENER_WORDS: usize = 4;
 impl View<'_> {
     /// The exercise stated by the user's sentences `owns`, if the first opens with one of
     /// `exercise_openers` and a clause after it opens with one of `exercise_verbs`.
+    /// (A story may come first: "A ferry takes cars across the river. ... Given W and the
+    /// list of car weights, compute the minimum number of trips": a plain opener, not a
+    /// label's, may open either of the two sentences after the first.)
     pub(super) fn exercise(&self, owns: &[Range<usize>]) -> Option<(GoalLead, Range<usize>)> {
+        self.exercise_from(owns, true)
+            .or_else(|| {
+                (1..EXERCISE_SENTENCES)
+                    .take_while(|&k| k < owns.len())
+                    .find_map(|k| self.exercise_from(&owns[k..], false))
+            })
+            .or_else(|| self.input_output(owns))
+    }
+
+    /// An exercise stated as its input and its output, each a line opened by its label
+    /// ("Input: a log file, one entry per line ...", "Output: the minute with the most ERROR
+    /// lines"): code that gives the output. The first 40 lines are looked at.
+    fn input_output(&self, owns: &[Range<usize>]) -> Option<(GoalLead, Range<usize>)> {
+        let cls = self.cls;
+        // (Most messages hold no line label: a colon after "put" is looked for first.)
+        if !self.text.contains("put:") && !self.text.contains("PUT:") {
+            return None;
+        }
+        let mut input = false;
+        let mut output = None;
+        let mut at = 0;
+        for line in self.text.split_inclusive('\n').take(40) {
+            let t = line.trim_start();
+            let lead = at + (line.len() - t.len());
+            at += line.len();
+            let label = |l: &str| t.get(..l.len()).is_some_and(|p| p.eq_ignore_ascii_case(l));
+            if label("input:") {
+                input = true;
+            } else if label("output:") && output.is_none() {
+                let from = lead + "output:".len();
+                output = Some(cls.clean(self.text, from..lead + t.trim_end().len(), false));
+            }
+        }
+        let wants = output.filter(|o| input && !o.is_empty())?;
+        let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+        cls.goals[artifact].slots.get(1)?;
+        let first = owns.first()?.clone();
+        let g = GoalLead {
+            goal: artifact,
+            description: wants.clone(),
+            lead: first.start..first.start,
+            wrapper: 0..0,
+            rule: Found::Exercise,
+            details: SmallVec::from_iter([detail(1, wants)]),
+        };
+        Some((g, first))
+    }
+
+    /// [`View::exercise`] opened by the first of `owns`; `labels` allows a label's opener.
+    fn exercise_from(
+        &self,
+        owns: &[Range<usize>],
+        labels: bool,
+    ) -> Option<(GoalLead, Range<usize>)> {
         let cls = self.cls;
         let openers = &cls.words.exercise_openers;
         if openers.is_empty() {
@@ -50,6 +107,9 @@ impl View<'_> {
         // (A label opener stands before its colon, "Exercise 3:", "Problem:"; "Challenge
         // accepted!" or "Puzzle night at our place" open nothing.)
         let label = !phrase_starts_given(&self.text[ws[0].clone()]);
+        if label && !labels {
+            return None;
+        }
         if label {
             let after = &self.text[ws[opener].end..first.end];
             let rest =
