@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_holding};
+use super::session::{Session, reads_goal, reads_holding};
 
 #[test]
 fn it_after_a_sentence_of_context_is_the_thing_it_introduced() {
@@ -165,4 +165,41 @@ fn a_sentence_telling_how_things_are_now_is_the_background_of_a_later_request() 
             ("desired_change", "breaks on empty days"),
         ],
     );
+}
+
+#[test]
+fn a_phrase_of_manner_before_a_comma_leaves_the_request_after_it() {
+    // (Round 22: "In Python,", "Using React,", "For my portfolio," before a lead.)
+    reads_holding(
+        "In Rust, write a function that merges two sorted slices",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "function"),
+            ("requirements", "merges two sorted slices"),
+        ],
+    );
+    reads_holding(
+        "Using Svelte, build a settings page with a dark mode toggle",
+        GoalType::ArtifactCreation,
+        &[("component_type", "settings page")],
+    );
+    reads_goal(
+        "On tablets, fix the overlapping toolbar",
+        Some(GoalType::TaskExecution),
+    );
+    // (A report after the phrase stays a report.)
+    reads_goal(
+        "In the footer, the social icons overlap",
+        Some(GoalType::TaskExecution),
+    );
+}
+
+#[test]
+fn the_same_elsewhere_adds_no_request() {
+    // (Round 22: a later sentence saying the same happens elsewhere is no noun-phrase request.)
+    let mut s = Session::new();
+    s.user(
+        "Since 4.2 the route planner shows arrival times in UTC. Same on the web app and on Android.",
+    );
+    assert_eq!(s.slot("target"), "route planner");
 }

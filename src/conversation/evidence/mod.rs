@@ -93,6 +93,11 @@ const AFTER_VERB: [&str; 7] = [
 /// Where work on a thing spreads it: "sync the blocklist across devices", "split one
 /// transaction across several categories".
 const SPREADS: [&str; 5] = ["across", "between", "among", "over", "per"];
+/// Words that open a phrase of manner, means or place before a request and its comma: "In
+/// Python, write ...", "Using React, build ...", "Without any libraries, implement ...".
+const MANNERS: [&str; 8] = [
+    "in", "using", "with", "without", "via", "for", "on", "through",
+];
 /// Words of degree between a verb and its result: "images load super blurry".
 const DEGREES: [&str; 9] = [
     "super",

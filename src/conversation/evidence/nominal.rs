@@ -81,7 +81,11 @@ impl View<'_> {
         }
         let span = span.start..end;
         let first = ws.first()?.clone();
-        if self.text[span.clone()].trim_end().ends_with('?') || self.tells_happened(&ws) {
+        // (Nor does one that says the same happens elsewhere: "Same on an iPhone 13".)
+        if self.text[span.clone()].trim_end().ends_with('?')
+            || self.text[first.clone()].eq_ignore_ascii_case("same")
+            || self.tells_happened(&ws)
+        {
             return None;
         }
         // A phrase that is a signal's from end to end ("bye for now") asks for nothing.

@@ -423,6 +423,9 @@ impl View<'_> {
         {
             return Some(g);
         }
+        if let Some(g) = self.lead_after_manner(start, sentence.end) {
+            return Some(g);
+        }
         if let Some(g) = self.request_after_context(start, sentence.end) {
             return self
                 .question_after_report(&g, start, sentence.end)

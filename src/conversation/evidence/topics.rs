@@ -308,4 +308,46 @@ impl View<'_> {
             .filter(|t| !cls.lower_in(&cls.words.non_subjects, &self.text[t.clone()]))
             .last()
     }
+
+    /// Rule 9 inside a sentence: a phrase of manner, means or place, a comma, then a request
+    /// ("In Python, write a function that reverses a string", "Using React, build a signup
+    /// form", "For my portfolio, make a landing page"): the request decides. The phrase opens
+    /// with one of `MANNERS`, holds at most six words and no lead, problem or predicate; the
+    /// request's lead stands right after the comma.
+    pub(super) fn lead_after_manner(&self, start: usize, end: usize) -> Option<GoalLead> {
+        let first = words(self.text, start..end).next()?;
+        if !MANNERS
+            .iter()
+            .any(|m| self.text[first.clone()].eq_ignore_ascii_case(m))
+        {
+            return None;
+        }
+        let comma = self.next_comma(start, end)?;
+        if count_words(&self.text[start..comma]) > 6 {
+            return None;
+        }
+        let from = self.hits.partition_point(|h| h.start() < start);
+        if self.hits[from..]
+            .iter()
+            .take_while(|h| h.start() < comma)
+            .any(|h| {
+                self.meanings(*h)
+                    .iter()
+                    .any(|m| matches!(m, Meaning::Lead(_) | Meaning::Problem | Meaning::Intent))
+            })
+            || words(self.text, start..comma).any(|w| self.is_predicate(w))
+        {
+            return None;
+        }
+        let after = self.skip(skip_soft(self.text, comma + 1), |m| {
+            matches!(m, Meaning::Filler | Meaning::Ack)
+        });
+        if after >= end {
+            return None;
+        }
+        // (A question after its topic is the topic's: `question_after_topic`.)
+        self.lead_at(after, after..end).filter(|g| {
+            g.lead.start == after && self.cls.goals[g.goal].goal_type != GoalType::QuestionAnswer
+        })
+    }
 }
