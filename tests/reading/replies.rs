@@ -44,6 +44,24 @@ fn a_topic_announced_as_new_switches_the_goal() {
 }
 
 #[test]
+fn one_more_thing_adds_to_the_goal_in_hand() {
+    // (Round 22's review: "one more thing" is no switch marker.)
+    let mut s = Session::new();
+    s.user("build me a todo app");
+    s.assistant("What features do you need?");
+    s.user("one more thing, use Vue");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(s.conv.completed_goals.is_empty());
+    // (A "but" after a switch marker joins it to the request; after an acknowledgement alone
+    // it asks the work in hand.)
+    reads_goal(
+        "unrelated, but can you explain how DNS works?",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal("Great, but please change the header color", None);
+}
+
+#[test]
 fn a_murmur_before_an_acknowledgement_is_a_filler() {
     // (Round 22: "mm", "mmm", "hm" are fillers: "mm okay got it" reports nothing.)
     reads_goal("mm okay got it", None);

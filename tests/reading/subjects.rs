@@ -209,9 +209,9 @@ fn a_verb_in_s_before_a_reflexive_or_forever_is_the_predicate() {
 }
 
 #[test]
-fn below_a_problem_word_the_first_clause_states_the_matter() {
-    // (Round 22: a later clause of the same strength is its context; after a clause break
-    // the later one is the point, as before.)
+fn a_clause_telling_what_is_already_so_reports_nothing() {
+    // (Round 22: "already" opening a clause's state rules a cause out; a later clause that
+    // states the failure still decides, "the app opens, nothing loads".)
     reads_task(
         "my laptop keeps showing a low disk warning, the videos are already on the external drive",
         "laptop",
@@ -222,6 +222,10 @@ fn below_a_problem_word_the_first_clause_states_the_matter() {
         "tablet layout",
         "goes blank in landscape",
     );
+    reads_task("the API returns 200, the body is empty", "body", "is empty");
+    let mut s = Session::new();
+    s.user("the app opens, nothing loads");
+    assert!(has(&s.slot("desired_change"), "nothing loads"));
 }
 
 #[test]

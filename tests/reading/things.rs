@@ -399,6 +399,10 @@ fn a_problem_noun_after_a_name_and_before_a_place_is_the_phrases_head() {
         "thumbnail worker",
         "memory leak",
     );
+    // (Not before a platform or an environment, named without a determiner: where it shows.)
+    let mut s = Session::new();
+    s.user("fix the login bug in Safari");
+    assert_eq!(s.slot("target"), "login");
     // (A plural before it makes it the verb: the report stands.)
     reads_task(
         "the tooltips overlap on narrow screens",

@@ -162,8 +162,6 @@ impl View<'_> {
         // Whether the clause starting at the first position opens with the user's own doing.
         let mut opener: Option<(usize, bool)> = None;
         let mut sub_at: Option<usize> = None;
-        // Whether the clause under way follows a clause break ("but", "while").
-        let mut contrasted = false;
         while at <= span.end {
             let end_here = at == span.end
                 || is_clause_byte(bytes[at])
@@ -243,23 +241,12 @@ impl View<'_> {
                     // close on tab, keyboard users just get stuck there".)
                     let people_after_thing = self.reports_people(&g)
                         && found.as_ref().is_some_and(|f| !self.reports_people(f));
-                    // (Below a problem word, the first clause states the matter and later
-                    // ones its context: "my phone keeps saying storage full ..., photos are
-                    // already in the cloud".)
-                    // (After a clause break the later clause is the point: "looks fine in
-                    // the editor but goes solid pink on android builds".)
-                    let context_after = strength != Strength::Problem
-                        && g.rule != Found::Request
-                        && !contrasted
-                        && found.is_some();
                     if (!request(&found) || g.rule == Found::Request && found.is_none())
                         && !people_after_thing
-                        && !context_after
                     {
                         found = Some(g);
                     }
                 }
-                contrasted = break_hit;
                 if break_hit
                     && let Some(h) = hits.peek()
                     && self.meanings(**h).contains(&Meaning::Contrast)

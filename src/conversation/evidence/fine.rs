@@ -11,7 +11,26 @@ impl View<'_> {
     /// "the totals are correct only on page one" and "green on my machine and red in github
     /// actions" report. Such a clause rules a cause out; it reports nothing.
     pub(super) fn says_fine(&self, g: &GoalLead) -> bool {
-        self.says_recovered(g) || self.says_fine_state(g) || self.says_no_problem(g)
+        self.says_recovered(g)
+            || self.says_fine_state(g)
+            || self.says_no_problem(g)
+            || self.says_already(g)
+    }
+
+    /// Whether a clause's report by a verb tells what is already so, a cause the user ruled
+    /// out: its problem opens with "already" after its auxiliaries ("photos are already in the
+    /// cloud", "the cache is already cleared"). It reports nothing.
+    fn says_already(&self, g: &GoalLead) -> bool {
+        problem_of(g).is_some_and(|p| {
+            words(self.text, p.clone())
+                .take(3)
+                .find(|w| {
+                    !self
+                        .cls
+                        .lower_in(&self.cls.words.auxiliaries, &self.text[w.clone()])
+                })
+                .is_some_and(|w| self.text[w].eq_ignore_ascii_case("already"))
+        })
     }
 
     /// Whether a clause's report says that no problem was met: "no issues so far", "never had

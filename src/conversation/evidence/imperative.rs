@@ -17,15 +17,6 @@ impl View<'_> {
         let mut ws = words(self.text, start..span.end);
         let verb = ws.next()?;
         let object = ws.next()?;
-        if !cls.lower_in(&cls.words.determiners, &self.text[object.clone()])
-            && ed_word_within(self.text, object.end, 48)
-        {
-            let head: SmallVec<[Range<usize>; 8]> =
-                words(self.text, start..span.end).take(8).collect();
-            if self.tells_happened(&head) {
-                return None;
-            }
-        }
         // (A verb inside a signal's phrase asks for nothing: "go ahead", "go for it".)
         let signalled = self
             .at(verb.start, |m| {

@@ -79,17 +79,10 @@ const PARTICLES: [&str; 14] = [
     "over", "behind", "out", "off", "up", "down", "back", "away", "around", "through", "under",
     "past", "again", "twice",
 ];
-/// Words only a verb is followed by: a reflexive object ("the sheet dismisses itself") or an
-/// adverb of duration ("slot filling loops forever").
-const AFTER_VERB: [&str; 7] = [
-    "itself",
-    "themselves",
-    "himself",
-    "herself",
-    "forever",
-    "endlessly",
-    "nonstop",
-];
+/// Words only a verb is followed by: a reflexive object of one ("the sheet dismisses
+/// itself"; "the uploads themselves work" stresses a plural) or an adverb of duration ("slot
+/// filling loops forever").
+const AFTER_VERB: [&str; 5] = ["itself", "himself", "herself", "forever", "endlessly"];
 /// Where work on a thing spreads it: "sync the blocklist across devices", "split one
 /// transaction across several categories".
 const SPREADS: [&str; 5] = ["across", "between", "among", "over", "per"];
@@ -169,21 +162,6 @@ fn purpose_gerund(prep: &str, word: &str) -> bool {
 /// A word in -s that reads as a plural by its letters: four at least, not in -ss, -us or -'s
 /// ("charts", "pictures"; not "class", "status", "user's"). [`Classifier::plural`] also knows
 /// the names in -s.
-/// Whether a word ending in "ed" ends within `n` bytes after `from`: a cheap look before a
-/// verb in -ed is searched for by words.
-fn ed_word_within(text: &str, from: usize, n: usize) -> bool {
-    let b = &text.as_bytes()[from.min(text.len())..text.len().min(from + n)];
-    // (One pass, the two bytes before each one kept.)
-    let (mut two, mut one) = (0u8, 0u8);
-    for &c in b {
-        if !c.is_ascii_alphanumeric() && two == b'e' && one == b'd' {
-            return true;
-        }
-        (two, one) = (one, c.to_ascii_lowercase());
-    }
-    two == b'e' && one == b'd'
-}
-
 fn plural_form(word: &str) -> bool {
     let p = word.as_bytes();
     p.len() >= 4

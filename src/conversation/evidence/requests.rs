@@ -193,12 +193,18 @@ impl View<'_> {
                     && words(self.text, first.start..end)
                         .last()
                         .is_some_and(|p| !cls.plural(&self.text[p]));
+                // (A place named with a determiner, a part of the thing's product: "in the
+                // footer"; "in Safari", "on Android", "in production" tell where it shows.)
+                let mut next = words(self.text, w.end..span.end);
                 bare && singular_before
-                    && words(self.text, w.end..span.end).next().is_some_and(|n| {
+                    && next.next().is_some_and(|n| {
                         PLACES
                             .iter()
                             .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
                     })
+                    && next
+                        .next()
+                        .is_some_and(|d| cls.lower_in(&cls.words.determiners, &self.text[d]))
             };
             let verb = self
                 .at(w.start, |m| matches!(m, Meaning::Problem | Meaning::Modal))
@@ -383,8 +389,9 @@ impl View<'_> {
                         .is_none_or(char::is_whitespace)
                 })
                 .map_or(span.end, |(c, _)| w.end + c);
-        // (Or at a place named with a determiner, or a purpose after "for": "rename
-        // `archived` to `isArchived` in the sync payload for consistency".)
+        // (Or at a place named with a determiner: "rename `archived` to `isArchived` in the
+        // sync payload"; what follows "for" may be the value's own words, "Sign up for
+        // free", or its scope, "10 for free users".)
         let mut after = words(self.text, w.end..span.end).peekable();
         after.next();
         let end = std::iter::from_fn(|| after.next().map(|n| (n, after.peek().cloned())))
@@ -402,15 +409,6 @@ impl View<'_> {
                             self.cls
                                 .lower_in(&self.cls.words.determiners, &self.text[d.clone()])
                         }))
-                    // (A scope stays the value's: "to Arial for every new doc".)
-                    || t.eq_ignore_ascii_case("for")
-                        && next.as_ref().is_some_and(|d| {
-                            let d = &self.text[d.clone()];
-                            !d.starts_with(|c: char| c.is_ascii_digit())
-                                && !["each", "every", "all", "any"]
-                                    .iter()
-                                    .any(|x| d.eq_ignore_ascii_case(x))
-                        })
             })
             .map_or(span.end, |(n, _)| n.start);
         let v = self.cls.clean(self.text, from..end, true);
@@ -608,43 +606,16 @@ impl View<'_> {
         // "Duplicate entries in the export"; "duplicate the board" keeps its verb.)
         let cls = self.cls;
         let w = &self.text[word];
-        // (Only a bare word after the lead, looked up once: most leads are followed by a
-        // determiner or a pronoun.)
-        let bare = std::cell::OnceCell::new();
-        let bare = || {
-            *bare.get_or_init(|| {
-                w.bytes().all(|b| b.is_ascii_alphabetic())
-                    && !cls.lower_in(&cls.words.determiners, w)
-                    && !cls.lower_in(&cls.words.non_subjects, w)
-            })
-        };
+        // (The lead is looked up first: most leads are no modifier.)
         let modifier = || {
             cls.lower_in(
                 &cls.words.problem_modifiers,
                 &self.text[lead.start()..lead.end()],
-            ) && bare()
+            ) && w.bytes().all(|b| b.is_ascii_alphabetic())
+                && !cls.lower_in(&cls.words.determiners, w)
+                && !cls.lower_in(&cls.words.non_subjects, w)
         };
-        // (Nor is one heading a thing something happened to: "Import job killed with exit
-        // code 137", "Backup snapshots created twice ...".)
-        // (A window of 80 bytes at most, up to the sentence's end: the work per lead stays
-        // bounded.)
-        let happened = || {
-            // (Only before a bare word, and a word in -ed near: most leads have neither.)
-            if !ed_word_within(self.text, lead.end(), 64) || !bare() {
-                return false;
-            }
-            let mut end = self.text.len().min(lead.start() + 80);
-            while !self.text.is_char_boundary(end) {
-                end -= 1;
-            }
-            let end = self.text[lead.start()..end]
-                .find(['.', '\n', '?', '!'])
-                .map_or(end, |e| lead.start() + e);
-            let ws: SmallVec<[Range<usize>; 8]> =
-                words(self.text, lead.start()..end).take(8).collect();
-            self.tells_happened(&ws)
-        };
-        predicate || auxiliary || of || modifier() || happened()
+        predicate || auxiliary || of || modifier()
     }
 }
 

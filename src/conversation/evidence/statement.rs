@@ -38,6 +38,35 @@ impl View<'_> {
         if start >= sentence.end {
             return None;
         }
+        // (A "but" after the markers skipped joins them to the request: "unrelated, but can you
+        // explain how DNS works?".)
+        // ("Great, but please change the header color" asks the work in hand: only after a
+        // marker.)
+        let marked = || {
+            let from = self.hits.partition_point(|h| h.start() < sentence.start);
+            self.hits[from..]
+                .iter()
+                .take_while(|h| h.start() < start)
+                .any(|h| {
+                    self.meanings(*h).iter().any(|m| match m {
+                        Meaning::Signal(i) => matches!(
+                            cls.signals[*i as usize].signal,
+                            super::super::Signal::Cancel | super::super::Signal::Switch
+                        ),
+                        _ => false,
+                    })
+                })
+        };
+        let start = match words(self.text, start..sentence.end).next() {
+            Some(w)
+                if start > sentence.start
+                    && self.text[w.clone()].eq_ignore_ascii_case("but")
+                    && marked() =>
+            {
+                skip_soft(self.text, w.end).min(sentence.end)
+            }
+            _ => start,
+        };
         // (A short preface before "but" and a lead is a courtesy: "random question, but how
         // do i center a div", "sorry to bug you but can you fix the footer".)
         let start = self.after_preface(start..sentence.end).unwrap_or(start);
