@@ -327,6 +327,11 @@ pub struct Language {
     /// Verbs that state what an exercise's code must do ("return", "find", "print" ...)
     /// (`exercise_verbs`). Optional.
     pub exercise_verbs: Vec<String>,
+    /// The abstract inputs of an algorithm's exercise ("array", "linked list", "string",
+    /// "binary tree"): an imperative whose indefinite object ends with one ("Reverse a singly
+    /// linked list in place", "Merge two sorted lists") asks for code (`exercise_inputs`).
+    /// Optional.
+    pub exercise_inputs: Vec<String>,
     /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.

@@ -97,6 +97,8 @@ pub(super) struct WordSets {
     pub(super) exercise_openers: Words,
     /// Verbs that state what an exercise's code must do (`exercise_verbs`).
     pub(super) exercise_verbs: Words,
+    /// The abstract inputs of an algorithm's exercise (`exercise_inputs`).
+    pub(super) exercise_inputs: Words,
     /// Verbs that ask for a computed answer before a quantity (`computations`).
     pub(super) computations: Words,
 }
@@ -165,6 +167,12 @@ impl WordSets {
                 .map(|t| super::text::normalize_phrase(t))
                 .collect(),
             exercise_verbs: words(&[&lang.exercise_verbs]),
+            // (Phrases of two words too: "linked list", "binary tree".)
+            exercise_inputs: lang
+                .exercise_inputs
+                .iter()
+                .map(|t| super::text::normalize_phrase(t))
+                .collect(),
             computations: words(&[&lang.computations]),
         }
     }

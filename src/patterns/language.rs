@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 64] = [
+        const KEYS: [&str; 65] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -71,6 +71,7 @@ impl Cx<'_> {
             "hesitations",
             "participles",
             "elided_subjects",
+            "exercise_inputs",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -127,7 +128,8 @@ impl Cx<'_> {
         let hesitations = optional("hesitations");
         let participles = optional("participles");
         let elided_subjects = optional("elided_subjects");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 27]
+        let exercise_inputs = optional("exercise_inputs");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 28]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -202,6 +204,7 @@ impl Cx<'_> {
             hesitations,
             participles,
             elided_subjects,
+            exercise_inputs,
         }
     }
 

@@ -342,3 +342,46 @@ fn an_exercise_may_open_with_its_story_or_state_its_input_and_output() {
         Some(GoalType::TaskExecution),
     );
 }
+
+#[test]
+fn a_numbered_label_and_a_dash_leave_a_request_after_a_phrase_of_manner() {
+    // (Round 22: the title's rest is read as a sentence is, its phrase of manner included.)
+    reads_holding(
+        "Exercise 7.1 — Using only the standard library, write a program that prints the \
+         longest line of a file.",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "program"),
+            ("requirements", "prints the longest line"),
+        ],
+    );
+}
+
+#[test]
+fn an_imperative_on_an_abstract_input_is_an_algorithms_exercise() {
+    // (Round 22: `exercise_inputs`; the sentence is the requirement.)
+    for text in [
+        "Reverse a singly linked list in place.",
+        "Merge two sorted lists into one sorted list",
+        "Check whether a string is a palindrome",
+        "Rotate a matrix by 90 degrees clockwise without extra space",
+    ] {
+        reads_holding(text, GoalType::ArtifactCreation, &[("requirements", "")]);
+        let mut s = Session::new();
+        s.user(text);
+        assert!(!s.slot("requirements").is_empty(), "{text}");
+    }
+    // (A thing of the user's, or a word an app names too, is work on it.)
+    let mut s = Session::new();
+    s.user("reverse this string for me");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+    reads_goal(
+        "remind me to plant a tree on saturday",
+        Some(GoalType::TaskExecution),
+    );
+    // (A question's or an explanation's lead keeps its goal.)
+    reads_goal(
+        "explain how a binary search tree stays balanced",
+        Some(GoalType::QuestionAnswer),
+    );
+}

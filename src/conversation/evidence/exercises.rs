@@ -23,6 +23,114 @@ impl View<'_> {
                     .find_map(|k| self.exercise_from(&owns[k..], false))
             })
             .or_else(|| self.input_output(owns))
+            .or_else(|| self.algorithm(owns))
+    }
+
+    /// An algorithm's exercise told as an imperative: the message's first sentence (at most 25
+    /// words) opens with a verb whose indefinite object ends with one of `exercise_inputs`
+    /// ("Reverse a singly linked list in place", "Merge two sorted lists into one", "Check
+    /// whether a string is a palindrome"): code that does it, the sentence its requirement.
+    /// Not a lead of another goal's ("explain how a hash map works"), nor with a thing of the
+    /// user's ("sort my list of contacts", "reverse this string").
+    fn algorithm(&self, owns: &[Range<usize>]) -> Option<(GoalLead, Range<usize>)> {
+        let cls = self.cls;
+        if cls.words.exercise_inputs.is_empty() {
+            return None;
+        }
+        let first = owns.first()?.clone();
+        let start = self.skip(first.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+        let ws: SmallVec<[Range<usize>; 26]> =
+            words(self.text, start..first.end).take(26).collect();
+        if ws.len() < 3 || ws.len() > 25 {
+            return None;
+        }
+        let lower = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
+        let verb = lower(&ws[0]);
+        // (The verb's plain form: no determiner, pronoun, auxiliary or question word, no
+        // word in -s or -ing ("Sorting an array of objects by date" asks how), no name in
+        // code ("getUserById keeps returning null"), no verb after it.)
+        if !verb.bytes().all(|b| b.is_ascii_alphabetic())
+            || verb.ends_with('s')
+            || verb.ends_with("ing")
+            || identifier(&self.text[ws[0].clone()])
+            || self.is_predicate(ws[1].clone())
+            || cls.lower_in(&cls.words.auxiliaries, &self.text[ws[1].clone()])
+            || cls.lower_in(&cls.words.determiners, &verb)
+            || cls.lower_in(&cls.words.non_subjects, &verb)
+            || cls.lower_in(&cls.words.auxiliaries, &verb)
+        {
+            return None;
+        }
+        let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+        cls.goals[artifact].slots.get(1)?;
+        let task = cls.goal_index(GoalType::TaskExecution);
+        // (A lead of an artifact keeps its own reading, one of a question or an exploration
+        // its goal.)
+        if self
+            .at(ws[0].start, |m| match m {
+                Meaning::Lead(id) => Some(cls.leads[id as usize].goal as usize) != task,
+                _ => false,
+            })
+            .is_some()
+        {
+            return None;
+        }
+        // (Nor code asked for in a language, which names its kind: "merge two sorted arrays
+        // in go".)
+        let owned = ws.iter().enumerate().any(|(i, w)| {
+            [
+                "my", "our", "your", "this", "these", "those", "their", "his", "her",
+            ]
+            .iter()
+            .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
+                || i > 0
+                    && self.text[ws[i - 1].clone()].eq_ignore_ascii_case("in")
+                    && cls.lower_in(&cls.words.code_languages, &self.text[w.clone()])
+        });
+        if owned {
+            return None;
+        }
+        let ends = |w: &Range<usize>| {
+            let t = lower(w);
+            PLACES.contains(&t.as_str())
+                || [
+                    "and", "or", "that", "which", "so", "using", "with", "by", "where", "whether",
+                    "is", "are", "without", "in", "such",
+                ]
+                .contains(&t.as_str())
+        };
+        let input = ws.iter().enumerate().skip(1).any(|(k, w)| {
+            if !["a", "an", "two", "three", "one", "n", "k"].contains(&lower(w).as_str()) {
+                return false;
+            }
+            let np: SmallVec<[Range<usize>; 5]> = ws[k + 1..]
+                .iter()
+                .take_while(|n| !ends(n))
+                .take(5)
+                .cloned()
+                .collect();
+            let n = np.len();
+            (1..=4).contains(&n)
+                && (cls.lower_in(&cls.words.exercise_inputs, &self.text[np[n - 1].clone()])
+                    || n >= 2
+                        && cls.lower_in(
+                            &cls.words.exercise_inputs,
+                            &self.text[np[n - 2].start..np[n - 1].end],
+                        ))
+        });
+        if !input {
+            return None;
+        }
+        let wants = cls.clean(self.text, ws[0].start..first.end, false);
+        let g = GoalLead {
+            goal: artifact,
+            description: wants.clone(),
+            lead: ws[0].start..ws[0].start,
+            wrapper: 0..0,
+            rule: Found::Exercise,
+            details: SmallVec::from_iter([detail(1, wants)]),
+        };
+        Some((g, first))
     }
 
     /// An exercise stated as its input and its output, each a line opened by its label

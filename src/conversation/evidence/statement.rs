@@ -276,7 +276,12 @@ impl View<'_> {
                 Some(r) => (r.start, sentence.start..r.end),
                 None => (rest, sentence),
             };
-            if let Some(mut g) = self.lead_at(rest, rest..sentence.end) {
+            // ("Exercise 4.2 — Using only the standard library, write a command-line tool":
+            // a phrase of manner after the label, then the request.)
+            if let Some(mut g) = self
+                .lead_at(rest, rest..sentence.end)
+                .or_else(|| self.lead_after_manner(rest, sentence.end))
+            {
                 // ("rust: parse a duration string ...": code asked for in the label's
                 // language; "Homework (java): ..." names it in its scope.)
                 let language = {
