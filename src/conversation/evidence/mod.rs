@@ -83,6 +83,20 @@ const PARTICLES: [&str; 14] = [
 /// itself"; "the uploads themselves work" stresses a plural) or an adverb of duration ("slot
 /// filling loops forever").
 const AFTER_VERB: [&str; 5] = ["itself", "himself", "herself", "forever", "endlessly"];
+/// Words after an artifact's kind that open what describes it, kept with their words ("a form
+/// with email validation"; "a line chart of weekly signups": what it shows or holds).
+const DESCRIBERS: [&str; 10] = [
+    "for",
+    "with",
+    "about",
+    "using",
+    "on",
+    "from",
+    "including",
+    "featuring",
+    "containing",
+    "of",
+];
 /// Where work on a thing spreads it: "sync the blocklist across devices", "split one
 /// transaction across several categories".
 const SPREADS: [&str; 5] = ["across", "between", "among", "over", "per"];
@@ -274,11 +288,13 @@ mod errors;
 mod exercises;
 mod fine;
 mod further;
+mod happened;
 mod imperative;
 mod inline_errors;
 mod kinds;
 mod labelled;
 mod lead_nouns;
+mod lists;
 mod lookups;
 mod moves;
 mod no_request;
