@@ -39,25 +39,32 @@ impl View<'_> {
         }
         let first = owns.first()?.clone();
         let start = self.skip(first.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-        let ws: SmallVec<[Range<usize>; 26]> =
-            words(self.text, start..first.end).take(26).collect();
-        if ws.len() < 3 || ws.len() > 25 {
+        // (The verb's plain form, tested before any word is gathered: letters only, no word
+        // in -s or -ing ("Sorting an array of objects by date" asks how), no determiner,
+        // pronoun, auxiliary or question word, no name in code ("getUserById keeps returning
+        // null").)
+        let w0 = words(self.text, start..first.end).next()?;
+        let verb = &self.text[w0.clone()];
+        let ends_in = |w: &str, end: &str| {
+            w.len() >= end.len() && w[w.len() - end.len()..].eq_ignore_ascii_case(end)
+        };
+        if !verb.bytes().all(|b| b.is_ascii_alphabetic())
+            || ends_in(verb, "s")
+            || ends_in(verb, "ing")
+            || identifier(verb)
+            || cls.lower_in(&cls.words.determiners, verb)
+            || cls.lower_in(&cls.words.non_subjects, verb)
+            || cls.lower_in(&cls.words.auxiliaries, verb)
+        {
             return None;
         }
-        let lower = |w: &Range<usize>| self.text[w.clone()].to_ascii_lowercase();
-        let verb = lower(&ws[0]);
-        // (The verb's plain form: no determiner, pronoun, auxiliary or question word, no
-        // word in -s or -ing ("Sorting an array of objects by date" asks how), no name in
-        // code ("getUserById keeps returning null"), no verb after it.)
-        if !verb.bytes().all(|b| b.is_ascii_alphabetic())
-            || verb.ends_with('s')
-            || verb.ends_with("ing")
-            || identifier(&self.text[ws[0].clone()])
+        let ws: SmallVec<[Range<usize>; 26]> =
+            words(self.text, start..first.end).take(26).collect();
+        // (At most 25 words, with no verb after the first.)
+        if ws.len() < 3
+            || ws.len() > 25
             || self.is_predicate(ws[1].clone())
             || cls.lower_in(&cls.words.auxiliaries, &self.text[ws[1].clone()])
-            || cls.lower_in(&cls.words.determiners, &verb)
-            || cls.lower_in(&cls.words.non_subjects, &verb)
-            || cls.lower_in(&cls.words.auxiliaries, &verb)
         {
             return None;
         }
@@ -90,17 +97,22 @@ impl View<'_> {
         if owned {
             return None;
         }
+        let is = |w: &Range<usize>, set: &[&str]| {
+            let t = &self.text[w.clone()];
+            set.iter().any(|s| t.eq_ignore_ascii_case(s))
+        };
         let ends = |w: &Range<usize>| {
-            let t = lower(w);
-            PLACES.contains(&t.as_str())
-                || [
-                    "and", "or", "that", "which", "so", "using", "with", "by", "where", "whether",
-                    "is", "are", "without", "in", "such",
-                ]
-                .contains(&t.as_str())
+            is(w, &PLACES)
+                || is(
+                    w,
+                    &[
+                        "and", "or", "that", "which", "so", "using", "with", "by", "where",
+                        "whether", "is", "are", "without", "in", "such",
+                    ],
+                )
         };
         let input = ws.iter().enumerate().skip(1).any(|(k, w)| {
-            if !["a", "an", "two", "three", "one", "n", "k"].contains(&lower(w).as_str()) {
+            if !is(w, &["a", "an", "two", "three", "one", "n", "k"]) {
                 return false;
             }
             let np: SmallVec<[Range<usize>; 5]> = ws[k + 1..]
@@ -185,19 +197,20 @@ impl View<'_> {
         }
         let first = owns.first()?.clone();
         let start = self.skip(first.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-        let ws: SmallVec<[Range<usize>; OPENER_WORDS + 1]> = words(self.text, start..first.end)
-            .take(OPENER_WORDS + 1)
-            .collect();
         // (Most messages open otherwise: the first word is compared with the openers' first
-        // words before any word is lowercased.)
-        let first_word = &self.text[ws.first()?.clone()];
+        // words before any word is gathered or lowercased.)
+        let first_word = &self.text[words(self.text, start..first.end).next()?];
+        let n = first_word.len();
         if !openers.iter().any(|o| {
-            o.split(' ')
-                .next()
+            o.get(..n)
                 .is_some_and(|w| w.eq_ignore_ascii_case(first_word))
+                && matches!(o.as_bytes().get(n), None | Some(b' '))
         }) {
             return None;
         }
+        let ws: SmallVec<[Range<usize>; OPENER_WORDS + 1]> = words(self.text, start..first.end)
+            .take(OPENER_WORDS + 1)
+            .collect();
         // The longest opener of the first words; what follows it is no thing of the user's
         // ("given the outage yesterday, find out why" states no exercise).
         let mut phrase = String::new();
