@@ -470,7 +470,7 @@ impl Engine {
         let stated = reading
             .goal
             .as_ref()
-            .filter(|g| g.by_lead() || goal.is_none())
+            .filter(|g| g.by_lead() || goal.is_none() || reading.announced)
             .filter(|g| !(reviewing && task(g) && !answered));
         // A problem word, or a request of the thing itself, about the current work.
         let reported = stated.is_none()

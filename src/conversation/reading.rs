@@ -207,6 +207,9 @@ pub struct Reading {
     pub more: SmallVec<[GoalLead; 1]>,
     /// The goals were joined by "or": the user has not chosen (rule 14).
     pub alternatives: bool,
+    /// A switch or cancel marker opened a sentence ("different thing: ..."): the goal was read
+    /// as if none were active, and one found without a lead replaces the current goal too.
+    pub announced: bool,
     /// A user reply leaving the question to the assistant ("you decide", rule 13).
     pub waiver: bool,
     /// Where the first waiver phrase stands, byte range.

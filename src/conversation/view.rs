@@ -91,6 +91,11 @@ impl Classifier {
             reading.question = text.trim_end().ends_with('?');
         }
         let mut dropped_satisfied = false;
+        // (A switch or cancel marker opening a sentence announces a goal of its own: the
+        // message is read as if no goal were active, so a report or a request without a lead
+        // after it is a goal too, "different thing: the /health endpoint returns 200 even when
+        // redis is down".)
+        let mut announced = false;
         for hit in view.hits.iter().filter(|h| !h.shadowed) {
             for &meaning in view.meanings(*hit) {
                 match meaning {
@@ -136,6 +141,7 @@ impl Classifier {
                             }
                         }
                         note(class, role, *hit, None);
+                        announced |= active && user && view.announces(*hit, info.signal);
                         reading.signals.insert(info.signal);
                     }
                     Meaning::Asks(slot) if role == Role::Assistant => {
@@ -175,7 +181,8 @@ impl Classifier {
         reading.change_from = reading.complaint.then_some(last_contrast_end);
         reading.problem &= !deferred && !reading.signals.has(Signal::Satisfied);
         if role == Role::User {
-            view.read_goals(&mut reading, active);
+            reading.announced = announced;
+            view.read_goals(&mut reading, active && !announced);
             if active {
                 reading.correction = view.correction();
             }
@@ -470,6 +477,44 @@ impl<'a> View<'a> {
         at == self.text.len()
             || is_clause_byte(self.text.as_bytes()[at])
             || self.at(at, |m| m == Meaning::ClauseBreak).is_some()
+    }
+
+    /// Whether a `signal` hit announces a goal of its own: a cancel phrase ("scratch that"),
+    /// or a switch marker that is also a filler ("different thing", "unrelated", "new question"), opening
+    /// its sentence. ("Actually" and "instead" only qualify what follows: "actually make it
+    /// veggie" changes the work in hand.)
+    fn announces(&self, hit: Hit, signal: Signal) -> bool {
+        let cls = self.cls;
+        let meanings = self.meanings(hit);
+        let cancels = |m: &Meaning| matches!(m, Meaning::Signal(i) if cls.signals[*i as usize].signal == Signal::Cancel);
+        (signal == Signal::Cancel
+            || signal == Signal::Switch
+                && (meanings.iter().any(cancels)
+                    || meanings.contains(&Meaning::Filler)
+                        && !cls.lower_in(
+                            &cls.words.intensifier_words,
+                            &self.text[hit.start()..hit.end()],
+                        )))
+            && self.opens_sentence(hit)
+    }
+
+    /// Whether a hit opens its sentence: only fillers, acknowledgements and one word of
+    /// `intensifiers` stand before it ("Actually, ...", "ok. different thing: ...", "cool.
+    /// totally unrelated but ...").
+    pub(super) fn opens_sentence(&self, hit: Hit) -> bool {
+        let ends = &self.sentence_ends;
+        let i = ends.partition_point(|e| (*e as usize) < hit.start());
+        let start = i.checked_sub(1).map_or(0, |p| ends[p] as usize + 1);
+        let at = self.skip(start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+        // (Itself a filler, or inside one, "totally unrelated": skipped with the opening.)
+        if at >= hit.start() {
+            return at == hit.start() || hit.end() <= at;
+        }
+        let before = self.text[at..hit.start()].trim_end();
+        !before
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || is_clause_byte(b))
+            && self.cls.lower_in(&self.cls.words.intensifier_words, before)
     }
 
     /// Whether a hit is a word of `intensifiers` inside its sentence, before the word it

@@ -44,6 +44,57 @@ fn a_topic_announced_as_new_switches_the_goal() {
 }
 
 #[test]
+fn a_report_after_a_new_topic_replaces_the_goal() {
+    // (Round 23: a switch or cancel marker opening a sentence announces a goal of its own, so a
+    // report or a request told without a lead verb is that goal, not more of the current one.)
+    for (opener, report, target) in [
+        (
+            "different thing:",
+            "the invoice pdf comes out blank when the customer name has an accent",
+            "invoice pdf",
+        ),
+        (
+            "ok, unrelated but",
+            "our staging db keeps dropping connections every few hours",
+            "staging db",
+        ),
+        (
+            "scratch that for now,",
+            "the checkout page freezes on safari after you apply a coupon",
+            "checkout page",
+        ),
+        (
+            "hmm on another note.",
+            "Login emails land in spam for outlook users since monday.",
+            "login emails",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user("write me a bash script that rotates the nginx logs every night");
+        s.assistant("Here is the plan: a cron entry and a logrotate config. Shall I start?");
+        s.user(&format!("{opener} {report}"));
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{opener} {report}");
+        assert!(
+            s.slot("target").to_lowercase().contains(target),
+            "{opener} {report}: {}",
+            s.slot("target")
+        );
+        assert_eq!(s.conv.completed_goals.len(), 1, "{opener} {report}");
+    }
+    // ("Actually" and "instead" only qualify what follows: the work in hand changes.)
+    let mut s = Session::new();
+    s.user("write me a bash script that rotates the nginx logs every night");
+    s.user("actually the logs should be kept for two weeks");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(s.conv.completed_goals.is_empty());
+    // (Nor is a marker inside a sentence an announcement: "it should actually ping redis".)
+    let mut s = Session::new();
+    s.user("build a status page for our api");
+    s.user("the health check is fine, it should actually ping the database though");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+}
+
+#[test]
 fn one_more_thing_adds_to_the_goal_in_hand() {
     // (Round 22's review: "one more thing" is no switch marker.)
     let mut s = Session::new();
