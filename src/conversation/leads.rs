@@ -572,6 +572,53 @@ impl View<'_> {
     /// Rule 4: an artifact's "make" before a name of one or two words (no determiner, no
     /// kind) and a plain verb of the vocabulary ("Make Jest ignore test files", "make git
     /// forget a tracked file"): the task goal, whose details read the thing and its result.
+    /// Where, among an object's first words, a state it is made to take stands (one of
+    /// `made_results`, a word in -able or -ible, "the default"), after one to three words (a
+    /// comparative not after a verb of `verbs`: "make the page load faster" makes it do
+    /// something), and
+    /// before no noun ("a printable chart" is a thing made): last, or before a comma, a word
+    /// of `noun_phrase_ends`, `means` or `feature_scopes` or a polite word ("optional for
+    /// guests", "clickable in the gallery", "configurable through an env var").
+    pub(super) fn made_state(&self, words: &[Range<usize>]) -> Option<usize> {
+        let cls = self.cls;
+        let state = |w: &Range<usize>| {
+            let w = &self.text[w.clone()];
+            let long = w.len() >= 7 && w.bytes().all(|b| b.is_ascii_alphabetic());
+            cls.lower_in(&cls.words.made_results, w)
+                || long && {
+                    let end = &w[w.len() - 4..];
+                    end.eq_ignore_ascii_case("able") || end.eq_ignore_ascii_case("ible")
+                }
+        };
+        let ends = |i: usize| {
+            words.get(i + 1).is_none_or(|n| {
+                self.text[words[i].end..n.start].contains(',')
+                    || cls.lower_in(&cls.words.ends, &self.text[n.clone()])
+                    || cls.lower_in(&cls.words.means, &self.text[n.clone()])
+                    || cls.lower_in(&cls.words.feature_scopes, &self.text[n.clone()])
+                    || ["please", "pls", "now", "again", "too"]
+                        .iter()
+                        .any(|x| self.text[n.clone()].eq_ignore_ascii_case(x))
+            })
+        };
+        // (A comparative after a verb is how the verb goes: "make the page load faster".)
+        let verb_before = |i: usize| {
+            let w = &self.text[words[i].clone()];
+            w.len() > 2
+                && w[w.len() - 2..].eq_ignore_ascii_case("er")
+                && words[..i]
+                    .iter()
+                    .any(|v| cls.lower_in(&cls.words.verbs, &self.text[v.clone()]))
+        };
+        (1..=3).take_while(|&i| i < words.len()).find(|&i| {
+            state(&words[i]) && ends(i) && !verb_before(i)
+                || self.text[words[i].clone()].eq_ignore_ascii_case("the")
+                    && words
+                        .get(i + 1)
+                        .is_some_and(|d| self.text[d.clone()].eq_ignore_ascii_case("default"))
+        })
+    }
+
     fn made_to_do(&self, lead: Hit, info: LeadInfo, object: Range<usize>) -> Option<usize> {
         let cls = self.cls;
         let artifact = cls.goal_index(crate::conversation::GoalType::ArtifactCreation)?;
@@ -581,7 +628,10 @@ impl View<'_> {
         if info.goal as usize != artifact || !lead_word.eq_ignore_ascii_case("make") {
             return None;
         }
-        let ws: SmallVec<[&str; 4]> = self.text[object].split_whitespace().take(4).collect();
+        let ws: SmallVec<[&str; 4]> = self.text[object.clone()]
+            .split_whitespace()
+            .take(4)
+            .collect();
         let kind = *cls.goals[artifact].slots.first()?;
         let name = |t: &&str| {
             t.chars()
@@ -593,7 +643,34 @@ impl View<'_> {
         };
         // (So does "make" before an identifier of code and what it becomes: "make
         // fetchInvoices async", "make parse_row generic".)
-        if ws.len() >= 2 && crate::conversation::evidence::identifier(ws[0]) {
+        // (Or a name in backticks: "Make `timeouts` configurable on the client".)
+        let quoted = |w: &str| w.len() > 2 && w.starts_with('`') && w.ends_with('`');
+        if ws.len() >= 2 && (crate::conversation::evidence::identifier(ws[0]) || quoted(ws[0])) {
+            return cls.goal_index(crate::conversation::GoalType::TaskExecution);
+        }
+        // (So does "make" before a name and a state it takes: "Make autoplay optional", "make
+        // dark mode the default", "make thumbnails clickable".)
+        let object_words: SmallVec<[Range<usize>; 5]> =
+            crate::conversation::evidence::words(self.text, object)
+                .take(5)
+                .collect();
+        // (No article before the name: "make a printable chart" makes one.)
+        let bare = self.text[lead.end()..object_words.first()?.start]
+            .split_whitespace()
+            .all(|w| !cls.lower_in(&cls.words.determiners, w));
+        if bare
+            && self.made_state(&object_words).is_some_and(|i| {
+                // (A kind's words too: "make the sidebar collapsible" changes the sidebar.)
+                object_words[..i].iter().all(|w| {
+                    let t = &self.text[w.clone()];
+                    t.chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_' | '`'))
+                        && !cls.lower_in(&cls.words.determiners, t)
+                        && !cls.lower_in(&cls.words.non_subjects, t)
+                        && !cls.is_pronoun(t)
+                })
+            })
+        {
             return cls.goal_index(crate::conversation::GoalType::TaskExecution);
         }
         let verb = (1..=2).find(|&i| {

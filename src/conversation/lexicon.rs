@@ -332,6 +332,10 @@ pub struct Language {
     /// linked list in place", "Merge two sorted lists") asks for code (`exercise_inputs`).
     /// Optional.
     pub exercise_inputs: Vec<String>,
+    /// States a thing is made to take ("optional", "configurable", "the default"): "make"
+    /// before a name and one of them changes the thing, it creates nothing ("Make autoplay
+    /// optional") (`made_results`). Optional.
+    pub made_results: Vec<String>,
     /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.

@@ -99,6 +99,8 @@ pub(super) struct WordSets {
     pub(super) exercise_verbs: Words,
     /// The abstract inputs of an algorithm's exercise (`exercise_inputs`).
     pub(super) exercise_inputs: Words,
+    /// States a thing is made to take (`made_results`).
+    pub(super) made_results: Words,
     /// Verbs that ask for a computed answer before a quantity (`computations`).
     pub(super) computations: Words,
 }
@@ -174,6 +176,7 @@ impl WordSets {
                 .map(|t| super::text::normalize_phrase(t))
                 .collect(),
             computations: words(&[&lang.computations]),
+            made_results: words(&[&lang.made_results]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 65] = [
+        const KEYS: [&str; 66] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -72,6 +72,7 @@ impl Cx<'_> {
             "participles",
             "elided_subjects",
             "exercise_inputs",
+            "made_results",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -129,7 +130,8 @@ impl Cx<'_> {
         let participles = optional("participles");
         let elided_subjects = optional("elided_subjects");
         let exercise_inputs = optional("exercise_inputs");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 28]
+        let made_results = optional("made_results");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 29]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -205,6 +207,7 @@ impl Cx<'_> {
             participles,
             elided_subjects,
             exercise_inputs,
+            made_results,
         }
     }
 

@@ -413,3 +413,53 @@ fn make_before_an_identifier_of_code_changes_it() {
         "configurable per queue",
     );
 }
+
+#[test]
+fn make_before_a_name_and_a_state_it_takes_changes_the_thing() {
+    // (Round 23: rule 4 with no article before the thing: a state of `made_results`, a word
+    // in -able or -ible, or "the default", last or before a preposition.)
+    for (text, target, change) in [
+        ("Make autoplay optional", "autoplay", "optional"),
+        (
+            "make sidebar collapsible, it eats half the screen on my laptop",
+            "sidebar",
+            "collapsible",
+        ),
+        (
+            "Make email verification mandatory for new accounts",
+            "email verification",
+            "mandatory",
+        ),
+        ("make dark mode the default", "dark mode", "the default"),
+        (
+            "Make `max_retries` configurable per queue",
+            "max_retries",
+            "configurable per queue",
+        ),
+        (
+            "please make order numbers searchable in the admin",
+            "order numbers",
+            "searchable",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+    // (An adjective before its noun makes a thing; a comparative after a verb is how the
+    // verb goes.)
+    reads_goal(
+        "make a printable chart of the kids' chores",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_goal(
+        "make me a reusable modal component",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_task(
+        "make the settings page load faster",
+        "settings page",
+        "load faster",
+    );
+    let mut s = Session::new();
+    s.user("make landing pages for our three products");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+}

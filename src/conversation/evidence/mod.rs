@@ -322,7 +322,7 @@ mod title_lines;
 mod topics;
 mod wished;
 mod words;
-use words::words;
+pub(in crate::conversation) use words::words;
 
 impl View<'_> {
     /// Whether the word at `w` is one of `list`, in any case.

@@ -37,6 +37,24 @@ impl View<'_> {
             ));
             return;
         }
+        // "make autoplay optional", "make dark mode the default": a name and the state it
+        // is made to take.
+        if lead_words
+            .first()
+            .is_some_and(|w| self.text[w.clone()].eq_ignore_ascii_case("make"))
+            && let Some(i) = self.made_state(&words)
+        {
+            // (A name in backticks keeps its closing one.)
+            let mut end = words[i - 1].end;
+            end += usize::from(self.text[end..].starts_with('`'));
+            let thing = cls.clean(self.text, from..end, true);
+            let state = cls.clean(self.text, words[i].start..comma, false);
+            if !thing.is_empty() && !state.is_empty() {
+                out.push(detail(0, thing));
+                out.push(detail(1, state));
+                return;
+            }
+        }
         // "it'd be great if we could export the chat history as pdf": a person
         // and a modal before the verb; the verb's phrase is the change, its
         // thing the target.

@@ -4,7 +4,10 @@
 use std::ops::Range;
 
 /// A word of the text: a run of characters that are not white space or hard punctuation.
-pub(super) fn words(text: &str, span: Range<usize>) -> impl Iterator<Item = Range<usize>> + '_ {
+pub(in crate::conversation) fn words(
+    text: &str,
+    span: Range<usize>,
+) -> impl Iterator<Item = Range<usize>> + '_ {
     // An empty or inverted span (a skip past a sentence's end) has no words.
     let span = span.start.min(span.end)..span.end;
     let base = span.start;
