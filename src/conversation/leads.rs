@@ -36,7 +36,9 @@ impl View<'_> {
         if let Some(n) = &negation
             && let Some(comma) = self.text[n.end..sentence.end].find(", ")
         {
-            let mut at = skip_soft(self.text, n.end + comma + 1);
+            // (White space and a line's end after the comma may run past the sentence: the
+            // clause after it stops there, "Never mind I'll create it now , \n".)
+            let mut at = skip_soft(self.text, n.end + comma + 1).min(sentence.end);
             for _ in 0..2 {
                 let w = &self.text[at..sentence.end];
                 let len = w.find(|c: char| !c.is_alphabetic()).unwrap_or(w.len());
@@ -44,7 +46,7 @@ impl View<'_> {
                     .iter()
                     .any(|x| w[..len].eq_ignore_ascii_case(x))
                 {
-                    at = skip_soft(self.text, at + len);
+                    at = skip_soft(self.text, at + len).min(sentence.end);
                 }
             }
             // (Not the user's own doing: "please don't merge yet, i still need to fix the

@@ -135,3 +135,19 @@ fn exploring_told_as_what_one_does_explores() {
         Some(GoalType::Exploration),
     );
 }
+
+#[test]
+fn a_negation_before_a_comma_that_ends_the_message_reads_safely() {
+    // (Found by the property test: the clause after a negated instruction's comma started
+    // past the sentence's end when only white space followed the comma.)
+    for text in [
+        "Never mind I'll create it now , \n",
+        "Never mind don't   , \n",
+        "don't add a footer ,\n\n",
+        "please don't ,   ",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        s.user("ok");
+    }
+}

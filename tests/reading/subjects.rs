@@ -242,3 +242,38 @@ fn even_when_and_even_if_are_the_problems_condition() {
         "even if the database is unreachable",
     );
 }
+
+#[test]
+fn a_verb_the_lists_do_not_know_before_a_determiner_ends_the_subject() {
+    // (Round 23: a word in -s before a determiner and the problem word, or a word after a
+    // plural right before a determiner, is the subject's verb, known to the lists or not.)
+    reads_task(
+        "asyncio.gather swallows the exception from the second coroutine",
+        "asyncio.gather",
+        "swallows the exception",
+    );
+    reads_task(
+        "the pdf exporter mangles the footnotes",
+        "pdf exporter",
+        "mangles the footnotes",
+    );
+    reads_task(
+        "Health checks mark every backend as DOWN after a hot reload",
+        "Health checks",
+        "mark every backend as DOWN",
+    );
+    reads_task(
+        "the import jobs skip every table with a hyphen in its name",
+        "import jobs",
+        "skip every table",
+    );
+    // (Not a word after a determiner, nor a time: "this week the disk filled up".)
+    let mut s = Session::new();
+    s.user("twice this week the disk filled up with old log files");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(
+        &s.slot("desired_change"),
+        "filled up with old log files"
+    ));
+    assert!(has(&s.slot("target"), "disk"));
+}

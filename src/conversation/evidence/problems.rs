@@ -342,7 +342,16 @@ impl View<'_> {
                         || self.is_predicate(w.clone())
                         || self
                             .at(w.start, |m| matches!(m, Meaning::Introducer))
-                            .is_some());
+                            .is_some()
+                        // (Any word in -s before a determiner and the problem, after the
+                        // subject: "asyncio.gather swallows the exception", "the scaler
+                        // mangles every fraction"; not "-ss", "-us", "-is": "the status the
+                        // api returns".)
+                        || det_last
+                            && vi >= 1
+                            && t.len() > 3
+                            && t.bytes().all(|b| b.is_ascii_alphabetic())
+                            && !["ss", "us", "is"].iter().any(|e| t.ends_with(e)));
                 let verb = next_is_problem
                     && (in_s || after_plural() && cls.lower_in(&cls.words.verbs, &t));
                 if verb {
@@ -367,7 +376,21 @@ impl View<'_> {
                     let noun = &self.text[subject[i - 1].clone()];
                     (cls.plural(noun) || plural_head && i >= 3)
                         && !noun_ending(&noun.to_ascii_lowercase())
-                        && cls.lower_in(&cls.words.verbs, &self.text[subject[i].clone()])
+                        && (cls.lower_in(&cls.words.verbs, &self.text[subject[i].clone()])
+                            // (A word the lists do not know is a verb right before a
+                            // determiner: "Health checks mark every backend as DOWN".)
+                            || subject.get(i + 1).is_some_and(|n| {
+                                let w = &self.text[subject[i].clone()];
+                                cls.lower_in(&cls.words.determiners, &self.text[n.clone()])
+                                    && !cls.lower_in(&cls.words.determiners, noun)
+                                    && !cls.lower_in(&cls.words.times, w)
+                                    && w.len() > 2
+                                    && w.bytes().all(|b| b.is_ascii_lowercase())
+                                    && !cls.lower_in(&cls.words.ends, w)
+                                    && !cls.lower_in(&cls.words.determiners, w)
+                                    && !cls.lower_in(&cls.words.auxiliaries, w)
+                                    && !PLACES.iter().any(|p| w.eq_ignore_ascii_case(p))
+                            }))
                         // (A verb has a particle, a place or a determiner after it; a noun
                         // does not: "the weekly sales email went out".)
                         && subject.get(i + 1).is_some_and(|n| {
