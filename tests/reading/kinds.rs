@@ -183,3 +183,33 @@ fn an_assignment_states_what_to_make() {
     // ("define" alone still asks what a word means.)
     reads_goal("define idempotency", Some(GoalType::QuestionAnswer));
 }
+
+#[test]
+fn to_before_a_noun_phrase_names_whom_the_text_goes_to() {
+    // (Round 23: "to" and a determiner after the kind names the recipient or the place, kept
+    // in the requirements as "for" is; "to" before a verb is a purpose, dropped.)
+    reads_holding(
+        "could you write a quick note to my son's teacher saying he'll miss friday for a dentist appointment",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "note"),
+            (
+                "requirements",
+                "to my son's teacher saying he'll miss friday",
+            ),
+        ],
+    );
+    reads_holding(
+        "draft a complaint to the airline about my bag arriving two days late",
+        GoalType::ArtifactCreation,
+        &[("requirements", "to the airline")],
+    );
+    let mut s = Session::new();
+    s.user("write a python script to rename my photos by the date they were taken");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(
+        s.slot("requirements").starts_with("rename my photos"),
+        "{}",
+        s.slot("requirements")
+    );
+}

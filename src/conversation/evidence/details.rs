@@ -114,7 +114,19 @@ impl View<'_> {
                     .iter()
                     .any(|c| is(c))
                     {
-                        let from = if is("so") {
+                        // (Before a noun phrase "to" names whom or where the thing goes,
+                        // no purpose: it stays, "an email to my landlord saying ...", "a
+                        // reply to our supplier".)
+                        let whom = is("to")
+                            && words(self.text, w.end..colon).next().is_some_and(|n| {
+                                let n = &self.text[n];
+                                cls.lower_in(&cls.words.determiners, n)
+                                    && !n.eq_ignore_ascii_case("that")
+                                    && !n.eq_ignore_ascii_case("this")
+                            });
+                        let from = if whom {
+                            w.start
+                        } else if is("so") {
                             let rest = &self.text[w.end..object.end];
                             let t = rest.trim_start();
                             w.end
