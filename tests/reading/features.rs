@@ -471,3 +471,30 @@ fn a_thing_without_a_determiner_before_where_the_work_spreads_it_is_the_target()
         "split expenses across the three cards",
     );
 }
+
+#[test]
+fn after_a_feature_label_a_verb_no_extractor_reads_still_says_the_feature() {
+    // (Round 23: a task lead with no change of its own, or a plain verb of the vocabulary,
+    // after a feature or task label: the verb and its object are the change, the thing it
+    // names the target; a thing the label names wins.)
+    reads_task(
+        "Feature request: split one transaction across several categories",
+        "one transaction",
+        "split one transaction across several categories",
+    );
+    reads_task(
+        "Suggestion: merge duplicate contacts automatically",
+        "duplicate contacts",
+        "merge duplicate contacts automatically",
+    );
+    reads_task(
+        "[Feature] Retry dropped messages after a reconnect",
+        "dropped messages",
+        "retry dropped messages",
+    );
+    reads_task(
+        "Missing feature in the recipe app: scale a recipe by servings",
+        "recipe app",
+        "scale a recipe by servings",
+    );
+}

@@ -322,6 +322,27 @@ impl View<'_> {
                         .map_or(g.description.end, |c| g.lead.end + c);
                     d.spans[0] = g.lead.start..end;
                 }
+                // (A task lead no extractor reads after such a label asks for the feature
+                // its verb and object say, on the thing it names: "Feature request: split one
+                // transaction across several categories".)
+                if feature_label
+                    && cls.goals[g.goal].goal_type == GoalType::TaskExecution
+                    && !g.details.iter().any(|d| d.slot == 1)
+                    && g.description.end > g.lead.end
+                {
+                    let end = self.text[g.lead.end..g.description.end]
+                        .find([',', ';'])
+                        .map_or(g.description.end, |c| g.lead.end + c);
+                    if !g.details.iter().any(|d| d.slot == 0)
+                        && let Some(t) = self
+                            .last_definite(g.lead.end..end)
+                            .or_else(|| self.thing(g.lead.end..end, false))
+                    {
+                        g.details.push(detail(0, t));
+                    }
+                    g.details
+                        .push(detail(1, cls.clean(self.text, g.lead.start..end, false)));
+                }
                 // A label naming a thing is the task's target when the request names none
                 // ("dashboard: add a date range picker").
                 let label = cls.clean(self.text, start..label_end, true);
@@ -417,16 +438,35 @@ impl View<'_> {
             } else {
                 Strength::Suffix
             };
-            if let Some(g) = self.evidence(rest..sentence.end, strength) {
-                return Some(g);
-            }
             // (The request ends at its clause: "[suggestion] let us rebind the dodge key,
             // spacebar is killing my thumb" asks to rebind the key.)
             let clause_end = self.text[rest..sentence.end]
                 .find([',', ';'])
                 .map_or(sentence.end, |c| rest + c);
+            // (A plain verb of the vocabulary opening it is the request, as without the
+            // label, and after a feature's label before any problem word: "[Feature] Retry
+            // failed webhook deliveries with exponential backoff". A thing the label names is
+            // the target: "Missing feature in the chat app: undo a sent message".)
+            let imperative = || {
+                let mut g = self.imperative(rest..clause_end)?;
+                g.rule = Found::Title;
+                if let Some(t) = self.definite_thing(start..label_end) {
+                    g.details.retain(|d| d.slot != 0);
+                    g.details.insert(0, detail(0, t));
+                }
+                Some(g)
+            };
+            if feature && let Some(g) = imperative() {
+                return Some(g);
+            }
+            if let Some(g) = self.evidence(rest..sentence.end, strength) {
+                return Some(g);
+            }
             let object = cls.clean(self.text, rest..clause_end, true);
             let task = cls.goal_index(GoalType::TaskExecution)?;
+            if task_title && let Some(g) = imperative() {
+                return Some(g);
+            }
             if task_title && !object.is_empty() && cls.goals[task].slots.len() >= 2 {
                 // The thing it names, with a determiner or after a place ("retry failed jobs
                 // from the admin panel").
