@@ -211,3 +211,19 @@ fn a_new_value_ends_before_its_place_or_purpose() {
     s.user("change the CTA to Sign up for free");
     assert_eq!(s.slot("desired_change"), "Sign up for free");
 }
+
+#[test]
+fn a_setting_with_its_way_and_no_verb_is_a_request() {
+    // (Round 23: "down" before "to" and a number is the way a setting goes, no failure; the
+    // thing before it is the target, "down to 4" the change; a state run on after a comma
+    // is why.)
+    reads_task(
+        "kitchen speaker down to 4 pls",
+        "kitchen speaker",
+        "down to 4",
+    );
+    reads_task("office blinds up to 50", "office blinds", "up to 50");
+    reads_task("bedroom heater to 22, im freezing", "bedroom heater", "22");
+    // (A thing down, with no value, still reports.)
+    reads_task("the payments api is down", "payments api", "down");
+}

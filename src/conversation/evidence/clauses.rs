@@ -228,7 +228,10 @@ impl View<'_> {
                     && if strength == Strength::Problem {
                         // (A problem word after "back" says it is over: "db-2 back down to 64%".)
                         // (Nor after "no" or "never": "no issues so far".)
-                        !self.says_recovered(&g) && !self.says_no_problem(&g)
+                        // (Nor is "down to" a number: "kitchen speaker down to 4".)
+                        !self.says_recovered(&g)
+                            && !self.says_no_problem(&g)
+                            && !self.says_direction(&g)
                     } else {
                         !self.says_fine(&g) && !self.says_when(&g)
                     }

@@ -98,6 +98,27 @@ impl View<'_> {
         }) && !words(self.text, from..to).any(|w| is(&w, &["but", "except", "although"]))
     }
 
+    /// Whether a clause's problem is a direction to a value, no failure: "down" before "to"
+    /// and a number ("kitchen speaker down to 4", "the brightness down to 30 percent").
+    pub(super) fn says_direction(&self, g: &GoalLead) -> bool {
+        let Some(s) = problem_of(g) else {
+            return false;
+        };
+        let mut ws = words(self.text, s.start..self.text.len());
+        ws.next()
+            .is_some_and(|d| self.text[d].eq_ignore_ascii_case("down"))
+            && ws
+                .next()
+                .is_some_and(|t| self.text[t].eq_ignore_ascii_case("to"))
+            && ws.next().is_some_and(|n| {
+                let n = &self.text[n];
+                n.starts_with(|c: char| c.is_ascii_digit())
+                    || requests::NUMBER_WORDS
+                        .iter()
+                        .any(|x| n.eq_ignore_ascii_case(x))
+            })
+    }
+
     /// Whether a clause's report says its thing is back where it should be: "back" before a
     /// direction or a state ("cpu is back to normal", "the api is back up", "db-2 back down
     /// to 64% after dropping the stale slot", "memory went back down after the restart"),

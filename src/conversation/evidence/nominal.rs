@@ -11,6 +11,14 @@ impl View<'_> {
     /// spreadsheet to track rent") asks for that artifact.
     pub(in crate::conversation) fn nominal(&self, span: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
+        // (A state run on after a comma is why, no part of the phrase: "kitchen speaker down
+        // to 4 pls, its way too loud".)
+        let span = match self.run_on_state(span.clone()) {
+            Some(p) if self.text[span.start..p].trim_end().ends_with(',') => {
+                span.start..self.text[..p].trim_end().len() - 1
+            }
+            _ => span,
+        };
         // "I need", "we want" before the phrase (leads that needed a kind after them).
         let mut start = span.start;
         if let Some(h) = self.at(start, |m| match m {
@@ -360,18 +368,33 @@ impl View<'_> {
             }
         }
         // "volume 30 please", "font size 14px": a setting and its value, side by side.
+        // ("Up" or "down" before "to" is the way it goes, the value's: "thermostat up to 21",
+        // "kitchen speaker down to 4".)
+        let way = |n: usize| {
+            n >= 3
+                && word(&ws[n - 1]) == "to"
+                && ["up", "down"].contains(&word(&ws[n - 2]).as_str())
+        };
         if let Some(n) = ws
             .iter()
             .position(|w| self.text[w.clone()].starts_with(|c: char| c.is_ascii_digit()))
-            && (1..=3).contains(&n)
+            && (1..=3 + usize::from(way(n))).contains(&n)
             && ws.len() <= n + 2
-            && no_verb(&ws[..n])
+            && no_verb(&ws[..n - 2 * usize::from(way(n))])
         {
             // ("font size to 16": "to" or "at" joins the value, no part of the setting.)
             let joined = n >= 2 && ["to", "at"].contains(&word(&ws[n - 1]).as_str());
-            let named = if joined { n - 2 } else { n - 1 };
+            let way = way(n);
+            let named = if way {
+                n - 3
+            } else if joined {
+                n - 2
+            } else {
+                n - 1
+            };
             let target = cls.clean(self.text, ws[0].start..ws[named].end, true);
-            let value = cls.clean(self.text, ws[n].start..ws[ws.len() - 1].end, true);
+            let from = if way { ws[n - 2].start } else { ws[n].start };
+            let value = cls.clean(self.text, from..ws[ws.len() - 1].end, true);
             if !target.is_empty() && !value.is_empty() {
                 return Some(request(SmallVec::from_iter([
                     detail(0, target),
