@@ -151,3 +151,21 @@ fn a_negation_before_a_comma_that_ends_the_message_reads_safely() {
         s.user("ok");
     }
 }
+
+#[test]
+fn where_the_assistant_runs_and_whether_it_gets_out_is_about_it() {
+    // (Round 23: rule 7's phrases of the assistant's person gain where it runs and whether
+    // it goes anywhere; a request about what runs elsewhere stays a request.)
+    for text in [
+        "are you running on some server somewhere or on my phone",
+        "do you ever go anywhere yourself lol",
+        "are you hosted in europe?",
+        "do you ever go outside",
+    ] {
+        reads_goal(text, None);
+    }
+    reads_goal(
+        "can you check what is running on port 3000",
+        Some(GoalType::TaskExecution),
+    );
+}

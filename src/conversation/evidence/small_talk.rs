@@ -41,7 +41,8 @@ impl View<'_> {
                         persona = true;
                         persona_end = persona_end.max(h.end());
                     }
-                    Meaning::Lead(id) if h.end() > persona_end => {
+                    // (A lead word after a determiner is a noun: "or on my phone".)
+                    Meaning::Lead(id) if h.end() > persona_end && !self.after_determiner(*h) => {
                         let goal = self.cls.leads[*id as usize].goal as usize;
                         if self.cls.goals[goal].goal_type != GoalType::QuestionAnswer {
                             return false;
@@ -64,5 +65,19 @@ impl View<'_> {
                 })
                 .is_some();
         addressed && persona && question
+    }
+
+    /// Whether the word before a hit is a determiner ("my phone", "the update"; not a
+    /// demonstrative, which may stand alone: "after that make a spreadsheet").
+    fn after_determiner(&self, h: Hit) -> bool {
+        self.text[..h.start()]
+            .split_whitespace()
+            .next_back()
+            .is_some_and(|w| {
+                self.cls.lower_in(&self.cls.words.determiners, w)
+                    && !["that", "this", "these", "those"]
+                        .iter()
+                        .any(|d| w.eq_ignore_ascii_case(d))
+            })
     }
 }
