@@ -547,3 +547,24 @@ fn duplicate_or_double_before_a_bare_noun_qualifies_it() {
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.slot("desired_change"), "Delete");
 }
+
+#[test]
+fn no_way_to_a_verb_acts_on_its_object() {
+    // (Round 23: "No way to", "No ability to" a verb lacks what an inability lacks: the
+    // verb's object is the target.)
+    reads_task(
+        "No way to export conversation transcripts as JSON",
+        "conversation transcripts",
+        "no way to export",
+    );
+    reads_task(
+        "no way to reorder saved playlists on the watch app",
+        "saved playlists on the watch app",
+        "no way to reorder",
+    );
+    reads_task(
+        "No ability to restore deleted invoices",
+        "deleted invoices",
+        "restore deleted invoices",
+    );
+}

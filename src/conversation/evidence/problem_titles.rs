@@ -188,7 +188,22 @@ impl View<'_> {
             problem_word
         };
         let word = self.text[first.clone()].to_ascii_lowercase();
-        let unable = is_unable(&word) || inability;
+        // ("No way to" a verb lacks what an inability lacks: "No way to export conversation
+        // transcripts as JSON" acts on the transcripts.)
+        let lacking = (word == "no")
+            .then(|| {
+                let mut after = words(self.text, first.end..span.end);
+                let way = after.next()?;
+                (["way", "option", "ability", "means"]
+                    .iter()
+                    .any(|x| self.text[way.clone()].eq_ignore_ascii_case(x))
+                    && after
+                        .next()
+                        .is_some_and(|t| self.text[t].eq_ignore_ascii_case("to")))
+                .then_some(way.end)
+            })
+            .flatten();
+        let unable = is_unable(&word) || inability || lacking.is_some();
         let negation = [
             "not", "never", "no", "don't", "dont", "doesn't", "doesnt", "won't", "wont", "isn't",
             "isnt", "aren't", "didn't", "didnt", "wasn't", "wasnt", "weren't", "hasn't", "haven't",
@@ -313,7 +328,7 @@ impl View<'_> {
         let object = unable
             .then(|| {
                 // (After "to" and the verb.)
-                let mut after = words(self.text, first.end..before_condition)
+                let mut after = words(self.text, lacking.unwrap_or(first.end)..before_condition)
                     .skip_while(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))
                     .skip(1);
                 // (A particle of the verb is no thing: "can't turn off notifications"; a
