@@ -399,7 +399,9 @@ impl View<'_> {
                 .lead_hit(next, end)
                 .filter(|(h, _)| h.start() == next && h.end() < end)?;
             // (Two verbs only: a third "and" is a list, and the reading stays linear.)
-            let after = &self.text[skip_soft(self.text, second.end())..end];
+            // (Soft characters and a line's end after the verb may run past the sentence:
+            // "review and merge \n".)
+            let after = &self.text[skip_soft(self.text, second.end()).min(end)..end];
             if after
                 .split_whitespace()
                 .next()

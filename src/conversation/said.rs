@@ -41,7 +41,10 @@ impl<'a> Said<'a> {
         if self.corrections.is_empty() {
             return span;
         }
-        self.position(span.start, false)..self.position(span.end, true)
+        // (An empty span where a word was read as nothing maps its start after the word and
+        // its end before it: it stays empty, at its start.)
+        let start = self.position(span.start, false);
+        start..self.position(span.end, true).max(start)
     }
 
     pub fn original_text(&self, span: Range<usize>) -> &str {

@@ -145,11 +145,25 @@ fn a_negation_before_a_comma_that_ends_the_message_reads_safely() {
         "Never mind don't   , \n",
         "don't add a footer ,\n\n",
         "please don't ,   ",
+        // (Two verbs sharing an object, then soft characters and a line's end.)
+        "review and merge \n",
+        "fix and document \nthe retry logic",
+        "review and merge —\n",
     ] {
         let mut s = Session::new();
         s.user(text);
         s.user("ok");
     }
+    // (A correction whose old value is empty where a hesitation was read as nothing.)
+    for text in ["not uh , vue", "vue not uh , ", "no not uh , vue"] {
+        let mut s = Session::new();
+        s.user("build me a todo app");
+        s.user(text);
+    }
+    let mut s = Session::new();
+    s.user("Write a python script that parses logs");
+    s.assistant("Done: here is the script. Anything to change?");
+    s.user("etc but uh, um,  not um, ");
 }
 
 #[test]
