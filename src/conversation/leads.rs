@@ -510,9 +510,14 @@ impl View<'_> {
         let wrapper = cls.clean(self.text, start..lead.start(), false);
         // Rule 4: "make" before a name and a plain verb changes the named thing, it creates
         // nothing ("Make Jest ignore test files in the dist folder").
+        // (Looking over ideas is exploring them: "let's look at some weekend getaway ideas
+        // within two hours of here".)
         let (goal, change) = match self.made_to_do(lead, info, object.clone()) {
             Some(task) => (task, ChangeMode::Result),
-            None => (info.goal as usize, info.change),
+            None => match self.ideas_looked_at(info, lead.end()..object.end) {
+                Some(exploration) => (exploration, info.change),
+                None => (info.goal as usize, info.change),
+            },
         };
         let info = LeadInfo {
             goal: goal as u16,
@@ -621,6 +626,33 @@ impl View<'_> {
                         .get(i + 1)
                         .is_some_and(|d| self.text[d.clone()].eq_ignore_ascii_case("default"))
         })
+    }
+
+    /// The exploration a task lead asks for when its object's head is ideas or suggestions
+    /// not yet there ("look at some gift ideas for my dad", "go through a few logo
+    /// suggestions"; "review the suggestions in the PR" is work on them).
+    fn ideas_looked_at(&self, info: LeadInfo, after_lead: Range<usize>) -> Option<usize> {
+        let cls = self.cls;
+        if cls.goals[info.goal as usize].goal_type != crate::conversation::GoalType::TaskExecution {
+            return None;
+        }
+        let np = noun_phrase(self.text[after_lead].trim_start(), &cls.noun_phrase_ends);
+        // (Not ideas already there: "review the suggestions in the PR".)
+        let first = np.split_whitespace().next()?;
+        if [
+            "the", "my", "our", "your", "their", "this", "these", "those", "his", "her",
+        ]
+        .iter()
+        .any(|d| first.eq_ignore_ascii_case(d))
+        {
+            return None;
+        }
+        let head = np.split_whitespace().next_back()?;
+        ["ideas", "suggestions", "inspiration", "possibilities"]
+            .iter()
+            .any(|x| head.eq_ignore_ascii_case(x))
+            .then(|| cls.goal_index(crate::conversation::GoalType::Exploration))
+            .flatten()
     }
 
     fn made_to_do(&self, lead: Hit, info: LeadInfo, object: Range<usize>) -> Option<usize> {

@@ -425,3 +425,21 @@ fn a_list_of_things_before_their_place_is_one_change() {
         "the chargers and my glasses",
     );
 }
+
+#[test]
+fn looking_over_ideas_not_yet_there_is_exploring() {
+    // (Round 23: a task lead whose object's head is "ideas", "suggestions", "inspiration" or
+    // "possibilities", with no definite determiner, explores.)
+    for text in [
+        "let's look at some weekend getaway ideas within two hours of here",
+        "can we go over a few logo ideas for the bakery",
+        "check out some gift suggestions for my dad, he likes fishing",
+    ] {
+        reads_goal(text, Some(GoalType::Exploration));
+    }
+    // (Ideas already there are worked on.)
+    reads_goal(
+        "review the suggestions in the PR",
+        Some(GoalType::TaskExecution),
+    );
+}
