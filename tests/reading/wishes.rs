@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, has, reads_goal, reads_holding};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn a_phrase_a_wish_closes_asks_for_what_it_names() {
@@ -192,4 +192,29 @@ fn a_feature_asked_about_as_a_plan_is_requested() {
     }
     // (Whether a thing is down or late asks.)
     reads_goal("is the status page down", Some(GoalType::QuestionAnswer));
+}
+
+#[test]
+fn a_wish_with_the_speaker_left_out_changes_the_thing() {
+    // (Round 23: "want the", "need the", "would like the" as a title says them, with no "I".)
+    reads_task(
+        "want the sidebar to remember its width",
+        "sidebar",
+        "remember its width",
+    );
+    reads_task(
+        "Would like the export to include archived items",
+        "export",
+        "include archived items",
+    );
+    reads_task(
+        "need my invoices to show the VAT number",
+        "invoices",
+        "show the VAT number",
+    );
+    // (A question about what the user wants stays one.)
+    reads_goal(
+        "do you want the long version or the short one",
+        Some(GoalType::QuestionAnswer),
+    );
 }
