@@ -277,3 +277,19 @@ fn a_verb_the_lists_do_not_know_before_a_determiner_ends_the_subject() {
     ));
     assert!(has(&s.slot("target"), "disk"));
 }
+
+#[test]
+fn the_rest_after_a_comma_tells_more_of_the_clause_before() {
+    // (Round 23: "the rest", "the others" after a comma are what is left of the thing named
+    // before: the report is that thing's.)
+    reads_task(
+        "since 5.0 my OPML import only brings in the first 50 shows, the rest are silently dropped",
+        "OPML import",
+        "only brings in the first 50 shows",
+    );
+    reads_task(
+        "the bulk uploader only keeps the first ten photos, the others just vanish",
+        "bulk uploader",
+        "only keeps the first ten photos",
+    );
+}

@@ -430,6 +430,20 @@ impl View<'_> {
             }) {
                 subject.truncate(r + 1);
             }
+            // (What is left of a thing named before, after a comma, is no thing of its own:
+            // "..., the rest are silently dropped" tells more of the clause before; after a
+            // contrast it is the report, "the first page loads but the rest are blank".)
+            if subject.len() == 1
+                && ["rest", "others", "remainder"]
+                    .iter()
+                    .any(|r| self.text[subject[0].clone()].eq_ignore_ascii_case(r))
+                && self.text[..subject[0].start]
+                    .trim_end()
+                    .strip_suffix("the")
+                    .is_some_and(|b| b.trim_end().ends_with(','))
+            {
+                continue;
+            }
             // A clause with no subject after a contrast shares the one before it.
             let (head, last) = match (subject.first(), subject.last()) {
                 (Some(head), Some(last)) => (
