@@ -473,3 +473,39 @@ fn a_component_tag_after_an_error_is_the_thing_and_ends_the_message() {
     assert_eq!(s.slot("target"), "DatePicker");
     assert!(!has(&s.slot("desired_change"), "DatePicker"));
 }
+
+#[test]
+fn an_error_told_in_a_sentence_is_about_its_subject() {
+    // (Round 23: an error line that reads as a report names its thing as a report does:
+    // "Pod stuck in CrashLoopBackOff"; a tool's own words name none, "TypeError: ...".)
+    for (text, target) in [
+        (
+            "Pod stuck in CrashLoopBackOff, last state Terminated with exit code 137",
+            "pod",
+        ),
+        (
+            "nightly import job dies with exit code 137 around 3am",
+            "import job",
+        ),
+        (
+            "npm install fails with ERESOLVE unable to resolve dependency tree",
+            "npm install",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            has(&s.slot("target"), target),
+            "{text}: {}",
+            s.slot("target")
+        );
+    }
+    let mut s = Session::new();
+    s.user("TypeError: Cannot read properties of null (reading 'addEventListener')");
+    assert!(
+        !s.slot("target").contains("TypeError"),
+        "{}",
+        s.slot("target")
+    );
+}

@@ -343,6 +343,20 @@ impl View<'_> {
             .or_else(own_thing)
             .or_else(after_quote)
             .or_else(led_in)
+            // (Or the subject of the line read as a report: "Pod stuck in CrashLoopBackOff",
+            // "Job killed with exit code 137 although memory limit is 8Gi"; not a tool's
+            // words, "TypeError: ...", "thread 'main' panicked at ...".)
+            .or_else(|| {
+                let t = self.subject_of(task, line.clone(), line.end)?;
+                let t = self.cls.clean(self.text, t, true);
+                let tool = self.text[t.end..].trim_start().starts_with(':')
+                    || self.text[t.clone()].contains(['\'', '"', ':'])
+                    || exception_name(&format!("{} ", &self.text[t.clone()])).is_some()
+                    || self.text[t.clone()]
+                        .split_whitespace()
+                        .any(|w| w.eq_ignore_ascii_case("thread"));
+                (!t.is_empty() && t.end <= marker.start && !tool).then_some(t)
+            })
             .or_else(|| self.frame_subject(block.clone()))
             .or_else(located)
             .or_else(quoted_name);
