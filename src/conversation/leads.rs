@@ -636,6 +636,19 @@ impl View<'_> {
         if cls.goals[info.goal as usize].goal_type != crate::conversation::GoalType::TaskExecution {
             return None;
         }
+        const IDEAS: [&str; 4] = ["ideas", "suggestions", "inspiration", "possibilities"];
+        // (The words looked for first, by their first bytes: most objects name no ideas.)
+        if !crate::conversation::evidence::words(self.text, after_lead.clone())
+            .take(12)
+            .any(|w| {
+                matches!(self.text.as_bytes()[w.start] | 0x20, b'i' | b's' | b'p')
+                    && IDEAS
+                        .iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+            })
+        {
+            return None;
+        }
         let np = noun_phrase(self.text[after_lead].trim_start(), &cls.noun_phrase_ends);
         // (Not ideas already there: "review the suggestions in the PR".)
         let first = np.split_whitespace().next()?;
@@ -648,7 +661,7 @@ impl View<'_> {
             return None;
         }
         let head = np.split_whitespace().next_back()?;
-        ["ideas", "suggestions", "inspiration", "possibilities"]
+        IDEAS
             .iter()
             .any(|x| head.eq_ignore_ascii_case(x))
             .then(|| cls.goal_index(crate::conversation::GoalType::Exploration))

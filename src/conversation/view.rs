@@ -485,6 +485,14 @@ impl<'a> View<'a> {
     /// veggie" changes the work in hand.)
     fn announces(&self, hit: Hit, signal: Signal) -> bool {
         let cls = self.cls;
+        // (With nothing after it there is nothing of its own to read: "bye", "never mind".)
+        if !matches!(signal, Signal::Switch | Signal::Cancel)
+            || !self.text[hit.end()..]
+                .bytes()
+                .any(|b| b.is_ascii_alphanumeric() || b >= 0x80)
+        {
+            return false;
+        }
         let meanings = self.meanings(hit);
         let cancels = |m: &Meaning| matches!(m, Meaning::Signal(i) if cls.signals[*i as usize].signal == Signal::Cancel);
         (signal == Signal::Cancel

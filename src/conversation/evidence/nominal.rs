@@ -13,7 +13,9 @@ impl View<'_> {
         let cls = self.cls;
         // (A state run on after a comma is why, no part of the phrase: "kitchen speaker down
         // to 4 pls, its way too loud".)
-        let span = match self.run_on_state(span.clone()) {
+        // (Only where a comma stands.)
+        let comma = self.text[span.clone()].contains(',');
+        let span = match comma.then(|| self.run_on_state(span.clone())).flatten() {
             Some(p) if self.text[span.start..p].trim_end().ends_with(',') => {
                 span.start..self.text[..p].trim_end().len() - 1
             }

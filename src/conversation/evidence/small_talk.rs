@@ -42,9 +42,11 @@ impl View<'_> {
                         persona_end = persona_end.max(h.end());
                     }
                     // (A lead word after a determiner is a noun: "or on my phone".)
-                    Meaning::Lead(id) if h.end() > persona_end && !self.after_determiner(*h) => {
+                    Meaning::Lead(id) if h.end() > persona_end => {
                         let goal = self.cls.leads[*id as usize].goal as usize;
-                        if self.cls.goals[goal].goal_type != GoalType::QuestionAnswer {
+                        if self.cls.goals[goal].goal_type != GoalType::QuestionAnswer
+                            && !self.after_determiner(*h)
+                        {
                             return false;
                         }
                     }
