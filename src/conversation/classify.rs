@@ -364,8 +364,9 @@ impl Classifier {
             return span.end..span.end;
         }
         let (mut s, mut e) = (span.start, span.end);
+        // (The quotes inside are counted only where a pair may enclose the value: most values
+        // have none.)
         let quotes = |t: &str| t.bytes().filter(|b| matches!(b, b'"' | b'\'')).count();
-        let mut inside = quotes(&text[s..e]);
         loop {
             let before = (s, e);
             let slice = &text[s..e];
@@ -391,11 +392,10 @@ impl Classifier {
             if slice.len() >= 2
                 && (slice.starts_with('"') && slice.ends_with('"')
                     || slice.starts_with('\'') && slice.ends_with('\''))
-                && inside == 2
+                && quotes(slice) == 2
             {
                 s += 1;
                 e -= 1;
-                inside = 0;
             }
             // (The first and last bytes rule out most words before they are compared whole.)
             let first = text.as_bytes().get(s).map(u8::to_ascii_lowercase);
@@ -409,7 +409,6 @@ impl Classifier {
                 .iter()
                 .find(|w| w.as_bytes().last() == last.as_ref() && ends_with_word(&text[s..e], w))
             {
-                inside -= quotes(&text[e - w.len()..e]);
                 e -= w.len();
             }
             if articles
@@ -417,7 +416,6 @@ impl Classifier {
                     w.as_bytes().first() == first.as_ref() && starts_with_word(&text[s..e], w)
                 })
             {
-                inside -= quotes(&text[s..s + w.len()]);
                 s += w.len();
             }
             if (s, e) == before {

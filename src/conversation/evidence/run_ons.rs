@@ -236,16 +236,27 @@ impl View<'_> {
     /// or "i'm" (with or without the apostrophe) and a word of degree ("turn the volume down
     /// to four its way too loud", "set the fan to high im really warm").
     pub(super) fn run_on_state(&self, span: Range<usize>) -> Option<usize> {
-        let ws: SmallVec<[Range<usize>; 16]> = words(self.text, span).take(16).collect();
-        ws.windows(2).skip(2).find_map(|p| {
-            let opener = ["its", "it's", "im", "i'm", "thats", "that's"]
-                .iter()
-                .any(|x| self.text[p[0].clone()].eq_ignore_ascii_case(x));
-            let degree = DEGREES
-                .iter()
-                .chain(["really", "getting", "not", "already"].iter())
-                .any(|x| self.text[p[1].clone()].eq_ignore_ascii_case(x));
-            (opener && degree).then_some(p[0].start)
-        })
+        // (One walk, no words kept: an opener is looked for by its first byte, "i" or "t".)
+        let opener = |w: &Range<usize>| {
+            matches!(self.text.as_bytes()[w.start] | 0x20, b'i' | b't')
+                && ["its", "it's", "im", "i'm", "thats", "that's"]
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        };
+        let mut before: Option<Range<usize>> = None;
+        for (i, w) in words(self.text, span).take(16).enumerate() {
+            if let Some(p) = before.take()
+                && DEGREES
+                    .iter()
+                    .chain(["really", "getting", "not", "already"].iter())
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+            {
+                return Some(p.start);
+            }
+            if i >= 2 && opener(&w) {
+                before = Some(w);
+            }
+        }
+        None
     }
 }
