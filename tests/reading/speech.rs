@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_goal, reads_holding};
+use super::session::{Session, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn a_hesitation_inside_a_sentence_is_read_as_nothing() {
@@ -95,6 +95,12 @@ fn a_lead_after_a_subject_a_determiner_or_inside_small_talk_is_no_run_on() {
     ] {
         reads_goal(text, None);
     }
+    // A question word whose subject a determiner opens asks nothing: the report stays.
+    reads_task(
+        "the heater switches itself off after an hour no matter what the timer says",
+        "heater",
+        "switches itself off",
+    );
 }
 
 #[test]

@@ -568,3 +568,41 @@ fn no_way_to_a_verb_acts_on_its_object() {
         "restore deleted invoices",
     );
 }
+
+#[test]
+fn a_problem_title_names_the_thing_by_the_object_of_its_doing() {
+    reads_task(
+        "Crash when importing OPML feeds with emoji in the titles",
+        "OPML feeds",
+        "Crash when importing OPML feeds",
+    );
+    reads_task(
+        "Hang while exporting the album to a zip",
+        "album",
+        "Hang while exporting",
+    );
+    // A pronoun names nothing.
+    let mut s = Session::new();
+    s.user("freeze when closing it");
+    assert_eq!(s.slot("target"), "");
+}
+
+#[test]
+fn a_plural_before_a_verbs_ing_form_is_the_subject() {
+    reads_task(
+        "Reminder emails arriving two days late",
+        "Reminder emails",
+        "arriving two days late",
+    );
+    reads_task(
+        "Invoice totals showing the wrong currency",
+        "Invoice totals",
+        "showing the wrong currency",
+    );
+    // A verb that takes an -ing form stays the verb.
+    reads_task(
+        "the uploader keeps failing on large videos",
+        "uploader",
+        "keeps failing",
+    );
+}

@@ -218,3 +218,20 @@ fn a_wish_with_the_speaker_left_out_changes_the_thing() {
         Some(GoalType::QuestionAnswer),
     );
 }
+
+#[test]
+fn a_task_lead_after_a_wish_asks_for_its_verb_and_object() {
+    let mut s = Session::new();
+    s.user("It would be great to rewind a live stream by thirty seconds");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("desired_change"), "rewind a live stream"));
+    // A wish with its speaker left out, of a kind with what it must do, asks for the kind.
+    reads_holding(
+        "Would love a tiny script that tags my receipts by store name",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "script"),
+            ("requirements", "tags my receipts"),
+        ],
+    );
+}

@@ -370,8 +370,40 @@ impl View<'_> {
                 Some(cls.clean(self.text, t, true)).filter(|t| !t.is_empty())
             })
             .flatten();
+        // (A condition right after the problem that opens with a verb's -ing form names the
+        // thing by that verb's object: "Crash when importing GEDCOM files with Cyrillic
+        // names", "Panic when registering a route that ends in a wildcard".)
+        let done_to = (condition == 1)
+            .then(|| {
+                let verb = ws.get(2)?;
+                let v = &self.text[verb.clone()];
+                if v.len() <= 5 || !v.to_ascii_lowercase().ends_with("ing") {
+                    return None;
+                }
+                let mut after = words(self.text, verb.end..span.end);
+                let object = after.next()?;
+                let object = if PARTICLES
+                    .iter()
+                    .any(|p| self.text[object.clone()].eq_ignore_ascii_case(p))
+                {
+                    after.next()?
+                } else {
+                    object
+                };
+                let o = &self.text[object.clone()];
+                if cls.is_pronoun(o)
+                    || cls.lower_in(&cls.words.non_subjects, o)
+                    || PLACES.iter().any(|p| o.eq_ignore_ascii_case(p))
+                {
+                    return None;
+                }
+                let t = self.thing(object.start..span.end, false)?;
+                Some(cls.clean(self.text, t, true)).filter(|t| !t.is_empty())
+            })
+            .flatten();
         let target = qualified
             .or(object)
+            .or(done_to)
             .or_else(|| self.definite_thing(first.end..before_condition))
             .or_else(|| self.definite_thing(first.end..span.end));
         Some(report(

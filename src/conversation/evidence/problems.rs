@@ -316,12 +316,29 @@ impl View<'_> {
                 let stem = |cut: usize| t.get(..t.len().saturating_sub(cut)).unwrap_or("");
                 // (...and the problem word no verb or modal itself: "emails go out twice",
                 // "alerts fire too often", "emails are going out" keep theirs.)
+                // (Before a verb's -ing form, a word in -s is a plural unless it takes one:
+                // "Motion alerts arriving late", but "the export keeps failing".)
+                let takes_ing = [
+                    "keeps",
+                    "stops",
+                    "starts",
+                    "quits",
+                    "continues",
+                    "finishes",
+                    "begins",
+                    "avoids",
+                    "needs",
+                ]
+                .contains(&t.as_str());
                 let next_is_problem =
                     words(self.text, w.end..span.end)
                         .nth(skipped)
                         .is_some_and(|n| {
                             let t = &self.text[n.clone()];
                             n.start == h.start
+                                && (takes_ing
+                                    || t.len() <= 5
+                                    || !t.to_ascii_lowercase().ends_with("ing"))
                                 // (A negated auxiliary is a verb of its own: "tree supports
                                 // aren't generated", "brim supports don't print".)
                                 && !t.ends_with("n't")

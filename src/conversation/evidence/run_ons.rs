@@ -170,7 +170,8 @@ impl View<'_> {
                     }
                     // (A question word asks only with an inverted verb before any subject:
                     // "how big of a turkey should i get"; "no matter which colour i pick"
-                    // asks nothing.)
+                    // asks nothing, nor does one with a determiner right after it, opening a
+                    // subject, "no matter what the timeout is set to".)
                     if QUESTION_WORDS
                         .iter()
                         .any(|x| lead_first.eq_ignore_ascii_case(x))
@@ -178,7 +179,12 @@ impl View<'_> {
                             .split_whitespace()
                             .take(5)
                             .map(bare)
-                            .take_while(|w| !SUBJECTS.iter().any(|x| w.eq_ignore_ascii_case(x)))
+                            .enumerate()
+                            .take_while(|(i, w)| {
+                                !SUBJECTS.iter().any(|x| w.eq_ignore_ascii_case(x))
+                                    && (*i > 0 || !cls.lower_in(&cls.words.determiners, w))
+                            })
+                            .map(|(_, w)| w)
                             .any(|w| INVERTING.iter().any(|x| w.eq_ignore_ascii_case(x)))
                     {
                         return None;

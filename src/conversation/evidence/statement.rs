@@ -246,6 +246,17 @@ impl View<'_> {
             if !object_lead && let Some(e) = self.unasked_condition(&g, start..sentence.end) {
                 return Some(e);
             }
+            // (So does a task lead after a wish: "It would be great to review only the words
+            // I got wrong".)
+            if !g.wrapper.is_empty() && {
+                let first = self.hits.partition_point(|h| h.start() < g.wrapper.start);
+                self.hits[first..]
+                    .iter()
+                    .take_while(|h| h.start() < g.wrapper.end)
+                    .any(|h| self.meanings(*h).contains(&Meaning::Wish))
+            } {
+                self.feature_change(&mut g);
+            }
             // Rule 6: "can the notebook kernel auto-restart after an OOM?" asks a thing of the
             // user's to do something: a request (a task), not a question about it.
             if !object_lead && let Some(r) = self.request_question(&g, sentence.end) {
@@ -323,25 +334,9 @@ impl View<'_> {
                     d.spans[0] = g.lead.start..end;
                 }
                 // (A task lead no extractor reads after such a label asks for the feature
-                // its verb and object say, on the thing it names: "Feature request: split one
-                // transaction across several categories".)
-                if feature_label
-                    && cls.goals[g.goal].goal_type == GoalType::TaskExecution
-                    && !g.details.iter().any(|d| d.slot == 1)
-                    && g.description.end > g.lead.end
-                {
-                    let end = self.text[g.lead.end..g.description.end]
-                        .find([',', ';'])
-                        .map_or(g.description.end, |c| g.lead.end + c);
-                    if !g.details.iter().any(|d| d.slot == 0)
-                        && let Some(t) = self
-                            .last_definite(g.lead.end..end)
-                            .or_else(|| self.thing(g.lead.end..end, false))
-                    {
-                        g.details.push(detail(0, t));
-                    }
-                    g.details
-                        .push(detail(1, cls.clean(self.text, g.lead.start..end, false)));
+                // its verb and object say.)
+                if feature_label {
+                    self.feature_change(&mut g);
                 }
                 // A label naming a thing is the task's target when the request names none
                 // ("dashboard: add a date range picker").
@@ -731,5 +726,32 @@ impl View<'_> {
             return None;
         }
         self.evidence(start..g.lead.start, Strength::Suffix)
+    }
+
+    /// A task lead no extractor reads, after a feature's label or a wish, asks for the
+    /// feature its verb and object say, on the thing it names: "Feature request: split one
+    /// transaction across several categories", "It would be great to review only the words I
+    /// got wrong".
+    fn feature_change(&self, g: &mut GoalLead) {
+        let cls = self.cls;
+        if cls.goals[g.goal].goal_type != GoalType::TaskExecution
+            || g.details.iter().any(|d| d.slot == 1)
+            || g.description.end <= g.lead.end
+        {
+            return;
+        }
+        // (To the end of its clause: what follows a comma is the user's reason.)
+        let end = self.text[g.lead.end..g.description.end]
+            .find([',', ';'])
+            .map_or(g.description.end, |c| g.lead.end + c);
+        if !g.details.iter().any(|d| d.slot == 0)
+            && let Some(t) = self
+                .last_definite(g.lead.end..end)
+                .or_else(|| self.thing(g.lead.end..end, false))
+        {
+            g.details.push(detail(0, t));
+        }
+        g.details
+            .push(detail(1, cls.clean(self.text, g.lead.start..end, false)));
     }
 }
