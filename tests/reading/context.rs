@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_goal, reads_holding};
+use super::session::{Session, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn it_after_a_sentence_of_context_is_the_thing_it_introduced() {
@@ -202,4 +202,27 @@ fn the_same_elsewhere_adds_no_request() {
         "Since 4.2 the route planner shows arrival times in UTC. Same on the web app and on Android.",
     );
     assert_eq!(s.slot("target"), "route planner");
+}
+
+#[test]
+fn the_means_told_first_leave_the_request_after_their_comma() {
+    reads_holding(
+        "Using only awk, cut and sort, write a shell script that prints the ten busiest IPs in an access log",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "shell script"),
+            ("requirements", "prints the ten busiest IPs"),
+        ],
+    );
+    reads_holding(
+        "via the admin API, rename every tag that still says beta",
+        GoalType::TaskExecution,
+        &[],
+    );
+    // A means before a report leaves the report.
+    reads_task(
+        "Using the bulk editor, the price column gets wiped on save",
+        "price column",
+        "gets wiped on save",
+    );
 }

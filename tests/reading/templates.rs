@@ -385,3 +385,27 @@ fn an_imperative_on_an_abstract_input_is_an_algorithms_exercise() {
         Some(GoalType::QuestionAnswer),
     );
 }
+
+#[test]
+fn a_stub_to_finish_and_a_labelled_exercise_with_its_topic_ask_for_code() {
+    reads_holding(
+        "Complete the method isIsogram so that it returns true when no letter repeats",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "method"),
+            ("requirements", "returns true when no letter repeats"),
+        ],
+    );
+    reads_holding(
+        "Problem 3 (strings): write a function that collapses runs of spaces into one",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "function"),
+            ("requirements", "collapses runs of spaces"),
+        ],
+    );
+    // Finishing a thing that is no kind asks for none.
+    let mut s = Session::new();
+    s.user("finish the laundry before mum gets home");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+}

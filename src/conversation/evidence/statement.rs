@@ -690,9 +690,15 @@ impl View<'_> {
             .skip(1)
             .take(2)
             .any(|w| w.len() > 3 && w.ends_with('s'));
+        // (A topic in brackets after the label is not counted: "Exercise 4.2 (recursion):".)
+        let counted = label
+            .trim_end()
+            .strip_suffix(')')
+            .and_then(|l| l.rsplit_once('('))
+            .map_or(label, |(l, _)| l);
         if colon == 0
             || colon > 60
-            || count_words(label) > if titled || quantity || counts { 6 } else { 3 }
+            || count_words(counted) > if titled || quantity || counts { 6 } else { 3 }
             || !label.chars().all(|c| {
                 c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '(' | ')' | '/' | '.')
             })
