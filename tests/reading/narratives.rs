@@ -200,3 +200,27 @@ fn a_later_request_of_the_thing_itself_outweighs_a_problem_of_people() {
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.slot("target"), "booking app");
 }
+
+#[test]
+fn an_attempt_that_meets_a_problem_reports_it_on_what_it_acts_on() {
+    let mut s = Session::new();
+    s.user("Trying to mount an NFS share on boot but it hangs the whole startup");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("target"), "NFS share"));
+    assert!(has(&s.slot("desired_change"), "hangs the whole startup"));
+    reads_task(
+        "i've been trying to pair the scanner with my laptop but it keeps dropping",
+        "scanner",
+        "keeps dropping",
+    );
+    // A problem with a subject of its own keeps its subject.
+    reads_task(
+        "I tried to publish the package but the upload fails with a 403",
+        "upload",
+        "fails with a 403",
+    );
+    // An attempt to understand meeting no problem stays what it was.
+    let mut s = Session::new();
+    s.user("I'm trying to understand how lifetimes work in Rust");
+    assert_eq!(s.goal(), Some(GoalType::Exploration));
+}

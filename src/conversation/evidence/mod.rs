@@ -275,6 +275,7 @@ fn detail(slot: usize, span: Range<usize>) -> Detail {
 
 mod added;
 mod asked;
+mod attempts;
 mod clauses;
 mod code;
 mod computations;

@@ -166,6 +166,10 @@ impl View<'_> {
         {
             return None;
         }
+        // (An attempt that meets a problem reports it: "trying to X but it Y".)
+        if let Some(r) = self.attempt_report(start..sentence.end) {
+            return Some(r);
+        }
         if let Some(mut g) = lead {
             // ("convert 30 celsius to fahrenheit": a computation asks for its answer.)
             if let Some(q) = self.computation(&g, sentence.end) {
