@@ -226,3 +226,29 @@ fn the_means_told_first_leave_the_request_after_their_comma() {
         "gets wiped on save",
     );
 }
+
+#[test]
+fn a_request_after_a_spaced_dash_is_a_sentence_of_its_own() {
+    reads_holding(
+        "we've got a webhook handler that writes every event to s3 - could you make it skip the ping events",
+        GoalType::TaskExecution,
+        &[
+            ("target", "webhook handler"),
+            ("desired_change", "skip the ping events"),
+        ],
+    );
+    reads_holding(
+        "my landing page has a newsletter box — pls make it smaller on phones",
+        GoalType::TaskExecution,
+        &[
+            ("target", "newsletter box"),
+            ("desired_change", "smaller on phones"),
+        ],
+    );
+    // A dash before no request addressed to the assistant splits nothing.
+    reads_task(
+        "Search page - the results never load past page two",
+        "results",
+        "never load past page two",
+    );
+}

@@ -606,3 +606,21 @@ fn a_plural_before_a_verbs_ing_form_is_the_subject() {
         "keeps failing",
     );
 }
+
+#[test]
+fn what_the_docs_leave_unclear_is_asked() {
+    reads_goal(
+        "Docs: unclear how the cache interacts with --offline",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal(
+        "not clear whether the quota resets monthly or per billing cycle",
+        Some(GoalType::QuestionAnswer),
+    );
+    // An unclear thing is still a problem.
+    reads_task(
+        "Unclear error message when the token has expired",
+        "error message",
+        "Unclear error message",
+    );
+}

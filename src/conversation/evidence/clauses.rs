@@ -61,9 +61,6 @@ impl View<'_> {
     ) -> Option<GoalLead> {
         // (Its word is compared in place: most sentences open with none.)
         let opening = self.text.as_bytes().get(start..sentence.end)?;
-        if let Some(g) = self.lead_after_means(start, opening, sentence.clone()) {
-            return Some(g);
-        }
         let c = ["when", "whenever", "if", "once", "after", "before", "while"]
             .iter()
             .find(|c| {
@@ -88,47 +85,6 @@ impl View<'_> {
             matches!(g.rule, Found::Lead | Found::Request)
                 && self.cls.goals[g.goal].goal_type == GoalType::TaskExecution
         })
-    }
-
-    /// Rule 9 for the means a request is to use, told first: a sentence that opens with one
-    /// of `means` ("using", "via", "through") and goes on to a comma and a lead, within its
-    /// first twelve words: the lead states the goal, of any kind ("Using only find, sort and
-    /// du, produce a shell script that lists the biggest files"). A list of means may hold
-    /// commas of its own: up to three are tried.
-    fn lead_after_means(
-        &self,
-        start: usize,
-        opening: &[u8],
-        sentence: Range<usize>,
-    ) -> Option<GoalLead> {
-        let cls = self.cls;
-        let m = cls.words.means.iter().find(|m| {
-            opening.len() > m.len()
-                && opening[..m.len()].eq_ignore_ascii_case(m.as_bytes())
-                && opening[m.len()] == b' '
-        })?;
-        let first = start + m.len();
-        let limit = words(self.text, first..sentence.end).take(12).last()?.end;
-        let mut from = first;
-        for _ in 0..3 {
-            let comma = self.next_comma(from, limit)?;
-            let after = self.skip(skip_soft(self.text, comma + 1), |m| {
-                matches!(m, Meaning::Filler | Meaning::Ack)
-            });
-            if after >= sentence.end {
-                return None;
-            }
-            // (A means' own word may be a lead: "Using only find, sort and du, ...".)
-            if self.lead_hit(after, sentence.end).is_some()
-                && let Some(g) = self
-                    .statement(after..sentence.end, true)
-                    .filter(|g| g.rule == Found::Lead)
-            {
-                return Some(g);
-            }
-            from = comma + 1;
-        }
-        None
     }
 
     /// Rules 1 and 2 without a lead verb: in each clause, a subject naming a thing and then a

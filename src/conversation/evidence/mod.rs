@@ -332,6 +332,33 @@ impl View<'_> {
             .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
     }
 
+    /// A sentence split where a spaced dash stands before a request addressed to the
+    /// assistant: the request is a sentence of its own, what comes before it context ("we
+    /// have a cron job that pulls rates every hour - can you make it retry on a 503").
+    fn dash_split(&self, s: Range<usize>) -> SmallVec<[Range<usize>; 2]> {
+        let sentence = &self.text[s.clone()];
+        let mut out = SmallVec::new();
+        // (Most sentences hold no spaced dash: one look for each kind.)
+        if let Some((p, n)) = find_first_of(sentence, &[" - ", " — ", " – "]) {
+            let after = s.start + p + n;
+            let mut next = self.text[after..s.end]
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
+            let (a, b) = (next.next().unwrap_or(""), next.next().unwrap_or(""));
+            let asked = run_ons::addresses(a, b)
+                || ["please", "pls", "plz"]
+                    .iter()
+                    .any(|x| a.eq_ignore_ascii_case(x));
+            if asked && count_words(&sentence[..p]) >= 3 {
+                out.push(s.start..s.start + p);
+                out.push(after..s.end);
+                return out;
+            }
+        }
+        out.push(s);
+        out
+    }
+
     /// The goals of a user message, into `reading`: the first sentence that states one decides
     /// (rule 9); a pasted error is a problem report (rule 1); further goals are queued (rule
     /// 14).
@@ -375,7 +402,7 @@ impl View<'_> {
             .filter(own)
             .enumerate()
             .filter(|(i, s)| *i == 0 || !self.environment_line(s.clone()))
-            .map(|(_, s)| s)
+            .flat_map(|(_, s)| self.dash_split(s))
             .collect();
         // (A problem of people is why a request in a later sentence is made: "we run a small
         // clinic and patients keep missing appointments. could you build a reminder flow?"

@@ -22,7 +22,7 @@ fn bare(w: &str) -> &str {
 }
 
 /// Whether two words address the assistant with a request: "can you", "could u".
-fn addresses(modal: &str, you: &str) -> bool {
+pub(super) fn addresses(modal: &str, you: &str) -> bool {
     ["can", "could", "would", "will"]
         .iter()
         .any(|x| modal.eq_ignore_ascii_case(x))

@@ -269,20 +269,45 @@ impl View<'_> {
         // (Past one sentence that names nothing: "The app keeps asking me to rate it. I already
         // did. Make it stop please".)
         let k = self.sentence_ends.partition_point(|e| (*e as usize) < at);
+        // (A request after a spaced dash refers to the words before the dash: "we have a cron
+        // job that pulls rates every hour - can you make it retry".)
+        let mut before = self.text[..at].trim_end();
+        for polite in ["please", "pls", "plz"] {
+            let n = before.len().saturating_sub(polite.len());
+            if before.is_char_boundary(n) && before[n..].eq_ignore_ascii_case(polite) {
+                before = before[..n].trim_end();
+            }
+        }
+        if ["-", "—", "–"].iter().any(|d| before.ends_with(d)) {
+            let dash = before.len() - before.chars().next_back().map_or(1, char::len_utf8);
+            let start = k
+                .checked_sub(1)
+                .and_then(|i| self.sentence_ends.get(i))
+                .map_or(0, |e| *e as usize + 1);
+            if let Some(t) = self.thing_in(start..dash) {
+                return Some(t);
+            }
+        }
         self.thing_in_sentence(k.checked_sub(1)?)
             .or_else(|| self.thing_in_sentence(k.checked_sub(2)?))
     }
 
     /// The thing the sentence ending at the `k`-th sentence end introduces.
     fn thing_in_sentence(&self, k: usize) -> Option<Range<usize>> {
-        const MAX_CONTEXT: usize = 400;
         let ends = &self.sentence_ends;
         let end = *ends.get(k)? as usize;
         let start = k
             .checked_sub(1)
             .and_then(|i| ends.get(i))
             .map_or(0, |e| *e as usize + 1);
-        let mut stop = end.min(start + MAX_CONTEXT);
+        self.thing_in(start..end)
+    }
+
+    /// The thing the words of `span` introduce (their first 400 bytes).
+    fn thing_in(&self, span: Range<usize>) -> Option<Range<usize>> {
+        const MAX_CONTEXT: usize = 400;
+        let start = span.start;
+        let mut stop = span.end.min(start + MAX_CONTEXT);
         while !self.text.is_char_boundary(stop) {
             stop -= 1;
         }
@@ -293,7 +318,22 @@ impl View<'_> {
         let cls = self.cls;
         // (The last of its first four things: the object it gives or has, not who did it,
         // "the client emailed me a PDF. Convert it to Word".)
+        // (Not inside a clause that describes a thing: "a cron job that pulls rates from the
+        // bank feed" introduces the job.)
+        let mut described = false;
         words(self.text, before.clone())
+            .take_while(|w| {
+                let relative = ["that", "which", "who"]
+                    .iter()
+                    .any(|r| self.text[w.clone()].eq_ignore_ascii_case(r));
+                let stop = described && relative;
+                described |= [
+                    "a", "an", "the", "our", "my", "this", "these", "their", "your",
+                ]
+                .iter()
+                .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d));
+                !stop
+            })
             .filter(|w| {
                 // (A demonstrative names it too: "this query takes 30s on prod. can you speed
                 // it up?".)
@@ -339,15 +379,33 @@ impl View<'_> {
         {
             return None;
         }
-        let after = self.skip(skip_soft(self.text, comma + 1), |m| {
-            matches!(m, Meaning::Filler | Meaning::Ack)
-        });
-        if after >= end {
-            return None;
+        // (A list of means goes on past its commas, an item of at most three words with
+        // "and" or "or" ending it: "Using only find, sort and du, produce a shell script
+        // ...". Two items at most.)
+        let mut comma = comma;
+        for _ in 0..3 {
+            let after = self.skip(skip_soft(self.text, comma + 1), |m| {
+                matches!(m, Meaning::Filler | Meaning::Ack)
+            });
+            if after >= end {
+                return None;
+            }
+            let next = self.next_comma(after, end);
+            let item = next.is_some_and(|n| {
+                let t = &self.text[after..n];
+                count_words(t) <= 3
+                    && t.split_whitespace()
+                        .any(|w| ["and", "or", "&"].iter().any(|x| w.eq_ignore_ascii_case(x)))
+            });
+            if !item {
+                // (A question after its topic is the topic's: `question_after_topic`.)
+                return self.lead_at(after, after..end).filter(|g| {
+                    g.lead.start == after
+                        && self.cls.goals[g.goal].goal_type != GoalType::QuestionAnswer
+                });
+            }
+            comma = next?;
         }
-        // (A question after its topic is the topic's: `question_after_topic`.)
-        self.lead_at(after, after..end).filter(|g| {
-            g.lead.start == after && self.cls.goals[g.goal].goal_type != GoalType::QuestionAnswer
-        })
+        None
     }
 }
