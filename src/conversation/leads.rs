@@ -148,10 +148,38 @@ impl View<'_> {
         }
         candidates.into_iter().find_map(|(h, id)| {
             let info = cls.leads[id as usize];
-            if info.mode == DescriptionMode::Object && self.noun_use(h) {
+            if info.mode == DescriptionMode::Object && self.noun_use(h) || self.quoted_name(h) {
                 return None;
             }
             self.goal_from(start, h, info, sentence.end, refers)
+        })
+    }
+
+    /// Whether the lead `h` opens a quoted name that words follow: "\"Archive all\" archives
+    /// the pinned chats too" names a command, it gives none. (The quote closes within 40
+    /// bytes.)
+    fn quoted_name(&self, h: Hit) -> bool {
+        let before = self.text[..h.start()].trim_end();
+        if !before.ends_with(['"', '“']) {
+            return false;
+        }
+        let rest = &self.text[h.start()..];
+        let mut near = rest.len().min(40);
+        while !rest.is_char_boundary(near) {
+            near -= 1;
+        }
+        // (Not a quote that is what was said: "\"fix the login page\" is all my boss said".)
+        rest[..near].find(['"', '”']).is_some_and(|c| {
+            let close = if rest[c..].starts_with('"') {
+                1
+            } else {
+                '”'.len_utf8()
+            };
+            let next = rest[c + close..].split_whitespace().next().unwrap_or("");
+            next.starts_with(|ch: char| ch.is_alphanumeric())
+                && !["is", "was", "are", "were", "said", "says"]
+                    .iter()
+                    .any(|b| next.eq_ignore_ascii_case(b))
         })
     }
 

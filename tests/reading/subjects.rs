@@ -293,3 +293,27 @@ fn the_rest_after_a_comma_tells_more_of_the_clause_before() {
         "only keeps the first ten photos",
     );
 }
+
+#[test]
+fn a_quoted_name_is_the_subject_and_an_object_pronoun_follows_a_verb() {
+    reads_task(
+        "\"Export selection\" does nothing on the tablet",
+        "Export selection",
+        "does nothing on the tablet",
+    );
+    // A quote of what was asked stays the request.
+    let mut s = Session::new();
+    s.user("\"fix the login page\" is all my boss said");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("target"), "login page"));
+    reads_task(
+        "the quiz screen shows me the same card twice in a row",
+        "quiz screen",
+        "shows me the same card twice",
+    );
+    reads_task(
+        "the reminder widget pings us at midnight for no reason",
+        "reminder widget",
+        "pings us at midnight",
+    );
+}

@@ -109,6 +109,19 @@ impl View<'_> {
             if h.start - start > MAX_SUBJECT_BYTES {
                 continue;
             }
+            // (A word inside double quotes is a name's: "\"Merge duplicates\" merges the wrong
+            // person" has its verb after the quote.)
+            // (Quotes are counted from the message's start, only where one stands near.)
+            if self.text.as_bytes()[start.saturating_sub(1)..h.start].contains(&b'"')
+                && self.text.as_bytes()[..h.start]
+                    .iter()
+                    .filter(|b| **b == b'"')
+                    .count()
+                    % 2
+                    == 1
+            {
+                continue;
+            }
             if !self.predicate_of_clause(h.clone(), modal, strength, start..span.end) {
                 continue;
             }
@@ -351,8 +364,16 @@ impl View<'_> {
                 // (A plain verb after a plural: "the charts render blank".)
                 let after_plural = || vi >= 1 && cls.plural(&self.text[subject[vi - 1].clone()]);
                 // ("retries": a verb in -y.)
+                // (A word in -s before an object pronoun is its verb: "the speaking exercise
+                // marks me wrong".)
+                let object_next = words(self.text, w.end..span.end).next().is_some_and(|n| {
+                    ["me", "us", "him", "them"]
+                        .iter()
+                        .any(|p| self.text[n.clone()].eq_ignore_ascii_case(p))
+                });
                 let in_s = t.ends_with('s')
-                    && (cls.lower_in(&cls.words.verbs, stem(1))
+                    && (object_next
+                        || cls.lower_in(&cls.words.verbs, stem(1))
                         || (t.ends_with("es") && cls.lower_in(&cls.words.verbs, stem(2)))
                         || (t.ends_with("ies")
                             && cls.lower_in(&cls.words.verbs, &format!("{}y", stem(3))))
