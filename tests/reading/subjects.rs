@@ -317,3 +317,27 @@ fn a_quoted_name_is_the_subject_and_an_object_pronoun_follows_a_verb() {
         "pings us at midnight",
     );
 }
+
+#[test]
+fn a_lead_word_before_a_controls_noun_and_its_report_is_a_name() {
+    let mut s = Session::new();
+    s.user("Delete button in the sidebar removes the wrong draft");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("desired_change"), "removes the wrong draft"));
+    // A control asked for, described, stays a request for one.
+    reads_goal(
+        "create button that opens the share sheet",
+        Some(GoalType::ArtifactCreation),
+    );
+}
+
+#[test]
+fn praise_of_how_a_thing_works_reports_nothing() {
+    for text in [
+        "thanks for 2.4, the importer behaves properly now",
+        "just dropping by to say the new timeline view is lovely",
+        "the sync works flawlessly since the update",
+    ] {
+        reads_goal(text, None);
+    }
+}

@@ -183,8 +183,17 @@ impl View<'_> {
                 })
             };
             let mut placed = false;
+            // (After any verb, a fine state of manner: "zones behave properly now", "it runs
+            // fine".)
+            let manner = |n: &Range<usize>| {
+                let t = self.text[n.clone()].to_ascii_lowercase();
+                t.ends_with("ly") || ["fine", "well", "ok", "okay"].contains(&t.as_str())
+            };
             ws.next().is_some_and(|w| {
-                fine(&w) || self.is_predicate(w.clone()) && ws.next().is_some_and(|n| fine(&n))
+                fine(&w)
+                    || ws
+                        .next()
+                        .is_some_and(|n| fine(&n) && (manner(&n) || self.is_predicate(w.clone())))
             }) && !except()
                 && ws
                     // (What follows a time's opening word tells when: "so much quicker since the

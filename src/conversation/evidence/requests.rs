@@ -605,7 +605,7 @@ impl View<'_> {
         // (A lead word that is a problem's modifier before a bare noun qualifies it:
         // "Duplicate entries in the export"; "duplicate the board" keeps its verb.)
         let cls = self.cls;
-        let w = &self.text[word];
+        let w = &self.text[word.clone()];
         // (The lead is looked up first: most leads are no modifier.)
         let modifier = || {
             cls.lower_in(
@@ -615,7 +615,57 @@ impl View<'_> {
                 && !cls.lower_in(&cls.words.determiners, w)
                 && !cls.lower_in(&cls.words.non_subjects, w)
         };
-        predicate || auxiliary || of || modifier()
+        predicate || auxiliary || of || modifier() || self.labels_control(word, lead.end())
+    }
+
+    /// Whether a lead word names a control with the noun after it, whose report follows: "Create
+    /// button on my django form submits twice", "Save link does nothing": the control's noun,
+    /// then within eight words a problem word or a verb in -s of the vocabulary.
+    fn labels_control(&self, noun: Range<usize>, lead_end: usize) -> bool {
+        const CONTROLS: [&str; 14] = [
+            "button", "link", "tab", "menu", "icon", "field", "dialog", "modal", "toggle",
+            "checkbox", "dropdown", "shortcut", "option", "command",
+        ];
+        let cls = self.cls;
+        if !self.text[lead_end..noun.start].trim().is_empty()
+            || !CONTROLS
+                .iter()
+                .any(|c| self.text[noun.clone()].eq_ignore_ascii_case(c))
+        {
+            return false;
+        }
+        // (A control described is one asked for: "create button that submits the form".)
+        let mut after = words(self.text, noun.end..self.text.len()).peekable();
+        if after.peek().is_some_and(|n| {
+            ["that", "which", "to", "for", "with", "so"]
+                .iter()
+                .any(|x| self.text[n.clone()].eq_ignore_ascii_case(x))
+        }) {
+            return false;
+        }
+        let ws: SmallVec<[Range<usize>; 9]> = after
+            .take(9)
+            .take_while(|w| !self.text[noun.end..w.start].contains(['.', '\n', '?', '!']))
+            .collect();
+        ws.iter().enumerate().take(8).any(|(i, w)| {
+            let t = self.text[w.clone()].to_ascii_lowercase();
+            // (A word in -s before a particle or a determiner is a verb: "submits twice".)
+            let verb_in_s = t.len() > 3
+                && t.ends_with('s')
+                && !["ss", "us", "is"].iter().any(|e| t.ends_with(e))
+                && ws.get(i + 1).is_some_and(|n| {
+                    let n = &self.text[n.clone()];
+                    PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                        || cls.lower_in(&cls.words.determiners, n)
+                });
+            self.at(w.start, |m| m == Meaning::Problem).is_some()
+                || self.is_predicate(w.clone())
+                || verb_in_s
+                || t.len() > 3
+                    && t.ends_with('s')
+                    && (cls.lower_in(&cls.words.verbs, &t[..t.len() - 1])
+                        || cls.lower_in(&cls.words.verbs, &t[..t.len() - 2]))
+        })
     }
 }
 
