@@ -159,8 +159,13 @@ impl View<'_> {
     /// the pinned chats too" names a command, it gives none. (The quote closes within 40
     /// bytes.)
     fn quoted_name(&self, h: Hit) -> bool {
-        let before = self.text[..h.start()].trim_end();
-        if !before.ends_with(['"', '“']) {
+        // (The byte before it, past one space: a quote's, '"' or the last of '“'.)
+        let b = self.text.as_bytes();
+        let mut at = h.start();
+        if at > 0 && b[at - 1] == b' ' {
+            at -= 1;
+        }
+        if at == 0 || !(b[at - 1] == b'"' || self.text[..at].ends_with('“')) {
             return false;
         }
         let rest = &self.text[h.start()..];

@@ -21,6 +21,29 @@ impl View<'_> {
         if !matches!(first, b'i' | b't' | b'w' | b'b' | b'a') {
             return None;
         }
+        // (Nor is a word gathered before the attempt's is seen to open one of the first four:
+        // "tr" or "att".)
+        let bytes = &self.text.as_bytes()[span.start..span.end.min(span.start + 32)];
+        let opens = |at: usize| {
+            let w = &bytes[at..];
+            w.len() > 3
+                && (w[..2].eq_ignore_ascii_case(b"tr") || w[..3].eq_ignore_ascii_case(b"att"))
+        };
+        let mut at = 0;
+        let mut seen = false;
+        for _ in 0..4 {
+            if opens(at) {
+                seen = true;
+                break;
+            }
+            match bytes[at..].iter().position(|b| *b == b' ') {
+                Some(p) => at += p + 1,
+                None => break,
+            }
+        }
+        if !seen {
+            return None;
+        }
         let mut ws = words(self.text, span.clone());
         let mut w = ws.next()?;
         for _ in 0..3 {

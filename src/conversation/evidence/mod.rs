@@ -336,26 +336,44 @@ impl View<'_> {
     /// assistant: the request is a sentence of its own, what comes before it context ("we
     /// have a cron job that pulls rates every hour - can you make it retry on a 503").
     fn dash_split(&self, s: Range<usize>) -> SmallVec<[Range<usize>; 2]> {
-        let sentence = &self.text[s.clone()];
         let mut out = SmallVec::new();
-        // (Most sentences hold no spaced dash: one look for each kind.)
-        if let Some((p, n)) = find_first_of(sentence, &[" - ", " — ", " – "]) {
-            let after = s.start + p + n;
-            let mut next = self.text[after..s.end]
-                .split_whitespace()
-                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
-            let (a, b) = (next.next().unwrap_or(""), next.next().unwrap_or(""));
-            let asked = run_ons::addresses(a, b)
-                || ["please", "pls", "plz"]
+        // (Looked for at the sentence's hits of intent or wish, few: no byte is scanned.)
+        let first = self.hits.partition_point(|h| h.start() <= s.start);
+        let split = self.hits[first..]
+            .iter()
+            .take_while(|h| h.start() < s.end)
+            .find(|h| {
+                self.meanings(**h)
                     .iter()
-                    .any(|x| a.eq_ignore_ascii_case(x));
-            if asked && count_words(&sentence[..p]) >= 3 {
-                out.push(s.start..s.start + p);
-                out.push(after..s.end);
-                return out;
+                    .any(|m| matches!(m, Meaning::Intent | Meaning::Wish))
+                    && {
+                        let before = self.text[s.start..h.start()].trim_end();
+                        ["-", "—", "–"].iter().any(|d| {
+                            before
+                                .strip_suffix(d)
+                                .is_some_and(|b| b.ends_with(' ') && count_words(b) >= 3)
+                        })
+                    }
+                    && {
+                        let mut next = self.text[h.start()..s.end]
+                            .split_whitespace()
+                            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
+                        let (a, b) = (next.next().unwrap_or(""), next.next().unwrap_or(""));
+                        run_ons::addresses(a, b)
+                            || ["please", "pls", "plz"]
+                                .iter()
+                                .any(|x| a.eq_ignore_ascii_case(x))
+                    }
+            });
+        match split {
+            Some(h) => {
+                let dash = self.text[..h.start()].trim_end();
+                let dash = dash.len() - dash.chars().next_back().map_or(1, char::len_utf8);
+                out.push(s.start..dash);
+                out.push(h.start()..s.end);
             }
+            None => out.push(s),
         }
-        out.push(s);
         out
     }
 
@@ -402,8 +420,15 @@ impl View<'_> {
             .filter(own)
             .enumerate()
             .filter(|(i, s)| *i == 0 || !self.environment_line(s.clone()))
-            .flat_map(|(_, s)| self.dash_split(s))
+            .map(|(_, s)| s)
             .collect();
+        // (A request after a spaced dash is a sentence of its own; most messages hold no dash,
+        // looked for once.)
+        let owns = if memchr::memchr2(b'-', 0xE2, self.text.as_bytes()).is_some() {
+            owns.into_iter().flat_map(|s| self.dash_split(s)).collect()
+        } else {
+            owns
+        };
         // (A problem of people is why a request in a later sentence is made: "we run a small
         // clinic and patients keep missing appointments. could you build a reminder flow?"
         // states the flow, "... the app should send sms reminders" the app's request. Alone
