@@ -409,3 +409,23 @@ fn a_stub_to_finish_and_a_labelled_exercise_with_its_topic_ask_for_code() {
     s.user("finish the laundry before mum gets home");
     assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
 }
+
+#[test]
+fn a_statement_under_an_exercises_label_asks_for_code_whatever_its_verb() {
+    reads_holding(
+        "Kata: Roman numerals\n\nTurn an integer between 1 and 3999 into its Roman numeral. 4 is IV, 9 is IX.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "Turn an integer between 1 and 3999")],
+    );
+    reads_holding(
+        "Homework 5 (python)\nEvery line of grades.txt holds a name and three marks; print each name with its average.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "print each name with its average")],
+    );
+    // An unnumbered "Problem:" may open a report.
+    reads_task(
+        "Problem: the search box loses focus after every keystroke",
+        "search box",
+        "loses focus after every keystroke",
+    );
+}

@@ -624,3 +624,20 @@ fn what_the_docs_leave_unclear_is_asked() {
         "Unclear error message",
     );
 }
+
+#[test]
+fn a_comparison_title_asks_which_and_approaches_are_explored() {
+    reads_goal(
+        "sqlite vs postgres for a single-user desktop app that rarely writes",
+        Some(GoalType::QuestionAnswer),
+    );
+    // A lead keeps its reading.
+    reads_goal(
+        "make a bar chart of revenue vs refunds per month",
+        Some(GoalType::ArtifactCreation),
+    );
+    reads_goal(
+        "Strategies for rotating database credentials without downtime",
+        Some(GoalType::Exploration),
+    );
+}

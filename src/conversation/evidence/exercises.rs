@@ -231,13 +231,21 @@ impl View<'_> {
         if label && !labels {
             return None;
         }
+        let numbered = label
+            && self.text[ws[opener].end..first.end]
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit());
         if label {
             let after = &self.text[ws[opener].end..first.end];
             let rest =
                 after.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '.');
+            // (A topic in brackets may follow: "Assignment 2 (bash)", "Exercise 4 (loops):".)
+            let rest = match rest.strip_prefix('(').and_then(|r| r.split_once(')')) {
+                Some((_, r)) => r.trim_start(),
+                None => rest,
+            };
             // (A numbered label may stand before a dash and a title, or alone on its line,
             // the statement below it: "Problem 7 - Letter staircase", "Exercise 4".)
-            let numbered = after.trim_start().starts_with(|c: char| c.is_ascii_digit());
             let titled = numbered
                 && (rest.is_empty() || ["- ", "— ", "– "].iter().any(|d| rest.starts_with(d)));
             if !rest.starts_with(':') && !titled {
@@ -315,6 +323,47 @@ impl View<'_> {
                 };
                 return Some((g, first));
             }
+        }
+        // (With no such clause, a statement under a label of its own kind asks for code all
+        // the same: "Kata: Run-length decoding" over "Decode strings such as ...",
+        // "Exercise 3 - Temperature table" over "Use a for loop to print ...". Not an
+        // unnumbered "Problem:", which a report may open.)
+        if label
+            && (numbered
+                || !["problem", "puzzle", "challenge"]
+                    .iter()
+                    .any(|x| self.text[ws[0].clone()].eq_ignore_ascii_case(x)))
+        {
+            // (The statement follows the label's colon or dash when it is more than a title's
+            // few words, else it is the next sentence.)
+            let label_line = &self.text[first.clone()];
+            let separated = label_line
+                .find(": ")
+                .map(|p| (p, 2))
+                .or_else(|| find_first_of(label_line, &[" - ", " — ", " – "]))
+                .map(|(p, n)| first.start + p + n)
+                .filter(|c| count_words(&self.text[*c..first.end]) >= 5);
+            let body = match separated {
+                Some(c) => c..first.end,
+                None => owns.get(1)?.clone(),
+            };
+            let body_start = self.skip(body.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+            if let Some(g) = self
+                .statement(body_start..body.end, false)
+                .filter(|g| g.goal == artifact)
+            {
+                return Some((g, body));
+            }
+            let wants = cls.clean(self.text, body_start..body.end, false);
+            let g = GoalLead {
+                goal: artifact,
+                description: wants.clone(),
+                lead: start..start,
+                wrapper: 0..0,
+                rule: Found::Exercise,
+                details: SmallVec::from_iter([detail(1, wants)]),
+            };
+            return Some((g, first));
         }
         None
     }

@@ -450,7 +450,27 @@ impl View<'_> {
         let mut titled: Option<(GoalLead, Range<usize>)> = None;
         let mut told: Option<(GoalLead, Range<usize>)> = None;
         for s in owns.iter().take(unread).cloned() {
+            // (A title comparing two things asks which, whatever evidence its words after
+            // "for" hold: "jsonb vs json for storing payloads we almost never query". Looked
+            // for only where a "v" stands among its first 48 bytes.)
+            let versus = !active && {
+                let head = &self.text.as_bytes()[s.start..s.end.min(s.start + 48)];
+                memchr::memchr(b'v', head).is_some_and(|v| {
+                    v > 0
+                        && head[v - 1] == b' '
+                        && (head[v..].starts_with(b"vs ")
+                            || head[v..].starts_with(b"vs. ")
+                            || head[v..].starts_with(b"versus "))
+                })
+            };
+            // (A lead keeps its reading: "Make a line chart of signups vs churn".)
             let found = self.statement(s.clone(), active);
+            let found = match found {
+                Some(g) if versus && !matches!(g.rule, Found::Lead | Found::Title) => {
+                    self.comparison(s.clone()).or(Some(g))
+                }
+                f => f,
+            };
             if found.is_none()
                 && titled.is_none()
                 && let Some(t) = title_line.as_ref().filter(|t| **t == s)
