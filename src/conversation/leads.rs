@@ -416,6 +416,18 @@ impl View<'_> {
         {
             return None;
         }
+        // (A kind after "it as" is what is made: "Build it as a React function component
+        // called Countdown" asks for the component, its requirements told before.)
+        let object = match cls.goals[info.goal as usize].goal_type {
+            crate::conversation::GoalType::ArtifactCreation => {
+                let t = &self.text[object.clone()];
+                ["it as a ", "it as an ", "this as a ", "this as an "]
+                    .iter()
+                    .find(|p| t.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p)))
+                    .map_or(object.clone(), |p| object.start + p.len() - 2..object.end)
+            }
+            _ => object.clone(),
+        };
         let object_text = &self.text[object.clone()];
         // Rule 5: "it", "them" or "that" refers to the active goal's work ("make it blue"); with none
         // active it is the user's own thing, not yet named ("make it load faster": a task

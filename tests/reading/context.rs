@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_goal, reads_holding, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn it_after_a_sentence_of_context_is_the_thing_it_introduced() {
@@ -250,5 +250,21 @@ fn a_request_after_a_spaced_dash_is_a_sentence_of_its_own() {
         "Search page - the results never load past page two",
         "results",
         "never load past page two",
+    );
+}
+
+#[test]
+fn a_wish_of_a_thing_told_before_it_is_asked_to_be_made_is_its_requirement() {
+    let mut s = Session::new();
+    s.user(
+        "Riders queue at a single lift and each chair must carry two people. Write a program that prints how long the last rider waits.",
+    );
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(has(&s.slot("component_type"), "program"));
+    // "it as a" names the kind made.
+    reads_holding(
+        "build it as a vue single-file component",
+        GoalType::ArtifactCreation,
+        &[("component_type", "vue single-file component")],
     );
 }

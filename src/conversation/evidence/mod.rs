@@ -377,6 +377,23 @@ impl View<'_> {
         out
     }
 
+    /// A thing asked to be made by a lead in one of the two sentences after `s`.
+    fn made_after(
+        &self,
+        owns: &[Range<usize>],
+        s: &Range<usize>,
+    ) -> Option<(GoalLead, Range<usize>)> {
+        let artifact = self.cls.goal_index(GoalType::ArtifactCreation)?;
+        owns.iter()
+            .skip_while(|o| o.start <= s.start)
+            .take(2)
+            .find_map(|o| {
+                self.statement(o.clone(), false)
+                    .filter(|g| g.goal == artifact && g.rule == Found::Lead)
+                    .map(|g| (g, o.clone()))
+            })
+    }
+
     /// The goals of a user message, into `reading`: the first sentence that states one decides
     /// (rule 9); a pasted error is a problem report (rule 1); further goals are queued (rule
     /// 14).
@@ -502,6 +519,23 @@ impl View<'_> {
                 {
                     why = Some((g, s));
                     continue;
+                }
+                // (A wish of a thing told before something is asked to be made is what the
+                // thing must do: "It has to tick once a second. Build it as a React component
+                // called Countdown" asks for the component.)
+                if g.rule == Found::Request
+                    && !active
+                    && let Some((mut made, at)) = self.made_after(&owns, &s)
+                {
+                    // (What the wish said is the thing's requirement when its own sentence
+                    // states none.)
+                    if !made.details.iter().any(|d| d.slot == 1)
+                        && let Some(d) = g.details.iter().find(|d| d.slot == 1)
+                    {
+                        made.details.push(d.clone());
+                    }
+                    first = Some((made, at));
+                    break;
                 }
                 if why.is_none() || matches!(g.rule, Found::Lead | Found::Request) {
                     first = Some((g, s));
