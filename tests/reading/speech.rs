@@ -167,3 +167,25 @@ fn a_hesitations_word_that_is_a_name_a_value_or_a_noun_stays() {
         );
     }
 }
+
+#[test]
+fn an_acknowledgement_opening_a_run_on_is_a_filler_and_times_are_pushed() {
+    reads_holding(
+        "ok so the plumber comes thursday remind me wednesday night to clear under the sink",
+        GoalType::TaskExecution,
+        &[("desired_change", "clear under the sink")],
+    );
+    reads_holding(
+        "push my haircut to next tuesday at four",
+        GoalType::TaskExecution,
+        &[
+            ("target", "haircut"),
+            ("desired_change", "next tuesday at four"),
+        ],
+    );
+    reads_holding(
+        "uh get me to the pharmacy on elm street",
+        GoalType::TaskExecution,
+        &[("target", "pharmacy")],
+    );
+}

@@ -85,10 +85,22 @@ impl View<'_> {
         owns.iter().find_map(|s| {
             let first = self.hits.partition_point(|h| h.start() < s.start);
             // (A sentence of thanks, wishes or small talk runs on no request: "thanks for
-            // everything today check out my blog sometime".)
+            // everything today check out my blog sometime". An acknowledgement opening it is
+            // a filler: "ok so we've got people over saturday remind me to ...".)
+            let opened = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
             if self.hits[first..]
                 .iter()
                 .take_while(|h| h.start() < s.end)
+                .filter(|h| {
+                    h.start() >= opened
+                        || self.meanings(**h).iter().any(|m| match m {
+                            Meaning::SmallTalk => true,
+                            Meaning::Signal(i) => {
+                                cls.signals[*i as usize].signal != super::super::Signal::Approve
+                            }
+                            _ => false,
+                        })
+                })
                 .any(|h| {
                     // (A word of degree is none: "its absolutely freezing put the heat up".)
                     !self.qualifies(*h)
