@@ -96,6 +96,16 @@ pub(super) fn is_clause_byte(b: u8) -> bool {
     matches!(b, b',' | b';' | b'.' | b'!' | b'?' | b'\n')
 }
 
+/// Whether the comma at `at` separates a number's thousands ("$1,200", "12,000 rows"): a digit
+/// on each side, three after it. It ends no clause.
+pub(super) fn thousands_comma(bytes: &[u8], at: usize) -> bool {
+    at > 0
+        && bytes[at - 1].is_ascii_digit()
+        && bytes.len() >= at + 4
+        && bytes[at + 1..at + 4].iter().all(u8::is_ascii_digit)
+        && bytes.get(at + 4).is_none_or(|b| !b.is_ascii_digit())
+}
+
 /// Past white space and punctuation that does not end a sentence.
 pub(super) fn skip_soft(text: &str, at: usize) -> usize {
     let rest = &text[at..];

@@ -294,7 +294,7 @@ impl<'a> View<'a> {
         let mut ends: SmallVec<[u32; 8]> = SmallVec::new();
         let bytes = text.as_bytes();
         for (i, b) in bytes.iter().enumerate() {
-            if is_clause_byte(*b) {
+            if is_clause_byte(*b) && !(*b == b',' && thousands_comma(bytes, i)) {
                 clause_bytes.push(i as u32);
                 let end = *b != b'.' || i + 1 == bytes.len() || bytes[i + 1].is_ascii_whitespace();
                 if end && *b != b',' {

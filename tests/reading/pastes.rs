@@ -509,3 +509,21 @@ fn an_error_told_in_a_sentence_is_about_its_subject() {
         s.slot("target")
     );
 }
+
+#[test]
+fn a_constants_code_opening_a_line_marks_an_error_and_a_thousands_comma_ends_nothing() {
+    reads_holding(
+        "ERR_QUEUE_FULL: upload queue rejected the file after 500 entries",
+        GoalType::TaskExecution,
+        &[("desired_change", "upload queue rejected the file")],
+    );
+    // A label of a list is no error.
+    let mut s = Session::new();
+    s.user("SHOPPING_LIST: milk, eggs");
+    assert_ne!(s.slot("desired_change"), "fix: milk, eggs");
+    reads_task(
+        "the invoice total shows $12,500 instead of the $1,250 we billed",
+        "invoice total",
+        "shows $12,500 instead of the $1,250 we billed",
+    );
+}

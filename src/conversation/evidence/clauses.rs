@@ -168,6 +168,7 @@ impl View<'_> {
                     && (bytes[at] != b'.'
                         || at + 1 >= bytes.len()
                         || bytes[at + 1].is_ascii_whitespace())
+                    && (bytes[at] != b',' || !thousands_comma(bytes, at))
                 || spaced_dash(bytes, at);
             // (Every hit that starts here: "even when" beside "when".)
             let starts_here = hits.peek().is_some_and(|h| h.start() == at);

@@ -72,6 +72,22 @@ pub(super) fn coded_level(line: &str) -> Option<Range<usize>> {
                 && code[letters..].bytes().all(|b| b.is_ascii_digit()))
             .then_some(0..code.len() + 1)
         })
+        .or_else(|| {
+            // (A constant's name opening the line, words joined by underscores: "E_TILE_MISSING:
+            // no airspace data for tile 48/11", "ERR_SSL_PROTOCOL_ERROR: ..."; a message of
+            // three words at least after it.)
+            let colon = line.find(": ")?;
+            let code = &line[..colon];
+            (line[colon + 2..].split_whitespace().nth(2).is_some()
+                && code.len() >= 5
+                && code.len() <= 40
+                && code.starts_with(|c: char| c.is_ascii_uppercase())
+                && code.contains('_')
+                && code
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))
+            .then_some(0..code.len() + 1)
+        })
 }
 
 /// The file of the first source location in `text`: a path whose last part has an extension

@@ -357,6 +357,24 @@ impl View<'_> {
                         .any(|w| w.eq_ignore_ascii_case("thread"));
                 (!t.is_empty() && t.end <= marker.start && !tool).then_some(t)
             })
+            // (Or the subject of its message read as a report, after a code: "ERR_SNAPSHOT_
+            // LOCKED: repository locked by another process".)
+            .or_else(|| {
+                let code = self.text[marker.clone()].trim_end_matches(':');
+                let after = skip_soft(self.text, marker.end);
+                if after >= line.end
+                    || marker.start != line.start
+                    || !code.contains('_')
+                    || !code
+                        .bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                {
+                    return None;
+                }
+                let t = self.subject_of(task, after..line.end, line.end)?;
+                let t = self.cls.clean(self.text, t, true);
+                (!t.is_empty() && !self.text[t.clone()].contains(['\'', '"', ':'])).then_some(t)
+            })
             .or_else(|| self.frame_subject(block.clone()))
             .or_else(located)
             .or_else(quoted_name);

@@ -40,7 +40,7 @@ use super::reading::{Detail, Found, GoalLead, Hit, LeadInfo, Meaning, Reading};
 use super::state::{GoalType, MAX_QUEUED_GOALS};
 use super::text::{
     bullet, code_blocks, count_words, ends_with_word, is_clause_byte, is_word_char, noun_phrase,
-    quoted_spans, sentences, skip_soft,
+    quoted_spans, sentences, skip_soft, thousands_comma,
 };
 use super::view::View;
 use super::words::Words;
