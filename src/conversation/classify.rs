@@ -43,6 +43,9 @@ pub struct Classifier {
     pub(super) negated_instructions: Vec<String>,
     /// Their first letters, a bit per letter: most sentences stop at one test.
     pub(super) negated_firsts: u32,
+    /// The first letters of `exercise_openers`, a bit per letter: most sentences stop at one
+    /// test.
+    pub(super) exercise_firsts: u32,
     pub(super) noun_phrase_ends: Vec<String>,
     pub(super) small_talk_tail_words: u32,
     /// The vocabulary, for reading misspelt words.
@@ -264,6 +267,7 @@ impl Classifier {
             trailing: lower(&lang.trailing),
             pronouns: lower(&lang.pronouns),
             negated_firsts: first_letters(&lang.negated_instructions),
+            exercise_firsts: first_letters(&lang.exercise_openers),
             negated_instructions: {
                 let mut n = lower(&lang.negated_instructions);
                 n.sort_by_key(|p| std::cmp::Reverse(p.len()));

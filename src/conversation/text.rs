@@ -312,7 +312,7 @@ const MAX_CODE_BLOCKS: usize = 16;
 /// order; at most [`MAX_CODE_BLOCKS`] runs.
 pub(super) fn code_blocks(text: &str) -> smallvec::SmallVec<[Range<usize>; 4]> {
     let mut out: smallvec::SmallVec<[Range<usize>; 4]> = smallvec::SmallVec::new();
-    if !text.contains('\n') {
+    if memchr::memchr(b'\n', text.as_bytes()).is_none() {
         return out;
     }
     let mut fenced = false;

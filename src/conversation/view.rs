@@ -294,13 +294,22 @@ impl<'a> View<'a> {
         let mut ends: SmallVec<[u32; 8]> = SmallVec::new();
         let bytes = text.as_bytes();
         for (i, b) in bytes.iter().enumerate() {
-            if is_clause_byte(*b) && !(*b == b',' && thousands_comma(bytes, i)) {
+            if is_clause_byte(*b) {
                 clause_bytes.push(i as u32);
                 let end = *b != b'.' || i + 1 == bytes.len() || bytes[i + 1].is_ascii_whitespace();
                 if end && *b != b',' {
                     ends.push(i as u32);
                 }
             }
+        }
+        // (A comma between a number's thousands ends no clause: looked at among the clause
+        // bytes, few, not in the walk over every byte.)
+        if clause_bytes
+            .iter()
+            .any(|p| bytes[*p as usize] == b',' && thousands_comma(bytes, *p as usize))
+        {
+            clause_bytes
+                .retain(|p| bytes[*p as usize] != b',' || !thousands_comma(bytes, *p as usize));
         }
         let mut view = View {
             cls,

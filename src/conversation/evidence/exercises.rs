@@ -199,6 +199,11 @@ impl View<'_> {
         let start = self.skip(first.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
         // (Most messages open otherwise: the first word is compared with the openers' first
         // words before any word is gathered or lowercased.)
+        // (Its first letter first, a bit of a mask.)
+        let letter = self.text.as_bytes().get(start)?.to_ascii_lowercase();
+        if !letter.is_ascii_lowercase() || cls.exercise_firsts & (1 << (letter - b'a')) == 0 {
+            return None;
+        }
         let first_word = &self.text[words(self.text, start..first.end).next()?];
         let n = first_word.len();
         if !openers.iter().any(|o| {

@@ -388,6 +388,20 @@ impl View<'_> {
             .skip_while(|o| o.start <= s.start)
             .take(2)
             .find_map(|o| {
+                // (Only a sentence holding an artifact's lead is read again.)
+                let first = self.hits.partition_point(|h| h.start() < o.start);
+                let leads = self.hits[first..]
+                    .iter()
+                    .take_while(|h| h.start() < o.end)
+                    .any(|h| {
+                        self.meanings(*h).iter().any(|m| {
+                            matches!(m, Meaning::Lead(id)
+                                if self.cls.leads[*id as usize].goal as usize == artifact)
+                        })
+                    });
+                if !leads {
+                    return None;
+                }
                 self.statement(o.clone(), false)
                     .filter(|g| g.goal == artifact && g.rule == Found::Lead)
                     .map(|g| (g, o.clone()))
@@ -409,8 +423,10 @@ impl View<'_> {
                 .iter()
                 .any(|h| self.meanings(*h).contains(&Meaning::ErrorMarker))
                 || shouts_error(self.text)
-                || (self.text.contains(':') && error_shapes::coded_level(self.text).is_some()));
-        let errors = if marked || (!active && self.text.contains('\n')) {
+                || (memchr::memchr(b':', self.text.as_bytes()).is_some()
+                    && error_shapes::coded_level(self.text).is_some()));
+        let errors = if marked || (!active && memchr::memchr(b'\n', self.text.as_bytes()).is_some())
+        {
             self.error_lines()
         } else {
             SmallVec::new()
