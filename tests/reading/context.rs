@@ -237,6 +237,12 @@ fn a_request_after_a_spaced_dash_is_a_sentence_of_its_own() {
             ("desired_change", "skip the ping events"),
         ],
     );
+    // A report before the dash is the request's context: the request decides.
+    reads_holding(
+        "the nightly export is way too slow — pls make it skip the archived rows",
+        GoalType::TaskExecution,
+        &[("desired_change", "skip the archived rows")],
+    );
     reads_holding(
         "my landing page has a newsletter box — pls make it smaller on phones",
         GoalType::TaskExecution,

@@ -95,11 +95,16 @@ fn a_lead_after_a_subject_a_determiner_or_inside_small_talk_is_no_run_on() {
     ] {
         reads_goal(text, None);
     }
-    // A question word whose subject a determiner opens asks nothing: the report stays.
+    // A question word after "no matter" asks nothing: the report stays; a question run on
+    // after a clause still asks.
     reads_task(
         "the heater switches itself off after an hour no matter what the timer says",
         "heater",
         "switches itself off",
+    );
+    reads_goal(
+        "we moved the files to the new bucket what the best way is to clean up the old one",
+        Some(GoalType::QuestionAnswer),
     );
 }
 

@@ -324,6 +324,17 @@ fn a_lead_word_before_a_controls_noun_and_its_report_is_a_name() {
     s.user("Delete button in the sidebar removes the wrong draft");
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert!(has(&s.slot("desired_change"), "removes the wrong draft"));
+    // A lead and a control's noun before a comma stay a request: the report after the comma
+    // is why.
+    reads_goal(
+        "Update field validation, it accepts blank phone numbers",
+        Some(GoalType::TaskExecution),
+    );
+    let mut s = Session::new();
+    s.user("Update field validation, it accepts blank phone numbers");
+    assert!(
+        has(&s.slot("desired_change"), "field validation") || s.slot("desired_change").is_empty()
+    );
     // A control asked for, described, stays a request for one.
     reads_goal(
         "create button that opens the share sheet",

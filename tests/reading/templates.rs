@@ -387,15 +387,7 @@ fn an_imperative_on_an_abstract_input_is_an_algorithms_exercise() {
 }
 
 #[test]
-fn a_stub_to_finish_and_a_labelled_exercise_with_its_topic_ask_for_code() {
-    reads_holding(
-        "Complete the method isIsogram so that it returns true when no letter repeats",
-        GoalType::ArtifactCreation,
-        &[
-            ("component_type", "method"),
-            ("requirements", "returns true when no letter repeats"),
-        ],
-    );
+fn a_labelled_exercise_with_its_topic_asks_for_code() {
     reads_holding(
         "Problem 3 (strings): write a function that collapses runs of spaces into one",
         GoalType::ArtifactCreation,
@@ -404,10 +396,15 @@ fn a_stub_to_finish_and_a_labelled_exercise_with_its_topic_ask_for_code() {
             ("requirements", "collapses runs of spaces"),
         ],
     );
-    // Finishing a thing that is no kind asks for none.
-    let mut s = Session::new();
-    s.user("finish the laundry before mum gets home");
-    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+    // Finishing a report or a migration asks for no thing made.
+    for text in [
+        "finish the quarterly report by friday and remind me on thursday",
+        "Complete the migration to Postgres 16 on the billing database",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+    }
 }
 
 #[test]
@@ -422,10 +419,18 @@ fn a_statement_under_an_exercises_label_asks_for_code_whatever_its_verb() {
         GoalType::ArtifactCreation,
         &[("requirements", "print each name with its average")],
     );
-    // An unnumbered "Problem:" may open a report.
+    // An unnumbered "Problem:" may open a report; and so may a label's own trouble or
+    // question under it.
     reads_task(
         "Problem: the search box loses focus after every keystroke",
         "search box",
         "loses focus after every keystroke",
+    );
+    let mut s = Session::new();
+    s.user("Lab 2 (networking): my ping to the gateway times out every time");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    reads_goal(
+        "Exercise 6 (sorting): explain why merge sort needs extra memory",
+        Some(GoalType::QuestionAnswer),
     );
 }

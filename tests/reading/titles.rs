@@ -608,24 +608,6 @@ fn a_plural_before_a_verbs_ing_form_is_the_subject() {
 }
 
 #[test]
-fn what_the_docs_leave_unclear_is_asked() {
-    reads_goal(
-        "Docs: unclear how the cache interacts with --offline",
-        Some(GoalType::QuestionAnswer),
-    );
-    reads_goal(
-        "not clear whether the quota resets monthly or per billing cycle",
-        Some(GoalType::QuestionAnswer),
-    );
-    // An unclear thing is still a problem.
-    reads_task(
-        "Unclear error message when the token has expired",
-        "error message",
-        "Unclear error message",
-    );
-}
-
-#[test]
 fn a_comparison_title_asks_which_and_approaches_are_explored() {
     reads_goal(
         "sqlite vs postgres for a single-user desktop app that rarely writes",

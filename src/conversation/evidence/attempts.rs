@@ -71,7 +71,14 @@ impl View<'_> {
             .take_while(|b| b.start < end)
             .find(|b| self.text[b.clone()].eq_ignore_ascii_case("but"))?;
         let rest = skip_soft(self.text, but.end);
-        if rest >= span.end {
+        // (A plural "they" is what was met, not the thing tried: "tried to buy the headphones
+        // but they were out of stock".)
+        if rest >= span.end
+            || self.text[rest..]
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case("they"))
+        {
             return None;
         }
         let task = self.cls.goal_index(GoalType::TaskExecution)?;

@@ -353,11 +353,34 @@ impl View<'_> {
                 None => owns.get(1)?.clone(),
             };
             let body_start = self.skip(body.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-            if let Some(g) = self
-                .statement(body_start..body.end, false)
-                .filter(|g| g.goal == artifact)
-            {
-                return Some((g, body));
+            // (Not the user's own trouble or a question told under the label: "Exercise 2:
+            // the test for empty lists fails", "Exercise 5 (sorting): explain why ...", "Lab 2:
+            // my ping times out".)
+            let own = words(self.text, body_start..body.end)
+                .next()
+                .is_some_and(|w| {
+                    [
+                        "i", "i'm", "im", "my", "we", "our", "we're", "is", "are", "can", "how",
+                        "why",
+                    ]
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                });
+            if own {
+                return None;
+            }
+            match self.statement(body_start..body.end, false) {
+                Some(g) if g.goal == artifact => return Some((g, body)),
+                Some(g)
+                    if matches!(g.rule, Found::ProblemReport | Found::PastedError)
+                        || cls.goals[g.goal].goal_type != GoalType::TaskExecution
+                            && ["explain", "describe", "why", "how", "what", "compare"]
+                                .iter()
+                                .any(|x| self.text[g.lead.clone()].eq_ignore_ascii_case(x)) =>
+                {
+                    return None;
+                }
+                _ => {}
             }
             let wants = cls.clean(self.text, body_start..body.end, false);
             let g = GoalLead {

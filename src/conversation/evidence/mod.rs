@@ -345,7 +345,7 @@ impl View<'_> {
             .find(|h| {
                 self.meanings(**h)
                     .iter()
-                    .any(|m| matches!(m, Meaning::Intent | Meaning::Wish))
+                    .any(|m| matches!(m, Meaning::Intent | Meaning::Wish | Meaning::Lead(_)))
                     && {
                         let before = self.text[s.start..h.start()].trim_end();
                         ["-", "—", "–"].iter().any(|d| {
@@ -366,11 +366,13 @@ impl View<'_> {
                     }
             });
         match split {
+            // (The request first: it states the goal, the words before the dash its context,
+            // "my pre-commit hook is too slow — pls make it skip merge commits".)
             Some(h) => {
                 let dash = self.text[..h.start()].trim_end();
                 let dash = dash.len() - dash.chars().next_back().map_or(1, char::len_utf8);
-                out.push(s.start..dash);
                 out.push(h.start()..s.end);
+                out.push(s.start..dash);
             }
             None => out.push(s),
         }

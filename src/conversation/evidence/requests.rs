@@ -643,9 +643,11 @@ impl View<'_> {
         }) {
             return false;
         }
+        // (The report stands in the control's own clause: "Change button text, it says
+        // Submitt" asks for the change.)
         let ws: SmallVec<[Range<usize>; 9]> = after
             .take(9)
-            .take_while(|w| !self.text[noun.end..w.start].contains(['.', '\n', '?', '!']))
+            .take_while(|w| !self.text[noun.end..w.start].contains(['.', '\n', '?', '!', ',']))
             .collect();
         ws.iter().enumerate().take(8).any(|(i, w)| {
             let t = self.text[w.clone()].to_ascii_lowercase();

@@ -132,6 +132,14 @@ impl View<'_> {
                         .filter(|w| !w.is_empty());
                     let (last, second) = (back.next()?, back.next()?);
                     let (last, second) = (bare(last), bare(second));
+                    // (A question word after "matter" or "regardless of" asks nothing: "locks
+                    // itself no matter what the timeout is set to".)
+                    if last.eq_ignore_ascii_case("matter")
+                        || last.eq_ignore_ascii_case("of")
+                            && second.eq_ignore_ascii_case("regardless")
+                    {
+                        return None;
+                    }
                     // (A lead that inverts a question, "is", "are", "can", asks nothing
                     // inside a sentence: "hope yours is going better"; nor does one with a
                     // subject after it: "exactly what I needed".)
@@ -182,8 +190,7 @@ impl View<'_> {
                     }
                     // (A question word asks only with an inverted verb before any subject:
                     // "how big of a turkey should i get"; "no matter which colour i pick"
-                    // asks nothing, nor does one with a determiner right after it, opening a
-                    // subject, "no matter what the timeout is set to".)
+                    // asks nothing.)
                     if QUESTION_WORDS
                         .iter()
                         .any(|x| lead_first.eq_ignore_ascii_case(x))
@@ -191,12 +198,7 @@ impl View<'_> {
                             .split_whitespace()
                             .take(5)
                             .map(bare)
-                            .enumerate()
-                            .take_while(|(i, w)| {
-                                !SUBJECTS.iter().any(|x| w.eq_ignore_ascii_case(x))
-                                    && (*i > 0 || !cls.lower_in(&cls.words.determiners, w))
-                            })
-                            .map(|(_, w)| w)
+                            .take_while(|w| !SUBJECTS.iter().any(|x| w.eq_ignore_ascii_case(x)))
                             .any(|w| INVERTING.iter().any(|x| w.eq_ignore_ascii_case(x)))
                     {
                         return None;
