@@ -1,7 +1,7 @@
 //! Rule 1 for an attempt that meets a problem: "Trying to keep a foreground service alive on
-//! Android 14 but it gets killed after 10 minutes", "I tried to rebase onto main but every
-//! commit conflicts". The problem after "but" is the report; what the attempt acts on is the
-//! thing when the problem names none of its own.
+//! Android 14 but it gets killed after 10 minutes", "I tried to publish the package but the
+//! upload fails with a 403". The problem after "but" is the report; what the attempt acts on is
+//! the thing when the problem's subject is "it".
 
 use super::*;
 
