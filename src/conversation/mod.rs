@@ -17,6 +17,7 @@ mod evidence;
 pub mod explain;
 mod flows;
 mod goals;
+mod instructions;
 mod leads;
 pub mod lexicon;
 pub mod machine;

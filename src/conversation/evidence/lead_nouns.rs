@@ -120,3 +120,133 @@ impl View<'_> {
             })
     }
 }
+
+impl View<'_> {
+    /// Rule 4: a lead word followed by a predicate is a noun ("Deploy keeps timing out", "Fix
+    /// is not working").
+    pub(in crate::conversation) fn noun_use(&self, lead: Hit) -> bool {
+        // Rule 4 is about a lead word used as a name ("Deploy", "Update"): a lead of several
+        // words ("would be nice to have ...") is no noun.
+        if self.text[lead.start()..lead.end()].contains(' ') {
+            return false;
+        }
+        let next = skip_soft(self.text, lead.end());
+        if next == lead.end() && next < self.text.len() {
+            return false;
+        }
+        let Some(word) = words(self.text, next..self.text.len()).next() else {
+            return false;
+        };
+        let predicate = self
+            .at(next, |m| matches!(m, Meaning::Problem | Meaning::Modal))
+            .is_some();
+        let auxiliary = self
+            .cls
+            .lower_in(&self.cls.words.auxiliaries, &self.text[word.clone()])
+            && self.at(next, |m| m == Meaning::Filler).is_none();
+        // (No verb takes "of" right after it: "Deploy of the route planner hangs", "Build of
+        // the docs fails".)
+        let of = self.text[word.clone()].eq_ignore_ascii_case("of");
+        // (A lead word that is a problem's modifier before a bare noun qualifies it:
+        // "Duplicate entries in the export"; "duplicate the board" keeps its verb.)
+        let cls = self.cls;
+        let w = &self.text[word.clone()];
+        // (The lead is looked up first: most leads are no modifier.)
+        let modifier = || {
+            cls.lower_in(
+                &cls.words.problem_modifiers,
+                &self.text[lead.start()..lead.end()],
+            ) && w.bytes().all(|b| b.is_ascii_alphabetic())
+                && !cls.lower_in(&cls.words.determiners, w)
+                && !cls.lower_in(&cls.words.non_subjects, w)
+        };
+        predicate || auxiliary || of || modifier() || self.labels_control(word, lead.end())
+    }
+
+    /// Whether a lead word names a control with the noun after it, whose report follows: "Create
+    /// button on my django form submits twice", "Save link does nothing": the control's noun,
+    /// then within eight words a problem word or a verb in -s of the vocabulary.
+    fn labels_control(&self, noun: Range<usize>, lead_end: usize) -> bool {
+        const CONTROLS: [&str; 14] = [
+            "button", "link", "tab", "menu", "icon", "field", "dialog", "modal", "toggle",
+            "checkbox", "dropdown", "shortcut", "option", "command",
+        ];
+        let cls = self.cls;
+        if !self.text[lead_end..noun.start].trim().is_empty()
+            || !CONTROLS
+                .iter()
+                .any(|c| self.text[noun.clone()].eq_ignore_ascii_case(c))
+        {
+            return false;
+        }
+        // (A control described is one asked for: "create button that submits the form".)
+        let mut after = words(self.text, noun.end..self.text.len()).peekable();
+        if after.peek().is_some_and(|n| {
+            ["that", "which", "to", "for", "with", "so"]
+                .iter()
+                .any(|x| self.text[n.clone()].eq_ignore_ascii_case(x))
+        }) {
+            return false;
+        }
+        // (The report stands in the control's own clause: "Change button text, it says
+        // Submitt" asks for the change.)
+        let ws: SmallVec<[Range<usize>; 9]> = after
+            .take(9)
+            .take_while(|w| !self.text[noun.end..w.start].contains(['.', '\n', '?', '!', ',']))
+            .collect();
+        ws.iter().enumerate().take(8).any(|(i, w)| {
+            let t = self.text[w.clone()].to_ascii_lowercase();
+            // (A word in -s before a particle or a determiner is a verb: "submits twice".)
+            let verb_in_s = t.len() > 3
+                && t.ends_with('s')
+                && !["ss", "us", "is"].iter().any(|e| t.ends_with(e))
+                && ws.get(i + 1).is_some_and(|n| {
+                    let n = &self.text[n.clone()];
+                    PARTICLES.iter().any(|p| n.eq_ignore_ascii_case(p))
+                        || cls.lower_in(&cls.words.determiners, n)
+                });
+            self.at(w.start, |m| m == Meaning::Problem).is_some()
+                || self.is_predicate(w.clone())
+                || verb_in_s
+                || t.len() > 3
+                    && t.ends_with('s')
+                    && (cls.lower_in(&cls.words.verbs, &t[..t.len() - 1])
+                        || cls.lower_in(&cls.words.verbs, &t[..t.len() - 2]))
+        })
+    }
+}
+
+impl View<'_> {
+    /// Whether the lead `h` opens a quoted name that words follow: "\"Archive all\" archives
+    /// the pinned chats too" names a command, it gives none. (The quote closes within 40
+    /// bytes.)
+    pub(in crate::conversation) fn quoted_name(&self, h: Hit) -> bool {
+        // (The byte before it, past one space: a quote's, '"' or the last of '“'.)
+        let b = self.text.as_bytes();
+        let mut at = h.start();
+        if at > 0 && b[at - 1] == b' ' {
+            at -= 1;
+        }
+        if at == 0 || !(b[at - 1] == b'"' || self.text[..at].ends_with('“')) {
+            return false;
+        }
+        let rest = &self.text[h.start()..];
+        let mut near = rest.len().min(40);
+        while !rest.is_char_boundary(near) {
+            near -= 1;
+        }
+        // (Not a quote that is what was said: "\"fix the login page\" is all my boss said".)
+        rest[..near].find(['"', '”']).is_some_and(|c| {
+            let close = if rest[c..].starts_with('"') {
+                1
+            } else {
+                '”'.len_utf8()
+            };
+            let next = rest[c + close..].split_whitespace().next().unwrap_or("");
+            next.starts_with(|ch: char| ch.is_alphanumeric())
+                && !["is", "was", "are", "were", "said", "says"]
+                    .iter()
+                    .any(|b| next.eq_ignore_ascii_case(b))
+        })
+    }
+}

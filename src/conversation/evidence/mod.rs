@@ -47,98 +47,7 @@ use super::words::Words;
 use error_shapes::{camel_error, shouts_error};
 use search::{find_bytes, find_first_of};
 
-/// The most words a subject may have (a longer run before a predicate is no subject).
-const MAX_SUBJECT_WORDS: usize = 6;
-/// The longest reply read as a correction, in bytes.
-const MAX_CORRECTION: usize = 120;
-/// Prepositions before a thing: "in the editor", "for the dashboard".
-const PLACES: [&str; 9] = [
-    "in", "on", "to", "from", "for", "into", "across", "at", "of",
-];
-/// Where something is put, not a thing ("to the top", "at the bottom of the list").
-const POSITIONS: [&str; 11] = [
-    "top",
-    "bottom",
-    "end",
-    "beginning",
-    "start",
-    "front",
-    "back",
-    "left",
-    "right",
-    "side",
-    "middle",
-];
-/// Words that mark a line as the user's own prose rather than a tool's output.
-const PROSE: [&str; 18] = [
-    "i", "we", "you", "my", "our", "your", "the", "a", "an", "me", "us", "it", "i'm", "im",
-    "we're", "it's", "their", "they",
-];
-/// Words after a verb that belong to it: "starts over", "hides behind the indicator".
-const PARTICLES: [&str; 14] = [
-    "over", "behind", "out", "off", "up", "down", "back", "away", "around", "through", "under",
-    "past", "again", "twice",
-];
-/// Words only a verb is followed by: a reflexive object of one ("the sheet dismisses
-/// itself"; "the uploads themselves work" stresses a plural) or an adverb of duration ("slot
-/// filling loops forever").
-const AFTER_VERB: [&str; 5] = ["itself", "himself", "herself", "forever", "endlessly"];
-/// Words after an artifact's kind that open what describes it, kept with their words ("a form
-/// with email validation"; "a line chart of weekly signups": what it shows or holds).
-const DESCRIBERS: [&str; 10] = [
-    "for",
-    "with",
-    "about",
-    "using",
-    "on",
-    "from",
-    "including",
-    "featuring",
-    "containing",
-    "of",
-];
-/// Where work on a thing spreads it: "sync the blocklist across devices", "split one
-/// transaction across several categories".
-const SPREADS: [&str; 5] = ["across", "between", "among", "over", "per"];
-/// Words that open a phrase of manner, means or place before a request and its comma: "In
-/// Python, write ...", "Using React, build ...", "Without any libraries, implement ...".
-const MANNERS: [&str; 8] = [
-    "in", "using", "with", "without", "via", "for", "on", "through",
-];
-/// Words of degree between a verb and its result: "images load super blurry".
-const DEGREES: [&str; 9] = [
-    "super",
-    "very",
-    "too",
-    "way",
-    "so",
-    "extremely",
-    "pretty",
-    "right",
-    "straight",
-];
-/// Words of time after a verb: "failed twice today", "broke again overnight".
-const WHEN: [&str; 8] = [
-    "today",
-    "yesterday",
-    "tonight",
-    "overnight",
-    "again",
-    "recently",
-    "lately",
-    "sometimes",
-];
-/// Words that open a condition after what they qualify: "Crash when opening the settings
-/// screen", "TypeError ... when the path is None".
-const CONDITIONS: [&str; 8] = [
-    "when", "whenever", "if", "after", "before", "while", "since", "until",
-];
-/// Words that assign a value to a setting: "font size -> 16px", "retention = 10 tags".
-const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
-/// The most bytes before a predicate a subject may start at.
-const MAX_SUBJECT_BYTES: usize = 160;
-/// The most bytes of a pasted error line kept as a description.
-const MAX_ERROR_LINE: usize = 160;
+use limits::*;
 
 /// How much a sentence must show to be read as a problem report without a lead verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -295,6 +204,7 @@ mod inline_errors;
 mod kinds;
 mod labelled;
 mod lead_nouns;
+mod limits;
 mod lists;
 mod lookups;
 mod moves;
@@ -316,10 +226,12 @@ mod search;
 mod small_talk;
 mod speech;
 pub(in crate::conversation) use results::identifier;
+mod sentences;
 mod statement;
 mod things;
 mod timed;
 mod title_lines;
+mod titles;
 mod topics;
 mod wished;
 mod words;
@@ -330,84 +242,6 @@ impl View<'_> {
     pub(super) fn word_in(&self, w: &Range<usize>, list: &[&str]) -> bool {
         list.iter()
             .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-    }
-
-    /// A sentence split where a spaced dash stands before a request addressed to the
-    /// assistant: the request is a sentence of its own, what comes before it context ("we
-    /// have a cron job that pulls rates every hour - can you make it retry on a 503").
-    fn dash_split(&self, s: Range<usize>) -> SmallVec<[Range<usize>; 2]> {
-        let mut out = SmallVec::new();
-        // (Looked for at the sentence's hits of intent or wish, few: no byte is scanned.)
-        let first = self.hits.partition_point(|h| h.start() <= s.start);
-        let split = self.hits[first..]
-            .iter()
-            .take_while(|h| h.start() < s.end)
-            .find(|h| {
-                self.meanings(**h)
-                    .iter()
-                    .any(|m| matches!(m, Meaning::Intent | Meaning::Wish | Meaning::Lead(_)))
-                    && {
-                        let before = self.text[s.start..h.start()].trim_end();
-                        ["-", "—", "–"].iter().any(|d| {
-                            before
-                                .strip_suffix(d)
-                                .is_some_and(|b| b.ends_with(' ') && count_words(b) >= 3)
-                        })
-                    }
-                    && {
-                        let mut next = self.text[h.start()..s.end]
-                            .split_whitespace()
-                            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
-                        let (a, b) = (next.next().unwrap_or(""), next.next().unwrap_or(""));
-                        run_ons::addresses(a, b)
-                            || ["please", "pls", "plz"]
-                                .iter()
-                                .any(|x| a.eq_ignore_ascii_case(x))
-                    }
-            });
-        match split {
-            // (The request first: it states the goal, the words before the dash its context,
-            // "my pre-commit hook is too slow — pls make it skip merge commits".)
-            Some(h) => {
-                let dash = self.text[..h.start()].trim_end();
-                let dash = dash.len() - dash.chars().next_back().map_or(1, char::len_utf8);
-                out.push(h.start()..s.end);
-                out.push(s.start..dash);
-            }
-            None => out.push(s),
-        }
-        out
-    }
-
-    /// A thing asked to be made by a lead in one of the two sentences after `s`.
-    fn made_after(
-        &self,
-        owns: &[Range<usize>],
-        s: &Range<usize>,
-    ) -> Option<(GoalLead, Range<usize>)> {
-        let artifact = self.cls.goal_index(GoalType::ArtifactCreation)?;
-        owns.iter()
-            .skip_while(|o| o.start <= s.start)
-            .take(2)
-            .find_map(|o| {
-                // (Only a sentence holding an artifact's lead is read again.)
-                let first = self.hits.partition_point(|h| h.start() < o.start);
-                let leads = self.hits[first..]
-                    .iter()
-                    .take_while(|h| h.start() < o.end)
-                    .any(|h| {
-                        self.meanings(*h).iter().any(|m| {
-                            matches!(m, Meaning::Lead(id)
-                                if self.cls.leads[*id as usize].goal as usize == artifact)
-                        })
-                    });
-                if !leads {
-                    return None;
-                }
-                self.statement(o.clone(), false)
-                    .filter(|g| g.goal == artifact && g.rule == Found::Lead)
-                    .map(|g| (g, o.clone()))
-            })
     }
 
     /// The goals of a user message, into `reading`: the first sentence that states one decides

@@ -327,30 +327,17 @@ impl View<'_> {
         // Touch ID after the update", "can't open attachments from the shared drive".)
         let object = unable
             .then(|| {
-                // (After "to" and the verb.)
-                let mut after = words(self.text, lacking.unwrap_or(first.end)..before_condition)
-                    .skip_while(|w| self.text[w.clone()].eq_ignore_ascii_case("to"))
-                    .skip(1);
-                // (A particle of the verb is no thing: "can't turn off notifications"; a
-                // phrasal verb's place or a quantity leaves the thing to the place, "unable to
-                // log out of the app", "can't add more than 5 items to the cart".)
-                let object = after.next()?;
-                let object = if PARTICLES
-                    .iter()
-                    .any(|p| self.text[object.clone()].eq_ignore_ascii_case(p))
-                {
-                    after.next()?
-                } else {
-                    object
-                };
+                // (After "to" and the verb; a phrasal verb's place or a quantity leaves the
+                // thing to the place, "unable to log out of the app", "can't add more than 5
+                // items to the cart".)
+                let verb = words(self.text, lacking.unwrap_or(first.end)..before_condition)
+                    .find(|w| !self.text[w.clone()].eq_ignore_ascii_case("to"))?;
+                let object = self.object_after(verb.end, before_condition)?;
                 let o = &self.text[object.clone()];
-                if cls.is_pronoun(o)
-                    || cls.lower_in(&cls.words.non_subjects, o)
-                    || cls.lower_in(&cls.words.quantities, o)
+                if cls.lower_in(&cls.words.quantities, o)
                     || ["more", "less", "fewer", "any", "than"]
                         .iter()
                         .any(|q| o.eq_ignore_ascii_case(q))
-                    || PLACES.iter().any(|p| o.eq_ignore_ascii_case(p))
                 {
                     return None;
                 }
@@ -380,23 +367,7 @@ impl View<'_> {
                 if v.len() <= 5 || !v.to_ascii_lowercase().ends_with("ing") {
                     return None;
                 }
-                let mut after = words(self.text, verb.end..span.end);
-                let object = after.next()?;
-                let object = if PARTICLES
-                    .iter()
-                    .any(|p| self.text[object.clone()].eq_ignore_ascii_case(p))
-                {
-                    after.next()?
-                } else {
-                    object
-                };
-                let o = &self.text[object.clone()];
-                if cls.is_pronoun(o)
-                    || cls.lower_in(&cls.words.non_subjects, o)
-                    || PLACES.iter().any(|p| o.eq_ignore_ascii_case(p))
-                {
-                    return None;
-                }
+                let object = self.object_after(verb.end, span.end)?;
                 let t = self.thing(object.start..span.end, false)?;
                 Some(cls.clean(self.text, t, true)).filter(|t| !t.is_empty())
             })
@@ -414,5 +385,27 @@ impl View<'_> {
             first,
             Found::ProblemReport,
         ))
+    }
+
+    /// The first word of a verb's object after `at` (the verb's end), past a particle of the
+    /// verb ("can't turn off notifications"): none when it is a pronoun, a word of no subject
+    /// or a place.
+    fn object_after(&self, at: usize, end: usize) -> Option<Range<usize>> {
+        let cls = self.cls;
+        let mut after = words(self.text, at..end);
+        let object = after.next()?;
+        let object = if PARTICLES
+            .iter()
+            .any(|p| self.text[object.clone()].eq_ignore_ascii_case(p))
+        {
+            after.next()?
+        } else {
+            object
+        };
+        let o = &self.text[object.clone()];
+        (!cls.is_pronoun(o)
+            && !cls.lower_in(&cls.words.non_subjects, o)
+            && !PLACES.iter().any(|p| o.eq_ignore_ascii_case(p)))
+        .then_some(object)
     }
 }
