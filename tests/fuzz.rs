@@ -261,6 +261,8 @@ fn found_inputs_stay_fixed() {
     for text in [
         "\\b(?:that|which)\\s+(?P<value>(?:lets?|allows?|enables?|shows?|displays?|tracks?|stores?|sends?|supports?|handles?|converts?|calculates?|generates?|takes?|accepts?|validates?|uses?|has|includes?|lists?|manages?)\\s+[^.!?;\\n]+) but \u{301} and  rendérs behind the show meisn't workingasapdozen not ",
         "let ユーザーs ? other ways toexceli will putreorganisedisappearbest judgementremind me to but İ per- rendérs behind the switchisn't workingbegandozen not randomleave this to you-: i trust your judgment and researchliterally but ✅",
+        // A problem phrase running past a clause cut at its bound.
+        "deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock ",
     ] {
         convstate::fuzz::message(text.as_bytes());
     }

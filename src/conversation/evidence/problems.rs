@@ -82,6 +82,10 @@ impl View<'_> {
             if h.start >= within {
                 break;
             }
+            // (A phrase running past the clause's end, cut at its bound, is no predicate of it.)
+            if h.end > span.end {
+                continue;
+            }
             if conditioned && predicates.get(k + 1).is_some_and(|(n, _)| n.start < within) {
                 continue;
             }
