@@ -263,6 +263,8 @@ fn found_inputs_stay_fixed() {
         "let ユーザーs ? other ways toexceli will putreorganisedisappearbest judgementremind me to but İ per- rendérs behind the switchisn't workingbegandozen not randomleave this to you-: i trust your judgment and researchliterally but ✅",
         // A problem phrase running past a clause cut at its bound.
         "deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock ",
+        // A verb taken by its place after "could you", with no phrase of the vocabulary.
+        "could you addhelp me ",
     ] {
         convstate::fuzz::message(text.as_bytes());
     }

@@ -8,6 +8,7 @@ mod reading {
     pub(crate) mod channel;
     pub(crate) mod context;
     pub(crate) mod contrasts;
+    pub(crate) mod exercises;
     pub(crate) mod features;
     pub(crate) mod further;
     pub(crate) mod kinds;

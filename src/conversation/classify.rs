@@ -186,6 +186,9 @@ impl Classifier {
             }
         }
         meaning_at.push(meanings.len() as u32);
+        // (One more end: the phrase past the last, [`Classifier::NO_PHRASE`]'s stand-in, has no
+        // meanings.)
+        meaning_at.push(meanings.len() as u32);
         let word_edges = phrases
             .iter()
             .map(|p| {
@@ -357,6 +360,12 @@ impl Classifier {
     pub(super) fn meanings_of(&self, phrase: usize) -> &[Meaning] {
         let (a, b) = (self.meaning_at[phrase], self.meaning_at[phrase + 1]);
         &self.meanings[a as usize..b as usize]
+    }
+
+    /// The phrase of a verb found by its place, not by the automaton: one past the last,
+    /// with no meanings.
+    pub(super) fn no_phrase(&self) -> u32 {
+        (self.meaning_at.len() - 2) as u32
     }
 
     /// Trims `span` of `text`: white space and punctuation at both ends, the lexicon's trailing

@@ -4,7 +4,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_goal, reads_holding};
+use super::session::{Session, has, reads_goal, reads_holding};
 
 #[test]
 fn a_kind_after_the_name_of_its_tool_asks_for_that_kind() {
@@ -212,4 +212,62 @@ fn to_before_a_noun_phrase_names_whom_the_text_goes_to() {
         "{}",
         s.slot("requirements")
     );
+}
+
+#[test]
+fn a_clause_before_a_colon_is_the_requirement_and_a_means_opens_it() {
+    for (text, wants, not) in [
+        (
+            "Build a tiny web page that tracks who paid for the pizza: each person ticks a box, \
+             the page shows the total and who still owes",
+            "tracks who paid for the pizza",
+            "ticks a box",
+        ),
+        (
+            "write a function that picks the on-call engineer for a date: rotate weekly, skip \
+             people on leave, and never pick the same person twice in a row",
+            "picks the on-call engineer",
+            "skip people",
+        ),
+        // After a means the colon opens what it is to do.
+        (
+            "Write a script in python, using only the standard library: download the RSS feed and \
+             save every new episode title to a text file",
+            "download the rss feed",
+            "standard library",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        let req = s.slot("requirements").to_lowercase();
+        assert!(req.contains(wants) && !req.contains(not), "{text}: {req}");
+    }
+}
+
+#[test]
+fn a_calls_arguments_are_neither_its_kind_nor_its_parts() {
+    for (text, kind, wants) in [
+        (
+            "Write a function clamp(value, low, high) that keeps a number inside the range",
+            "function",
+            "keeps a number inside the range",
+        ),
+        (
+            "implement throttle(fn, ms) so the wrapped function runs at most once per window",
+            "throttle",
+            "runs at most once per window",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+        assert!(
+            has(&s.slot("component_type"), kind),
+            "{text}: {}",
+            s.slot("component_type")
+        );
+        let req = s.slot("requirements").to_lowercase();
+        assert!(req.contains(wants) && !req.contains(','), "{text}: {req}");
+    }
 }

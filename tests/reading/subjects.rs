@@ -352,3 +352,21 @@ fn praise_of_how_a_thing_works_reports_nothing() {
         reads_goal(text, None);
     }
 }
+
+#[test]
+fn a_label_naming_the_setups_versions_is_no_part_of_the_subject() {
+    for (text, target, change) in [
+        (
+            "Lanternly 3.2.0 on iPad: the reading progress resets to page one after every sync",
+            "reading progress",
+            "resets to page one",
+        ),
+        (
+            "firmware v1.8 (rev B board): the fan spins at full speed even when idle",
+            "fan",
+            "spins at full speed",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}

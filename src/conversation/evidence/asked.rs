@@ -89,7 +89,7 @@ impl View<'_> {
         let lead = Hit {
             start: verb.start as u32,
             end: verb.end as u32,
-            phrase: u32::MAX,
+            phrase: cls.no_phrase(),
             shadowed: false,
         };
         self.goal_from(start, lead, info, end, refers)

@@ -27,6 +27,18 @@ impl View<'_> {
             GoalType::ArtifactCreation => {
                 let text = &self.text[object.clone()];
                 let np = noun_phrase(text, &cls.noun_phrase_ends);
+                // (A call's arguments are neither the kind nor its parts: "a function
+                // nextShipDate(orderedAt, cutoffHour, holidays) that returns ...", "debounce(fn,
+                // wait) in plain JavaScript": what follows the thing starts after the bracket.)
+                let call = np
+                    .rfind('(')
+                    .filter(|&o| {
+                        o > 0
+                            && np.as_bytes()[o - 1].is_ascii_alphanumeric()
+                            && !np[o..].contains(')')
+                    })
+                    .and_then(|o| text[o..].find(')').map(|c| (o, object.start + o + c + 1)));
+                let np = call.map_or(np, |(o, _)| &np[..o]);
                 let np_span = object.start..object.start + np.len();
                 // The vocabulary's kind, else the noun phrase when it names a thing (not
                 // "something", "stuff").
@@ -79,7 +91,9 @@ impl View<'_> {
                 };
                 // (A kind inside a longer noun phrase is followed by what describes it: "a
                 // message announcing the new rotation".)
-                let scan_from = if kind.end > np_span.start && kind.end < np_span.end {
+                let scan_from = if let Some((_, close)) = call {
+                    close
+                } else if kind.end > np_span.start && kind.end < np_span.end {
                     kind.end
                 } else {
                     np_span.end
@@ -171,7 +185,39 @@ impl View<'_> {
                 });
                 let keep = parts_after_comma.or(keep);
                 if let Some(from) = keep {
-                    let req = cls.clean(self.text, from..object.end, false);
+                    // (What a clause before a colon says is the requirement, what follows
+                    // the colon its details: "a web app that lets a group split a bill:
+                    // everyone enters their items, ..."; after a means the colon opens it:
+                    // "a script in bash, using only coreutils: compress files older than 7
+                    // days".)
+                    // (After a describer a short list after the colon is part of it: "prettier
+                    // config for a monorepo: 100 char lines, trailing commas".)
+                    let (from, end) = match self.text[from..object.end].find(": ") {
+                        Some(c) if from < colon => {
+                            let opener = words(self.text, from..object.end).next();
+                            let is_in = |list: &[&str]| {
+                                opener.clone().is_some_and(|w| {
+                                    list.iter()
+                                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                                })
+                            };
+                            if opener
+                                .clone()
+                                .is_some_and(|w| cls.lower_in(&cls.words.means, &self.text[w]))
+                            {
+                                (from + c + 2, object.end)
+                            } else if count_words(&self.text[from..from + c]) >= 3
+                                && (!is_in(&DESCRIBERS)
+                                    || count_words(&self.text[from + c..object.end]) > 8)
+                            {
+                                (from, from + c)
+                            } else {
+                                (from, object.end)
+                            }
+                        }
+                        _ => (from, object.end),
+                    };
+                    let req = cls.clean(self.text, from..end, false);
                     if !req.is_empty() {
                         out.push(detail(1, req));
                     }

@@ -24,6 +24,71 @@ impl View<'_> {
             })
             .or_else(|| self.input_output(owns))
             .or_else(|| self.algorithm(owns))
+            .or_else(|| self.story_ask(owns))
+    }
+
+    /// A story told of others, then a sentence opened by one of `exercise_verbs` asking for
+    /// what is worked out from it ("Mia bakes cookies in trays of 12 ... Return how many trays she
+    /// has to put in the oven", "A drone starts at (0, 0) ... Compute where the drone ends
+    /// up"): code that works it out. Not after the user's own story ("My export job died
+    /// last night. Find the cause").
+    fn story_ask(&self, owns: &[Range<usize>]) -> Option<(GoalLead, Range<usize>)> {
+        let cls = self.cls;
+        let first = owns.first()?.clone();
+        if owns.len() < 2 {
+            return None;
+        }
+        let (at, s) = owns[1..].iter().take(EXERCISE_SENTENCES).find_map(|s| {
+            let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
+            let mut ws = words(self.text, start..s.end);
+            let verb = ws.next()?;
+            // (What is asked is worked out: a question word's clause, or a measure or an
+            // extreme within its first words, "the busiest moment", "the number of trips";
+            // not "Find the cause".)
+            let worked_out = ws.take(3).enumerate().any(|(i, w)| {
+                let t = self.text[w].to_ascii_lowercase();
+                i == 0
+                    && ["how", "where", "which", "what", "whether", "when", "who"]
+                        .contains(&t.as_str())
+                    || t.len() > 4 && t.ends_with("est") && !t.ends_with("uest")
+                    || [
+                        "most", "least", "minimum", "maximum", "number", "total", "count", "sum",
+                        "average",
+                    ]
+                    .contains(&t.as_str())
+            });
+            (worked_out && cls.lower_in(&cls.words.exercise_verbs, &self.text[verb]))
+                .then_some((start, s.clone()))
+        })?;
+        // (The story: the sentences before the ask, told of others, with no request in them:
+        // "Create an endpoint that ... . Return 409 if ..." is the endpoint's.)
+        if owns
+            .iter()
+            .take_while(|o| o.start < s.start)
+            .any(|o| self.lead_hit(o.start, o.end).is_some())
+        {
+            return None;
+        }
+        let own = words(self.text, first.start..s.start).any(|w| {
+            ["i", "i'm", "im", "my", "we", "we're", "our", "me", "us"]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        });
+        if own {
+            return None;
+        }
+        let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
+        cls.goals[artifact].slots.get(1)?;
+        let wants = cls.clean(self.text, at..s.end, false);
+        let g = GoalLead {
+            goal: artifact,
+            description: wants.clone(),
+            lead: first.start..first.start,
+            wrapper: 0..0,
+            rule: Found::Exercise,
+            details: SmallVec::from_iter([detail(1, wants)]),
+        };
+        Some((g, first))
     }
 
     /// An algorithm's exercise told as an imperative: the message's first sentence (at most 25
@@ -259,7 +324,7 @@ impl View<'_> {
         }
         let next = ws.get(opener + 1)?;
         if [
-            "the", "my", "our", "your", "their", "this", "that", "these", "those",
+            "my", "our", "your", "their", "this", "that", "these", "those",
         ]
         .iter()
         .any(|d| self.text[next.clone()].eq_ignore_ascii_case(d))
@@ -314,7 +379,7 @@ impl View<'_> {
                     .any(|h| self.meanings(*h).contains(&Meaning::Problem))
             };
             if let Some(&at) = starts.iter().find(|&&at| opens_clause(at, s.end))
-                && !reported(at)
+                && !(label && reported(at))
             {
                 let wants = cls.clean(self.text, at..s.end, false);
                 let lead = start..start;

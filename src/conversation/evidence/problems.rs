@@ -147,6 +147,20 @@ impl View<'_> {
                         && t.bytes().all(|b| b.is_ascii_digit())
                 })
                 .collect();
+            // (A label naming the setup's versions before a colon is no part of the subject:
+            // "Tidepool v4.2.1 on Android: the sleep timer keeps playing".)
+            if let Some(k) = subject
+                .iter()
+                .rposition(|w| self.text.as_bytes().get(w.end) == Some(&b':'))
+                .filter(|k| {
+                    k + 1 < subject.len()
+                        && self.text.as_bytes()[subject[0].start..subject[*k].end]
+                            .iter()
+                            .any(u8::is_ascii_digit)
+                })
+            {
+                subject.drain(..=k);
+            }
             // Auxiliaries and adverbs before the predicate are the problem's ("silently fail"),
             // and so is a quantifier after the subject ("my tests all fail").
             // (So are the adverbs of restriction and frequency: "the sync only uploads the

@@ -353,7 +353,8 @@ impl View<'_> {
     /// ("In Python, write a function that reverses a string", "Using React, build a signup
     /// form", "For my portfolio, make a landing page"): the request decides. The phrase opens
     /// with one of `MANNERS`, holds at most six words and no lead, problem or predicate; the
-    /// request's lead stands right after the comma.
+    /// request's lead stands right after the comma, or after a statement of intent that ends
+    /// the phrase.
     pub(super) fn lead_after_manner(&self, start: usize, end: usize) -> Option<GoalLead> {
         let first = words(self.text, start..end).next()?;
         if !MANNERS
@@ -362,11 +363,32 @@ impl View<'_> {
         {
             return None;
         }
-        let comma = self.next_comma(start, end)?;
-        if count_words(&self.text[start..comma]) > 6 {
-            return None;
-        }
         let from = self.hits.partition_point(|h| h.start() < start);
+        // (Without a comma a statement of intent may end the phrase: "For this lab you'll
+        // build an Android app ...", "In this exercise you will write ...".)
+        let comma = match self.next_comma(start, end) {
+            Some(c) if count_words(&self.text[start..c]) <= 6 => c,
+            _ => {
+                // (The first of the phrase's phrases, with no lead or problem before it.)
+                let intent = self.hits[from..]
+                    .iter()
+                    .take_while(|h| h.start() < end)
+                    .take(6)
+                    .find(|h| {
+                        self.meanings(**h).iter().any(|m| {
+                            matches!(m, Meaning::Intent | Meaning::Lead(_) | Meaning::Problem)
+                        })
+                    })
+                    .filter(|h| self.meanings(**h).contains(&Meaning::Intent))?;
+                let at = intent.start();
+                if count_words(&self.text[start..at]) > 5
+                    || words(self.text, start..at).any(|w| self.is_predicate(w))
+                {
+                    return None;
+                }
+                return self.lead_at(at, at..end).filter(|g| g.wrapper.start == at);
+            }
+        };
         if self.hits[from..]
             .iter()
             .take_while(|h| h.start() < comma)

@@ -1,0 +1,78 @@
+//! Programming exercises (rule 10): a story told of others and then what to work out from it,
+//! a statement opened by "Given the ...", and an assignment told as what the reader will build.
+
+use convstate::conversation::GoalType;
+
+use super::session::{Session, reads_goal, reads_holding};
+
+#[test]
+fn a_story_of_others_then_what_to_work_out_asks_for_code() {
+    for (text, wants) in [
+        (
+            "A ferry crosses the lake every 40 minutes and carries at most 12 cars. Cars arrive \
+             at the times given in a list. Compute how long the last car waits.",
+            "how long the last car waits",
+        ),
+        (
+            "Each tile of a warehouse floor is either free or blocked. A robot starts in the top \
+             left corner and moves right or down. Return the number of paths to the bottom right.",
+            "number of paths",
+        ),
+        (
+            "Runners log their splits per kilometre. Find the fastest three kilometres in a row.",
+            "fastest three kilometres",
+        ),
+    ] {
+        reads_holding(text, GoalType::ArtifactCreation, &[("requirements", wants)]);
+    }
+}
+
+#[test]
+fn the_users_own_story_or_a_request_before_the_ask_is_no_exercise() {
+    // The user's own trouble, then what to find: a task, no code to write.
+    reads_goal(
+        "Our nightly export died at 3am. Find the cause.",
+        Some(GoalType::TaskExecution),
+    );
+    let mut s = Session::new();
+    s.user("My orders table has 2 million rows. Count the number of duplicates for me.");
+    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+    // A request first keeps its reading: the later sentence details it.
+    reads_holding(
+        "Create an endpoint that deletes a user's drafts. Return the number of drafts removed.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "deletes a user's drafts")],
+    );
+}
+
+#[test]
+fn a_statement_given_the_things_asks_for_code() {
+    reads_holding(
+        "Given the heights of the buildings on a street, return how many of them can see the \
+         sunset: a building sees it when every building west of it is lower.",
+        GoalType::ArtifactCreation,
+        &[("requirements", "how many of them can see the sunset")],
+    );
+}
+
+#[test]
+fn an_assignment_told_as_what_you_will_build() {
+    for (text, kind, wants) in [
+        (
+            "For this week's lab you'll build a Flask app that shortens URLs and counts clicks.",
+            "flask app",
+            "shortens urls",
+        ),
+        (
+            "you will write a bash script that rotates the nginx logs every night",
+            "bash script",
+            "rotates the nginx logs",
+        ),
+    ] {
+        reads_holding(
+            text,
+            GoalType::ArtifactCreation,
+            &[("component_type", kind), ("requirements", wants)],
+        );
+    }
+}
