@@ -183,6 +183,7 @@ fn detail(slot: usize, span: Range<usize>) -> Detail {
 }
 
 mod added;
+mod artifact_details;
 mod asked;
 mod attempts;
 mod clauses;
