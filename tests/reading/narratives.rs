@@ -224,3 +224,34 @@ fn an_attempt_that_meets_a_problem_reports_it_on_what_it_acts_on() {
     s.user("I'm trying to understand how lifetimes work in Rust");
     assert_eq!(s.goal(), Some(GoalType::Exploration));
 }
+
+#[test]
+fn a_workaround_told_after_the_report_reports_nothing() {
+    for (text, target, change) in [
+        (
+            "Since the 3.0 update, exported PDFs get cropped at the bottom margin. Reverting to \
+             2.9 makes it go away.",
+            "exported PDFs",
+            "cropped at the bottom margin",
+        ),
+        (
+            "After the firmware update, the porch camera clips get cut after 10 seconds. Rolling \
+             back makes it stop.",
+            "porch camera clips",
+            "cut after 10 seconds",
+        ),
+        (
+            "The label printer skips every second label since the driver update. Going back to \
+             the old driver makes it work again.",
+            "label printer",
+            "skips every second label",
+        ),
+        (
+            "Since monday the nightly sync stalls at 99%. Restarting the worker fixes it.",
+            "nightly sync",
+            "stalls at 99%",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}

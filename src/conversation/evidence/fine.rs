@@ -15,6 +15,38 @@ impl View<'_> {
             || self.says_fine_state(g)
             || self.says_no_problem(g)
             || self.says_already(g)
+            || self.says_workaround(g)
+    }
+
+    /// Whether a clause's report tells what makes its thing work, a workaround the user found:
+    /// its problem opens with a verb of making or getting, "it" or "them", and "work" or the
+    /// trouble's end ("Rolling back to 1.11.3 makes it work again", "a restart gets it
+    /// working", "pinning 2.7 makes it go away"), or a verb of fixing
+    /// and "it" ("downgrading the driver fixes it"). It reports nothing.
+    fn says_workaround(&self, g: &GoalLead) -> bool {
+        problem_of(g).is_some_and(|p| {
+            let is = |w: &str, list: &[&str]| list.iter().any(|x| w.eq_ignore_ascii_case(x));
+            let mut ws = self.text[p.clone()].split(' ').filter(|w| !w.is_empty());
+            let (Some(verb), Some(object)) = (ws.next(), ws.next()) else {
+                return false;
+            };
+            let fixing = ["fixes", "fixed", "solves", "solved", "resolves", "resolved"];
+            if !(is(verb, &["makes", "made", "gets", "got"]) || is(verb, &fixing))
+                || !is(
+                    object.trim_end_matches(['.', ',', '!']),
+                    &["it", "them", "everything"],
+                )
+            {
+                return false;
+            }
+            match ws.next() {
+                Some(w) => {
+                    is(verb, &["makes", "made", "gets", "got"])
+                        && is(w, &["work", "working", "go", "stop", "disappear"])
+                }
+                None => is(verb, &fixing),
+            }
+        })
     }
 
     /// Whether a clause's report by a verb tells what is already so, a cause the user ruled
