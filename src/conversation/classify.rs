@@ -23,6 +23,14 @@ pub const MAX_SLOTS: usize = 64;
 /// The most bytes a slot's set of extractors may compile to.
 const SET_SIZE_LIMIT: usize = 32 * 1024 * 1024;
 
+/// A phrase with a signal, an intent or a non-answer among its meanings: the hits inside it
+/// are read as part of it.
+pub(super) const COVERS: u8 = 1;
+/// A phrase that negates (`negations`).
+pub(super) const NEGATION: u8 = 2;
+/// A phrase that ends a clause (`clause_breaks`).
+pub(super) const BREAK: u8 = 4;
+
 #[derive(Clone, Debug)]
 pub struct Classifier {
     pub(super) matcher: AhoCorasick,
@@ -32,6 +40,8 @@ pub struct Classifier {
     /// Whether phrase `p` starts and ends with a word character: only such edges need a word
     /// boundary (`<artifact` matches inside `x<artifact`).
     pub(super) word_edges: Vec<(bool, bool)>,
+    /// Per phrase, what a view asks of each hit: [`COVERS`], [`NEGATION`], [`BREAK`].
+    pub(super) phrase_flags: Vec<u8>,
     pub(super) leads: Vec<LeadInfo>,
     pub(super) signals: Vec<SignalInfo>,
     pub(super) goals: Vec<GoalDef>,
@@ -186,9 +196,28 @@ impl Classifier {
             }
         }
         meaning_at.push(meanings.len() as u32);
-        // (One more end: the phrase past the last, [`Classifier::NO_PHRASE`]'s stand-in, has no
-        // meanings.)
+        // (One more end: the phrase past the last, [`Classifier::no_phrase`], has no meanings.)
         meaning_at.push(meanings.len() as u32);
+        // What a view asks of every hit, looked up once per phrase.
+        let phrase_flags = meaning_at
+            .windows(2)
+            .map(|w| {
+                let m = &meanings[w[0] as usize..w[1] as usize];
+                let mut f = 0;
+                if m.iter()
+                    .any(|m| matches!(m, Meaning::Signal(_) | Meaning::Intent | Meaning::NonAnswer))
+                {
+                    f |= COVERS;
+                }
+                if m.contains(&Meaning::Negation) {
+                    f |= NEGATION;
+                }
+                if m.contains(&Meaning::ClauseBreak) {
+                    f |= BREAK;
+                }
+                f
+            })
+            .collect();
         let word_edges = phrases
             .iter()
             .map(|p| {
@@ -262,6 +291,7 @@ impl Classifier {
             meaning_at,
             meanings,
             word_edges,
+            phrase_flags,
             leads,
             signals,
             goals: lexicon.goals.clone(),

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use smallvec::SmallVec;
 
-use super::classify::Classifier;
+use super::classify::{BREAK, COVERS, Classifier, NEGATION};
 use super::explain::{DropRule, PhraseNote};
 use super::lexicon::{Position, Role, Signal};
 use super::reading::{Hit, Meaning, Reading};
@@ -329,17 +329,14 @@ impl<'a> View<'a> {
         for i in 0..view.hits.len() {
             let h = view.hits[i];
             view.hits[i].shadowed = cover.is_some_and(|end| end >= h.end);
-            let meanings = view.meanings(h);
-            if meanings
-                .iter()
-                .any(|m| matches!(m, Meaning::Signal(_) | Meaning::Intent | Meaning::NonAnswer))
-            {
+            let flags = cls.phrase_flags[h.phrase as usize];
+            if flags & COVERS != 0 {
                 cover = Some(cover.map_or(h.end, |end| end.max(h.end)));
             }
-            if meanings.contains(&Meaning::Negation) {
+            if flags & NEGATION != 0 {
                 view.negations.push(h.end);
             }
-            if meanings.contains(&Meaning::ClauseBreak) {
+            if flags & BREAK != 0 {
                 view.breaks.push((h.start, h.end));
             }
         }
