@@ -76,3 +76,16 @@ fn an_assignment_told_as_what_you_will_build() {
         );
     }
 }
+
+#[test]
+fn a_request_for_code_after_the_openers_comma_states_the_work() {
+    let mut s = Session::new();
+    s.user(
+        "Given tables trips(id, rider_id, started_at, fare) and riders(id, city), write a query \
+         that returns the rider with the highest total fare in each city. If two riders tie, \
+         return both.",
+    );
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    let req = s.slot("requirements").to_lowercase();
+    assert!(req.contains("highest total fare"), "{req}");
+}

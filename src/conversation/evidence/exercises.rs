@@ -378,6 +378,17 @@ impl View<'_> {
                     .take_while(|h| h.start() < s.end)
                     .any(|h| self.meanings(*h).contains(&Meaning::Problem))
             };
+            // (A request for code after the opener's comma states the work itself: "Given
+            // tables orders(...) and customers(...), write a query that returns ...".)
+            if i == 0
+                && !label
+                && let Some(g) = starts.iter().find_map(|&at| {
+                    self.lead_at(at, at..s.end)
+                        .filter(|g| g.goal == artifact && g.lead.start == at)
+                })
+            {
+                return Some((g, first));
+            }
             if let Some(&at) = starts.iter().find(|&&at| opens_clause(at, s.end))
                 && !(label && reported(at))
             {
