@@ -14,12 +14,14 @@ fn a_story_of_others_then_what_to_work_out_asks_for_code() {
             "how long the last car waits",
         ),
         (
-            "Each tile of a warehouse floor is either free or blocked. A robot starts in the top \
-             left corner and moves right or down. Return the number of paths to the bottom right.",
+            "A warehouse floor is a grid of tiles, some of them shelves. A robot starts in the top \
+             left corner and each step takes it one tile east or south. Return the number of \
+             paths to the bottom right.",
             "number of paths",
         ),
         (
-            "Runners log their splits per kilometre. Find the fastest three kilometres in a row.",
+            "Runners log their splits as a list of seconds per kilometre. Find the fastest three \
+             kilometres in a row.",
             "fastest three kilometres",
         ),
     ] {
@@ -34,9 +36,18 @@ fn the_users_own_story_or_a_request_before_the_ask_is_no_exercise() {
         "Our nightly export died at 3am. Find the cause.",
         Some(GoalType::TaskExecution),
     );
-    let mut s = Session::new();
-    s.user("My orders table has 2 million rows. Count the number of duplicates for me.");
-    assert_ne!(s.goal(), Some(GoalType::ArtifactCreation));
+    for text in [
+        "My orders table has 2 million rows. Count the number of duplicates for me.",
+        // A fault told in the story asks for a diagnosis.
+        "The server logs show a spike at 3am every night. Determine what is causing it.",
+        // A word problem of the world gives no input as code takes it.
+        "Jane is training for a marathon. She runs 40km a week. Calculate how many calories \
+         she burns per week.",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+    }
     // A request first keeps its reading: the later sentence details it.
     reads_holding(
         "Create an endpoint that deletes a user's drafts. Return the number of drafts removed.",
@@ -88,4 +99,16 @@ fn a_request_for_code_after_the_openers_comma_states_the_work() {
     assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
     let req = s.slot("requirements").to_lowercase();
     assert!(req.contains("highest total fare"), "{req}");
+}
+
+#[test]
+fn given_the_things_the_user_shows_or_has_states_no_exercise() {
+    for text in [
+        "Given the logs above, find the cause of the crash.",
+        "Given the spreadsheet I shared, count the number of unpaid invoices.",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
+    }
 }

@@ -229,6 +229,19 @@ fn a_clause_before_a_colon_is_the_requirement_and_a_means_opens_it() {
             "picks the on-call engineer",
             "skip people",
         ),
+        // A clause that points at the colon's list or leads up to it keeps the list.
+        (
+            "Write a script that does the following: reads config.yaml, validates the keys, and \
+             writes a report to out.txt",
+            "reads config.yaml",
+            "\u{0}",
+        ),
+        (
+            "write a function that takes a list of prices and returns: the min, the max and the \
+             mean",
+            "the min, the max",
+            "\u{0}",
+        ),
         // After a means the colon opens what it is to do.
         (
             "Write a script in python, using only the standard library: download the RSS feed and \

@@ -369,4 +369,13 @@ fn a_label_naming_the_setups_versions_is_no_part_of_the_subject() {
     ] {
         reads_task(text, target, change);
     }
+    // (A label opened by a lead word is read as a title is: its report stays.)
+    let mut s = Session::new();
+    s.user("Release 4.1: the onboarding screen crashes on rotate.");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("desired_change"), "crashes on rotate"),
+        "{}",
+        s.slot("desired_change")
+    );
 }

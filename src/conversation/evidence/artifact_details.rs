@@ -174,7 +174,8 @@ impl View<'_> {
             // "a script in bash, using only coreutils: compress files older than 7
             // days".)
             // (After a describer a short list after the colon is part of it: "prettier
-            // config for a monorepo: 100 char lines, trailing commas".)
+            // config for a monorepo: 100 char lines, trailing commas"; so is what a clause
+            // points at or leads up to, `View::points_at_colon`.)
             let (from, end) = match self.text[from..object.end].find(": ") {
                 Some(c) if from < colon => {
                     let opener = words(self.text, from..object.end).next();
@@ -192,6 +193,7 @@ impl View<'_> {
                     } else if count_words(&self.text[from..from + c]) >= 3
                         && (!is_in(&DESCRIBERS)
                             || count_words(&self.text[from + c..object.end]) > 8)
+                        && !self.points_at_colon(from..from + c)
                     {
                         (from, from + c)
                     } else {
@@ -206,5 +208,28 @@ impl View<'_> {
             }
         }
         out
+    }
+
+    /// Whether a clause before a colon points at what follows it or leads up to it, so that
+    /// the colon's list is what the clause says: a pointer among its last three words ("does
+    /// the following:", "like this:", "with this structure:") or a verb in -s ending it
+    /// ("that says:", "takes a list and returns:"; "with TTL support:" ends with a noun).
+    fn points_at_colon(&self, clause: Range<usize>) -> bool {
+        let cls = self.cls;
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, clause).collect();
+        let pointer = ws.iter().rev().take(3).any(|w| {
+            ["this", "these", "following", "below", "like", "as", "thus"]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        });
+        pointer
+            || ws.last().is_some_and(|w| {
+                let t = self.text[w.clone()].to_ascii_lowercase();
+                t.len() > 3
+                    && t.ends_with('s')
+                    && (cls.lower_in(&cls.words.verbs, &t[..t.len() - 1])
+                        || ["says", "reads", "returns", "prints", "outputs", "shows"]
+                            .contains(&t.as_str()))
+            })
     }
 }

@@ -74,7 +74,30 @@ impl View<'_> {
                 .iter()
                 .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
         });
-        if own {
+        // (A fault told in the story asks for a diagnosis: "The server logs show a spike at
+        // 3am. Determine what is causing it.")
+        let from = self.hits.partition_point(|h| h.start() < first.start);
+        let problem = self.hits[from..]
+            .iter()
+            .take_while(|h| h.start() < s.start)
+            .any(|h| self.meanings(*h).contains(&Meaning::Problem));
+        // (And the story gives the input as code takes it, one of `exercise_inputs` or
+        // [`STORY_INPUTS`]: "a list of cookie counts", "a command string"; a word problem of the world, "Jane runs 40km a
+        // week. Calculate how many calories ...", asks no code.)
+        let ws: SmallVec<[Range<usize>; 64]> =
+            words(self.text, first.start..s.end).take(64).collect();
+        let input = ws.iter().enumerate().any(|(i, w)| {
+            cls.lower_in(&cls.words.exercise_inputs, &self.text[w.clone()])
+                || STORY_INPUTS
+                    .iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                || i > 0
+                    && cls.lower_in(
+                        &cls.words.exercise_inputs,
+                        &self.text[ws[i - 1].start..w.end],
+                    )
+        });
+        if own || problem || !input {
             return None;
         }
         let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
@@ -330,6 +353,34 @@ impl View<'_> {
         .any(|d| self.text[next.clone()].eq_ignore_ascii_case(d))
         {
             return None;
+        }
+        // ("Given the ..." states an exercise's input unless it points at what the user shows
+        // or has: "Given the logs above, find the cause", "Given the spreadsheet I shared".)
+        if self.text[next.clone()].eq_ignore_ascii_case("the") {
+            for w in words(self.text, next.end..first.end).take(12) {
+                if [
+                    "above",
+                    "below",
+                    "attached",
+                    "following",
+                    "shared",
+                    "i",
+                    "i've",
+                    "my",
+                    "our",
+                    "we",
+                    "previous",
+                    "earlier",
+                ]
+                .iter()
+                .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                {
+                    return None;
+                }
+                if self.text[w.end..].starts_with(',') {
+                    break;
+                }
+            }
         }
         let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
         cls.goals[artifact].slots.get(1)?;

@@ -93,3 +93,10 @@ pub(super) const ASSIGNS: [&str; 4] = ["->", "=>", "→", "="];
 pub(super) const MAX_SUBJECT_BYTES: usize = 160;
 /// The most bytes of a pasted error line kept as a description.
 pub(super) const MAX_ERROR_LINE: usize = 160;
+
+/// The inputs of a story told before an exercise's ask, beside `exercise_inputs` ("Each
+/// morning she gets the pre-orders as a list of cookie counts"): in a story, unlike in a
+/// request ("add milk to the list"), they name data a program is given.
+pub(super) const STORY_INPUTS: [&str; 8] = [
+    "list", "lists", "grid", "grids", "pair", "pairs", "tuple", "tuples",
+];

@@ -229,6 +229,7 @@ mod speech;
 pub(in crate::conversation) use results::identifier;
 mod sentences;
 mod statement;
+mod subject_verbs;
 mod things;
 mod timed;
 mod title_lines;
