@@ -103,14 +103,7 @@ impl View<'_> {
         let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
         cls.goals[artifact].slots.get(1)?;
         let wants = cls.clean(self.text, at..s.end, false);
-        let g = GoalLead {
-            goal: artifact,
-            description: wants.clone(),
-            lead: first.start..first.start,
-            wrapper: 0..0,
-            rule: Found::Exercise,
-            details: SmallVec::from_iter([detail(1, wants)]),
-        };
+        let g = exercise_goal(artifact, first.start, wants);
         Some((g, first))
     }
 
@@ -222,14 +215,7 @@ impl View<'_> {
             return None;
         }
         let wants = cls.clean(self.text, ws[0].start..first.end, false);
-        let g = GoalLead {
-            goal: artifact,
-            description: wants.clone(),
-            lead: ws[0].start..ws[0].start,
-            wrapper: 0..0,
-            rule: Found::Exercise,
-            details: SmallVec::from_iter([detail(1, wants)]),
-        };
+        let g = exercise_goal(artifact, ws[0].start, wants);
         Some((g, first))
     }
 
@@ -261,14 +247,7 @@ impl View<'_> {
         let artifact = cls.goal_index(GoalType::ArtifactCreation)?;
         cls.goals[artifact].slots.get(1)?;
         let first = owns.first()?.clone();
-        let g = GoalLead {
-            goal: artifact,
-            description: wants.clone(),
-            lead: first.start..first.start,
-            wrapper: 0..0,
-            rule: Found::Exercise,
-            details: SmallVec::from_iter([detail(1, wants)]),
-        };
+        let g = exercise_goal(artifact, first.start, wants);
         Some((g, first))
     }
 
@@ -444,15 +423,7 @@ impl View<'_> {
                 && !(label && reported(at))
             {
                 let wants = cls.clean(self.text, at..s.end, false);
-                let lead = start..start;
-                let g = GoalLead {
-                    goal: artifact,
-                    description: wants.clone(),
-                    lead: lead.clone(),
-                    wrapper: 0..0,
-                    rule: Found::Exercise,
-                    details: SmallVec::from_iter([detail(1, wants)]),
-                };
+                let g = exercise_goal(artifact, start, wants);
                 return Some((g, first));
             }
         }
@@ -510,14 +481,7 @@ impl View<'_> {
                 _ => {}
             }
             let wants = cls.clean(self.text, body_start..body.end, false);
-            let g = GoalLead {
-                goal: artifact,
-                description: wants.clone(),
-                lead: start..start,
-                wrapper: 0..0,
-                rule: Found::Exercise,
-                details: SmallVec::from_iter([detail(1, wants)]),
-            };
+            let g = exercise_goal(artifact, start, wants);
             return Some((g, first));
         }
         None
@@ -530,4 +494,17 @@ fn phrase_starts_given(word: &str) -> bool {
     ["given", "you", "you're", "youre", "you've"]
         .iter()
         .any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// An exercise's request: code (the goal `artifact`) whose requirements, and description, are
+/// `wants`, read from `at`.
+fn exercise_goal(artifact: usize, at: usize, wants: Range<usize>) -> GoalLead {
+    GoalLead {
+        goal: artifact,
+        description: wants.clone(),
+        lead: at..at,
+        wrapper: 0..0,
+        rule: Found::Exercise,
+        details: SmallVec::from_iter([detail(1, wants)]),
+    }
 }
