@@ -6,6 +6,7 @@
 //! - [`classify`]: reads a message into signals, a goal lead, asked slots and slot values;
 //! - [`machine`]: the transition rules as one ordered decision;
 //! - [`summary`]: the text summary for an LLM's system prompt;
+//! - `extraction`: the span of a message that gives a slot its value;
 //! - `slots`: the values a message gives the goal's slots (answers, waivers, corrections);
 //! - `goals`: a goal started, queued, finished;
 //! - `flows`: a hosted flow checked, started and stepped;
@@ -15,6 +16,7 @@ pub mod classify;
 mod dictionary;
 mod evidence;
 pub mod explain;
+mod extraction;
 mod flows;
 mod goals;
 mod instructions;

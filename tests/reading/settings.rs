@@ -197,7 +197,7 @@ fn a_new_value_ends_before_its_place_or_purpose() {
     // (Round 22: a place with a determiner is no part of the value.)
     reads_task(
         "rename `userId` to `accountId` in the export schema",
-        "`userId",
+        "userId",
         "accountId",
     );
     let mut s = Session::new();

@@ -379,3 +379,61 @@ fn a_label_naming_the_setups_versions_is_no_part_of_the_subject() {
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn a_command_in_backticks_is_the_thing_whole() {
+    // (Round 26: a word inside backticks is code's, no verb of the clause.)
+    reads_task(
+        "`npm run build --watch` still rebuilds everything on each save",
+        "npm run build --watch",
+        "still rebuilds everything",
+    );
+    // The backtick a value's cut leaves alone goes with it.
+    let mut s = Session::new();
+    s.user("`npm run build --watch` still rebuilds everything on each save");
+    assert!(!s.slot("desired_change").contains('`'));
+}
+
+#[test]
+fn a_time_of_one_word_opens_no_subject() {
+    reads_task(
+        "since then the upload form rejects every png",
+        "upload form",
+        "rejects every png",
+    );
+    reads_task(
+        "since then welcome emails go out twice to every new subscriber",
+        "welcome emails",
+        "go out twice",
+    );
+    reads_task(
+        "since 4.2 search results show up empty",
+        "search results",
+        "show up empty",
+    );
+}
+
+#[test]
+fn a_complaint_or_a_finding_wraps_the_report() {
+    reads_task(
+        "it's so annoying that the booking widget hides the cancel button on mobile",
+        "booking widget",
+        "hides the cancel button",
+    );
+    reads_task(
+        "unfortunately the invoice pdf drops the vat line",
+        "invoice pdf",
+        "drops the vat line",
+    );
+    reads_task(
+        "apparently the cron job never ran on sunday",
+        "cron job",
+        "never ran on sunday",
+    );
+    // Something counted once too often is a problem.
+    reads_task(
+        "the payroll export double counts overtime on bank holidays",
+        "payroll export",
+        "double counts overtime",
+    );
+}

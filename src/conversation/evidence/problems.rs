@@ -114,16 +114,19 @@ impl View<'_> {
                 continue;
             }
             // (A word inside double quotes is a name's: "\"Merge duplicates\" merges the wrong
-            // person" has its verb after the quote.)
+            // person" has its verb after the quote; a word inside backticks is code's, "`tidyfs
+            // clean --dry-run` still deletes empty directories".)
             // (Quotes are counted from the message's start, only where one stands near.)
-            if self.text.as_bytes()[start.saturating_sub(1)..h.start].contains(&b'"')
-                && self.text.as_bytes()[..h.start]
-                    .iter()
-                    .filter(|b| **b == b'"')
-                    .count()
-                    % 2
-                    == 1
-            {
+            let near = &self.text.as_bytes()[start.saturating_sub(1)..h.start];
+            if [b'"', b'`'].iter().any(|q| {
+                near.contains(q)
+                    && self.text.as_bytes()[..h.start]
+                        .iter()
+                        .filter(|b| *b == q)
+                        .count()
+                        % 2
+                        == 1
+            }) {
                 continue;
             }
             if !self.predicate_of_clause(h.clone(), modal, strength, start..span.end) {
@@ -266,6 +269,18 @@ impl View<'_> {
                     // (A context of time, then the pronoun: "since tuesday it hangs on the
                     // events table" is about what "it" refers to.)
                     subject.drain(..subject.len() - 1);
+                } else if subject.len() >= 3
+                    && cls.lower_in(&cls.words.time_prepositions, &self.text[subject[0].clone()])
+                    && {
+                        let t = &self.text[subject[1].clone()];
+                        t.eq_ignore_ascii_case("then")
+                            || cls.lower_in(&cls.words.times, t)
+                            || t.starts_with(|c: char| c.is_ascii_digit())
+                    }
+                {
+                    // (A time of one word, then the thing: "since then welcome emails go out
+                    // twice", "since 2.1 the sidebar", "after yesterday exports hang".)
+                    subject.drain(..2);
                 } else if subject.iter().any(|w| {
                     let t = &self.text[w.clone()];
                     t.len() > 4 && t.to_ascii_lowercase().ends_with("ing")
@@ -389,6 +404,7 @@ impl View<'_> {
             // solved the timeout thing".)
             // (Nor after any subject: "the latest release resolved the sync issue"; a
             // negation in the two words before the fix still reports, "hasn't been fixed".)
+            // (Nor a fix that works for now: "restarting them fixes it for a while".)
             let negation = |w: &Range<usize>| {
                 let t = self.text[w.clone()].to_ascii_lowercase();
                 t == "not" || t == "never" || t == "no" || t.ends_with("n't") || t.ends_with("nt")
@@ -399,7 +415,7 @@ impl View<'_> {
                     // (A pronoun is its subject: "that solved the timeout issue".)
                     && (!is_det(&before[k - 1])
                         || cls.lower_in(&cls.words.non_subjects, &self.text[before[k - 1].clone()]))
-                    && ["fixed", "solved", "resolved", "sorted", "patched"]
+                    && ["fixed", "solved", "resolved", "sorted", "patched", "fixes", "solves"]
                         .iter()
                         .any(|f| self.text[w.clone()].eq_ignore_ascii_case(f))
                     && !before[k.saturating_sub(2)..k].iter().any(negation)
