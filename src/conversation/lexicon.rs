@@ -336,6 +336,11 @@ pub struct Language {
     /// before a name and one of them changes the thing, it creates nothing ("Make autoplay
     /// optional") (`made_results`). Optional.
     pub made_results: Vec<String>,
+    /// Words naming a message sent to someone ("message", "text", "email", "whatsapp"): one
+    /// before "to", whom, then "saying" or "that" and what it says is a message to send ("send
+    /// a whatsapp to Tomasz saying the keys are under the mat": to Tomasz) (`message_kinds`).
+    /// Optional.
+    pub message_kinds: Vec<String>,
     /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.

@@ -101,6 +101,8 @@ pub(super) struct WordSets {
     pub(super) exercise_inputs: Words,
     /// States a thing is made to take (`made_results`).
     pub(super) made_results: Words,
+    /// Words naming a message sent to someone (`message_kinds`).
+    pub(super) message_kinds: Words,
     /// Verbs that ask for a computed answer before a quantity (`computations`).
     pub(super) computations: Words,
 }
@@ -177,6 +179,7 @@ impl WordSets {
                 .collect(),
             computations: words(&[&lang.computations]),
             made_results: words(&[&lang.made_results]),
+            message_kinds: words(&[&lang.message_kinds]),
         }
     }
 }

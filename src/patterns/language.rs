@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 66] = [
+        const KEYS: [&str; 67] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -73,6 +73,7 @@ impl Cx<'_> {
             "elided_subjects",
             "exercise_inputs",
             "made_results",
+            "message_kinds",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -131,7 +132,8 @@ impl Cx<'_> {
         let elided_subjects = optional("elided_subjects");
         let exercise_inputs = optional("exercise_inputs");
         let made_results = optional("made_results");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 29]
+        let message_kinds = optional("message_kinds");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 30]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -208,6 +210,7 @@ impl Cx<'_> {
             elided_subjects,
             exercise_inputs,
             made_results,
+            message_kinds,
         }
     }
 

@@ -158,6 +158,23 @@ fn a_message_sent_to_someone_names_whom_and_what_it_says() {
             ("desired_change", "train is delayed"),
         ],
     );
+    // (Round 26: the kinds of message are the language file's `message_kinds`.)
+    reads_holding(
+        "send a whatsapp to Ines saying the parcel is with the neighbours",
+        GoalType::TaskExecution,
+        &[
+            ("target", "Ines"),
+            ("desired_change", "parcel is with the neighbours"),
+        ],
+    );
+    reads_holding(
+        "send an sms to the plumber that the side gate is open",
+        GoalType::TaskExecution,
+        &[
+            ("target", "plumber"),
+            ("desired_change", "side gate is open"),
+        ],
+    );
 }
 
 #[test]

@@ -288,3 +288,17 @@ fn separately_starts_an_unrelated_second_request() {
         "script that lists empty folders"
     ));
 }
+
+/// Round 26: "or a ..." inside a clause that tells what the thing does is part of it; a comma
+/// ends the clause, and a second thing may follow.
+#[test]
+fn or_inside_what_a_thing_does_offers_no_second_thing() {
+    let mut s = Session::new();
+    s.user("build a quiz app where each round ends with a high score or a retry screen");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(s.conv.queued_goals.is_empty(), "{:?}", s.conv.queued_goals);
+    let mut s = Session::new();
+    s.user("could you write a bash script that rotates the logs, or a cron entry? either is fine");
+    assert_eq!(s.goal(), None);
+    assert_eq!(s.conv.queued_goals.len(), 2, "{:?}", s.conv.queued_goals);
+}

@@ -422,10 +422,24 @@ impl View<'_> {
             }
             let lead = self.at(next, |m| m == Meaning::ActionQuestion).is_some()
                 || lead_hit.is_some_and(|(_, info)| info.mode == DescriptionMode::Object);
+            // (Not inside a clause that tells what the thing does: "a tic tac toe game where
+            // ... the game announces the winner or a draw" offers no second thing; a comma
+            // ends such a clause, "a script that does the same, or a makefile target?".)
             let thing = self.cls.goals[goal].goal_type == GoalType::ArtifactCreation
                 && words(self.text, next..end).next().is_some_and(|w| {
                     let w = &self.text[w];
                     w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an")
+                })
+                && !words(
+                    self.text,
+                    self.text[from..at]
+                        .rfind(',')
+                        .map_or(from, |c| from + c + 1)..at,
+                )
+                .any(|w| {
+                    ["where", "that", "which", "when", "whenever", "until", "if"]
+                        .iter()
+                        .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
                 });
             if lead || thing {
                 return Some(Further {

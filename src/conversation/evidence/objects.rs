@@ -114,11 +114,9 @@ impl View<'_> {
         };
         let to = ws.iter().position(|w| is(w, &["to"]))?;
         if !(1..=4).contains(&to)
-            || !is(
-                &ws[to - 1],
-                &[
-                    "message", "msg", "text", "note", "email", "dm", "reminder", "line",
-                ],
+            || !self.cls.lower_in(
+                &self.cls.words.message_kinds,
+                &self.text[ws[to - 1].clone()],
             )
         {
             return None;
