@@ -98,6 +98,22 @@ impl Classifier {
                 s += 1;
                 e -= 1;
             }
+            // A version in brackets after a name is no part of it: "websocket handler
+            // (v1.14.2)". (Only the last 24 bytes are looked at.)
+            let slice = &text[s..e];
+            let tail = slice.len().saturating_sub(24);
+            if slice.ends_with([')', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+                && let Some(p) = slice.as_bytes()[tail..].iter().rposition(|b| *b == b'(')
+                && {
+                    let v = slice[tail + p + 1..].trim_end_matches(')');
+                    let v = v.strip_prefix(['v', 'V']).unwrap_or(v);
+                    v.contains('.')
+                        && v.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                        && !slice[..tail + p].trim().is_empty()
+                }
+            {
+                e = s + tail + p;
+            }
             // A backtick left alone at an end is the rest of a code span cut off ("` still
             // deletes empty directories"). (The span's backticks are counted once, then kept.)
             let slice = &text[s..e];

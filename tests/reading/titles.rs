@@ -623,3 +623,39 @@ fn a_comparison_title_asks_which_and_approaches_are_explored() {
         Some(GoalType::Exploration),
     );
 }
+
+/// Round 26: a title line over a body keeps the post's report: a lead word before a word of
+/// sharing is a noun ("backup attached"), an error's word inside the body pastes nothing, and a
+/// version in brackets after the title is no part of its values.
+#[test]
+fn a_title_over_its_body_keeps_the_report() {
+    let mut s = Session::new();
+    s.user(
+        "Crash on launch after the 2.4 update\n\niPad Air 5, iPadOS 17.4. Happens every single time, backup attached.",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("desired_change"), "crash on launch"),
+        "{}",
+        s.slot("desired_change")
+    );
+    let mut s = Session::new();
+    s.user(
+        "Upload queue leaks memory on retry (v3.2.0)\n\nEach failed retry keeps its buffer alive until the worker gets OOMKilled. The heap dump shows `RetryState` never releasing chunks.",
+    );
+    assert_eq!(s.slot("target"), "Upload queue");
+    assert!(has(&s.slot("desired_change"), "leaks memory on retry"));
+    assert!(
+        !s.slot("desired_change").contains("3.2.0"),
+        "{}",
+        s.slot("desired_change")
+    );
+    reads_task(
+        "Tooltip overlaps the legend on narrow charts (v0.9.12)",
+        "Tooltip",
+        "overlaps the legend",
+    );
+    let mut s = Session::new();
+    s.user("Tooltip overlaps the legend on narrow charts (v0.9.12)");
+    assert!(!s.slot("desired_change").contains("0.9.12"));
+}

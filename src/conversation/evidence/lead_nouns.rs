@@ -160,7 +160,24 @@ impl View<'_> {
                 && !cls.lower_in(&cls.words.determiners, w)
                 && !cls.lower_in(&cls.words.non_subjects, w)
         };
-        predicate || auxiliary || of || modifier() || self.labels_control(word, lead.end())
+        // (Nor is one followed only by a word of sharing: "Happens every time, save attached",
+        // "logs below.")
+        let shared = || {
+            ["attached", "included", "enclosed", "below", "above"]
+                .iter()
+                .any(|x| w.eq_ignore_ascii_case(x))
+                && self.text[word.end..]
+                    .trim_start_matches([' ', '\t'])
+                    .chars()
+                    .next()
+                    .is_none_or(|c| matches!(c, '.' | ',' | '!' | ';' | ')' | '\n' | '\r'))
+        };
+        predicate
+            || auxiliary
+            || of
+            || modifier()
+            || shared()
+            || self.labels_control(word, lead.end())
     }
 
     /// Whether a lead word names a control with the noun after it, whose report follows: "Create

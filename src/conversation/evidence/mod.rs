@@ -313,7 +313,9 @@ impl View<'_> {
         // (A title line above a body states the post: what the body tells after it is more
         // of the same, "CSV import silently skips rows with quoted commas" then a paragraph.)
         // (Not above a paste: "npm run build" over its output names the command.)
-        let title_line = (!active && !marked && errors.is_empty() && code.is_empty())
+        // (An error's word inside the body pastes nothing: "... until the pod gets
+        // OOMKilled" under "Memory leak in websocket handler (v1.14.2)".)
+        let title_line = (!active && errors.is_empty() && code.is_empty())
             .then(|| self.title_line(&owns))
             .flatten();
         // (A request the body states with a lead wins over the title's reading: "Our wedding
