@@ -310,3 +310,19 @@ fn a_spoken_value_restated_keeps_the_restatement() {
         &[("target", "timer"), ("desired_change", "twelve minutes")],
     );
 }
+
+/// Round 26: "any way to ...?" asks whether and how, as "is there a way to" does; a request
+/// beside it still decides.
+#[test]
+fn any_way_to_asks_as_is_there_a_way_to_does() {
+    for text in [
+        "any way to pin a tab in the sidebar so it survives a restart?",
+        "hmm any way to undo a squash merge on github",
+    ] {
+        reads_goal(text, Some(GoalType::QuestionAnswer));
+    }
+    reads_goal(
+        "is there any way to get an email when a backup fails? if not, please add one",
+        Some(GoalType::TaskExecution),
+    );
+}

@@ -462,6 +462,12 @@ fn what_follows_a_demonstrative_lead_says_how_and_a_last_on_or_off_is_the_state(
     );
     reads_task("I'd like the dark theme on", "dark theme", "on");
     reads_task("i want the autosave off", "autosave", "off");
+    // (Round 26: a noun right after the demonstrative is what it points at.)
+    reads_task(
+        "rewrite this loop so it stops allocating on every pass",
+        "this loop",
+        "stops allocating",
+    );
 }
 
 #[test]

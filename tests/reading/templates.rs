@@ -163,9 +163,23 @@ fn an_indefinite_thing_asked_for_in_a_language_asks_for_code() {
             ("requirements", "rename every .txt file"),
         ],
     );
+    // (Round 26: a part of an indefinite thing names none that exists, and a request with
+    // no lead asked in a language is code too.)
+    reads_holding(
+        "find the longest word in a sentence in kotlin",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "kotlin"),
+            ("requirements", "find the longest word in a sentence"),
+        ],
+    );
     // (What exists is changed: a demonstrative, a definite thing, a repair, an -ing title.)
     reads_goal("rewrite this in go", Some(GoalType::TaskExecution));
     reads_goal("fix the parser in rust", Some(GoalType::TaskExecution));
+    reads_goal(
+        "speed up the import script in python",
+        Some(GoalType::TaskExecution),
+    );
     reads_goal("fix a memory leak in go", Some(GoalType::TaskExecution));
     reads_goal(
         "Parsing a date string to a timestamp in Go",

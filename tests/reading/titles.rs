@@ -659,3 +659,24 @@ fn a_title_over_its_body_keeps_the_report() {
     s.user("Tooltip overlaps the legend on narrow charts (v0.9.12)");
     assert!(!s.slot("desired_change").contains("0.9.12"));
 }
+
+/// Round 26: "vs" inside brackets is an example's, no comparison; a course's work names a task
+/// as a label ("Homework for ...:"); a status code said as a verb is a problem.
+#[test]
+fn examples_courses_and_status_codes_in_titles() {
+    reads_task(
+        "Filter ignores umlauts (Müller vs Muller)",
+        "Filter",
+        "ignores umlauts",
+    );
+    reads_holding(
+        "Homework for the databases module: build a small library catalogue app with loans and returns",
+        GoalType::ArtifactCreation,
+        &[("component_type", "library catalogue app")],
+    );
+    reads_task(
+        "checkout 502s when the cart has more than 40 items",
+        "checkout",
+        "502s",
+    );
+}

@@ -34,6 +34,19 @@ impl View<'_> {
         ]
         .iter()
         .any(|d| first.eq_ignore_ascii_case(d))
+            // (A part of an indefinite thing names none that exists: "reverse the order of
+            // words in a sentence in C".)
+            && !(first.eq_ignore_ascii_case("the") && {
+                let t = &self.text[object.clone()];
+                let mut cut = t.len().min(48);
+                while !t.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let head = &t[..cut];
+                [" of a ", " of an ", " in a ", " in an "]
+                    .iter()
+                    .any(|p| find_bytes(&head.to_ascii_lowercase(), p).is_some())
+            })
         {
             return None;
         }

@@ -59,7 +59,32 @@ impl View<'_> {
                                 .any(|d| self.text[w.clone()].eq_ignore_ascii_case(d))
                         });
                         if let Some(d) = demonstrative {
-                            out.push(detail(0, d));
+                            // (A noun right after it is what it points at: "rewrite this
+                            // query so it doesnt do a full table scan".)
+                            let np = noun_phrase(&self.text[raw..comma], &cls.noun_phrase_ends)
+                                .trim_end();
+                            let noun =
+                                words(self.text, raw..raw + np.len())
+                                    .next()
+                                    .is_some_and(|w| {
+                                        let t = &self.text[w.clone()];
+                                        t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_')
+                                            && !cls.lower_in(&cls.words.determiners, t)
+                                            && !cls.is_pronoun(t)
+                                            && self
+                                                .at(w.start, |m| {
+                                                    matches!(m, Meaning::Filler | Meaning::Ack)
+                                                })
+                                                .is_none()
+                                    })
+                                    && (1..=3).contains(&count_words(np));
+                            let raw = if noun {
+                                out.push(detail(0, d.start..raw + np.len()));
+                                raw + np.len()
+                            } else {
+                                out.push(detail(0, d));
+                                raw
+                            };
                             // (What follows says how: "rewrite this in a friendlier tone".)
                             let how = cls.clean(self.text, raw..comma, false);
                             if let Some(value) = self

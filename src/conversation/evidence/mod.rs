@@ -328,9 +328,12 @@ impl View<'_> {
             // for only where a "v" stands among its first 48 bytes.)
             let versus = !active && {
                 let head = &self.text.as_bytes()[s.start..s.end.min(s.start + 48)];
+                // (Not inside brackets, an example's: "Search ignores accents (café vs
+                // cafe)".)
                 memchr::memchr(b'v', head).is_some_and(|v| {
                     v > 0
                         && head[v - 1] == b' '
+                        && memchr::memchr(b'(', &head[..v]).is_none()
                         && (head[v..].starts_with(b"vs ")
                             || head[v..].starts_with(b"vs. ")
                             || head[v..].starts_with(b"versus "))
@@ -480,10 +483,15 @@ impl View<'_> {
         {
             first = Some(w);
         }
+        // (Rule 10: a noun-phrase request asked "in" a language is code, "reverse the order
+        // of words in a sentence in C".)
         if first.is_none() {
             first = first_read(&|span| {
                 self.timed_setting(span.clone())
-                    .or_else(|| self.nominal(span.clone()))
+                    .or_else(|| {
+                        self.nominal(span.clone())
+                            .map(|g| self.as_code(&g, None).unwrap_or(g))
+                    })
                     .or_else(|| wished(span))
             });
         }
