@@ -3,7 +3,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_goal, reads_holding};
+use super::session::{Session, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn a_story_of_others_then_what_to_work_out_asks_for_code() {
@@ -111,4 +111,23 @@ fn given_the_things_the_user_shows_or_has_states_no_exercise() {
         s.user(text);
         assert_ne!(s.goal(), Some(GoalType::ArtifactCreation), "{text}");
     }
+}
+
+/// Round 26: a fault in a story told of others (no word of the user's own) yields to a thing
+/// asked to be made in one of the two sentences after it; a version after "Build" is no thing.
+#[test]
+fn a_fault_in_a_story_of_others_yields_to_the_thing_asked_after_it() {
+    reads_holding(
+        "A warehouse scanner logs every parcel as it leaves, but the log isn't in order and some parcels were scanned twice. Write a program that lists each parcel once, earliest first.",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "program"),
+            ("requirements", "lists each parcel once"),
+        ],
+    );
+    reads_task(
+        "Co-op: host migration kicks everyone back to the main menu if the host quits\n\nHappens every time. Build 0.14.2 (Steam), 4 players.",
+        "host migration",
+        "kicks everyone back",
+    );
 }

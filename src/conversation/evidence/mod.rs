@@ -382,13 +382,22 @@ impl View<'_> {
                 // (A wish of a thing told before something is asked to be made is what the
                 // thing must do: "It has to tick once a second. Build it as a React component
                 // called Countdown" asks for the component.)
-                if g.rule == Found::Request
+                // (So is a fault in a story told of others, no word of the user's own in it:
+                // "A lighthouse keeper writes down ... but the logbook isn't in order. Write a
+                // program that prints ...".)
+                if matches!(g.rule, Found::Request | Found::ProblemReport)
                     && !active
                     && let Some((mut made, at)) = self.made_after(&owns, &s)
+                    && (g.rule == Found::Request
+                        || !self.holds_own_words(s.clone())
+                            // (A version is no thing made: "Build 0.14.2 (Steam)".)
+                            && self.text[made.description.clone()]
+                                .starts_with(|c: char| c.is_alphabetic()))
                 {
                     // (What the wish said is the thing's requirement when its own sentence
                     // states none.)
-                    if !made.details.iter().any(|d| d.slot == 1)
+                    if g.rule == Found::Request
+                        && !made.details.iter().any(|d| d.slot == 1)
                         && let Some(d) = g.details.iter().find(|d| d.slot == 1)
                     {
                         made.details.push(d.clone());

@@ -81,4 +81,17 @@ impl View<'_> {
                     .map(|g| (g, o.clone()))
             })
     }
+
+    /// Whether `span` holds a word of the user's own ("i", "we", "my", "our" ...): a story
+    /// without one is told of others.
+    pub(super) fn holds_own_words(&self, span: Range<usize>) -> bool {
+        words(self.text, span).any(|w| {
+            [
+                "i", "we", "my", "our", "me", "us", "i'm", "we're", "i've", "we've", "im", "ive",
+                "mine", "ours",
+            ]
+            .iter()
+            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+        })
+    }
 }
