@@ -296,6 +296,24 @@ fn a_spoken_value_restated_keeps_the_restatement() {
         "{}",
         s.slot("desired_change")
     );
+    // (Round 26: a unit after the value goes with it; "make that" and a bare "sorry"
+    // restate too.)
+    for (text, value, old) in [
+        (
+            "set a timer for twelve minutes no make that fifteen",
+            "fifteen",
+            "twelve",
+        ),
+        ("turn the thermostat to 68, sorry, 70", "70", "68"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        let change = s.slot("desired_change");
+        assert!(
+            change.contains(value) && !change.contains(old),
+            "{text}: {change}"
+        );
+    }
     // Between words that are no numbers, nothing is restated.
     let mut s = Session::new();
     s.user("call mom no wait call dad");

@@ -437,3 +437,18 @@ fn a_complaint_or_a_finding_wraps_the_report() {
         "double counts overtime",
     );
 }
+
+#[test]
+fn a_word_of_how_often_names_the_thing() {
+    // (Round 26: "nightly", "weekly" ... in -ly are no adverbs before a subject.)
+    reads_task(
+        "weekly invoice export skips the last day of the month",
+        "weekly invoice export",
+        "skips the last day",
+    );
+    reads_task(
+        "Nightly image build fails on the arm runner",
+        "Nightly image build",
+        "fails on the arm runner",
+    );
+}

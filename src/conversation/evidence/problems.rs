@@ -176,7 +176,13 @@ impl View<'_> {
             let adverb = |w: &Range<usize>| {
                 let t = &self.text[w.clone()];
                 cls.lower_in(&cls.words.auxiliaries, t)
-                    || (t.len() > 4 && t.ends_with("ly"))
+                    || (t.len() > 4
+                        && t.ends_with("ly")
+                        // (Not a word of how often that names a thing: "Nightly dbt run fails",
+                        // "the weekly report email".)
+                        && !["nightly", "daily", "weekly", "monthly", "hourly", "yearly"]
+                            .iter()
+                            .any(|x| t.eq_ignore_ascii_case(x)))
                     || ["only", "still", "always", "sometimes"]
                         .iter()
                         .any(|x| t.eq_ignore_ascii_case(x))

@@ -139,8 +139,27 @@ impl Speller {
             return None;
         }
         // The number or time before the phrase: its words back to the first that is none.
+        // (A unit may stand after it, and goes with it: "twelve minutes no make that
+        // fifteen".)
         let mut start = at;
         let mut before = text[..at].trim_end_matches([' ', ',']);
+        let unit_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
+        if [
+            "minutes", "minute", "mins", "min", "seconds", "second", "secs", "hours", "hour",
+            "hrs", "degrees", "percent",
+        ]
+        .iter()
+        .any(|u| before[unit_start..].eq_ignore_ascii_case(u))
+            && self.number(
+                before[..unit_start]
+                    .trim_end_matches([' ', ','])
+                    .rsplit([' ', ','])
+                    .next()
+                    .unwrap_or(""),
+            )
+        {
+            before = before[..unit_start].trim_end_matches([' ', ',']);
+        }
         for _ in 0..4 {
             let word_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
             if !self.number(&before[word_start..]) {
