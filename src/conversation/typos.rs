@@ -68,8 +68,9 @@ pub struct Speller {
     /// The first letters of `hesitations`, a bit per letter: most words stop at one test.
     hesitation_firsts: u32,
     /// Phrases that restate a spoken value ("no wait make it"), lower case.
-    restatements: Vec<Box<str>>,
-    /// The first words of `restatements` ("no", "wait", "i"), lower case.
+    /// Per word of `restatement_heads`, the phrases it opens, in the order given.
+    restatements: Vec<Vec<Box<str>>>,
+    /// The first words of the restatement phrases ("no", "wait", "i"), lower case.
     restatement_heads: Vec<Box<str>>,
     /// Their first letters, a bit per letter: most words stop at one test.
     restatement_firsts: u32,

@@ -80,18 +80,19 @@ impl Speller {
         phrases: impl IntoIterator<Item = &'w str>,
         numbers: impl IntoIterator<Item = &'w str>,
     ) -> Speller {
-        self.restatements = phrases
+        let phrases: Vec<Box<str>> = phrases
             .into_iter()
             .map(|w| w.to_ascii_lowercase().into_boxed_str())
             .collect();
-        let mut heads: Vec<Box<str>> = self
-            .restatements
-            .iter()
-            .filter_map(|p| p.split([' ', '\'']).next())
-            .map(Box::from)
-            .collect();
+        let head = |p: &str| p.split([' ', '\'']).next().unwrap_or("").to_string();
+        let mut heads: Vec<Box<str>> = phrases.iter().map(|p| Box::from(head(p))).collect();
         heads.sort_unstable();
         heads.dedup();
+        // (A word opening a phrase is compared with that word's phrases only.)
+        self.restatements = heads
+            .iter()
+            .map(|h| phrases.iter().filter(|p| head(p) == **h).cloned().collect())
+            .collect();
         self.restatement_firsts = heads
             .iter()
             .filter_map(|h| h.bytes().next())
@@ -120,15 +121,12 @@ impl Speller {
     /// no wait make it five fifteen" keeps "five fifteen"). `None` elsewhere.
     /// (`word` is the word at `at`: a phrase's first word, or nothing is looked at.)
     pub(super) fn restated_at(&self, text: &str, at: usize, word: &str) -> Option<Range<usize>> {
-        if !self
+        let k = self
             .restatement_heads
             .iter()
-            .any(|h| h.eq_ignore_ascii_case(word))
-        {
-            return None;
-        }
+            .position(|h| h.eq_ignore_ascii_case(word))?;
         let rest = &text[at..];
-        let phrase = self.restatements.iter().find(|p| {
+        let phrase = self.restatements[k].iter().find(|p| {
             rest.get(..p.len())
                 .is_some_and(|h| h.eq_ignore_ascii_case(p))
                 && rest[p.len()..].starts_with([' ', ','])
