@@ -274,3 +274,22 @@ fn a_wish_of_a_thing_told_before_it_is_asked_to_be_made_is_its_requirement() {
         &[("component_type", "vue single-file component")],
     );
 }
+
+/// Round 26: a context of the user's before a colon (more than six words), then a request
+/// opened by a lead: the request after the colon; a label naming a thing stays the thing.
+#[test]
+fn a_request_after_a_context_and_its_colon() {
+    reads_holding(
+        "my manager asked me this in the standup and I had no idea: write a script that renames every jpg in a folder by date taken",
+        GoalType::ArtifactCreation,
+        &[
+            ("component_type", "script"),
+            ("requirements", "renames every jpg"),
+        ],
+    );
+    reads_task(
+        "airflow DAG for sales: add an option to backfill a single partition",
+        "airflow DAG for sales",
+        "backfill a single partition",
+    );
+}

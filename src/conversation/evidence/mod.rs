@@ -510,6 +510,27 @@ impl View<'_> {
         if first.is_none() {
             first = first_read(&|span| self.imperative(span));
         }
+        // A context of the user's before a colon, then a request opened by a lead ("got this
+        // in a phone screen last week and totally blanked: design a data structure that ..."):
+        // the request after the colon.
+        // (Looked for only in a message holding a colon.)
+        if first.is_none() && !active && memchr::memchr(b':', self.text.as_bytes()).is_some() {
+            first = first_read(&|span| {
+                let c = memchr::memchr(b':', self.text[span.clone()].as_bytes())?;
+                let colon = span.start + c;
+                // (A label naming a thing is no context: "airflow DAG for sales: add ...".)
+                if self.text.as_bytes().get(colon + 1) != Some(&b' ')
+                    || count_words(&self.text[span.start..colon]) <= 6
+                {
+                    return None;
+                }
+                let after = skip_soft(self.text, colon + 1);
+                (after < span.end)
+                    .then(|| self.statement(after..span.end, false))
+                    .flatten()
+                    .filter(|g| g.rule == Found::Lead)
+            });
+        }
         if first.is_none() {
             first = first_read(&|span| self.takes_long(span));
         }
