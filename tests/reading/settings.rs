@@ -227,20 +227,3 @@ fn a_setting_with_its_way_and_no_verb_is_a_request() {
     // (A thing down, with no value, still reports.)
     reads_task("the payments api is down", "payments api", "down");
 }
-
-#[test]
-fn shuffle_and_snooze_take_their_object_into_the_change() {
-    // (Round 26: they are actions on the object, not toggles of it.)
-    let mut s = Session::new();
-    s.user("shuffle the road trip playlist in the car");
-    assert!(has(
-        &s.slot("desired_change"),
-        "shuffle the road trip playlist"
-    ));
-    let mut s = Session::new();
-    s.user("Snooze newsletters until the first of the month");
-    assert!(has(
-        &s.slot("desired_change"),
-        "snooze newsletters until the first of the month"
-    ));
-}

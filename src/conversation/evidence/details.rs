@@ -69,6 +69,14 @@ impl View<'_> {
                                     .is_some_and(|w| {
                                         let t = &self.text[w.clone()];
                                         t.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_')
+                                            // (No adverb: "rewrite this quickly so ...".)
+                                            && (t.len() <= 3 || !t.ends_with("ly"))
+                                            && ![
+                                                "again", "twice", "now", "first", "too", "also",
+                                                "later", "instead", "here", "entirely",
+                                            ]
+                                            .iter()
+                                            .any(|x| t.eq_ignore_ascii_case(x))
                                             && !cls.lower_in(&cls.words.determiners, t)
                                             && !cls.is_pronoun(t)
                                             && self

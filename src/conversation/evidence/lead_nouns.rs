@@ -160,12 +160,13 @@ impl View<'_> {
                 && !cls.lower_in(&cls.words.determiners, w)
                 && !cls.lower_in(&cls.words.non_subjects, w)
         };
-        // (Nor is one followed only by a word of sharing: "Happens every time, save attached",
-        // "logs below.")
+        // (Nor is one after a comma followed only by a word of sharing: "Happens every time,
+        // save attached"; "Review attached" asks.)
         let shared = || {
-            ["attached", "included", "enclosed", "below", "above"]
-                .iter()
-                .any(|x| w.eq_ignore_ascii_case(x))
+            self.text[..lead.start()].trim_end().ends_with([',', ';'])
+                && ["attached", "included", "enclosed", "below", "above"]
+                    .iter()
+                    .any(|x| w.eq_ignore_ascii_case(x))
                 && self.text[word.end..]
                     .trim_start_matches([' ', '\t'])
                     .chars()

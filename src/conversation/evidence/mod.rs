@@ -518,9 +518,21 @@ impl View<'_> {
             first = first_read(&|span| {
                 let c = memchr::memchr(b':', self.text[span.clone()].as_bytes())?;
                 let colon = span.start + c;
-                // (A label naming a thing is no context: "airflow DAG for sales: add ...".)
+                // (A label naming a thing is no context: "airflow DAG for sales: add ..."; nor
+                // is a line introducing what something says, "the popup keeps saying this:
+                // remove items to continue".)
+                let first = self.hits.partition_point(|h| h.start() < span.start);
                 if self.text.as_bytes().get(colon + 1) != Some(&b' ')
                     || count_words(&self.text[span.start..colon]) <= 6
+                    || self.hits[first..]
+                        .iter()
+                        .take_while(|h| h.start() < colon)
+                        .any(|h| self.meanings(*h).contains(&Meaning::Introducer))
+                    || words(self.text, span.start..colon).last().is_some_and(|w| {
+                        ["this", "is", "says", "said", "reads", "message"]
+                            .iter()
+                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+                    })
                 {
                     return None;
                 }

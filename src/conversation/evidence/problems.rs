@@ -180,9 +180,13 @@ impl View<'_> {
                         && t.ends_with("ly")
                         // (Not a word of how often that names a thing: "Nightly dbt run fails",
                         // "the weekly report email".)
-                        && !["nightly", "daily", "weekly", "monthly", "hourly", "yearly"]
+                        && !(["nightly", "daily", "weekly", "monthly", "hourly", "yearly"]
                             .iter()
-                            .any(|x| t.eq_ignore_ascii_case(x)))
+                            .any(|x| t.eq_ignore_ascii_case(x))
+                            // (Before a determiner it says when: "daily the inbox floods".)
+                            && words(self.text, w.end..span.end).next().is_none_or(|n| {
+                                !cls.lower_in(&cls.words.determiners, &self.text[n])
+                            })))
                     || ["only", "still", "always", "sometimes"]
                         .iter()
                         .any(|x| t.eq_ignore_ascii_case(x))
