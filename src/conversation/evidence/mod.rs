@@ -188,6 +188,7 @@ mod asked;
 mod attempts;
 mod clauses;
 mod code;
+mod colon_context;
 mod computations;
 mod context;
 mod correction;
@@ -224,10 +225,12 @@ mod requests;
 mod results;
 mod run_ons;
 mod search;
+mod setting_phrases;
 mod small_talk;
 mod speech;
 pub(in crate::conversation) use results::identifier;
 mod sentences;
+mod settle;
 mod statement;
 mod subject_verbs;
 mod things;
@@ -515,33 +518,7 @@ impl View<'_> {
         // the request after the colon.
         // (Looked for only in a message holding a colon.)
         if first.is_none() && !active && memchr::memchr(b':', self.text.as_bytes()).is_some() {
-            first = first_read(&|span| {
-                let c = memchr::memchr(b':', self.text[span.clone()].as_bytes())?;
-                let colon = span.start + c;
-                // (A label naming a thing is no context: "airflow DAG for sales: add ..."; nor
-                // is a line introducing what something says, "the popup keeps saying this:
-                // remove items to continue".)
-                let first = self.hits.partition_point(|h| h.start() < span.start);
-                if self.text.as_bytes().get(colon + 1) != Some(&b' ')
-                    || count_words(&self.text[span.start..colon]) <= 6
-                    || self.hits[first..]
-                        .iter()
-                        .take_while(|h| h.start() < colon)
-                        .any(|h| self.meanings(*h).contains(&Meaning::Introducer))
-                    || words(self.text, span.start..colon).last().is_some_and(|w| {
-                        ["this", "is", "says", "said", "reads", "message"]
-                            .iter()
-                            .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
-                    })
-                {
-                    return None;
-                }
-                let after = skip_soft(self.text, colon + 1);
-                (after < span.end)
-                    .then(|| self.statement(after..span.end, false))
-                    .flatten()
-                    .filter(|g| g.rule == Found::Lead)
-            });
+            first = first_read(&|span| self.colon_context(span));
         }
         if first.is_none() {
             first = first_read(&|span| self.takes_long(span));
@@ -639,71 +616,7 @@ impl View<'_> {
         let Some((mut goal, sentence)) = first.or(told) else {
             return;
         };
-        // Rule 5 with rule 1: a demonstrative points at something the user then names as
-        // theirs ("help me debug this? getting TypeError ... in my react component"): the
-        // name is the target.
-        if let Some(d) = goal.details.iter_mut().find(|d| d.slot == 0)
-            && d.spans.len() == 1
-            && ["this", "that", "these", "those"]
-                .iter()
-                .any(|w| self.text[d.spans[0].clone()].eq_ignore_ascii_case(w))
-            && let Some(named) = self.possessed_thing(
-                sentence.end
-                    ..self.text[sentence.end..]
-                        .find('\n')
-                        .map_or(self.text.len(), |p| sentence.end + p),
-            )
-        {
-            d.spans = SmallVec::from_iter([named]);
-        }
-        // A request to allow something that names no thing (and no label named one) is about
-        // whom it lets do it or what the doing is done to ("allow guests to check out",
-        // "allow exporting invoices as PDF").
-        if self.cls.goals[goal.goal].goal_type == GoalType::TaskExecution
-            && !goal.details.iter().any(|d| d.slot == 0)
-            && self
-                .at(goal.lead.start, |m| {
-                    matches!(m, Meaning::Lead(id)
-                        if self.cls.leads[id as usize].change == ChangeMode::Phrase)
-                })
-                .is_some()
-            && self.definite_thing(goal.lead.end..sentence.end).is_none()
-            && let Some(t) = self.allowed_thing(goal.lead.end..sentence.end)
-        {
-            goal.details.insert(0, detail(0, t));
-        }
-        // A target keeps the place or owner that follows it ("the node version in CI", "the
-        // brightness on the hallway lights"), unless another value starts there.
-        // (Not the thing an exchange replaces: "swap requests for httpx".)
-        if self.cls.goals[goal.goal].goal_type == GoalType::TaskExecution
-            && self
-                .at(goal.lead.start, |m| {
-                    matches!(m, Meaning::Lead(id)
-                        if self.cls.leads[id as usize].change == ChangeMode::Exchange)
-                })
-                .is_none()
-            && let Some(i) = goal.details.iter().position(|d| d.slot == 0)
-            && let [t] = goal.details[i].spans.as_slice()
-        {
-            // (A dot inside a word ends nothing: "in deploy/cron.yaml".)
-            let rest = &self.text[t.end..];
-            let line_end = rest
-                .char_indices()
-                .find(|&(p, c)| {
-                    matches!(c, '\n' | ',' | ';' | '?' | '!')
-                        || c == '.' && rest[p + 1..].chars().next().is_none_or(char::is_whitespace)
-                })
-                .map_or(self.text.len(), |(p, _)| t.end + p);
-            let end = goal
-                .details
-                .iter()
-                .flat_map(|d| d.spans.iter())
-                .filter(|s| s.start >= t.end)
-                .map(|s| s.start)
-                .fold(line_end.min(sentence.end.max(t.end)), usize::min);
-            let wider = self.with_modifier(t.clone(), end);
-            goal.details[i].spans[0] = wider;
-        }
+        self.settle_target(&mut goal, sentence.clone());
         // (A report may come first, then a request: "1) the alarm doesn't ring on silent,
         // and 2) could you add a snooze option?", "the export is broken. also please add dark
         // mode".)

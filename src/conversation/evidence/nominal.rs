@@ -317,20 +317,8 @@ impl View<'_> {
                 return Some(asked(None, change));
             }
         }
-        let verb = |w: &Range<usize>| {
-            self.at(w.start, |m| {
-                matches!(m, Meaning::Problem | Meaning::Modal | Meaning::SmallTalk)
-            })
-            .is_some()
-                || self.is_predicate(w.clone())
-                || cls.lower_in(&cls.words.auxiliaries, &self.text[w.clone()])
-                || cls.lower_in(&cls.words.non_subjects, &self.text[w.clone()])
-        };
-        // An arrow or an equals sign assigns a value ("font size -> 16px on the blog"): it
-        // wins over a preposition before it ("sampling rate on the exporter → 0.1").
-        let no_verb = |ws: &[Range<usize>]| {
-            !ws.iter().any(verb) && !ws.iter().any(|w| self.is_predicate(w.clone()))
-        };
+        let verb = |w: &Range<usize>| self.phrase_verb(w);
+        let no_verb = |ws: &[Range<usize>]| self.verbless(ws);
         // The request the whole phrase states, with its details.
         let request = |details: SmallVec<[Detail; 2]>| GoalLead {
             goal: task,
@@ -340,69 +328,16 @@ impl View<'_> {
             rule: Found::Nominal,
             details,
         };
-        // "ringer volume all the way down", "brightness way up": a setting and a direction
-        // at its end.
-        if let Some(last) = ws.last()
-            && ["up", "down", "off", "on"].contains(&word(last).as_str())
+        // A setting and where it goes, "ringer volume all the way down", or its value beside
+        // it, "volume 30 please" (`setting_phrases.rs`).
+        if let Some((target, value)) = self
+            .setting_direction(&ws)
+            .or_else(|| self.setting_value(&ws))
         {
-            let n = ws.len();
-            let from = if n >= 5
-                && ws[n - 4..n - 1]
-                    .iter()
-                    .map(&word)
-                    .eq(["all", "the", "way"].iter().map(|w| w.to_string()))
-            {
-                n - 4
-            } else if n >= 3 && word(&ws[n - 2]) == "way" {
-                n - 2
-            } else {
-                n - 1
-            };
-            if (1..=3).contains(&from) && no_verb(&ws[..from]) {
-                let target = cls.clean(self.text, ws[0].start..ws[from - 1].end, true);
-                let value = cls.clean(self.text, ws[from].start..last.end, true);
-                if !target.is_empty() && !value.is_empty() {
-                    return Some(request(SmallVec::from_iter([
-                        detail(0, target),
-                        detail(1, value),
-                    ])));
-                }
-            }
-        }
-        // "volume 30 please", "font size 14px": a setting and its value, side by side.
-        // ("Up" or "down" before "to" is the way it goes, the value's: "thermostat up to 21",
-        // "kitchen speaker down to 4".)
-        let way = |n: usize| {
-            n >= 3
-                && word(&ws[n - 1]) == "to"
-                && ["up", "down"].contains(&word(&ws[n - 2]).as_str())
-        };
-        if let Some(n) = ws
-            .iter()
-            .position(|w| self.text[w.clone()].starts_with(|c: char| c.is_ascii_digit()))
-            && (1..=3 + usize::from(way(n))).contains(&n)
-            && ws.len() <= n + 2
-            && no_verb(&ws[..n - 2 * usize::from(way(n))])
-        {
-            // ("font size to 16": "to" or "at" joins the value, no part of the setting.)
-            let joined = n >= 2 && ["to", "at"].contains(&word(&ws[n - 1]).as_str());
-            let way = way(n);
-            let named = if way {
-                n - 3
-            } else if joined {
-                n - 2
-            } else {
-                n - 1
-            };
-            let target = cls.clean(self.text, ws[0].start..ws[named].end, true);
-            let from = if way { ws[n - 2].start } else { ws[n].start };
-            let value = cls.clean(self.text, from..ws[ws.len() - 1].end, true);
-            if !target.is_empty() && !value.is_empty() {
-                return Some(request(SmallVec::from_iter([
-                    detail(0, target),
-                    detail(1, value),
-                ])));
-            }
+            return Some(request(SmallVec::from_iter([
+                detail(0, target),
+                detail(1, value),
+            ])));
         }
         // "push notification when a package ships", "slack alert after a deploy fails": what
         // to add (a compound of two words: three are a subject and its verb, "video calls
