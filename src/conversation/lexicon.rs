@@ -341,6 +341,9 @@ pub struct Language {
     /// a whatsapp to Tomasz saying the keys are under the mat": to Tomasz) (`message_kinds`).
     /// Optional.
     pub message_kinds: Vec<String>,
+    /// What a sentence after a report says when it only pleads for a look at it ("check",
+    /// "take a look", "any idea why"): the report stays the first goal (`pleas`). Optional.
+    pub pleas: Vec<String>,
     /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.

@@ -103,6 +103,8 @@ pub(super) struct WordSets {
     pub(super) made_results: Words,
     /// Words naming a message sent to someone (`message_kinds`).
     pub(super) message_kinds: Words,
+    /// Pleas for a look at what was told (`pleas`).
+    pub(super) pleas: Words,
     /// Verbs that ask for a computed answer before a quantity (`computations`).
     pub(super) computations: Words,
 }
@@ -180,6 +182,7 @@ impl WordSets {
             computations: words(&[&lang.computations]),
             made_results: words(&[&lang.made_results]),
             message_kinds: words(&[&lang.message_kinds]),
+            pleas: words(&[&lang.pleas]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 67] = [
+        const KEYS: [&str; 68] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -74,6 +74,7 @@ impl Cx<'_> {
             "exercise_inputs",
             "made_results",
             "message_kinds",
+            "pleas",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -133,7 +134,8 @@ impl Cx<'_> {
         let exercise_inputs = optional("exercise_inputs");
         let made_results = optional("made_results");
         let message_kinds = optional("message_kinds");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 30]
+        let pleas = optional("pleas");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 31]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -211,6 +213,7 @@ impl Cx<'_> {
             exercise_inputs,
             made_results,
             message_kinds,
+            pleas,
         }
     }
 

@@ -302,3 +302,39 @@ fn or_inside_what_a_thing_does_offers_no_second_thing() {
     assert_eq!(s.goal(), None);
     assert_eq!(s.conv.queued_goals.len(), 2, "{:?}", s.conv.queued_goals);
 }
+
+/// Round 27: a report told by its verb alone, then a plea for a look at it or a request added
+/// by a sequencer: the report is the first goal (rule 9), the added request is queued, and the
+/// plea is the report's own ask.
+#[test]
+fn a_report_told_before_a_plea_or_an_added_request_comes_first() {
+    for text in [
+        "the invoice totals come out rounded wrong since the update. Please can you check?",
+        "the sync job stops halfway through every night. could you take a look at it",
+        "Photos take ages to upload on the train. any idea why?",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert!(
+            s.conv.queued_goals.is_empty(),
+            "{text}: {:?}",
+            s.conv.queued_goals
+        );
+    }
+    let mut s = Session::new();
+    s.user(
+        "The reminder emails go out two hours late for people abroad. Also, can you write a \
+         script that lists every reminder of May?",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.conv.queued_goals.len(), 1, "{:?}", s.conv.queued_goals);
+    assert!(has(
+        &s.conv.queued_goals[0].description,
+        "script that lists every reminder"
+    ));
+    // (A context with no problem in it leaves the request first.)
+    let mut s = Session::new();
+    s.user("I keep my recipes in a google sheet. Also, can you write a script that lists them?");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+}

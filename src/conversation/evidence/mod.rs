@@ -215,6 +215,7 @@ mod nominal;
 mod objects;
 mod openers;
 mod pastes;
+mod pleas;
 mod predicates;
 mod problem_ends;
 mod problem_titles;
@@ -237,6 +238,7 @@ mod things;
 mod timed;
 mod title_lines;
 mod titles;
+mod told;
 mod topics;
 mod wished;
 mod words;
@@ -414,6 +416,19 @@ impl View<'_> {
                 break;
             }
         }
+        // (A report told by its verb alone before a plea or an added request is the first
+        // goal: `pleas.rs`.)
+        if !active
+            && !marked
+            && titled.is_none()
+            && why.is_none()
+            && let Some((g, s)) = &first
+            && matches!(g.rule, Found::Lead | Found::Request)
+            && owns.first().is_some_and(|o| o.start < s.start)
+            && let Some(r) = self.report_before(&owns, s)
+        {
+            first = Some(r);
+        }
         first = first.or(titled).or(why);
         if active {
             if let Some((goal, sentence)) = first {
@@ -532,21 +547,7 @@ impl View<'_> {
             let last_own = owns.last().map(|s| s.start);
             for strength in [Strength::Predicate, Strength::Suffix] {
                 first = owns.iter().cloned().find_map(|s| {
-                    let mut start =
-                        self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-                    start = self.after_role(start..s.end).unwrap_or(start);
-                    let mut setup = false;
-                    if start < s.end && self.setup(start..s.end) {
-                        match self.text[start..s.end].find(',') {
-                            Some(c) => {
-                                start = self.skip(start + c + 1, |m| m == Meaning::Conjunction)
-                            }
-                            None => setup = Some(s.start) != last_own,
-                        }
-                    }
-                    (start < s.end && !setup && !self.about_assistant(start..s.end))
-                        .then(|| self.evidence_of(start..s.end, strength))
-                        .flatten()
+                    self.told(s.clone(), strength, Some(s.start) == last_own)
                         .map(|g| (g, s))
                 });
                 if first.is_some() {
