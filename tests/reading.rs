@@ -281,6 +281,8 @@ fn questions_about_the_assistant_and_small_talk_state_no_goal() {
         "do you ever get tired of answering questions",
         "who trained you?",
         "are you a real person",
+        // (Round 27: asking who answers addresses them, `addressee`.)
+        "am i chatting with an actual human right now or is this a bot",
         "how's it going",
         "thanks!",
         "ok cool",

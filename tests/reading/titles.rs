@@ -399,6 +399,8 @@ fn a_title_asking_for_ways_or_options_explores_even_around_a_problem_word() {
         "options for hosting a tiny postgres db without paying much",
         "ideas for speeding up a slow jest suite",
         "good resources to learn kotlin coroutines",
+        // (Round 27: asked as a question, ways in the plural still explore.)
+        "what are good ways to keep secrets out of our terraform state",
     ] {
         reads_goal(text, Some(GoalType::Exploration));
     }
