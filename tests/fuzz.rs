@@ -265,6 +265,8 @@ fn found_inputs_stay_fixed() {
         "deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock deadlock ",
         // A verb taken by its place after "could you", with no phrase of the vocabulary.
         "could you addhelp me ",
+        // A dash right before a line's end: the words before the dash start past it.
+        "\u{202e}\u{301}theirwreckedactual behavior \u{2013} \nit should be possible tois it possible for you toready for reviewit looks likeadd some\u{2019}what are some good ways toreorganiseyaml file but  and  i'd like you to",
     ] {
         convstate::fuzz::message(text.as_bytes());
     }

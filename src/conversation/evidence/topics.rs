@@ -306,6 +306,11 @@ impl View<'_> {
     /// The thing the words of `span` introduce (their first 400 bytes).
     fn thing_in(&self, span: Range<usize>) -> Option<Range<usize>> {
         const MAX_CONTEXT: usize = 400;
+        // (A dash may end the words before a sentence's end that follows it: "behavior –\n
+        // can you ...", nothing between.)
+        if span.start >= span.end {
+            return None;
+        }
         let start = span.start;
         let mut stop = span.end.min(start + MAX_CONTEXT);
         while !self.text.is_char_boundary(stop) {
