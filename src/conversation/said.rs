@@ -82,11 +82,16 @@ impl<'a> Said<'a> {
             return self.original.len();
         }
         let mut shift: isize = 0;
-        for c in &self.corrections {
+        for (i, c) in self.corrections.iter().enumerate() {
             // (A start where a word was read as nothing, inside the text, is after that word:
-            // "twenty" of "for uh twenty" starts a value without the "uh".)
+            // "twenty" of "for uh twenty" starts a value without the "uh"; after the last of
+            // several read as nothing there, "for uh 12 minutes no wait make it 14".)
             if at == c.read.start && c.read.is_empty() && !end && at > 0 {
-                return c.original.end;
+                return self.corrections[i..]
+                    .iter()
+                    .take_while(|d| d.read.start == at && d.read.is_empty())
+                    .last()
+                    .map_or(c.original.end, |d| d.original.end);
             }
             if at <= c.read.start {
                 break;

@@ -234,14 +234,19 @@ impl Speller {
                 i = drop.end;
                 continue;
             }
-            if i - start <= 4
+            let hesitation = i - start <= 4
                 && bytes[start].is_ascii_lowercase()
-                && self.hesitation_firsts & (1 << (bytes[start] - b'a')) != 0
-                && self.hesitates(text, start, i, before.clone())
-            {
+                && self.hesitation_firsts & (1 << (bytes[start] - b'a')) != 0;
+            // (A word said again after it restarts there: the first is read as nothing too,
+            // "set the uh the downstairs thermostat".)
+            let restart = hesitation
+                .then(|| self.restarts(text, start, i, before.as_ref()))
+                .flatten()
+                .filter(|r| *r >= copied);
+            if hesitation && (restart.is_some() || self.hesitates(text, start, i, before.clone())) {
                 // (Read as nothing, with the comma and the spaces after it; between two
                 // commas, with the one before it: "move it to, uh, thursday".)
-                let mut start = start;
+                let mut start = restart.unwrap_or(start);
                 let mut end = i;
                 let lead = text[..start].trim_end_matches(' ');
                 if bytes.get(end) == Some(&b',') && lead.ends_with(',') && lead.len() > copied {
@@ -267,7 +272,7 @@ impl Speller {
                     original: start..end,
                     read: at..at,
                 });
-                previous = before;
+                previous = if restart.is_some() { None } else { before };
                 i = end;
                 continue;
             }

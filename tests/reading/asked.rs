@@ -327,6 +327,34 @@ fn a_spoken_value_restated_keeps_the_restatement() {
         GoalType::TaskExecution,
         &[("target", "timer"), ("desired_change", "twelve minutes")],
     );
+    // (Round 27: after a hesitation too; a noun phrase said again with its determiner after
+    // the restatement replaces the one before; a binding word said again after a hesitation
+    // restarts there.)
+    let mut s = Session::new();
+    s.user("set a timer for uh 12 minutes no wait make it 14");
+    assert_eq!(s.slot("desired_change"), "14");
+    for (text, target, old) in [
+        (
+            "add paper towels to the costco list wait no the trader joes list",
+            "trader joes list",
+            "costco",
+        ),
+        (
+            "text my mom no sorry my dad that i'm running late",
+            "dad",
+            "mom",
+        ),
+        (
+            "set the uh the downstairs thermostat to 68",
+            "downstairs thermostat",
+            "uh",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        let t = s.slot("target");
+        assert!(t.contains(target) && !t.contains(old), "{text}: {t}");
+    }
 }
 
 /// Round 26: "any way to ...?" asks whether and how, as "is there a way to" does; a request

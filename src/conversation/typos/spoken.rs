@@ -12,6 +12,10 @@ const BINDING: [&str; 16] = [
     "is", "of", "and",
 ];
 
+/// Words that open a noun phrase said again after a restatement ("the costco list wait no the
+/// trader joes list").
+const DETERMINERS: [&str; 9] = ["the", "my", "our", "your", "his", "her", "their", "a", "an"];
+
 impl Speller {
     /// The speller reading `words` as hesitations (see the module's notes).
     pub fn with_hesitations<'w>(mut self, words: impl IntoIterator<Item = &'w str>) -> Speller {
@@ -71,6 +75,67 @@ impl Speller {
             return false;
         }
         !self.completes_pair(text, before, word, end)
+    }
+
+    /// What a restatement at `at` drops when a noun phrase follows it (`next` its first word,
+    /// `after` the text from there): the phrase said before it with the same determiner,
+    /// within its sentence and six words, and the restatement ("add it to the costco list
+    /// wait no the trader joes list", "text my mom no sorry my dad"). `None` elsewhere.
+    fn restated_phrase(
+        &self,
+        text: &str,
+        at: usize,
+        next: &str,
+        after: &str,
+    ) -> Option<Range<usize>> {
+        if !DETERMINERS.iter().any(|d| next.eq_ignore_ascii_case(d)) {
+            return None;
+        }
+        let mut before = text[..at].trim_end_matches([' ', ',']);
+        for _ in 0..6 {
+            let word_start = before
+                .rfind([' ', ',', '.', '!', '?', '\n'])
+                .map_or(0, |p| p + 1);
+            let word = &before[word_start..];
+            if word.is_empty() {
+                return None;
+            }
+            if word.eq_ignore_ascii_case(next) {
+                return Some(word_start..text.len() - after.len());
+            }
+            if word_start == 0 || !text[..word_start].ends_with([' ', ',']) {
+                return None;
+            }
+            before = text[..word_start].trim_end_matches([' ', ',']);
+        }
+        None
+    }
+
+    /// Where a restart around the hesitation at `start..end` begins: the word `before` it is
+    /// one that binds the next ("the", "to", "a" ...) and is said again right after it ("set
+    /// the uh the downstairs thermostat", "move it to um to friday"), so the first saying and
+    /// the hesitation are read as nothing. `None` elsewhere.
+    pub(super) fn restarts(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        before: Option<&Range<usize>>,
+    ) -> Option<usize> {
+        let before = before?;
+        let word = &text[start..end];
+        let previous = &text[before.clone()];
+        if !self.hesitations.iter().any(|h| &**h == word)
+            || !BINDING.iter().any(|b| previous.eq_ignore_ascii_case(b))
+        {
+            return None;
+        }
+        let next = text[end..]
+            .trim_start_matches([' ', ','])
+            .split(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or("");
+        next.eq_ignore_ascii_case(previous).then_some(before.start)
     }
 
     /// The speller reading a spoken number or time restated after one of `phrases` ("no wait
@@ -134,7 +199,7 @@ impl Speller {
         let after = rest[phrase.len()..].trim_start_matches([' ', ',']);
         let next = after.split([' ', ',', '.', '!', '?']).next().unwrap_or("");
         if !self.number(next) {
-            return None;
+            return self.restated_phrase(text, at, next, after);
         }
         // The number or time before the phrase: its words back to the first that is none.
         // (A unit may stand after it, and goes with it: "twelve minutes no make that
