@@ -344,6 +344,9 @@ pub struct Language {
     /// What a sentence after a report says when it only pleads for a look at it ("check",
     /// "take a look", "any idea why"): the report stays the first goal (`pleas`). Optional.
     pub pleas: Vec<String>,
+    /// A reason's opener and its subject ("because i", "since it's"): a reason after a
+    /// request's value is no part of it (`reasons`). Optional.
+    pub reasons: Vec<String>,
     /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.

@@ -105,6 +105,8 @@ pub(super) struct WordSets {
     pub(super) message_kinds: Words,
     /// Pleas for a look at what was told (`pleas`).
     pub(super) pleas: Words,
+    /// A reason's opener and its subject (`reasons`).
+    pub(super) reasons: Words,
     /// Verbs that ask for a computed answer before a quantity (`computations`).
     pub(super) computations: Words,
 }
@@ -117,6 +119,12 @@ impl WordSets {
                 .flat_map(|l| l.iter())
                 .map(|p| super::text::normalize_phrase(p))
                 .filter(|p| !p.contains(' '))
+                .collect()
+        };
+        // (Lists looked up whole, phrases of several words too.)
+        let phrases = |list: &Vec<String>| {
+            list.iter()
+                .map(|p| super::text::normalize_phrase(p))
                 .collect()
         };
         WordSets {
@@ -182,7 +190,8 @@ impl WordSets {
             computations: words(&[&lang.computations]),
             made_results: words(&[&lang.made_results]),
             message_kinds: words(&[&lang.message_kinds]),
-            pleas: words(&[&lang.pleas]),
+            pleas: phrases(&lang.pleas),
+            reasons: phrases(&lang.reasons),
         }
     }
 }

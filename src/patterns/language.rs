@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 68] = [
+        const KEYS: [&str; 69] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -75,6 +75,7 @@ impl Cx<'_> {
             "made_results",
             "message_kinds",
             "pleas",
+            "reasons",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -135,7 +136,8 @@ impl Cx<'_> {
         let made_results = optional("made_results");
         let message_kinds = optional("message_kinds");
         let pleas = optional("pleas");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 31]
+        let reasons = optional("reasons");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 32]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -214,6 +216,7 @@ impl Cx<'_> {
             made_results,
             message_kinds,
             pleas,
+            reasons,
         }
     }
 

@@ -372,3 +372,21 @@ fn any_way_to_asks_as_is_there_a_way_to_does() {
         Some(GoalType::TaskExecution),
     );
 }
+
+/// Round 27: a reason after a request's value is why it is asked, no part of the change
+/// (`reasons`); a time after "since" stays.
+#[test]
+fn a_reason_after_a_value_is_no_part_of_it() {
+    for (text, change) in [
+        ("make the header sticky cause we have long pages", "sticky"),
+        ("move the meeting to 3 because i have lunch", "3"),
+        (
+            "rename the export to ledger since it's what finance calls it",
+            "ledger",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+}

@@ -45,6 +45,7 @@ impl View<'_> {
                     .into_iter()
                     .chain(text.find(": ").filter(|p| count_words(&text[p + 2..]) >= 4))
                     .chain(self.run_on_state(object.clone()).map(|p| p - object.start))
+                    .chain(self.reason_clause(object.clone()).map(|p| p - object.start))
                     .min()
                     .map_or(object.end, |p| object.start + p);
                 // The object as written, articles included: "the" marks an existing thing.

@@ -222,6 +222,7 @@ mod problem_titles;
 mod problems;
 mod purpose;
 mod question_titles;
+mod reasons;
 mod requests;
 mod results;
 mod run_ons;
