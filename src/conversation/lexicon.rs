@@ -347,6 +347,12 @@ pub struct Language {
     /// A reason's opener and its subject ("because i", "since it's"): a reason after a
     /// request's value is no part of it (`reasons`). Optional.
     pub reasons: Vec<String>,
+    /// Words of a question that compares things ("between", "vs", "compare") (`compared`).
+    /// Optional.
+    pub compared: Vec<String>,
+    /// Words of a follow-up question that pick among the things compared ("one", "other",
+    /// "each", "which"): part of the question before it (`choices`). Optional.
+    pub choices: Vec<String>,
     /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.

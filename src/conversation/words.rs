@@ -107,6 +107,10 @@ pub(super) struct WordSets {
     pub(super) pleas: Words,
     /// A reason's opener and its subject (`reasons`).
     pub(super) reasons: Words,
+    /// Words of a question that compares (`compared`).
+    pub(super) compared: Words,
+    /// Words that pick among things compared (`choices`).
+    pub(super) choices: Words,
     /// Verbs that ask for a computed answer before a quantity (`computations`).
     pub(super) computations: Words,
 }
@@ -192,6 +196,8 @@ impl WordSets {
             message_kinds: words(&[&lang.message_kinds]),
             pleas: phrases(&lang.pleas),
             reasons: phrases(&lang.reasons),
+            compared: words(&[&lang.compared]),
+            choices: words(&[&lang.choices]),
         }
     }
 }

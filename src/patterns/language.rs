@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 69] = [
+        const KEYS: [&str; 71] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -76,6 +76,8 @@ impl Cx<'_> {
             "message_kinds",
             "pleas",
             "reasons",
+            "compared",
+            "choices",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -137,7 +139,9 @@ impl Cx<'_> {
         let message_kinds = optional("message_kinds");
         let pleas = optional("pleas");
         let reasons = optional("reasons");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 32]
+        let compared = optional("compared");
+        let choices = optional("choices");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 34]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -217,6 +221,8 @@ impl Cx<'_> {
             message_kinds,
             pleas,
             reasons,
+            compared,
+            choices,
         }
     }
 

@@ -338,3 +338,27 @@ fn a_report_told_before_a_plea_or_an_added_request_comes_first() {
     s.user("I keep my recipes in a google sheet. Also, can you write a script that lists them?");
     assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
 }
+
+/// Round 27: a question's follow-up in its own sentence is part of it: one that picks among
+/// what a comparing question compares (`compared`, `choices`), or the last of a list of
+/// aspects; a second question of its own is still queued.
+#[test]
+fn a_question_that_follows_up_in_its_sentence_is_part_of_it() {
+    for text in [
+        "what's the difference between a mutex and a semaphore, and when would you use each?",
+        "Kafka vs RabbitMQ for a small team, and which one is easier to run?",
+        "compare three hosting plans for a blog - price, bandwidth, and how hard moving later would be",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(s.goal().is_some(), "{text}");
+        assert!(
+            s.conv.queued_goals.is_empty(),
+            "{text}: {:?}",
+            s.conv.queued_goals
+        );
+    }
+    let mut s = Session::new();
+    s.user("how do i rotate my ssh keys and how do i add the new one to the build server?");
+    assert_eq!(s.conv.queued_goals.len(), 1, "{:?}", s.conv.queued_goals);
+}

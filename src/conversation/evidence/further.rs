@@ -612,7 +612,7 @@ impl View<'_> {
             from = next.lead.end.max(f.next + step);
             // (After a report, a repair asks for the report's own fix: "this regex doesn't
             // match emails with a plus, can you fix it".)
-            if self.repairs_report(first, next.lead.clone()) {
+            if self.repairs_report(first, next.lead.clone()) || self.follows_up(first, &next, &f) {
                 continue;
             }
             reading.alternatives |= f.alternative;

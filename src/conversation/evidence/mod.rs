@@ -199,6 +199,7 @@ mod error_shapes;
 mod errors;
 mod exercises;
 mod fine;
+mod follow_ups;
 mod further;
 mod happened;
 mod imperative;
