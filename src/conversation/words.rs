@@ -107,6 +107,8 @@ pub(super) struct WordSets {
     pub(super) pleas: Words,
     /// A reason's opener and its subject (`reasons`).
     pub(super) reasons: Words,
+    /// The first words of `reasons` ("because", "since" ...), looked up before a pair is.
+    pub(super) reason_heads: Words,
     /// Words of a question that compares (`compared`).
     pub(super) compared: Words,
     /// Words that pick among things compared (`choices`).
@@ -196,6 +198,16 @@ impl WordSets {
             message_kinds: words(&[&lang.message_kinds]),
             pleas: phrases(&lang.pleas),
             reasons: phrases(&lang.reasons),
+            reason_heads: lang
+                .reasons
+                .iter()
+                .filter_map(|p| {
+                    super::text::normalize_phrase(p)
+                        .split(' ')
+                        .next()
+                        .map(String::from)
+                })
+                .collect(),
             compared: words(&[&lang.compared]),
             choices: words(&[&lang.choices]),
         }

@@ -8,26 +8,23 @@ use super::*;
 impl View<'_> {
     /// Where a reason clause starts in `span` (among its first 24 words), if one does.
     pub(super) fn reason_clause(&self, span: Range<usize>) -> Option<usize> {
-        let reasons = &self.cls.words.reasons;
-        if reasons.is_empty() {
+        let cls = self.cls;
+        if cls.words.reasons.is_empty() {
             return None;
         }
         let mut before: Option<Range<usize>> = None;
-        let mut pair = String::new();
         for w in words(self.text, span).take(24) {
             if let Some(b) = before.take()
                 && self.text[b.end..w.start].bytes().all(|c| c == b' ')
             {
-                pair.clear();
-                pair.push_str(&self.text[b.clone()]);
-                pair.push(' ');
-                pair.push_str(&self.text[w.clone()]);
-                if self.cls.lower_in(reasons, &pair) {
+                let pair = &self.text[b.start..w.end];
+                // (One space between, as the list writes it.)
+                if b.end + 1 == w.start && cls.lower_in(&cls.words.reasons, pair) {
                     return Some(b.start);
                 }
             }
-            // (Only a short word opens one: the pair is looked up after it.)
-            if w.len() <= 7 {
+            // (The pair is looked up only after a reason's first word.)
+            if w.len() <= 7 && cls.lower_in(&cls.words.reason_heads, &self.text[w.clone()]) {
                 before = Some(w);
             }
         }
