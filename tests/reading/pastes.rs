@@ -527,3 +527,34 @@ fn a_constants_code_opening_a_line_marks_an_error_and_a_thousands_comma_ends_not
         "shows $12,500 instead of the $1,250 we billed",
     );
 }
+
+/// Round 27: a panic line that ends with its source location and a colon goes on with its
+/// message on the next line; a plea under a trace ("any idea why??") names no thing.
+#[test]
+fn a_panic_message_on_the_next_line_is_the_problem_and_a_plea_names_nothing() {
+    let mut s = Session::new();
+    s.user(
+        "thread 'main' panicked at src/ledger/import.rs:212:9:\n\
+         index out of bounds: the len is 3 but the index is 7\n\
+         note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\
+         only when i run `ledger import` on an empty csv",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        s.slot("desired_change").contains("index out of bounds"),
+        "{}",
+        s.slot("desired_change")
+    );
+    assert!(
+        s.slot("target").contains("ledger import"),
+        "{}",
+        s.slot("target")
+    );
+    let mut s = Session::new();
+    s.user(
+        "Exception in thread \"main\" java.lang.IllegalStateException: queue already closed\n\
+         \tat com.parcelly.Dispatcher.send(Dispatcher.java:88)\n\n\
+         any idea why??",
+    );
+    assert!(!s.slot("target").contains("idea"), "{}", s.slot("target"));
+}

@@ -20,6 +20,9 @@ impl View<'_> {
         let mut led = false;
         // ... by an introducer ("gives me"), not a bare colon or arrow.
         let mut led_by_word = false;
+        // The line before was an error's that ends with a colon: its message follows ("thread
+        // 'main' panicked at src/config.rs:88:41:" then "called `Option::unwrap()` on ...").
+        let mut continued = false;
         let mut at = 0;
         let code = code_blocks(self.text);
         // The markers' hits, in order: one pass over them for all the lines.
@@ -97,6 +100,7 @@ impl View<'_> {
             }
             let frame = in_error
                 && (line.starts_with([' ', '\t'])
+                    || (continued && !t.trim().is_empty())
                     || t.starts_with("at ")
                     || t.starts_with("File ")
                     || t.starts_with(['|', '>', '│', '^', '~', '-', '['])
@@ -122,6 +126,7 @@ impl View<'_> {
             // (A blank line inside a trace keeps it going: "goroutine 1 [running]:" after
             // Go's panic line.)
             in_error = marked || (frame && !t.is_empty()) || (in_error && t.trim().is_empty());
+            continued = marked && t.trim_end().ends_with(':');
             if marked || frame {
                 match out.last_mut() {
                     Some(last) if self.text[last.end..span.start].trim().is_empty() => {
@@ -280,6 +285,29 @@ impl View<'_> {
             && message.end > cut
         {
             message = self.cls.clean(self.text, message.start..cut, false);
+        }
+        // (A line ending with a colon goes on with its message on the next: "thread 'main'
+        // panicked at src/config.rs:88:41:" then "called `Option::unwrap()` on a `None`
+        // value".)
+        if inline.is_none()
+            && quoted_error.is_none()
+            && let Some(head) = self.text[line.start..line_end]
+                .trim_end()
+                .strip_suffix(':')
+            // (Only after a source location, the line naming where and no message: "NoMethodError
+            // (undefined method ...):" holds its own.)
+            && source_location(head).is_some_and(|r| {
+                head[r.end..]
+                    .bytes()
+                    .all(|b| b == b':' || b.is_ascii_digit())
+            })
+            && let Some(next) = self.text[line_end..block.end.max(line_end)]
+                .split('\n')
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+        {
+            let start = line_end + self.text[line_end..].find(next).unwrap_or(0);
+            message = start..start + next.len();
         }
         let message = self.with_status_code(message);
         let own_thing = || {
@@ -484,92 +512,6 @@ impl View<'_> {
         (!line.is_empty()).then_some((line, marker))
     }
 
-    /// Rule 1: the component the user names around a pasted error, in the first line of their
-    /// own words that names one. A line that opens with a thing names it ("spark job on the
-    /// cluster:", "report service, after ~2h uptime"); one that opens otherwise names the
-    /// thing it calls by a definite determiner ("when I open the profile page", "getting this
-    /// all over my cleaning notebook").
-    pub(in crate::conversation) fn named_thing(
-        &self,
-        errors: &[Range<usize>],
-    ) -> Option<Range<usize>> {
-        let cls = self.cls;
-        let own = |s: &Range<usize>| !errors.iter().any(|e| e.start <= s.start && s.end <= e.end);
-        // "it's a vite app", "this is a django project": the kind of thing it happens in.
-        let kind = sentences(self.text).filter(own).take(8).find_map(|s| {
-            let t = self.text[s.clone()].to_ascii_lowercase();
-            let skip = [
-                "it's a ",
-                "it is a ",
-                "its a ",
-                "this is a ",
-                "it's an ",
-                "this is an ",
-            ]
-            .iter()
-            .find(|p| t.starts_with(**p))?
-            .len();
-            self.thing(s.start + skip..s.end, false)
-        });
-        if kind.is_some() {
-            return kind;
-        }
-        sentences(self.text).filter(own).take(8).find_map(|s| {
-            let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-            let span = start..s.end;
-            // A command or a name the user quotes in backticks is what they ran or what failed
-            // ("fresh clone, `npm test` gives"): a short one, on one line.
-            if let Some(quoted) = pastes::backticked(self.text, span.clone()) {
-                return Some(quoted);
-            }
-            let first = words(self.text, span.clone()).next()?;
-            let word = &self.text[first.clone()];
-            let lower = word.to_ascii_lowercase();
-            // An adverb opens no thing ("only on the nightly job").
-            let adverb = lower.ends_with("ly")
-                || ["just", "also", "even", "still", "again"].contains(&lower.as_str());
-            let opens_with_thing = word.chars().next().is_some_and(char::is_alphanumeric)
-                && !lower.ends_with("ing")
-                && !adverb
-                && !cls.lower_in(&cls.words.non_subjects, word)
-                && !cls.lower_in(&cls.words.auxiliaries, word)
-                && !cls.lower_in(&cls.words.ends, word)
-                && !cls.lower_in(&cls.words.verbs, word)
-                && !self.is_predicate(first.clone())
-                && !PLACES.iter().any(|p| word.eq_ignore_ascii_case(p))
-                // (A lead word may name a thing: "report service", "deploy job".)
-                && self
-                    .at(first.start, |m| !matches!(m, Meaning::Lead(_)))
-                    .is_none();
-            if opens_with_thing {
-                let t = self
-                    .thing(span.clone(), false)
-                    .filter(|t| !self.text[t.clone()].contains(['/', '\\', '=']))?;
-                // A thing that is the problem ("hydration error on the blog page") leaves the
-                // place it happens to be the target.
-                let problem = words(self.text, t.clone()).any(|w| {
-                    self.at(w.start, |m| {
-                        matches!(m, Meaning::Problem | Meaning::ErrorMarker)
-                    })
-                    .is_some()
-                        || ["error", "errors", "warning", "failure"]
-                            .iter()
-                            .any(|e| self.text[w.clone()].eq_ignore_ascii_case(e))
-                });
-                if problem {
-                    self.definite_named(span).or(Some(t))
-                } else {
-                    Some(t)
-                }
-            } else {
-                // (A route named is the thing: "getting this on every request to /orders".)
-                pastes::route(self.text, span.clone())
-                    .or_else(|| self.definite_named(span))
-                    .or_else(|| self.last_object(s))
-            }
-        })
-    }
-
     /// The thing a sentence names with a determiner, past a demonstrative standing alone
     /// ("getting this when I open the profile page": "this" points at the error) and past a
     /// phrase holding a pronoun ("all I get").
@@ -593,7 +535,7 @@ impl View<'_> {
 
     /// The last words of a short sentence after its verb or pronoun ("When I run
     /// migrations"): at most three.
-    fn last_object(&self, span: Range<usize>) -> Option<Range<usize>> {
+    pub(super) fn last_object(&self, span: Range<usize>) -> Option<Range<usize>> {
         let cls = self.cls;
         let ws: SmallVec<[Range<usize>; 12]> = words(self.text, span).take(12).collect();
         let k = ws.iter().rposition(|w| {

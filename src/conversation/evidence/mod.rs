@@ -211,6 +211,7 @@ mod limits;
 mod lists;
 mod lookups;
 mod moves;
+mod named_things;
 mod no_request;
 mod nominal;
 mod objects;
