@@ -83,3 +83,42 @@ fn a_bound_after_a_preposition_is_no_thing() {
         );
     }
 }
+
+/// Round 27: after a lead that adds its object, a time after "on", "at" or "in" says when, no
+/// place: the place is the one after it, and the time stays with what is added.
+#[test]
+fn a_time_after_on_or_at_is_when_no_place() {
+    for (text, target, change) in [
+        (
+            "put the vet on the 9th at 11 in my calendar",
+            "calendar",
+            "vet on the 9th at 11",
+        ),
+        (
+            "add the school play on friday at 6 to the family calendar",
+            "family calendar",
+            "school play on friday at 6",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert!(
+            s.slot("target").contains(target),
+            "{text}: {}",
+            s.slot("target")
+        );
+        assert!(
+            s.slot("desired_change").contains(change),
+            "{text}: {}",
+            s.slot("desired_change")
+        );
+    }
+    // (A bare number after "at" is a value: "put the hall lights at 40".)
+    let mut s = Session::new();
+    s.user("put the hall lights at 40");
+    assert!(
+        s.slot("target").contains("hall lights"),
+        "{}",
+        s.slot("target")
+    );
+}

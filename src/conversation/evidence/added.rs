@@ -113,6 +113,12 @@ impl View<'_> {
                 lower[*p..*p + *n].trim() != "for"
                     || self.thing(object.start + p + n..comma, true).is_some()
             })
+            // (A time after "on", "at" or "in" says when, no place: "put dentist on the 14th
+            // at 2 in my calendar".)
+            .filter(|(p, n)| {
+                !matches!(lower[*p..*p + *n].trim(), "on" | "at" | "in")
+                    || !self.opens_with_time(object.start + p + n..comma)
+            })
             // "add an endpoint to list archived projects": "to" and a verb
             // state a purpose, not a place.
             .filter(|(p, n)| {
@@ -136,8 +142,16 @@ impl View<'_> {
                 cls.clean(self.text, object.start..object.start + p, true)
             }
             None => {
-                // "put the living room lights at 30%": a thing and its value.
-                if let Some(np) = self.thing(raw..comma, true)
+                // "put the living room lights at 30%": a thing and its value (not a time:
+                // "add a dentist appointment on thursday at 3").
+                let timed = [" on ", " at ", " in "].iter().any(|c| {
+                    lower.match_indices(c).any(|(p, _)| {
+                        object.start + p < comma
+                            && self.opens_with_time(object.start + p + c.len()..comma)
+                    })
+                });
+                if !timed
+                    && let Some(np) = self.thing(raw..comma, true)
                     && let Some(value) = self.after_to(np.end..comma)
                 {
                     out.push(detail(0, np));
@@ -185,5 +199,28 @@ impl View<'_> {
             });
         }
         out
+    }
+
+    /// Whether the words of `span` open with a time, past a "the": a word of `times` ("friday",
+    /// "tomorrow"), an ordinal ("14th", "3rd") or a clock time ("5:30", "10am"); a bare
+    /// number may be a value ("at 20").
+    fn opens_with_time(&self, span: Range<usize>) -> bool {
+        let cls = self.cls;
+        let mut ws = words(self.text, span);
+        let Some(mut w) = ws.next() else {
+            return false;
+        };
+        if self.text[w.clone()].eq_ignore_ascii_case("the")
+            && let Some(n) = ws.next()
+        {
+            w = n;
+        }
+        let t = &self.text[w];
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        let rest = t[digits..].to_ascii_lowercase();
+        cls.lower_in(&cls.words.times, t)
+            || digits > 0
+                && (["st", "nd", "rd", "th", "am", "pm"].contains(&rest.as_str())
+                    || rest.starts_with(':'))
     }
 }
