@@ -227,3 +227,19 @@ fn a_setting_with_its_way_and_no_verb_is_a_request() {
     // (A thing down, with no value, still reports.)
     reads_task("the payments api is down", "payments api", "down");
 }
+
+/// Round 27: a setting's value that is a time may run on after its number ("alarm 5 30 am
+/// tomorrow"), with no verb.
+#[test]
+fn a_setting_with_a_spoken_time_reads_the_whole_time() {
+    for (text, change) in [
+        ("alarm 6 15 am tomorrow", "6 15 am tomorrow"),
+        ("alarm 7 45 pm on sunday", "7 45 pm on sunday"),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), "alarm", "{text}");
+        assert_eq!(s.slot("desired_change"), change, "{text}");
+    }
+}

@@ -81,8 +81,19 @@ impl View<'_> {
         let n = ws
             .iter()
             .position(|w| self.text[w.clone()].starts_with(|c: char| c.is_ascii_digit()))?;
+        // (A time may run on after its number: "alarm 5 30 am tomorrow", "alarm 6 45 pm on
+        // friday".)
+        let timed = ws.len() <= n + 5
+            && ws[n + 1..].iter().all(|w| {
+                let t = &self.text[w.clone()];
+                t.starts_with(|c: char| c.is_ascii_digit())
+                    || ["am", "pm", "on", "a.m.", "p.m."]
+                        .iter()
+                        .any(|x| t.eq_ignore_ascii_case(x))
+                    || cls.lower_in(&cls.words.times, t)
+            });
         if !(1..=3 + usize::from(way(n))).contains(&n)
-            || ws.len() > n + 2
+            || ws.len() > n + 2 && !timed
             || !self.verbless(&ws[..n - 2 * usize::from(way(n))])
         {
             return None;
