@@ -557,4 +557,16 @@ fn a_panic_message_on_the_next_line_is_the_problem_and_a_plea_names_nothing() {
          any idea why??",
     );
     assert!(!s.slot("target").contains("idea"), "{}", s.slot("target"));
+    // (A remark after a comma on the line under a paste names nothing: the thing is in its
+    // first clause.)
+    let mut s = Session::new();
+    s.user(
+        "ValueError: could not convert string to float: 'n/a'\n\n\
+         seeing this in the pricing notebook, the values look fine in the parquet file",
+    );
+    assert!(
+        s.slot("target").contains("pricing notebook"),
+        "{}",
+        s.slot("target")
+    );
 }

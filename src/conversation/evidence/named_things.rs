@@ -86,6 +86,12 @@ impl View<'_> {
                     Some(t)
                 }
             } else {
+                // (In the first clause: what follows a comma is a remark, "getting this in
+                // cell 14 of the retention notebook, the column is definitely in the csv".)
+                let span = match self.text[span.clone()].find(", ") {
+                    Some(c) if c > 0 => span.start..span.start + c,
+                    _ => span,
+                };
                 // (A route named is the thing: "getting this on every request to /orders".)
                 pastes::route(self.text, span.clone())
                     .or_else(|| self.definite_named(span))
