@@ -562,7 +562,8 @@ fn a_panic_message_on_the_next_line_is_the_problem_and_a_plea_names_nothing() {
     let mut s = Session::new();
     s.user(
         "ValueError: could not convert string to float: 'n/a'\n\n\
-         seeing this in the pricing notebook, the values look fine in the parquet file",
+         getting this in step 4 of the pricing notebook, the price column is definitely numeric \
+         in the source table",
     );
     assert!(
         s.slot("target").contains("pricing notebook"),
