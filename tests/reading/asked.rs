@@ -349,6 +349,12 @@ fn a_spoken_value_restated_keeps_the_restatement() {
             "downstairs thermostat",
             "uh",
         ),
+        // (A bare "sorry" before a sentence of its own restates nothing.)
+        (
+            "add oat milk to the aldi list, sorry, the aldi list is long",
+            "aldi list",
+            "oat",
+        ),
     ] {
         let mut s = Session::new();
         s.user(text);

@@ -324,8 +324,8 @@ fn a_report_told_before_a_plea_or_an_added_request_comes_first() {
     }
     let mut s = Session::new();
     s.user(
-        "The reminder emails go out two hours late for people abroad. Also, can you write a \
-         script that lists every reminder of May?",
+        "The reminder emails go out in the wrong language for people abroad. Also, can you \
+         write a script that lists every reminder of May?",
     );
     assert_eq!(s.goal(), Some(GoalType::TaskExecution));
     assert_eq!(s.conv.queued_goals.len(), 1, "{:?}", s.conv.queued_goals);
@@ -333,10 +333,28 @@ fn a_report_told_before_a_plea_or_an_added_request_comes_first() {
         &s.conv.queued_goals[0].description,
         "script that lists every reminder"
     ));
-    // (A context with no problem in it leaves the request first.)
+    // (A context with no problem in it leaves the request first, and so does a sentence read
+    // as a report with no problem's word: it tells where or what was sent.)
     let mut s = Session::new();
     s.user("I keep my recipes in a google sheet. Also, can you write a script that lists them?");
     assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    let mut s = Session::new();
+    s.user("our studio is in lisbon. then could you book a meeting room for friday?");
+    assert!(
+        has(
+            &s.conv.current_goal.as_ref().unwrap().description,
+            "meeting room"
+        ),
+        "{:?}",
+        s.conv.current_goal
+    );
+    let mut s = Session::new();
+    s.user("the quote is attached. can you check?");
+    assert!(
+        !s.slot("desired_change").starts_with("fix:"),
+        "{}",
+        s.slot("desired_change")
+    );
 }
 
 /// Round 27: a question's follow-up in its own sentence is part of it: one that picks among
@@ -358,7 +376,19 @@ fn a_question_that_follows_up_in_its_sentence_is_part_of_it() {
             s.conv.queued_goals
         );
     }
-    let mut s = Session::new();
-    s.user("how do i rotate my ssh keys and how do i add the new one to the build server?");
-    assert_eq!(s.conv.queued_goals.len(), 1, "{:?}", s.conv.queued_goals);
+    for text in [
+        "how do i rotate my ssh keys and how do i add the new one to the build server?",
+        // ("one" alone is a pronoun; a list needs its dash or colon.)
+        "what's the difference between a fixed and a variable mortgage, and how do i apply for one?",
+        "which tent is lighter, the dome or the tunnel, and where can i rent it cheapest?",
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(
+            s.conv.queued_goals.len(),
+            1,
+            "{text}: {:?}",
+            s.conv.queued_goals
+        );
+    }
 }

@@ -113,6 +113,14 @@ fn a_time_after_on_or_at_is_when_no_place() {
             s.slot("desired_change")
         );
     }
+    // (An ordinal before a noun counts a place: "add a footer on the 2nd page".)
+    let mut s = Session::new();
+    s.user("add a footnote on the 3rd page");
+    assert!(
+        s.slot("target").contains("3rd page"),
+        "{}",
+        s.slot("target")
+    );
     // (A bare number after "at" is a value: "put the hall lights at 40".)
     let mut s = Session::new();
     s.user("put the hall lights at 40");

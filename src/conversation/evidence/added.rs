@@ -202,11 +202,11 @@ impl View<'_> {
     }
 
     /// Whether the words of `span` open with a time, past a "the": a word of `times` ("friday",
-    /// "tomorrow"), an ordinal ("14th", "3rd") or a clock time ("5:30", "10am"); a bare
-    /// number may be a value ("at 20").
+    /// "tomorrow"), an ordinal before no noun ("14th", "the 3rd at 1") or a clock time ("5:30",
+    /// "10am"); a bare number may be a value ("at 20").
     fn opens_with_time(&self, span: Range<usize>) -> bool {
         let cls = self.cls;
-        let mut ws = words(self.text, span);
+        let mut ws = words(self.text, span.clone());
         let Some(mut w) = ws.next() else {
             return false;
         };
@@ -215,12 +215,17 @@ impl View<'_> {
         {
             w = n;
         }
-        let t = &self.text[w];
+        let t = &self.text[w.clone()];
         let digits = t.bytes().take_while(u8::is_ascii_digit).count();
         let rest = t[digits..].to_ascii_lowercase();
+        // (An ordinal before a noun counts a place: "on the 2nd page", "the 14th row".)
+        let ordinal = ["st", "nd", "rd", "th"].contains(&rest.as_str())
+            && words(self.text, w.end..span.end).next().is_none_or(|n| {
+                let n = &self.text[n];
+                n.eq_ignore_ascii_case("of") || cls.lower_in(&cls.words.ends, n)
+            });
         cls.lower_in(&cls.words.times, t)
             || digits > 0
-                && (["st", "nd", "rd", "th", "am", "pm"].contains(&rest.as_str())
-                    || rest.starts_with(':'))
+                && (ordinal || ["am", "pm"].contains(&rest.as_str()) || rest.starts_with(':'))
     }
 }

@@ -100,7 +100,11 @@ impl View<'_> {
             }
             let frame = in_error
                 && (line.starts_with([' ', '\t'])
-                    || (continued && !t.trim().is_empty())
+                    // (Not the user's words: "any idea why??" under it.)
+                    || (continued
+                        && !t.trim().is_empty()
+                        && !self.pleads(span.clone())
+                        && !self.holds_own_words(span.clone()))
                     || t.starts_with("at ")
                     || t.starts_with("File ")
                     || t.starts_with(['|', '>', '│', '^', '~', '-', '['])
@@ -301,10 +305,19 @@ impl View<'_> {
                     .bytes()
                     .all(|b| b == b':' || b.is_ascii_digit())
             })
+            // (The very next line, inside the paste, and no note or heading of the tool's:
+            // "note: run with `RUST_BACKTRACE=1`", "stack backtrace:".)
             && let Some(next) = self.text[line_end..block.end.max(line_end)]
                 .split('\n')
+                .nth(1)
                 .map(str::trim)
-                .find(|l| !l.is_empty())
+                .filter(|l| {
+                    !l.is_empty()
+                        && !l.ends_with(':')
+                        && !["note:", "help:", "hint:"].iter().any(|p| {
+                            l.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))
+                        })
+                })
         {
             let start = line_end + self.text[line_end..].find(next).unwrap_or(0);
             message = start..start + next.len();

@@ -40,9 +40,12 @@ impl View<'_> {
         {
             return true;
         }
-        // (Two commas or more before it, the last right before "and": a list's last item.)
+        // (Two commas or more before it, the last right before "and", after a dash or a colon
+        // that opens the list: a list's last item. "which laptop is lighter, the air or the
+        // xps, and where can i buy it" asks apart.)
         let between = &self.text[first.lead.end..f.next];
-        between.bytes().filter(|b| *b == b',').count() >= 2
+        let opened = between.find([':', '-', '\u{2013}', '\u{2014}']);
+        opened.is_some_and(|o| between[o..].bytes().filter(|b| *b == b',').count() >= 2)
             && between
                 .trim_end()
                 .strip_suffix("and")

@@ -51,7 +51,18 @@ impl View<'_> {
         [Strength::Predicate, Strength::Suffix]
             .into_iter()
             .find_map(|strength| {
+                // (Only a sentence holding a problem's word: "our office is in berlin. then
+                // could you book a room" tells where, "the invoice is attached. can you
+                // check?" what was sent.)
                 owns.iter().take_while(|o| o.start < s.start).find_map(|o| {
+                    let first = self.hits.partition_point(|h| h.start() < o.start);
+                    let problem = self.hits[first..]
+                        .iter()
+                        .take_while(|h| h.start() < o.end)
+                        .any(|h| self.meanings(*h).contains(&Meaning::Problem));
+                    if !problem {
+                        return None;
+                    }
                     self.told(o.clone(), strength, false)
                         .filter(|g| g.rule == Found::ProblemReport)
                         .map(|g| (g, o.clone()))

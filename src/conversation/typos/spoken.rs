@@ -199,7 +199,15 @@ impl Speller {
         let after = rest[phrase.len()..].trim_start_matches([' ', ',']);
         let next = after.split([' ', ',', '.', '!', '?']).next().unwrap_or("");
         if !self.number(next) {
-            return self.restated_phrase(text, at, next, after);
+            // (A noun phrase only after a correction that says no or wait: a bare "sorry" or
+            // "i mean" in prose goes on, "add bread to the costco list, sorry, the costco
+            // list is full".)
+            let corrects = phrase
+                .split(' ')
+                .any(|w| matches!(w, "no" | "wait" | "rather" | "nope"));
+            return corrects
+                .then(|| self.restated_phrase(text, at, next, after))
+                .flatten();
         }
         // The number or time before the phrase: its words back to the first that is none.
         // (A unit may stand after it, and goes with it: "twelve minutes no make that
