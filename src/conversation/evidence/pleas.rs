@@ -48,24 +48,27 @@ impl View<'_> {
         if !added && !self.pleads(s.clone()) {
             return None;
         }
+        // (Only a sentence holding a problem's word, looked for once: "our office is in
+        // berlin. then could you book a room" tells where, "the invoice is attached. can you
+        // check?" what was sent.)
+        let reports: SmallVec<[&Range<usize>; 4]> = owns
+            .iter()
+            .take_while(|o| o.start < s.start)
+            .filter(|o| {
+                let first = self.hits.partition_point(|h| h.start() < o.start);
+                self.hits[first..]
+                    .iter()
+                    .take_while(|h| h.start() < o.end)
+                    .any(|h| self.meanings(*h).contains(&Meaning::Problem))
+            })
+            .collect();
         [Strength::Predicate, Strength::Suffix]
             .into_iter()
             .find_map(|strength| {
-                // (Only a sentence holding a problem's word: "our office is in berlin. then
-                // could you book a room" tells where, "the invoice is attached. can you
-                // check?" what was sent.)
-                owns.iter().take_while(|o| o.start < s.start).find_map(|o| {
-                    let first = self.hits.partition_point(|h| h.start() < o.start);
-                    let problem = self.hits[first..]
-                        .iter()
-                        .take_while(|h| h.start() < o.end)
-                        .any(|h| self.meanings(*h).contains(&Meaning::Problem));
-                    if !problem {
-                        return None;
-                    }
-                    self.told(o.clone(), strength, false)
+                reports.iter().find_map(|o| {
+                    self.told((*o).clone(), strength, false)
                         .filter(|g| g.rule == Found::ProblemReport)
-                        .map(|g| (g, o.clone()))
+                        .map(|g| (g, (*o).clone()))
                 })
             })
     }
