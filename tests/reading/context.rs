@@ -293,3 +293,20 @@ fn a_request_after_a_context_and_its_colon() {
         "backfill a single partition",
     );
 }
+
+#[test]
+fn a_question_of_the_users_own_after_context_and_a_comma_is_the_goal() {
+    for text in [
+        "im halfway through the banana bread and I only have one egg, can I use applesauce \
+         for the other one",
+        "I have a list of dicts from the api, how do I sort it by the date key",
+        "we have two replicas behind the load balancer, is it safe to restart one",
+    ] {
+        reads_goal(text, Some(GoalType::QuestionAnswer));
+    }
+    // (After a problem the question asks for its fix.)
+    reads_goal(
+        "The nightly job sometimes runs twice, how do I stop that?",
+        Some(GoalType::TaskExecution),
+    );
+}

@@ -5,7 +5,7 @@
 
 use convstate::conversation::GoalType;
 
-use super::session::{Session, reads_goal, reads_holding, reads_task};
+use super::session::{Session, has, reads_goal, reads_holding, reads_task};
 
 #[test]
 fn a_behaviour_verb_before_a_fine_state_with_no_subject_tells_how_things_stand() {
@@ -378,4 +378,80 @@ fn a_value_set_on_the_thing_reported_is_the_change_asked() {
         "nightly import",
         "slow",
     );
+}
+
+#[test]
+fn a_quantifier_floated_off_a_plural_leaves_the_verb_its_own() {
+    reads_task(
+        "my workouts all show 0 calories since the update",
+        "workouts",
+        "show 0 calories",
+    );
+    reads_task(
+        "my photos all show up sideways after the update",
+        "photos",
+        "show up sideways",
+    );
+}
+
+#[test]
+fn a_plural_after_a_word_of_quantity_is_counted_no_verb() {
+    reads_task(
+        "After updating to 2024.6 the motion sensors show unavailable every few hours and \
+         only come back when I restart it",
+        "motion sensors",
+        "show unavailable",
+    );
+}
+
+#[test]
+fn a_sentence_telling_the_setup_beside_a_report_is_no_request() {
+    reads_task(
+        "After updating to 2024.6 the Zigbee motion sensors show 'unavailable' every few \
+         hours. Logs just say `Device 0x4f2a did not respond to ping`. Running on a \
+         Raspberry Pi 4 with a SONOFF dongle.",
+        "Zigbee motion sensors",
+        "show 'unavailable'",
+    );
+}
+
+#[test]
+fn a_problem_of_several_words_after_fix_the_is_the_change() {
+    for (text, target, change) in [
+        (
+            "fix the off by one in the pagination helper",
+            "pagination helper",
+            "off by one",
+        ),
+        (
+            "Fix the off-by-one in the orders query",
+            "orders query",
+            "off-by-one",
+        ),
+        (
+            "fix the race condition in the cache layer",
+            "cache layer",
+            "race condition",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+}
+
+#[test]
+fn a_fallback_after_or_at_least_is_no_second_choice() {
+    let mut s = Session::new();
+    s.user("Please add a collapse button or at least let us resize it.");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("desired_change"), "collapse button"));
+    assert!(!has(&s.slot("desired_change"), "resize"));
+    assert!(!has(&s.slot("target"), "least"), "{}", s.slot("target"));
+}
+
+#[test]
+fn sharing_a_kind_asks_for_one() {
+    let mut s = Session::new();
+    s.user("Can someone share a minimal Dockerfile for a Django app running on gunicorn?");
+    assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
+    assert!(has(&s.slot("component_type"), "dockerfile"));
 }

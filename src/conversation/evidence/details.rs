@@ -127,7 +127,9 @@ impl View<'_> {
                                 return out;
                             }
                             // "fix the 404 on the about page", "fix the typo in the footer": a
-                            // problem named as a noun, then the thing it is in.
+                            // problem named as a noun, then the thing it is in. (A problem's
+                            // phrase runs on past a connector: "fix the off by one in ...".)
+                            let np = self.problem_run_on(np, comma);
                             if self.names_problem(np.clone())
                                 && words(self.text, np.end..comma).next().is_some_and(|p| {
                                     PLACES

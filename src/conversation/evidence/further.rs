@@ -407,6 +407,24 @@ impl View<'_> {
             if best.is_some_and(|b| b.cut < at) {
                 break;
             }
+            // (A fallback is no second choice: "add a collapse button or at least let us
+            // resize it" asks for the button, and ends its object.)
+            let after_or = &self.text[at + 4..end];
+            if ["at least ", "at the very least ", "failing that", "if not,"]
+                .iter()
+                .any(|f| {
+                    after_or
+                        .get(..f.len())
+                        .is_some_and(|a| a.eq_ignore_ascii_case(f))
+                })
+            {
+                return Some(Further {
+                    cut: at,
+                    next: end,
+                    alternative: false,
+                    shared_lead: false,
+                });
+            }
             let next = self.skip(at + 4, |m| m == Meaning::Filler);
             let lead_hit = self.lead_hit(next, end);
             // (A question holds its own alternatives unless what follows "or" asks the

@@ -189,6 +189,7 @@ mod attempts;
 mod clauses;
 mod code;
 mod colon_context;
+mod comma_questions;
 mod computations;
 mod context;
 mod correction;
@@ -348,7 +349,11 @@ impl View<'_> {
                 })
             };
             // (A lead keeps its reading: "Make a line chart of signups vs churn".)
-            let found = self.statement(s.clone(), active);
+            let found = self.statement(s.clone(), active).or_else(|| {
+                (!active)
+                    .then(|| self.question_after_comma(s.clone()))
+                    .flatten()
+            });
             let found = match found {
                 Some(g) if versus && !matches!(g.rule, Found::Lead | Found::Title) => {
                     self.comparison(s.clone()).or(Some(g))
@@ -442,11 +447,15 @@ impl View<'_> {
         }
         // (Small talk states no goal for any pass below either: "Hi there! How are you?" is
         // read by the statement pass alone.)
+        // (Nor does a sentence telling the setup beside others: "... Running on a Pi 4.")
+        let several = owns.len() > 1;
         let owns: SmallVec<[Range<usize>; 8]> = owns
             .into_iter()
             .filter(|s| {
                 let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
-                !self.small_talk_at(start..s.end) && told.as_ref().is_none_or(|(_, t)| t != s)
+                !self.small_talk_at(start..s.end)
+                    && told.as_ref().is_none_or(|(_, t)| t != s)
+                    && !(several && self.setup_opening(start..s.end))
             })
             .collect();
         // Without a lead or a problem word anywhere, a request that is a noun phrase, then a

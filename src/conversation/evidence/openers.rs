@@ -53,10 +53,41 @@ impl View<'_> {
         })
     }
 
+    /// Whether `sentence` opens with a verb of setup in -ing and where: "Running on a
+    /// Raspberry Pi 4 with a SONOFF dongle", "Using docker on windows 11". Wherever it stands,
+    /// it tells the setup, unless a lead of its own asks for something.
+    pub(super) fn setup_opening(&self, sentence: Range<usize>) -> bool {
+        let mut ws = words(self.text, sentence);
+        let is = |w: Option<Range<usize>>, list: &[&str]| {
+            w.is_some_and(|w| {
+                list.iter()
+                    .any(|x| self.text[w.clone()].eq_ignore_ascii_case(x))
+            })
+        };
+        is(
+            ws.next(),
+            &[
+                "running",
+                "using",
+                "hosted",
+                "deployed",
+                "installed",
+                "tested",
+                "testing",
+            ],
+        ) && is(
+            ws.next(),
+            &["on", "in", "inside", "under", "with", "via", "through"],
+        )
+    }
+
     /// Whether a sentence read as a title to explain (a verb in -ing first, "Running ...")
     /// ends with a full stop: it tells the user's setup, "Running the add-on on a Pi 4 with 2
     /// GB of RAM.", and what follows states the goal.
     pub(super) fn tells_setup(&self, g: &GoalLead, sentence: Range<usize>) -> bool {
+        if g.rule != Found::Lead && self.setup_opening(sentence.clone()) {
+            return true;
+        }
         // (A lead's own -ing form tells the project, no setup: "Building a chrome extension
         // that blocks youtube shorts.")
         self.cls.goals[g.goal].goal_type == GoalType::QuestionAnswer

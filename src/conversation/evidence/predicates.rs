@@ -159,9 +159,15 @@ impl View<'_> {
                     // time"; "Nuxt 3 page flashes ..." names a version.)
                     // (A number after a capitalized name is a version: "Chrome 120 blocks the
                     // payment popup" reports.)
+                    // (So is a word of quantity: "every few hours", "for several days".)
                     let number = |j: usize| {
                         all.get(j).is_some_and(|n| {
-                            self.text[n.clone()].bytes().all(|b| b.is_ascii_digit())
+                            let n = &self.text[n.clone()];
+                            n.bytes().all(|b| b.is_ascii_digit())
+                                || ["few", "several", "couple"]
+                                    .iter()
+                                    .chain(requests::NUMBER_WORDS.iter())
+                                    .any(|q| n.eq_ignore_ascii_case(q))
                         }) && (j == 0
                             || !self.text[all[j - 1].clone()]
                                 .starts_with(|c: char| c.is_uppercase()))
@@ -276,9 +282,11 @@ impl View<'_> {
                     }
                     // A plural noun before a bare word: that word is the verb ("my bluetooth
                     // headphones disconnect every few minutes", "reminders show up late").
-                    // (Or past an adverb of time: "my headphones sometimes disconnect".)
+                    // (Or past an adverb of time: "my headphones sometimes disconnect", or a
+                    // quantifier floated off the plural: "my workouts all show 0 calories".)
                     let adverb_next = next.is_some_and(|n| {
-                        self.cls.lower_in(&self.cls.words.auxiliaries, n)
+                        (self.cls.lower_in(&self.cls.words.auxiliaries, n)
+                            || ["all", "both"].iter().any(|q| n.eq_ignore_ascii_case(q)))
                             && ![
                                 "is", "are", "was", "were", "be", "been", "being", "has", "have",
                             ]

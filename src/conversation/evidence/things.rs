@@ -49,22 +49,45 @@ impl View<'_> {
     /// marker of the pattern files ("the typo", "the memory leak", "that flicker") or an HTTP
     /// status ("the 404", "a 502").
     pub(in crate::conversation) fn names_problem(&self, np: Range<usize>) -> bool {
-        // (Its head: "the flaky payment test" is a test.)
-        words(self.text, np).last().is_some_and(|w| {
+        // (Its head: "the flaky payment test" is a test. A problem's phrase of several words
+        // ends there: "the race condition", "the off by one".)
+        let ws: SmallVec<[Range<usize>; 8]> = words(self.text, np).collect();
+        ws.last().is_some_and(|w| {
             let t = &self.text[w.clone()];
             (t.len() == 3
                 && (t.starts_with('4') || t.starts_with('5'))
                 && t.bytes().all(|b| b.is_ascii_digit()))
-                || self
-                    .at(w.start, |m| {
-                        matches!(m, Meaning::Problem | Meaning::ErrorMarker)
+                || ws.iter().rev().take(4).any(|from| {
+                    self.starting_at(from.start).iter().any(|h| {
+                        h.end() == w.end
+                            && self
+                                .meanings(*h)
+                                .iter()
+                                .any(|m| matches!(m, Meaning::Problem | Meaning::ErrorMarker))
                     })
-                    .is_some()
+                })
         })
     }
 }
 
 impl View<'_> {
+    /// `np` run on to the end of a problem's phrase that starts in it and ends before `end`
+    /// ("off" in "the off by one in my helper" is "off by one").
+    pub(in crate::conversation) fn problem_run_on(
+        &self,
+        np: Range<usize>,
+        end: usize,
+    ) -> Range<usize> {
+        let far = words(self.text, np.clone())
+            .flat_map(|w| self.starting_at(w.start).iter())
+            .filter(|h| {
+                h.end() > np.end && h.end() <= end && self.meanings(**h).contains(&Meaning::Problem)
+            })
+            .map(|h| h.end())
+            .max();
+        far.map_or(np.clone(), |e| np.start..e)
+    }
+
     /// What a request to allow something is about when it names no thing with a determiner
     /// or a place: whom it lets do it ("allow guests to check out": "guests") or the object
     /// of the doing ("allow exporting invoices as PDF": "invoices").
