@@ -498,3 +498,23 @@ fn after_a_feature_label_a_verb_no_extractor_reads_still_says_the_feature() {
         "scale a recipe by servings",
     );
 }
+
+#[test]
+fn a_permission_asked_for_a_verb_of_the_vocabulary_is_a_feature_request() {
+    for (text, target, change) in [
+        (
+            "let me pick a different default reminder for all-day events",
+            "different default reminder for all-day events",
+            "pick a different default reminder",
+        ),
+        (
+            "please let me choose a ringtone for each contact",
+            "ringtone for each contact",
+            "choose a ringtone",
+        ),
+    ] {
+        reads_task(text, target, change);
+    }
+    // (The user's own doing is no feature.)
+    reads_goal("let me check the logs and get back to you", None);
+}

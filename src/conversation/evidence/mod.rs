@@ -218,6 +218,7 @@ mod nominal;
 mod objects;
 mod openers;
 mod pastes;
+mod permits;
 mod pleas;
 mod predicates;
 mod problem_ends;
@@ -349,11 +350,15 @@ impl View<'_> {
                 })
             };
             // (A lead keeps its reading: "Make a line chart of signups vs churn".)
-            let found = self.statement(s.clone(), active).or_else(|| {
-                (!active)
-                    .then(|| self.question_after_comma(s.clone()))
-                    .flatten()
-            });
+            let found = (!active)
+                .then(|| self.permits(s.clone()))
+                .flatten()
+                .or_else(|| self.statement(s.clone(), active))
+                .or_else(|| {
+                    (!active)
+                        .then(|| self.question_after_comma(s.clone()))
+                        .flatten()
+                });
             let found = match found {
                 Some(g) if versus && !matches!(g.rule, Found::Lead | Found::Title) => {
                     self.comparison(s.clone()).or(Some(g))
