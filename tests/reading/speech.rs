@@ -194,3 +194,37 @@ fn an_acknowledgement_opening_a_run_on_is_a_filler_and_times_are_pushed() {
         &[("target", "pharmacy")],
     );
 }
+
+#[test]
+fn a_hedge_before_a_spoken_number_keeps_the_value() {
+    reads_task(
+        "um set a timer for like twelve minutes",
+        "timer",
+        "twelve minutes",
+    );
+    reads_task("set a timer for about 20 minutes", "timer", "20 minutes");
+}
+
+#[test]
+fn a_day_after_a_restated_time_goes_with_it() {
+    let mut s = Session::new();
+    s.user("wake me up at six forty five tomorrow no wait six thirty");
+    assert_eq!(s.slot("desired_change"), "six thirty");
+    let mut s = Session::new();
+    s.user("set an alarm for 6:45 tomorrow no wait 6:30");
+    assert_eq!(s.slot("desired_change"), "6:30");
+}
+
+#[test]
+fn a_question_word_typed_without_its_apostrophe_asks() {
+    reads_goal(
+        "hows traffic looking on 101 south",
+        Some(GoalType::QuestionAnswer),
+    );
+    reads_goal(
+        "wheres the nearest pharmacy",
+        Some(GoalType::QuestionAnswer),
+    );
+    // (Small talk stays small talk.)
+    reads_goal("good morning!! hows your day going", None);
+}

@@ -350,11 +350,28 @@ impl View<'_> {
             }
             // "for" gives a value only when a number follows ("a timer for 25 minutes", "for
             // twelve minutes" as a speech recogniser writes it).
-            let number = ws.get(i + 1).is_some_and(|n| {
-                let t = &self.text[n.clone()];
-                t.starts_with(|c: char| c.is_ascii_digit())
-                    || NUMBER_WORDS.iter().any(|x| t.eq_ignore_ascii_case(x))
-            }) || clock(i + 1);
+            // (A hedge may stand before the number: "for like twelve minutes", "for about
+            // 20 minutes".)
+            let number_at = |k: usize| {
+                ws.get(k).is_some_and(|n| {
+                    let t = &self.text[n.clone()];
+                    t.starts_with(|c: char| c.is_ascii_digit())
+                        || NUMBER_WORDS.iter().any(|x| t.eq_ignore_ascii_case(x))
+                })
+            };
+            let hedged = ws.get(i + 1).is_some_and(|h| {
+                [
+                    "like",
+                    "about",
+                    "around",
+                    "roughly",
+                    "approximately",
+                    "maybe",
+                ]
+                .iter()
+                .any(|x| self.text[h.clone()].eq_ignore_ascii_case(x))
+            }) && number_at(i + 2);
+            let number = number_at(i + 1) || hedged || clock(i + 1);
             // "by" with a number or a fraction is the change itself ("reduce the logo size by
             // half", "raise prices by 5%").
             let by = t.eq_ignore_ascii_case("by")

@@ -231,6 +231,21 @@ impl Speller {
         {
             before = before[..unit_start].trim_end_matches([' ', ',']);
         }
+        // (So may a day, and it goes too: "six forty five tomorrow no wait six thirty".)
+        let day_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
+        if ["tomorrow", "today", "tonight"]
+            .iter()
+            .any(|d| before[day_start..].eq_ignore_ascii_case(d))
+            && self.number(
+                before[..day_start]
+                    .trim_end_matches([' ', ','])
+                    .rsplit([' ', ','])
+                    .next()
+                    .unwrap_or(""),
+            )
+        {
+            before = before[..day_start].trim_end_matches([' ', ',']);
+        }
         for _ in 0..4 {
             let word_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
             if !self.number(&before[word_start..]) {
