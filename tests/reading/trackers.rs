@@ -455,3 +455,17 @@ fn sharing_a_kind_asks_for_one() {
     assert_eq!(s.goal(), Some(GoalType::ArtifactCreation));
     assert!(has(&s.slot("component_type"), "dockerfile"));
 }
+
+#[test]
+fn a_lead_word_before_a_noun_a_verb_in_s_and_a_determiner_names_the_thing() {
+    reads_task(
+        "Update query locks the whole table in MySQL 8",
+        "Update query",
+        "locks the whole table",
+    );
+    reads_task(
+        "Add task opens the wrong dialog",
+        "Add task",
+        "opens the wrong dialog",
+    );
+}

@@ -113,7 +113,25 @@ impl View<'_> {
                 };
                 let second =
                     names(1) && !cls.lower_in(&cls.words.determiners, &self.text[after[0].clone()]);
-                (names(0) || second)
+                // (Or before a singular noun, a verb in -s and a determiner: "Update query
+                // locks the whole table", "Add task opens the wrong dialog".)
+                let singular = after.len() >= 3 && {
+                    let (n, v, d) = (
+                        &self.text[after[0].clone()],
+                        self.text[after[1].clone()].to_ascii_lowercase(),
+                        &self.text[after[2].clone()],
+                    );
+                    n.bytes().all(|b| b.is_ascii_alphabetic())
+                        && !cls.plural(n)
+                        && !cls.lower_in(&cls.words.determiners, n)
+                        && !cls.is_pronoun(n)
+                        && v.len() > 3
+                        && v.ends_with('s')
+                        && !v.ends_with("ss")
+                        && v.bytes().all(|b| b.is_ascii_lowercase())
+                        && cls.lower_in(&cls.words.determiners, d)
+                };
+                (names(0) || second || singular)
                     .then(|| self.evidence(span, Strength::Suffix))
                     .flatten()
                     .filter(subject_holds_lead)
