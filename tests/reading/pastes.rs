@@ -571,3 +571,37 @@ fn a_panic_message_on_the_next_line_is_the_problem_and_a_plea_names_nothing() {
         s.slot("target")
     );
 }
+
+#[test]
+fn a_title_of_the_users_own_above_a_paste_names_the_thing() {
+    let mut s = Session::new();
+    s.user(
+        "Self-hosted runner container keeps restarting with exit code 137 after ~10 min\n\n\
+         ```\nrunner-1  | [2024-05-14 09:12:44Z] Listening for Jobs\n\
+         runner-1 exited with code 137\n```\nhost has 4GB RAM",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(&s.slot("target"), "runner container"),
+        "{}",
+        s.slot("target")
+    );
+}
+
+#[test]
+fn a_repair_of_a_demonstrative_above_a_paste_fixes_its_error() {
+    let mut s = Session::new();
+    s.user(
+        "can you fix this?\n\nTypeError: Cannot read properties of undefined (reading 'id')\n    \
+         at render (app.js:12:5)",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(
+        has(
+            &s.slot("desired_change"),
+            "cannot read properties of undefined"
+        ),
+        "{}",
+        s.slot("desired_change")
+    );
+}

@@ -377,27 +377,40 @@ impl View<'_> {
             self.definite_named(rest.clone())
                 .or_else(|| self.bare_place_thing(rest))
         };
-        let thing = self
-            .named_thing(errors)
+        // (The subject of the line read as a report: "Pod stuck in CrashLoopBackOff", "Job
+        // killed with exit code 137 although memory limit is 8Gi"; not a tool's words,
+        // "TypeError: ...", "thread 'main' panicked at ...".)
+        let line_subject = || {
+            let t = self.subject_of(task, line.clone(), line.end)?;
+            let t = self.cls.clean(self.text, t, true);
+            let tool = self.text[t.end..].trim_start().starts_with(':')
+                || self.text[t.clone()].contains(['\'', '"', ':'])
+                || exception_name(&format!("{} ", &self.text[t.clone()])).is_some()
+                || self.text[t.clone()]
+                    .split_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("thread"));
+            (!t.is_empty() && t.end <= marker.start && !tool).then_some(t)
+        };
+        // (A title of the user's own above the paste, its marker inside a report, names the
+        // thing before anything the paste names: "Self-hosted runner container keeps
+        // restarting with exit code 137" over "runner-1 exited with code 137".)
+        let titled = || {
+            let own = marker.start > line.start
+                && !self.text[line.start..marker.start].contains(':')
+                && line.end < block.end
+                && !code_blocks(self.text)
+                    .iter()
+                    .any(|c| c.start <= line.start && line.end <= c.end);
+            own.then(line_subject).flatten()
+        };
+        let thing = titled()
+            .or_else(|| self.named_thing(errors))
             .or_else(inline_thing)
             .or_else(|| tag.map(|(_, name)| name))
             .or_else(own_thing)
             .or_else(after_quote)
             .or_else(led_in)
-            // (Or the subject of the line read as a report: "Pod stuck in CrashLoopBackOff",
-            // "Job killed with exit code 137 although memory limit is 8Gi"; not a tool's
-            // words, "TypeError: ...", "thread 'main' panicked at ...".)
-            .or_else(|| {
-                let t = self.subject_of(task, line.clone(), line.end)?;
-                let t = self.cls.clean(self.text, t, true);
-                let tool = self.text[t.end..].trim_start().starts_with(':')
-                    || self.text[t.clone()].contains(['\'', '"', ':'])
-                    || exception_name(&format!("{} ", &self.text[t.clone()])).is_some()
-                    || self.text[t.clone()]
-                        .split_whitespace()
-                        .any(|w| w.eq_ignore_ascii_case("thread"));
-                (!t.is_empty() && t.end <= marker.start && !tool).then_some(t)
-            })
+            .or_else(line_subject)
             // (Or the subject of its message read as a report, after a code: "ERR_SNAPSHOT_
             // LOCKED: repository locked by another process".)
             .or_else(|| {

@@ -627,6 +627,21 @@ impl View<'_> {
                 g.rule = Found::IntroducedPaste;
             }
         }
+        // (A repair asked of a demonstrative above a paste fixes the paste's error: "can you
+        // fix this?" over a stack trace.)
+        if let Some((g, _)) = &mut first
+            && g.by_lead()
+            && self.cls.goals[g.goal].goal_type == GoalType::TaskExecution
+            && !g.details.iter().any(|d| d.slot == 1)
+            && !errors.is_empty()
+            && words(self.text, g.description.clone())
+                .next()
+                .is_some_and(|w| self.word_in(&w, &["this", "that", "it", "these"]))
+            && let Some(e) = self.pasted_error(&errors)
+            && let Some(d) = e.details.iter().find(|d| d.slot == 1)
+        {
+            set_detail(g, d.clone());
+        }
         // (Speech written down runs its sentences together: a lead inside one, last.)
         if !marked && let Some(r) = self.run_on_over(first.as_ref(), &owns) {
             first = Some(r);
