@@ -725,3 +725,13 @@ fn steps_on_lines_beside_steps_in_a_sentence_read_without_harm() {
     let mut s = Session::new();
     s.user(&text);
 }
+
+#[test]
+fn where_a_thing_runs_before_another_sentence_is_its_setup() {
+    reads_task(
+        "Laravel 10 app, queue worker runs under supervisor on a single VPS. after every deploy \
+         the worker keeps processing jobs with the old code until I restart it by hand",
+        "worker",
+        "keeps processing jobs",
+    );
+}
