@@ -735,3 +735,17 @@ fn where_a_thing_runs_before_another_sentence_is_its_setup() {
         "keeps processing jobs",
     );
 }
+
+#[test]
+fn a_participle_describing_a_plural_is_no_verb_of_the_sentence() {
+    reads_task(
+        "Recurring reminders set for the last day of the month skip February",
+        "Recurring reminders set for the last day of the month",
+        "skip February",
+    );
+    reads_task(
+        "this snippet segfaults with libvexel 0.7 but not 0.6",
+        "this snippet",
+        "segfaults with libvexel 0.7",
+    );
+}

@@ -305,12 +305,15 @@ impl View<'_> {
                     {
                         out.push((v.clone(), false));
                     }
+                    // (Not a participle describing the plural: "reminders set for the last
+                    // day of the month skip February".)
                     if plural
                         && !continues
                         && !after_adverb
                         && !in_signal
                         && all.len() >= i + 3
                         && let Some(n) = all.get(i + 1)
+                        && !self.describes_noun(n.clone())
                     {
                         out.push((n.clone(), false));
                     }
@@ -323,13 +326,19 @@ impl View<'_> {
                         head.len() >= 4
                             && head.ends_with('s')
                             && !head.ends_with("ss")
-                            && PLACES
+                            && (PLACES
                                 .iter()
                                 .any(|p| self.text[all[k + 1].clone()].eq_ignore_ascii_case(p))
+                                // (Or a participle describing it: "reminders set for the
+                                // last day of the month skip February".)
+                                || self.describes_noun(all[k + 1].clone()))
                     };
+                    // (A name may follow it: "... skip February".)
+                    let named_next =
+                        next.is_some_and(|n| n.starts_with(|c: char| c.is_uppercase()));
                     if i >= 3
                         && !in_signal
-                        && continues
+                        && (continues || named_next)
                         && self.cls.lower_in(&self.cls.words.verbs, &word)
                         && (plural_at(0) || i >= 4 && plural_at(1))
                     {
