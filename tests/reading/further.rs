@@ -392,3 +392,28 @@ fn a_question_that_follows_up_in_its_sentence_is_part_of_it() {
         );
     }
 }
+
+#[test]
+fn a_counted_list_states_one_goal_per_item() {
+    for (text, target, queued) in [
+        (
+            "Two issues with 1.4: the sidebar collapses on every route change, and the dark \
+             theme toggle doesn't persist after a reload",
+            "sidebar",
+            "dark theme toggle",
+        ),
+        (
+            "Two requests for the invoice module: 1) add a PO number field to invoices, 2) let \
+             us set net-45 as the default payment terms.",
+            "invoices",
+            "net-45",
+        ),
+    ] {
+        let mut s = Session::new();
+        s.user(text);
+        assert_eq!(s.goal(), Some(GoalType::TaskExecution), "{text}");
+        assert_eq!(s.slot("target"), target, "{text}");
+        assert_eq!(s.conv.queued_goals.len(), 1, "{text}");
+        assert!(has(&s.conv.queued_goals[0].description, queued), "{text}");
+    }
+}

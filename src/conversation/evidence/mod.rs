@@ -193,6 +193,7 @@ mod comma_questions;
 mod computations;
 mod context;
 mod correction;
+mod counted_lists;
 mod details;
 mod durations;
 mod error_message;
@@ -332,7 +333,15 @@ impl View<'_> {
         // is in June" over "Can you write a short speech for my brother?" is context.)
         let mut titled: Option<(GoalLead, Range<usize>)> = None;
         let mut told: Option<(GoalLead, Range<usize>)> = None;
+        // (The items of a counted list after the first, queued at the end: "Two issues with
+        // 1.4: the sidebar collapses ..., and the dark theme toggle doesn't persist".)
+        let mut listed: SmallVec<[GoalLead; 3]> = SmallVec::new();
         for s in owns.iter().take(unread).cloned() {
+            if !active && let Some((g, rest)) = self.counted_goals(s.clone()) {
+                listed = rest;
+                first = Some((g, s));
+                break;
+            }
             // (A title comparing two things asks which, whatever evidence its words after
             // "for" hold: "jsonb vs json for storing payloads we almost never query". Looked
             // for only where a "v" stands among its first 48 bytes.)
@@ -653,7 +662,9 @@ impl View<'_> {
         // (A report may come first, then a request: "1) the alarm doesn't ring on silent,
         // and 2) could you add a snooze option?", "the export is broken. also please add dark
         // mode".)
-        if goal.by_lead() || goal.rule == Found::ProblemReport {
+        if !listed.is_empty() {
+            reading.more.extend(listed);
+        } else if goal.by_lead() || goal.rule == Found::ProblemReport {
             self.further_goals(&goal, sentence, reading);
         }
         take(goal, reading);
