@@ -417,3 +417,12 @@ fn a_counted_list_states_one_goal_per_item() {
         assert!(has(&s.conv.queued_goals[0].description, queued), "{text}");
     }
 }
+
+#[test]
+fn a_reminder_after_and_is_a_goal_of_its_own() {
+    let mut s = Session::new();
+    s.user("turn on the porch light and remind me to grab the mail when i get home");
+    assert_eq!(s.slot("target"), "porch light");
+    assert_eq!(s.conv.queued_goals.len(), 1);
+    assert!(has(&s.conv.queued_goals[0].description, "grab the mail"));
+}

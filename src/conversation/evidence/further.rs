@@ -77,7 +77,10 @@ impl View<'_> {
                     })
                     .is_some()
         };
-        let names_thing = names_thing || added_to_thing || asks();
+        // (A lead whose change is its content states all it needs: "turn on the porch light
+        // and remind me to grab the mail".)
+        let content = info.change == ChangeMode::Content;
+        let names_thing = names_thing || added_to_thing || content || asks();
         // (After an artifact, "add" names one of its features, unless a sequencer leads it to
         // a thing of its own: "..., then add a status badge to the readme".)
         let feature = first_type == GoalType::ArtifactCreation
