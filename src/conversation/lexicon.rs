@@ -353,6 +353,9 @@ pub struct Language {
     /// Words of a follow-up question that pick among the things compared ("one", "other",
     /// "each", "which"): part of the question before it (`choices`). Optional.
     pub choices: Vec<String>,
+    /// Verbs a user asks to be let do, a feature request after "let me" or "let us" ("let me
+    /// pick a different ringtone for each contact") (`permitted`). Optional.
+    pub permitted: Vec<String>,
     /// Verbs that ask for a computed answer when a quantity follows them ("convert 30 celsius
     /// to fahrenheit", "calculate 15% of 80"): a question, not work on a thing
     /// (`computations`). Optional.

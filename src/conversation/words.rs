@@ -113,6 +113,8 @@ pub(super) struct WordSets {
     pub(super) compared: Words,
     /// Words that pick among things compared (`choices`).
     pub(super) choices: Words,
+    /// Verbs a user asks to be let do (`permitted`).
+    pub(super) permitted: Words,
     /// Verbs that ask for a computed answer before a quantity (`computations`).
     pub(super) computations: Words,
 }
@@ -210,6 +212,7 @@ impl WordSets {
                 .collect(),
             compared: words(&[&lang.compared]),
             choices: words(&[&lang.choices]),
+            permitted: words(&[&lang.permitted]),
         }
     }
 }

@@ -6,7 +6,7 @@ use super::*;
 
 impl Cx<'_> {
     pub(super) fn language(&mut self, doc: &Table<'_>) -> Language {
-        const KEYS: [&str; 71] = [
+        const KEYS: [&str; 72] = [
             "fillers",
             "acknowledgements",
             "intents",
@@ -78,6 +78,7 @@ impl Cx<'_> {
             "reasons",
             "compared",
             "choices",
+            "permitted",
         ];
         self.known_keys(doc, &KEYS, "the language file");
         // Optional: "short = long" pairs.
@@ -141,7 +142,8 @@ impl Cx<'_> {
         let reasons = optional("reasons");
         let compared = optional("compared");
         let choices = optional("choices");
-        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 34]
+        let permitted = optional("permitted");
+        let mut lists: Vec<Vec<String>> = KEYS[..KEYS.len() - 35]
             .iter()
             .map(|k| {
                 self.phrases(doc, 0..0, k, "the language file")
@@ -223,6 +225,7 @@ impl Cx<'_> {
             reasons,
             compared,
             choices,
+            permitted,
         }
     }
 

@@ -518,3 +518,13 @@ fn a_permission_asked_for_a_verb_of_the_vocabulary_is_a_feature_request() {
     // (The user's own doing is no feature.)
     reads_goal("let me check the logs and get back to you", None);
 }
+
+#[test]
+fn sharing_a_thing_with_someone_and_the_users_own_doing_are_no_artifact_or_feature() {
+    let mut s = Session::new();
+    s.user("share a folder with my wife");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert!(has(&s.slot("desired_change"), "share a folder"));
+    reads_goal("let me read it first", None);
+    reads_goal("let me finish this email first", None);
+}

@@ -749,3 +749,11 @@ fn a_participle_describing_a_plural_is_no_verb_of_the_sentence() {
         "segfaults with libvexel 0.7",
     );
 }
+
+#[test]
+fn where_a_thing_runs_reports_when_no_other_sentence_does() {
+    let mut s = Session::new();
+    s.user("The cron job runs on the first of the month. It skipped June.");
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_eq!(s.slot("target"), "cron job");
+}

@@ -381,20 +381,6 @@ fn a_value_set_on_the_thing_reported_is_the_change_asked() {
 }
 
 #[test]
-fn a_quantifier_floated_off_a_plural_leaves_the_verb_its_own() {
-    reads_task(
-        "my workouts all show 0 calories since the update",
-        "workouts",
-        "show 0 calories",
-    );
-    reads_task(
-        "my photos all show up sideways after the update",
-        "photos",
-        "show up sideways",
-    );
-}
-
-#[test]
 fn a_plural_after_a_word_of_quantity_is_counted_no_verb() {
     reads_task(
         "After updating to 2024.6 the motion sensors show unavailable every few hours and \

@@ -569,15 +569,22 @@ impl View<'_> {
         // (A sentence or a clause telling what the user's thing uses or has, with another
         // after it, is context: "Our shop uses Shopify. Product images load slowly on mobile",
         // "our team uses github actions, and jobs sit in the queue for ages".)
+        // (Where a thing runs, before another sentence, is its setup: "queue worker runs
+        // under supervisor on a single VPS. after every deploy ..."; it reports only when no
+        // other sentence does, "The cron job runs on the first of the month. It skipped June.")
         if first.is_none() && !marked {
             let last_own = owns.last().map(|s| s.start);
-            for strength in [Strength::Predicate, Strength::Suffix] {
-                first = owns.iter().cloned().find_map(|s| {
-                    self.told(s.clone(), strength, Some(s.start) == last_own)
-                        .map(|g| (g, s))
-                });
-                if first.is_some() {
-                    break;
+            'passes: for strict in [true, false] {
+                for strength in [Strength::Predicate, Strength::Suffix] {
+                    first = owns.iter().cloned().find_map(|s| {
+                        let last = Some(s.start) == last_own;
+                        self.told(s.clone(), strength, last)
+                            .filter(|g| !strict || last || !self.tells_where_it_runs(g))
+                            .map(|g| (g, s))
+                    });
+                    if first.is_some() {
+                        break 'passes;
+                    }
                 }
             }
         }

@@ -1,5 +1,5 @@
-//! Rule 2 asked as a permission: "let me" or "let us", then a plain verb of the vocabulary that
-//! is no lead, then its object ("let me pick a different default reminder for all-day events",
+//! Rule 2 asked as a permission: "let me" or "let us", then a verb of the language file's
+//! `permitted` that is no lead, then its object ("let me pick a different default reminder for all-day events",
 //! "let us reorder the columns"): a feature request, a task whose change is the verb with its
 //! object and whose target is the object's thing.
 
@@ -34,8 +34,9 @@ impl View<'_> {
             verb = ws.next()?;
         }
         // (A lead reads itself: "let me add milk to the list"; a verb of the user's own doing
-        // is no feature, "let me check the logs", and is not among the vocabulary's verbs.)
-        if !cls.lower_in(&cls.words.verbs, &self.text[verb.clone()])
+        // is no feature, "let me check the logs", "let me read it first", and is not among
+        // the permitted verbs.)
+        if !cls.lower_in(&cls.words.permitted, &self.text[verb.clone()])
             || self
                 .at(verb.start, |m| matches!(m, Meaning::Lead(_)))
                 .is_some()

@@ -282,11 +282,9 @@ impl View<'_> {
                     }
                     // A plural noun before a bare word: that word is the verb ("my bluetooth
                     // headphones disconnect every few minutes", "reminders show up late").
-                    // (Or past an adverb of time: "my headphones sometimes disconnect", or a
-                    // quantifier floated off the plural: "my workouts all show 0 calories".)
+                    // (Or past an adverb of time: "my headphones sometimes disconnect".)
                     let adverb_next = next.is_some_and(|n| {
-                        (self.cls.lower_in(&self.cls.words.auxiliaries, n)
-                            || ["all", "both"].iter().any(|q| n.eq_ignore_ascii_case(q)))
+                        self.cls.lower_in(&self.cls.words.auxiliaries, n)
                             && ![
                                 "is", "are", "was", "were", "be", "been", "being", "has", "have",
                             ]

@@ -20,14 +20,11 @@ impl View<'_> {
         (start < s.end && !self.about_assistant(start..s.end))
             .then(|| self.evidence_of(start..s.end, strength))
             .flatten()
-            // (Where a thing runs, before another sentence, is its setup: "Laravel 10 app,
-            // queue worker runs under supervisor on a single VPS. after every deploy ...".)
-            .filter(|g| last || !self.tells_where_it_runs(g))
     }
 
     /// Whether the goal's predicate says where its thing runs or lives: "runs under
     /// supervisor", "lives on a NAS", "sits behind nginx".
-    fn tells_where_it_runs(&self, g: &GoalLead) -> bool {
+    pub(super) fn tells_where_it_runs(&self, g: &GoalLead) -> bool {
         let lead = &self.text[g.lead.clone()];
         [
             "runs", "run", "running", "lives", "sits", "hosted", "deployed",
