@@ -574,12 +574,21 @@ impl View<'_> {
         // other sentence does, "The cron job runs on the first of the month. It skipped June.")
         if first.is_none() && !marked {
             let last_own = owns.last().map(|s| s.start);
+            // (The second pass only when the first set a setup aside.)
+            let set_aside = std::cell::Cell::new(false);
             'passes: for strict in [true, false] {
+                if !strict && !set_aside.get() {
+                    break;
+                }
                 for strength in [Strength::Predicate, Strength::Suffix] {
                     first = owns.iter().cloned().find_map(|s| {
                         let last = Some(s.start) == last_own;
                         self.told(s.clone(), strength, last)
-                            .filter(|g| !strict || last || !self.tells_where_it_runs(g))
+                            .filter(|g| {
+                                let setup = strict && !last && self.tells_where_it_runs(g);
+                                set_aside.set(set_aside.get() || setup);
+                                !setup
+                            })
                             .map(|g| (g, s))
                     });
                     if first.is_some() {

@@ -10,6 +10,14 @@ impl View<'_> {
     /// The request `sentence` asks as a permission, if it opens with one.
     pub(super) fn permits(&self, sentence: Range<usize>) -> Option<GoalLead> {
         let cls = self.cls;
+        // (Most sentences hold no "let" among their first bytes: looked for before any word.)
+        let head = &self.text.as_bytes()[sentence.start..sentence.end.min(sentence.start + 40)];
+        if !head
+            .windows(3)
+            .any(|w| w.eq_ignore_ascii_case(b"let") || w.eq_ignore_ascii_case(b"lem"))
+        {
+            return None;
+        }
         let start = self.skip(sentence.start, |m| {
             matches!(m, Meaning::Filler | Meaning::Ack)
         });

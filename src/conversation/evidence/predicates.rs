@@ -172,13 +172,15 @@ impl View<'_> {
                             || !self.text[all[j - 1].clone()]
                                 .starts_with(|c: char| c.is_uppercase()))
                     };
-                    let counted = i >= 1 && number(i - 1)
-                        || i >= 2
-                            && number(i - 2)
-                            && previous.as_ref().is_some_and(|p| {
-                                let p = &self.text[p.clone()];
-                                p.len() > 4 && p.to_ascii_lowercase().ends_with("est")
-                            });
+                    // (Only a verb's: the words before the others are not looked at.)
+                    let counted = verb
+                        && (i >= 1 && number(i - 1)
+                            || i >= 2
+                                && number(i - 2)
+                                && previous.as_ref().is_some_and(|p| {
+                                    let p = &self.text[p.clone()];
+                                    p.len() > 4 && p.to_ascii_lowercase().ends_with("est")
+                                }));
                     let after_thing = !counted
                         && previous.as_ref().is_some_and(|p| {
                             !self

@@ -359,19 +359,23 @@ impl View<'_> {
                         || NUMBER_WORDS.iter().any(|x| t.eq_ignore_ascii_case(x))
                 })
             };
-            let hedged = ws.get(i + 1).is_some_and(|h| {
-                [
-                    "like",
-                    "about",
-                    "around",
-                    "roughly",
-                    "approximately",
-                    "maybe",
-                ]
-                .iter()
-                .any(|x| self.text[h.clone()].eq_ignore_ascii_case(x))
-            }) && number_at(i + 2);
-            let number = number_at(i + 1) || hedged || clock(i + 1);
+            let hedged = || {
+                ws.get(i + 1).is_some_and(|h| {
+                    [
+                        "like",
+                        "about",
+                        "around",
+                        "roughly",
+                        "approximately",
+                        "maybe",
+                    ]
+                    .iter()
+                    .any(|x| self.text[h.clone()].eq_ignore_ascii_case(x))
+                }) && number_at(i + 2)
+            };
+            // (Looked for after "for" and "by" only.)
+            let for_or_by = t.eq_ignore_ascii_case("for") || t.eq_ignore_ascii_case("by");
+            let number = for_or_by && (number_at(i + 1) || hedged() || clock(i + 1));
             // "by" with a number or a fraction is the change itself ("reduce the logo size by
             // half", "raise prices by 5%").
             let by = t.eq_ignore_ascii_case("by")
