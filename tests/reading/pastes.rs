@@ -605,3 +605,17 @@ fn a_repair_of_a_demonstrative_above_a_paste_fixes_its_error() {
         s.slot("desired_change")
     );
 }
+
+#[test]
+fn a_compilers_numbered_source_line_names_no_thing() {
+    let mut s = Session::new();
+    s.user(
+        "error[E0502]: cannot borrow `inventory` as mutable because it is also borrowed as \
+         immutable\n  --> src/main.rs:42:9\n   |\n40 |     let slot = inventory.first_free();\n   \
+         |                --------- immutable borrow occurs here\n41 |     if let Some(s) = slot \
+         {\n42 |         inventory.stack(s, item, 64);\n   |         ^^^^^^^^^ mutable borrow \
+         occurs here",
+    );
+    assert_eq!(s.goal(), Some(GoalType::TaskExecution));
+    assert_ne!(s.slot("target"), "40");
+}

@@ -35,8 +35,12 @@ impl View<'_> {
             return kind;
         }
         sentences(self.text).filter(own).take(8).find_map(|s| {
-            // (A plea for a look names nothing: "any idea why??" under a trace.)
-            if self.pleads(s.clone()) {
+            // (A plea for a look names nothing: "any idea why??" under a trace; nor does a
+            // compiler's numbered source line, "40 |     let slot = inventory.first_free();".)
+            let line = self.text[s.clone()].trim_start();
+            let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+            if self.pleads(s.clone()) || digits > 0 && line[digits..].trim_start().starts_with('|')
+            {
                 return None;
             }
             let start = self.skip(s.start, |m| matches!(m, Meaning::Filler | Meaning::Ack));
