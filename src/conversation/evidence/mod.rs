@@ -679,7 +679,9 @@ impl View<'_> {
         // and 2) could you add a snooze option?", "the export is broken. also please add dark
         // mode".)
         if !listed.is_empty() {
-            reading.more.extend(listed);
+            reading
+                .more
+                .extend(listed.into_iter().take(MAX_QUEUED_GOALS));
         } else if goal.by_lead() || goal.rule == Found::ProblemReport {
             self.further_goals(&goal, sentence, reading);
         }

@@ -214,37 +214,24 @@ impl Speller {
         // fifteen".)
         let mut start = at;
         let mut before = text[..at].trim_end_matches([' ', ',']);
-        let unit_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
-        if [
-            "minutes", "minute", "mins", "min", "seconds", "second", "secs", "hours", "hour",
-            "hrs", "degrees", "percent",
-        ]
-        .iter()
-        .any(|u| before[unit_start..].eq_ignore_ascii_case(u))
-            && self.number(
-                before[..unit_start]
-                    .trim_end_matches([' ', ','])
-                    .rsplit([' ', ','])
-                    .next()
-                    .unwrap_or(""),
-            )
-        {
-            before = before[..unit_start].trim_end_matches([' ', ',']);
-        }
-        // (So may a day, and it goes too: "six forty five tomorrow no wait six thirty".)
-        let day_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
-        if ["tomorrow", "today", "tonight"]
-            .iter()
-            .any(|d| before[day_start..].eq_ignore_ascii_case(d))
-            && self.number(
-                before[..day_start]
-                    .trim_end_matches([' ', ','])
-                    .rsplit([' ', ','])
-                    .next()
-                    .unwrap_or(""),
-            )
-        {
-            before = before[..day_start].trim_end_matches([' ', ',']);
+        // (A day may stand after it and a unit after the number, and they go with it:
+        // "twelve minutes no make that fifteen", "six forty five tomorrow no wait six thirty".)
+        for after_number in [
+            &["tomorrow", "today", "tonight"][..],
+            &[
+                "minutes", "minute", "mins", "min", "seconds", "second", "secs", "hours", "hour",
+                "hrs", "degrees", "percent",
+            ][..],
+        ] {
+            let word_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
+            let head = before[..word_start].trim_end_matches([' ', ',']);
+            if after_number
+                .iter()
+                .any(|u| before[word_start..].eq_ignore_ascii_case(u))
+                && self.number(head.rsplit([' ', ',']).next().unwrap_or(""))
+            {
+                before = head;
+            }
         }
         for _ in 0..4 {
             let word_start = before.rfind([' ', ',']).map_or(0, |p| p + 1);
